@@ -1,0 +1,100 @@
+// Package engine is the crawl machinery: the Engine that drives a Spider, the Scheduler and
+// its duplicate filter, the Downloader with its download slots and middleware chain, the
+// spider middlewares, item pipelines, stats and signals (Scrapy: scrapy.core and the
+// built-in middlewares). It never imports goja: the whole engine runs with a Go Spider.
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// Scheduler stores requests until the engine asks for them (Scrapy: enqueue_request and
+// next_request). Only the engine goroutine calls it, so implementations need no locking.
+// An on-disk or Redis frontier implements the same interface.
+type Scheduler interface {
+	// Enqueue stores req; false means it was dropped (a duplicate).
+	Enqueue(req *types.Request) bool
+	// Next returns the next request to download, nil when none is ready.
+	Next() *types.Request
+	// Len returns the number of stored requests.
+	Len() int
+}
+
+// Downloader obtains a Response for a Request. It must be safe for concurrent use. A 404 or
+// 500 is a Response, not an error (the net/http.RoundTripper contract).
+type Downloader interface {
+	Fetch(ctx context.Context, req *types.Request) (*types.Response, error)
+}
+
+// DownloaderFunc adapts a function to Downloader.
+type DownloaderFunc func(ctx context.Context, req *types.Request) (*types.Response, error)
+
+// Fetch calls f.
+func (f DownloaderFunc) Fetch(ctx context.Context, req *types.Request) (*types.Response, error) {
+	return f(ctx, req)
+}
+
+// DownloaderMiddleware wraps the rest of the chain (Scrapy: a downloader middleware; caddy's
+// MiddlewareHandler shape). Code before next.Fetch is process_request, code after it is
+// process_response, and the error path is process_exception. next is never nil. It is
+// called concurrently from download goroutines.
+type DownloaderMiddleware interface {
+	Fetch(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error)
+}
+
+// SpiderInputFilter checks a response before its callback runs (Scrapy:
+// process_spider_input, as HttpErrorMiddleware). A non-nil error skips the callback and
+// goes to the errback. Called on the engine goroutine.
+type SpiderInputFilter interface {
+	ProcessSpiderInput(ctx context.Context, resp *types.Response) error
+}
+
+// SpiderOutputFilter sees every request and item a spider produces before the engine routes
+// it (Scrapy: process_spider_output, as DepthMiddleware and OffsiteMiddleware). resp is nil
+// for start requests. Returning false drops the output. Called on the engine goroutine.
+type SpiderOutputFilter interface {
+	ProcessSpiderOutput(ctx context.Context, resp *types.Response, out types.Output) (types.Output, bool)
+}
+
+// Pipeline processes one scraped item (Scrapy: an item pipeline's process_item). Return an
+// error wrapping ErrDropItem to drop it. It may be called concurrently, up to
+// CONCURRENT_ITEMS at a time.
+type Pipeline interface {
+	ProcessItem(ctx context.Context, item types.Item) (types.Item, error)
+}
+
+// Emit hands one spider output to the engine. It never blocks and is safe to call from any
+// goroutine, including a JS event loop.
+type Emit func(types.Output)
+
+// Spider is what the engine drives (Scrapy: a Spider). jsapi.Spider implements it on top of
+// a pool of JS VMs. Start is called once; Parse and Errback are called concurrently from
+// engine worker goroutines and return when the callback has finished, including everything
+// it awaited.
+type Spider interface {
+	// Start produces the start requests (Scrapy: start()).
+	Start(ctx context.Context, emit Emit) error
+	// Parse runs the callback named by resp.Request.CallbackName().
+	Parse(ctx context.Context, resp *types.Response, emit Emit) error
+	// Errback runs the errback named by f.Request.Errback, which is not empty.
+	Errback(ctx context.Context, f *types.Failure, emit Emit) error
+}
+
+// Opener is implemented by components that need set-up when the crawl opens (Scrapy:
+// open_spider). The engine calls it once, before anything else.
+type Opener interface {
+	Open(ctx context.Context) error
+}
+
+// Sentinel errors.
+var (
+	// ErrDropItem drops an item in a pipeline (Scrapy: DropItem).
+	ErrDropItem = errors.New("item dropped")
+	// ErrIgnoreRequest drops a request in a middleware (Scrapy: IgnoreRequest).
+	ErrIgnoreRequest = errors.New("request ignored")
+	// ErrCloseSpider asks the engine to close the crawl (Scrapy: CloseSpider).
+	ErrCloseSpider = errors.New("close spider")
+)

@@ -1,0 +1,107 @@
+package types
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+)
+
+// Request is one request as the engine schedules it (Scrapy: scrapy.Request). It holds only
+// JSON-safe data, so a scheduler can serialize it to disk or Redis: the callback and errback
+// are spider method names, and Meta and CbKwargs hold JSON-like values (see Item).
+type Request struct {
+	URL          string      `json:"url"`
+	Method       string      `json:"method,omitempty"` // "" means GET
+	Headers      http.Header `json:"headers,omitempty"`
+	Body         []byte      `json:"body,omitempty"`
+	Callback     string      `json:"callback,omitempty"` // "" means "parse"
+	Errback      string      `json:"errback,omitempty"`
+	CbKwargs     Item        `json:"cbKwargs,omitempty"`
+	Meta         Item        `json:"meta,omitempty"`
+	Priority     int         `json:"priority,omitempty"`
+	DontFilter   bool        `json:"dontFilter,omitempty"`
+	Depth        int         `json:"depth,omitempty"`
+	Retries      int         `json:"retries,omitempty"` // retries done so far
+	RedirectURLs []string    `json:"redirectUrls,omitempty"`
+}
+
+// HTTPMethod returns the method, GET when unset.
+func (r *Request) HTTPMethod() string {
+	if r.Method == "" {
+		return http.MethodGet
+	}
+	return strings.ToUpper(r.Method)
+}
+
+// CallbackName returns the callback's method name, "parse" when unset.
+func (r *Request) CallbackName() string {
+	if r.Callback == "" {
+		return "parse"
+	}
+	return r.Callback
+}
+
+// MetaValue returns r.Meta[key], or nil.
+func (r *Request) MetaValue(key string) any {
+	v, _ := r.Meta.Get(key)
+	return v
+}
+
+// Copy returns a shallow copy with its own headers, meta and redirect list, for
+// middlewares that send a changed request on (redirect, retry).
+func (r *Request) Copy() *Request {
+	c := *r
+	c.Headers = r.Headers.Clone()
+	c.Meta = append(Item(nil), r.Meta...)
+	c.RedirectURLs = append([]string(nil), r.RedirectURLs...)
+	return &c
+}
+
+// Fingerprint identifies a request for the duplicate filter (Scrapy: fingerprint()):
+// a hex SHA-1 of the method, the canonical URL and the body.
+func (r *Request) Fingerprint() string {
+	h := sha1.New()
+	h.Write([]byte(r.HTTPMethod()))
+	h.Write([]byte{0})
+	h.Write([]byte(CanonicalURL(r.URL)))
+	h.Write([]byte{0})
+	h.Write(r.Body)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// CanonicalURL returns rawURL with scheme and host lower-cased, the default port dropped,
+// the fragment dropped and the query parameters sorted (Scrapy: canonicalize_url). A URL
+// that does not parse is returned unchanged.
+func CanonicalURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return rawURL
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	u.Host = host
+	u.Fragment = ""
+	u.RawFragment = ""
+	if u.RawQuery != "" {
+		parts := strings.Split(u.RawQuery, "&")
+		sort.Strings(parts)
+		u.RawQuery = strings.Join(parts, "&")
+	}
+	if u.Path == "" && u.Opaque == "" {
+		u.Path = "/"
+	}
+	return u.String()
+}

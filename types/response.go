@@ -1,0 +1,28 @@
+package types
+
+import "net/http"
+
+// Response is a downloaded page (Scrapy: scrapy.http.Response). A 404 or 500 is a Response,
+// not an error. Body holds the decompressed bytes; decoding to text is the reader's job.
+type Response struct {
+	URL     string // final URL, after redirects
+	Status  int
+	Headers http.Header
+	Body    []byte
+	Request *Request // the request that produced it (after middlewares)
+	// Parsed caches a parsed form of Body (an HTML document) made off the JS loop by the
+	// downloader's goroutine; nil when not parsed yet. Its type belongs to the reader.
+	Parsed any
+}
+
+// Failure describes a request that produced no usable response, as an errback receives it
+// (Scrapy: twisted Failure). Response is nil when there was none.
+type Failure struct {
+	Request  *Request
+	Response *Response
+	Name     string // error class: HttpError, TimeoutError, ConnectionRefusedError, DNSLookupError, ...
+	Message  string // names the URL
+}
+
+// Error implements error.
+func (f *Failure) Error() string { return f.Name + ": " + f.Message }

@@ -1,0 +1,381 @@
+package types
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Setting keys, verbatim from Scrapy where Scrapy has them.
+const (
+	BotName                     = "BOT_NAME"
+	CloseSpiderItemCount        = "CLOSESPIDER_ITEMCOUNT"
+	CloseSpiderPageCount        = "CLOSESPIDER_PAGECOUNT"
+	CloseSpiderTimeout          = "CLOSESPIDER_TIMEOUT"
+	CloseSpiderErrorCount       = "CLOSESPIDER_ERRORCOUNT"
+	ConcurrentItems             = "CONCURRENT_ITEMS"
+	ConcurrentRequests          = "CONCURRENT_REQUESTS"
+	ConcurrentRequestsPerDomain = "CONCURRENT_REQUESTS_PER_DOMAIN"
+	DefaultRequestHeaders       = "DEFAULT_REQUEST_HEADERS"
+	DepthLimit                  = "DEPTH_LIMIT"
+	DepthPriority               = "DEPTH_PRIORITY"
+	DepthStatsVerbose           = "DEPTH_STATS_VERBOSE"
+	DownloadDelay               = "DOWNLOAD_DELAY"
+	DownloadMaxSize             = "DOWNLOAD_MAXSIZE"
+	DownloadSchemes             = "DOWNLOAD_SCHEMES"
+	DownloadTimeout             = "DOWNLOAD_TIMEOUT"
+	DupeFilterDebug             = "DUPEFILTER_DEBUG"
+	Feeds                       = "FEEDS"
+	HTTPErrorAllowAll           = "HTTPERROR_ALLOW_ALL"
+	HTTPErrorAllowedCodes       = "HTTPERROR_ALLOWED_CODES"
+	JSCallbackTimeout           = "JS_CALLBACK_TIMEOUT"
+	JSVMs                       = "JS_VMS"
+	LogLevel                    = "LOG_LEVEL"
+	LogStatsInterval            = "LOGSTATS_INTERVAL"
+	RandomizeDownloadDelay      = "RANDOMIZE_DOWNLOAD_DELAY"
+	RedirectEnabled             = "REDIRECT_ENABLED"
+	RedirectMaxTimes            = "REDIRECT_MAX_TIMES"
+	RetryEnabled                = "RETRY_ENABLED"
+	RetryHTTPCodes              = "RETRY_HTTP_CODES"
+	RetryTimes                  = "RETRY_TIMES"
+	RobotsTxtObey               = "ROBOTSTXT_OBEY"
+	URLLengthLimit              = "URLLENGTH_LIMIT"
+	UserAgent                   = "USER_AGENT"
+)
+
+// Version is jscrawl's version, used in the default USER_AGENT.
+const Version = "0.1.0"
+
+// Kind is the type of a setting's value.
+type Kind int
+
+// The kinds of setting values.
+const (
+	KindAny      Kind = iota
+	KindInt           // integer; "-s K=3"
+	KindFloat         // number; "-s K=0.5"
+	KindBool          // true/false/1/0
+	KindString        // text
+	KindDuration      // seconds as a number; "-s K=2.5"
+	KindList          // JSON array or comma-separated text
+	KindMap           // JSON object
+)
+
+func (k Kind) String() string {
+	return [...]string{"any", "integer", "number", "boolean", "string", "number of seconds", "list", "object"}[k]
+}
+
+// Def declares a known setting: its key, kind, default value and a one-line description.
+type Def struct {
+	Key     string
+	Kind    Kind
+	Default any
+	Doc     string
+}
+
+// Defs lists every setting jscrawl knows, with Scrapy's defaults where Scrapy has the key.
+var Defs = []Def{
+	{BotName, KindString, "jscrawl", "the bot's name"},
+	{CloseSpiderItemCount, KindInt, 0, "close the spider after this many items (0: never)"},
+	{CloseSpiderPageCount, KindInt, 0, "close the spider after this many responses (0: never)"},
+	{CloseSpiderTimeout, KindDuration, 0.0, "close the spider after this many seconds (0: never)"},
+	{CloseSpiderErrorCount, KindInt, 0, "close the spider after this many errors (0: never)"},
+	{ConcurrentItems, KindInt, 100, "items processed by the pipelines at once"},
+	{ConcurrentRequests, KindInt, 16, "downloads at once, over all domains"},
+	{ConcurrentRequestsPerDomain, KindInt, 8, "downloads at once per download slot (host)"},
+	{DefaultRequestHeaders, KindMap, map[string]any{
+		"Accept":          "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+		"Accept-Language": "en",
+	}, "headers added to every request that lacks them"},
+	{DepthLimit, KindInt, 0, "maximum depth of a followed request (0: no limit)"},
+	{DepthPriority, KindInt, 0, "priority adjustment per depth level"},
+	{DepthStatsVerbose, KindBool, false, "count requests per depth (request_depth_count/N)"},
+	{DownloadDelay, KindDuration, 0.0, "seconds between downloads from the same slot"},
+	{DownloadMaxSize, KindInt, 1 << 30, "largest response body in bytes (0: no limit)"},
+	{DownloadSchemes, KindList, []any{"http", "https"}, "URL schemes a spider may request"},
+	{DownloadTimeout, KindDuration, 180.0, "seconds a download may take in all"},
+	{DupeFilterDebug, KindBool, false, "log every filtered duplicate, not just the first"},
+	{Feeds, KindMap, map[string]any{}, "feed URI → {format, overwrite, fields, ...}"},
+	{HTTPErrorAllowAll, KindBool, false, "pass responses of every status to callbacks"},
+	{HTTPErrorAllowedCodes, KindList, []any{}, "non-2xx statuses passed to callbacks"},
+	{JSCallbackTimeout, KindDuration, 60.0, "seconds a callback may run synchronously before it is interrupted"},
+	{JSVMs, KindInt, 1, "JS VMs, each with its own spider instance"},
+	{LogLevel, KindString, "INFO", "DEBUG, INFO, WARNING or ERROR"},
+	{LogStatsInterval, KindDuration, 60.0, "seconds between progress lines"},
+	{RandomizeDownloadDelay, KindBool, true, "wait 0.5–1.5 × DOWNLOAD_DELAY"},
+	{RedirectEnabled, KindBool, true, "follow HTTP redirects"},
+	{RedirectMaxTimes, KindInt, 20, "redirects followed per request"},
+	{RetryEnabled, KindBool, true, "retry failed downloads"},
+	{RetryHTTPCodes, KindList, []any{500, 502, 503, 504, 522, 524, 408, 429}, "statuses that are retried"},
+	{RetryTimes, KindInt, 2, "retries per request, after the first try"},
+	{RobotsTxtObey, KindBool, false, "obey robots.txt"},
+	{URLLengthLimit, KindInt, 2083, "longest URL followed"},
+	{UserAgent, KindString, "jscrawl/" + Version + " (+https://github.com/jscrawl/jscrawl)", "User-Agent header"},
+}
+
+// Priorities of setting sources, as Scrapy's SETTINGS_PRIORITIES.
+const (
+	PriorityDefault = 0
+	PrioritySpider  = 30
+	PriorityCmdline = 40
+)
+
+type settingValue struct {
+	value    any
+	priority int
+}
+
+// Settings holds the crawl's configuration (Scrapy: Settings). A higher-priority source
+// overrides a lower one: defaults < spider customSettings < command line. Build it on one
+// goroutine; once the crawl starts it is read-only and safe for concurrent reads.
+type Settings struct {
+	values map[string]settingValue
+	kinds  map[string]Kind
+}
+
+// NewSettings returns the defaults of Defs.
+func NewSettings() *Settings {
+	s := &Settings{values: map[string]settingValue{}, kinds: map[string]Kind{}}
+	for _, d := range Defs {
+		s.kinds[d.Key] = d.Kind
+		s.values[d.Key] = settingValue{d.Default, PriorityDefault}
+	}
+	return s
+}
+
+// Known reports whether key is a declared setting.
+func (s *Settings) Known(key string) bool {
+	_, ok := s.kinds[key]
+	return ok
+}
+
+// Set stores v for key unless a higher-priority value is there. A value of the wrong type
+// is an error naming the key. Text values (from -s) are converted to the key's kind; unknown
+// keys are stored as given (check Known to warn about them).
+func (s *Settings) Set(key string, v any, priority int) error {
+	if cur, ok := s.values[key]; ok && cur.priority > priority {
+		return nil
+	}
+	kind := s.kinds[key]
+	cv, err := convert(kind, v)
+	if err != nil {
+		return fmt.Errorf("setting %s: %w", key, err)
+	}
+	s.values[key] = settingValue{cv, priority}
+	return nil
+}
+
+// Get returns the raw value of key, or nil.
+func (s *Settings) Get(key string) any { return s.values[key].value }
+
+// Int returns an integer setting (0 when unset).
+func (s *Settings) Int(key string) int {
+	f, _ := toFloat(s.Get(key))
+	return int(f)
+}
+
+// Float returns a number setting (0 when unset).
+func (s *Settings) Float(key string) float64 {
+	f, _ := toFloat(s.Get(key))
+	return f
+}
+
+// Bool returns a boolean setting (false when unset).
+func (s *Settings) Bool(key string) bool {
+	b, _ := toBool(s.Get(key))
+	return b
+}
+
+// String returns a text setting ("" when unset).
+func (s *Settings) String(key string) string {
+	switch v := s.Get(key).(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
+// Duration returns a seconds setting as a time.Duration.
+func (s *Settings) Duration(key string) time.Duration {
+	return time.Duration(s.Float(key) * float64(time.Second))
+}
+
+// List returns a list setting (nil when unset).
+func (s *Settings) List(key string) []any {
+	l, _ := s.Get(key).([]any)
+	return l
+}
+
+// StringList returns a list setting with each element as text.
+func (s *Settings) StringList(key string) []string {
+	var out []string
+	for _, v := range s.List(key) {
+		out = append(out, fmt.Sprint(v))
+	}
+	return out
+}
+
+// IntList returns a list setting of integers; elements that are not numbers are skipped.
+func (s *Settings) IntList(key string) []int {
+	var out []int
+	for _, v := range s.List(key) {
+		if f, err := toFloat(v); err == nil {
+			out = append(out, int(f))
+		}
+	}
+	return out
+}
+
+// Map returns an object setting (nil when unset).
+func (s *Settings) Map(key string) map[string]any {
+	m, _ := s.Get(key).(map[string]any)
+	return m
+}
+
+// Keys returns every key that has a value, sorted.
+func (s *Settings) Keys() []string { return slices.Sorted(maps.Keys(s.values)) }
+
+// Clone returns an independent copy (the top-level values are shared).
+func (s *Settings) Clone() *Settings {
+	return &Settings{values: maps.Clone(s.values), kinds: s.kinds}
+}
+
+func convert(kind Kind, v any) (any, error) {
+	switch kind {
+	case KindInt:
+		f, err := toFloat(v)
+		if err != nil || f != math.Trunc(f) {
+			return nil, fmt.Errorf("want an integer, got %s", describe(v))
+		}
+		return int(f), nil
+	case KindFloat, KindDuration:
+		f, err := toFloat(v)
+		if err != nil {
+			return nil, fmt.Errorf("want a %s, got %s", kind, describe(v))
+		}
+		if kind == KindDuration && f < 0 {
+			return nil, fmt.Errorf("want a non-negative number of seconds, got %s", describe(v))
+		}
+		return f, nil
+	case KindBool:
+		b, err := toBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("want true or false, got %s", describe(v))
+		}
+		return b, nil
+	case KindString:
+		switch v := v.(type) {
+		case string:
+			return v, nil
+		default:
+			return nil, fmt.Errorf("want a string, got %s", describe(v))
+		}
+	case KindList:
+		switch v := v.(type) {
+		case []any:
+			return v, nil
+		case []string:
+			out := make([]any, len(v))
+			for i, x := range v {
+				out[i] = x
+			}
+			return out, nil
+		case string:
+			t := strings.TrimSpace(v)
+			if strings.HasPrefix(t, "[") {
+				var l []any
+				if err := json.Unmarshal([]byte(t), &l); err != nil {
+					return nil, fmt.Errorf("want a JSON array: %v", err)
+				}
+				return l, nil
+			}
+			var out []any
+			for _, p := range strings.Split(t, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					if n, err := strconv.Atoi(p); err == nil {
+						out = append(out, n)
+					} else {
+						out = append(out, p)
+					}
+				}
+			}
+			return out, nil
+		default:
+			return nil, fmt.Errorf("want a list, got %s", describe(v))
+		}
+	case KindMap:
+		switch v := v.(type) {
+		case map[string]any:
+			return v, nil
+		case string:
+			var m map[string]any
+			if err := json.Unmarshal([]byte(v), &m); err != nil {
+				return nil, fmt.Errorf("want a JSON object: %v", err)
+			}
+			return m, nil
+		default:
+			return nil, fmt.Errorf("want an object, got %s", describe(v))
+		}
+	}
+	// KindAny: text that looks like a number or boolean is kept as text; the reader
+	// converts it with a typed getter.
+	return v, nil
+}
+
+func describe(v any) string {
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(v)
+	case nil:
+		return "null"
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Sprintf("%T", v)
+		}
+		return string(b)
+	}
+}
+
+func toFloat(v any) (float64, error) {
+	switch v := v.(type) {
+	case int:
+		return float64(v), nil
+	case int64:
+		return float64(v), nil
+	case float64:
+		return v, nil
+	case string:
+		return strconv.ParseFloat(strings.TrimSpace(v), 64)
+	}
+	return 0, fmt.Errorf("not a number")
+}
+
+func toBool(v any) (bool, error) {
+	switch v := v.(type) {
+	case bool:
+		return v, nil
+	case int:
+		return v != 0, nil
+	case int64:
+		return v != 0, nil
+	case float64:
+		return v != 0, nil
+	case string:
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "1", "true", "yes", "on":
+			return true, nil
+		case "0", "false", "no", "off", "":
+			return false, nil
+		}
+	}
+	return false, fmt.Errorf("not a boolean")
+}
