@@ -1,0 +1,187 @@
+package feed
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// ParseFlag parses the argument of -o (overwrite false) or -O (overwrite true), as Scrapy's
+// feed_process_params_from_cli does. The argument is a URI with the format after its last
+// colon ("items.txt:jsonl", "-:jsonl" for stdout) or taken from its extension (.jsonl or
+// .jl, .json, .csv, .xml, each optionally followed by .gz). An unknown format is an error
+// naming the argument and the formats.
+func ParseFlag(arg string, overwrite bool) (uri string, cfg Config, err error) {
+	cfg.Overwrite = overwrite
+	if i := strings.LastIndexByte(arg, ':'); i >= 0 {
+		if f, ok := normalizeFormat(arg[i+1:]); ok {
+			if arg[:i] == "" {
+				return "", cfg, fmt.Errorf("feed %q: no uri before the format", arg)
+			}
+			cfg.Format = f
+			return arg[:i], cfg, nil
+		}
+	}
+	if arg == "" {
+		return "", cfg, fmt.Errorf("empty feed argument")
+	}
+	ext := formatFromExt(arg)
+	f, ok := normalizeFormat(ext)
+	if !ok {
+		return "", cfg, fmt.Errorf("feed %q: unknown format %q (want a file ending in .jsonl, .jl, .json, .csv or .xml, or URI:FORMAT with FORMAT one of %s)",
+			arg, ext, strings.Join(Formats(), ", "))
+	}
+	cfg.Format = f
+	return arg, cfg, nil
+}
+
+// knownOptions are the FEEDS options that FromSettings understands.
+var knownOptions = []string{"batch_item_count", "encoding", "fields", "format", "indent", "overwrite"}
+
+// FromSettings parses the FEEDS setting: a JSON object from feed URI to options (Scrapy:
+// FEEDS). The options are format (optional when the URI's extension names one),
+// overwrite, fields (a list of names), indent, encoding and batch_item_count. An unknown
+// option, or one of the wrong type, is an error naming the URI, so a typo fails loudly.
+func FromSettings(feeds map[string]any) (map[string]Config, error) {
+	out := make(map[string]Config, len(feeds))
+	for _, uri := range slices.Sorted(maps.Keys(feeds)) {
+		cfg, err := parseOptions(uri, feeds[uri])
+		if err != nil {
+			return nil, fmt.Errorf("FEEDS %q: %w", uri, err)
+		}
+		out[uri] = cfg
+	}
+	return out, nil
+}
+
+func parseOptions(uri string, v any) (Config, error) {
+	var cfg Config
+	if uri == "" {
+		return cfg, fmt.Errorf("empty uri")
+	}
+	opts, ok := v.(map[string]any)
+	if v != nil && !ok {
+		return cfg, fmt.Errorf("want an object of options, got %T", v)
+	}
+	for _, key := range slices.Sorted(maps.Keys(opts)) {
+		val := opts[key]
+		var err error
+		switch key {
+		case "format":
+			s, ok := val.(string)
+			if !ok {
+				return cfg, fmt.Errorf("format: want a string, got %T", val)
+			}
+			if cfg.Format, ok = normalizeFormat(s); !ok {
+				return cfg, fmt.Errorf("unknown format %q (want one of %s)", s, strings.Join(Formats(), ", "))
+			}
+		case "overwrite":
+			cfg.Overwrite, err = toBool(val)
+		case "indent":
+			cfg.Indent, err = toInt(val)
+		case "batch_item_count":
+			cfg.BatchItemCount, err = toInt(val)
+		case "encoding":
+			if val != nil {
+				s, ok := val.(string)
+				if !ok {
+					return cfg, fmt.Errorf("encoding: want a string, got %T", val)
+				}
+				cfg.Encoding = s
+			}
+		case "fields":
+			cfg.Fields, err = toStrings(val)
+		default:
+			return cfg, fmt.Errorf("unknown option %q (want one of %s)", key, strings.Join(knownOptions, ", "))
+		}
+		if err != nil {
+			return cfg, fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	if cfg.Format == "" {
+		path, stdout, err := storagePath(uri)
+		if err != nil {
+			return cfg, err
+		}
+		if stdout {
+			return cfg, fmt.Errorf("no format (set \"format\")")
+		}
+		f, ok := normalizeFormat(formatFromExt(path))
+		if !ok {
+			return cfg, fmt.Errorf("no format, and the extension names none (set \"format\" to one of %s)", strings.Join(Formats(), ", "))
+		}
+		cfg.Format = f
+	}
+	if err := cfg.validate(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+func toBool(v any) (bool, error) {
+	switch v := v.(type) {
+	case bool:
+		return v, nil
+	case string:
+		b, err := strconv.ParseBool(strings.TrimSpace(v))
+		if err != nil {
+			return false, fmt.Errorf("want true or false, got %q", v)
+		}
+		return b, nil
+	}
+	return false, fmt.Errorf("want true or false, got %T", v)
+}
+
+func toInt(v any) (int, error) {
+	switch v := v.(type) {
+	case nil:
+		return 0, nil
+	case int:
+		return v, nil
+	case int64:
+		return int(v), nil
+	case float64:
+		if v != math.Trunc(v) || math.Abs(v) > 1<<31 {
+			return 0, fmt.Errorf("want an integer, got %v", v)
+		}
+		return int(v), nil
+	case string:
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil {
+			return 0, fmt.Errorf("want an integer, got %q", v)
+		}
+		return n, nil
+	}
+	return 0, fmt.Errorf("want an integer, got %T", v)
+}
+
+func toStrings(v any) ([]string, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case []string:
+		return slices.Clone(v), nil
+	case []any:
+		out := make([]string, len(v))
+		for i, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("want a list of names, element %d is %T", i, e)
+			}
+			out[i] = s
+		}
+		return out, nil
+	case string: // "a,b,c", as Scrapy's FEED_EXPORT_FIELDS accepts
+		var out []string
+		for _, s := range strings.Split(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("want a list of names, got %T", v)
+}
