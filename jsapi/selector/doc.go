@@ -1,0 +1,36 @@
+// Package selector implements parsel-compatible CSS selection over golang.org/x/net/html
+// trees: the engine behind response.css(...) in spiders (Scrapy: parsel.Selector and
+// parsel.SelectorList). It knows nothing about goja; package jsapi binds it to JS.
+//
+// A page is parsed once with [Parse] into a [Document] and then queried many times with
+// [Select] (or a compiled [Query]). Results are [Result] values that point into the shared,
+// read-only tree without copying: an element, a text node or an attribute value.
+//
+// # Semantics (as parsel, which translates CSS to XPath with the prefix descendant-or-self::)
+//
+//   - A query is evaluated from each context element E in descendant-or-self mode: the
+//     leftmost compound selector may match E itself ("div" run on a div includes it), but
+//     never an ancestor of E ("body p" run on a p inside body matches nothing).
+//   - "X::text" yields the text-node children of every X. "X::attr(name)" yields the value
+//     of attribute name of every X that has it (attribute names compare in ASCII lower case).
+//   - "X ::text" and "X *::text" (a descendant combinator followed by a bare "*" or by
+//     nothing) yield the text children of X and of all its descendants, that is every text
+//     node below X; likewise "X ::attr(a)" yields a from X and all its descendants. This is
+//     parsel's translation ("X/descendant-or-self::*/text()"), so "div *::text" includes the
+//     div's own text too.
+//   - A bare "::text" or "*::text" yields every text node below the context, and a bare
+//     "::attr(a)" the attribute a of the context and all its descendants.
+//   - Comma groups are a union: results come once each, in document order (an attribute
+//     comes after its element and before the element's children; attributes of one element
+//     in their document order).
+//   - Selecting from a list concatenates the results of each element in it; text and
+//     attribute results are skipped, as parsel returns nothing for css() on a string result.
+//
+// # Known differences from parsel
+//
+// Documents are parsed by the HTML5 algorithm of golang.org/x/net/html (with scripting off,
+// so <noscript> content is markup, as in lxml), not by libxml2: tables get an implied
+// <tbody> ("table > tr" matches nothing), and whitespace-only text nodes that libxml2 drops
+// may be present. CSS pseudo-classes are cascadia's; :has() and friends match with
+// cascadia's (unscoped) semantics inside their argument.
+package selector

@@ -1,0 +1,140 @@
+package selector
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+)
+
+// Document is a parsed HTML page. It is never modified after Parse, so any number of
+// goroutines may select from it at once.
+type Document struct {
+	node *html.Node // the DocumentNode
+	root *html.Node // the <html> element (parsel's root), or node if there is none
+}
+
+// Parse decodes body with DecodeText and parses it as HTML5 (scripting disabled, so
+// <noscript> content is parsed as markup as lxml does).
+func Parse(body []byte, contentType string) (*Document, error) {
+	return ParseText(DecodeText(body, contentType))
+}
+
+// ParseText parses already decoded text, such as DecodeText's result when the caller also
+// needs the text (response.text) and should not decode twice.
+func ParseText(text string) (*Document, error) {
+	n, err := html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
+	if err != nil {
+		return nil, fmt.Errorf("parse html: %w", err)
+	}
+	d := &Document{node: n, root: n}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			d.root = c
+			break
+		}
+	}
+	return d, nil
+}
+
+// Root returns the document's root element, <html>, as parsel's Selector(text=...) does: its
+// Get is the whole page and selecting from it reaches every element.
+func (d *Document) Root() Result { return Result{Node: d.root, Kind: KindElement} }
+
+// Node returns the underlying DocumentNode, for code that walks the tree itself. It must
+// not be modified.
+func (d *Document) Node() *html.Node { return d.node }
+
+// DecodeText returns body decoded to UTF-8. The encoding comes from, in order: a byte order
+// mark, the charset parameter of contentType, a <meta charset> or <meta http-equiv> in the
+// first 1024 bytes (golang.org/x/net/html/charset, with WHATWG labels, so iso-8859-1 means
+// windows-1252). Without any, it is UTF-8, unless body is not valid UTF-8, when it is
+// windows-1252 (as Scrapy's auto-detection falls back to cp1252). Invalid UTF-8 sequences
+// become U+FFFD and a leading byte order mark is dropped.
+func DecodeText(body []byte, contentType string) string {
+	enc, name, certain := charset.DetermineEncoding(body, contentType)
+	if !certain && name == "windows-1252" && !metaCharset(body) {
+		// DetermineEncoding's default guess, made from the first 1024 bytes only.
+		if utf8.Valid(body) {
+			name = "utf-8"
+		}
+	}
+	var s string
+	if name == "utf-8" {
+		s = string(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
+		if !utf8.ValidString(s) {
+			s = strings.ToValidUTF8(s, "\uFFFD")
+		}
+		return s
+	}
+	b, err := enc.NewDecoder().Bytes(body)
+	if err != nil {
+		// Decoders for HTML encodings replace bad input instead of failing; be safe anyway.
+		return strings.ToValidUTF8(string(body), "\uFFFD")
+	}
+	return strings.TrimPrefix(string(b), "\uFEFF")
+}
+
+// metaCharset reports whether the first 1024 bytes of body declare an encoding in a <meta>
+// element, which DetermineEncoding's answer alone does not tell.
+func metaCharset(body []byte) bool {
+	if len(body) > 1024 {
+		body = body[:1024]
+	}
+	if !containsFold(body, "charset") {
+		return false
+	}
+	z := html.NewTokenizer(bytes.NewReader(body))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return false
+		case html.StartTagToken, html.SelfClosingTagToken:
+			tag, hasAttr := z.TagName()
+			if string(tag) != "meta" {
+				continue
+			}
+			var httpEquiv, content bool
+			for hasAttr {
+				var k, v []byte
+				k, v, hasAttr = z.TagAttr()
+				switch string(k) {
+				case "charset":
+					if e, _ := charset.Lookup(string(v)); e != nil {
+						return true
+					}
+				case "http-equiv":
+					httpEquiv = strings.EqualFold(string(v), "content-type")
+				case "content":
+					content = containsFold(v, "charset")
+				}
+			}
+			if httpEquiv && content {
+				return true
+			}
+		}
+	}
+}
+
+// containsFold reports whether b contains the lower-case ASCII word w in any case.
+func containsFold(b []byte, w string) bool {
+	for i := 0; i+len(w) <= len(b); i++ {
+		j := 0
+		for ; j < len(w); j++ {
+			c := b[i+j]
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != w[j] {
+				break
+			}
+		}
+		if j == len(w) {
+			return true
+		}
+	}
+	return false
+}

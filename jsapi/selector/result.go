@@ -1,0 +1,107 @@
+package selector
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+)
+
+// Kind says what a Result holds.
+type Kind uint8
+
+// The kinds of Result.
+const (
+	KindElement Kind = iota // an element node (parsel: a Selector over an lxml element)
+	KindText                // a text node, from ::text
+	KindAttr                // an attribute value, from ::attr(name)
+)
+
+// String returns "element", "text" or "attr".
+func (k Kind) String() string {
+	switch k {
+	case KindElement:
+		return "element"
+	case KindText:
+		return "text"
+	case KindAttr:
+		return "attr"
+	default:
+		return "unknown"
+	}
+}
+
+// Result is one selection result (Scrapy: one parsel.Selector in a SelectorList). It points
+// into the shared document, which must not be modified.
+//   - KindElement: Node is the element; Value is "".
+//   - KindText: Node is the text node; Value is its text.
+//   - KindAttr: Node is the element carrying the attribute; Value is the attribute value.
+type Result struct {
+	Node  *html.Node
+	Value string
+	Kind  Kind
+}
+
+// Get returns what parsel's get() returns: the outer HTML of an element, serialised by
+// html.Render (so "&", "<" and non-breaking spaces in text are escaped as entities), or the
+// string of a text or attribute result.
+func (r Result) Get() string {
+	if r.Kind != KindElement {
+		return r.Value
+	}
+	if r.Node == nil {
+		return ""
+	}
+	var b strings.Builder
+	// Render fails only on an ErrorNode, which the parser never produces, or on a write
+	// error, which strings.Builder never returns.
+	_ = html.Render(&b, r.Node)
+	return b.String()
+}
+
+// GetAll returns Get of each result (Scrapy: SelectorList.getall()).
+func GetAll(rs []Result) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Get()
+	}
+	return out
+}
+
+// Attrib returns the attributes of an element result in document order (Scrapy:
+// Selector.attrib, which is a dict), and nil for text and attribute results. The slice is
+// the document's own: callers must not modify it.
+func (r Result) Attrib() []html.Attribute {
+	if r.Kind != KindElement || r.Node == nil || r.Node.Type != html.ElementNode {
+		return nil
+	}
+	return r.Node.Attr
+}
+
+// Text returns the concatenated text of all text nodes below an element result (including
+// <script> and <style> contents, excluding comments), or the string of a text or attribute
+// result. parsel has no such method; it saves a "::text" query and a join.
+func (r Result) Text() string {
+	if r.Kind != KindElement {
+		return r.Value
+	}
+	if r.Node == nil {
+		return ""
+	}
+	if c := r.Node.FirstChild; c != nil && c.NextSibling == nil && c.Type == html.TextNode {
+		return c.Data // common case: no copy
+	}
+	var b strings.Builder
+	appendText(&b, r.Node)
+	return b.String()
+}
+
+func appendText(b *strings.Builder, n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			b.WriteString(c.Data)
+		case html.ElementNode:
+			appendText(b, c)
+		}
+	}
+}
