@@ -44,6 +44,7 @@ const (
 	RetryHTTPCodes              = "RETRY_HTTP_CODES"
 	RetryTimes                  = "RETRY_TIMES"
 	RobotsTxtObey               = "ROBOTSTXT_OBEY"
+	SchedulerMemoryQueue        = "SCHEDULER_MEMORY_QUEUE"
 	URLLengthLimit              = "URLLENGTH_LIMIT"
 	UserAgent                   = "USER_AGENT"
 )
@@ -114,6 +115,7 @@ var Defs = []Def{
 	{RetryHTTPCodes, KindList, []any{500, 502, 503, 504, 522, 524, 408, 429}, "statuses that are retried"},
 	{RetryTimes, KindInt, 2, "retries per request, after the first try"},
 	{RobotsTxtObey, KindBool, false, "obey robots.txt"},
+	{SchedulerMemoryQueue, KindString, "lifo", "order within one priority: lifo (depth-first, as Scrapy) or fifo"},
 	{URLLengthLimit, KindInt, 2083, "longest URL followed"},
 	{UserAgent, KindString, "jscrawl/" + Version + " (+https://github.com/jscrawl/jscrawl)", "User-Agent header"},
 }

@@ -1,0 +1,691 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// Exporter writes the items of one feed (implemented in engine/feed; Scrapy: an item
+// exporter). The engine never calls it concurrently. Close writes any trailer and flushes;
+// it is called once at the end of every crawl, also after errors and a hard stop.
+type Exporter interface {
+	Export(item types.Item) error
+	Close() error
+}
+
+// Option configures an Engine in New.
+type Option func(*Engine)
+
+// WithPipelines adds item pipelines, run in order on each item.
+func WithPipelines(p ...Pipeline) Option {
+	return func(e *Engine) { e.pipelines = append(e.pipelines, p...) }
+}
+
+// WithExporters adds feed exporters; each scraped item is exported to all of them.
+func WithExporters(x ...Exporter) Option {
+	return func(e *Engine) { e.exporters = append(e.exporters, x...) }
+}
+
+// WithLogger sets the logger (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(e *Engine) { e.logger = l } }
+
+// WithStats sets the stats collector (default NewStats()).
+func WithStats(s *Stats) Option { return func(e *Engine) { e.stats = s } }
+
+// WithHTTPClient sets the HTTP client the downloader copies (default: one with a
+// keep-alive Transport sized to CONCURRENT_REQUESTS).
+func WithHTTPClient(c *http.Client) Option { return func(e *Engine) { e.client = c } }
+
+// WithScheduler replaces the default MemoryScheduler.
+func WithScheduler(s Scheduler) Option { return func(e *Engine) { e.sched = s } }
+
+// WithDownloaderMiddlewares adds downloader middlewares outside the built-in RetryMiddleware
+// (nearest the engine first).
+func WithDownloaderMiddlewares(m ...DownloaderMiddleware) Option {
+	return func(e *Engine) { e.dlmws = append(e.dlmws, m...) }
+}
+
+// Engine drives a Spider: it schedules its requests, downloads them through the middleware
+// chain and download slots, hands responses to the spider's callbacks and items to the
+// pipelines and exporters, and closes the crawl when nothing is left (Scrapy:
+// ExecutionEngine with its Scheduler, Downloader and Scraper). One engine goroutine, the
+// one that calls Run, owns the scheduler and the in-flight bookkeeping; downloads, parses
+// and items run on worker goroutines that report back through a non-blocking inbox.
+//
+// Backpressure (Scrapy: needs_backout): a request is taken from the scheduler only while
+// fewer than CONCURRENT_REQUESTS scheduled downloads are active and fewer than
+// 2×CONCURRENT_REQUESTS responses are being parsed (parse and errback calls in flight).
+type Engine struct {
+	spider    Spider
+	settings  *types.Settings
+	pipelines []Pipeline
+	exporters []Exporter
+	logger    *slog.Logger
+	stats     *Stats
+	client    *http.Client
+	sched     Scheduler
+	dlmws     []DownloaderMiddleware
+
+	downloader Downloader // compiled chain, also used by Download
+	inFilters  []SpiderInputFilter
+	outFilters []SpiderOutputFilter
+
+	sigMu    sync.RWMutex
+	handlers map[Signal][]SignalHandler
+
+	inMu    sync.Mutex
+	inbox   []event
+	spare   []event
+	wake    chan struct{}
+	running bool
+	ran     bool
+
+	exportMu sync.Mutex
+	wg       sync.WaitGroup
+
+	// Owned by the engine goroutine.
+	maxDownloads, maxParsing, maxItems int
+	downloads, parsing, itemsActive    int
+	starting                           bool
+	itemQ                              []pendingItem
+	closing                            bool
+	reason                             string
+	cancelStart                        context.CancelFunc
+	itemLimit, pageLimit, errorLimit   int64
+	spiderErrors                       int64
+}
+
+type evKind uint8
+
+const (
+	evOutput evKind = iota
+	evDownloaded
+	evParsed
+	evItemDone
+	evStartDone
+	evClose
+)
+
+// event is one message to the engine goroutine.
+type event struct {
+	kind   evKind
+	parent *types.Response // evOutput: the response whose callback emitted out
+	out    types.Output
+	req    *types.Request
+	resp   *types.Response
+	err    error
+	errs   int64 // evParsed: spider errors in the call
+	reason string
+}
+
+type pendingItem struct {
+	item types.Item
+	resp *types.Response
+}
+
+// New returns an Engine for spider with settings (nil for the defaults).
+func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
+	if settings == nil {
+		settings = types.NewSettings()
+	}
+	e := &Engine{spider: spider, settings: settings, wake: make(chan struct{}, 1)}
+	for _, o := range opts {
+		o(e)
+	}
+	if e.logger == nil {
+		e.logger = slog.Default()
+	}
+	if e.stats == nil {
+		e.stats = NewStats()
+	}
+	if e.sched == nil {
+		e.sched = NewMemoryScheduler(settings, nil, e.stats, e.logger)
+	}
+	mws := append(e.dlmws[:len(e.dlmws):len(e.dlmws)], NewRetryMiddleware(settings, e.stats, e.logger))
+	e.downloader = Chain(NewSlotDownloader(settings, NewHTTPDownloader(settings, e.client, e.stats)), mws...)
+	e.inFilters = []SpiderInputFilter{NewHTTPErrorMiddleware(settings, e.stats, e.logger)}
+	var domains []string
+	if ad, ok := spider.(interface{ AllowedDomains() []string }); ok {
+		domains = ad.AllowedDomains()
+	}
+	e.outFilters = []SpiderOutputFilter{
+		NewSchemeMiddleware(settings, e.logger),
+		NewOffsiteMiddleware(domains, e.stats, e.logger),
+		RefererMiddleware{},
+		NewURLLengthMiddleware(settings, e.stats, e.logger),
+		NewDepthMiddleware(settings, e.stats, e.logger),
+	}
+	e.maxDownloads = max(settings.Int(types.ConcurrentRequests), 1)
+	e.maxParsing = 2 * e.maxDownloads
+	e.maxItems = max(settings.Int(types.ConcurrentItems), 1)
+	e.itemLimit = int64(settings.Int(types.CloseSpiderItemCount))
+	e.pageLimit = int64(settings.Int(types.CloseSpiderPageCount))
+	e.errorLimit = int64(settings.Int(types.CloseSpiderErrorCount))
+	return e
+}
+
+// Stats returns the stats collector.
+func (e *Engine) Stats() *Stats { return e.stats }
+
+// Settings returns the settings.
+func (e *Engine) Settings() *types.Settings { return e.settings }
+
+// post appends ev to the inbox and wakes the engine goroutine. It never blocks.
+func (e *Engine) post(ev event) {
+	e.inMu.Lock()
+	if e.ran && !e.running {
+		e.inMu.Unlock()
+		return // the crawl is over
+	}
+	e.inbox = append(e.inbox, ev)
+	e.inMu.Unlock()
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// emitFor returns the Emit for outputs of parent's callback (nil for start requests).
+func (e *Engine) emitFor(parent *types.Response) Emit {
+	return func(o types.Output) { e.post(event{kind: evOutput, parent: parent, out: o}) }
+}
+
+// Crawl schedules req as if a spider had emitted it (Scrapy: engine.crawl). Safe from any
+// goroutine; ignored once the crawl is closing.
+func (e *Engine) Crawl(req *types.Request) {
+	e.post(event{kind: evOutput, out: types.Output{Request: req}})
+}
+
+// CloseSpider closes the crawl gracefully with reason (Scrapy: engine.close_spider): no new
+// download starts, the scheduler's remainder is discarded, and downloads, parses and items
+// in flight finish. Safe from any goroutine.
+func (e *Engine) CloseSpider(reason string) {
+	e.post(event{kind: evClose, reason: reason})
+}
+
+// Download downloads req through the downloader middlewares, download slots, the global
+// concurrency limit and retries, but not the scheduler, dupefilter or spider middlewares
+// (Scrapy: engine.download_async). A 404 is a Response, not an error. Safe from any
+// goroutine, before, during and after Run.
+func (e *Engine) Download(ctx context.Context, req *types.Request) (*types.Response, error) {
+	resp, err := e.downloader.Fetch(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	e.received(ctx, resp)
+	return resp, nil
+}
+
+// received counts and logs a downloaded response.
+func (e *Engine) received(ctx context.Context, resp *types.Response) {
+	e.stats.Inc("response_received_count", 1)
+	if e.logger.Enabled(ctx, slog.LevelDebug) {
+		e.logger.Debug(fmt.Sprintf("Crawled (%d) %s (referer: %s)", resp.Status, reqString(resp.Request), referer(resp.Request)))
+	}
+}
+
+func referer(req *types.Request) string {
+	if req == nil {
+		return "None"
+	}
+	if r := req.Headers.Get("Referer"); r != "" {
+		return r
+	}
+	return "None"
+}
+
+func (e *Engine) spiderName() string {
+	if n, ok := e.spider.(interface{ Name() string }); ok {
+		return n.Name()
+	}
+	return ""
+}
+
+// Run runs the crawl and blocks until it ends: when the scheduler is empty and nothing is
+// downloading, being parsed (Start included) or in a pipeline; after CloseSpider or a
+// CLOSESPIDER_* limit; or when ctx is cancelled (a hard stop: downloads in flight are
+// cancelled and Run waits for every goroutine, finish_reason "shutdown"). The spider,
+// pipelines and exporters are closed in every case. Run returns nil for a crawl that ran,
+// even with errors, and an error only if it could not run (Spider.Open or a pipeline's Open
+// failed, or Run was called twice).
+func (e *Engine) Run(ctx context.Context) error {
+	e.inMu.Lock()
+	if e.ran {
+		e.inMu.Unlock()
+		return errors.New("run engine: already run")
+	}
+	e.ran, e.running = true, true
+	e.inMu.Unlock()
+
+	start := time.Now()
+	e.stats.Set("start_time", start.UTC().Format(time.RFC3339))
+	e.send(ctx, EngineStarted)
+	if err := e.open(ctx); err != nil {
+		e.closeExporters()
+		return err
+	}
+	e.logger.Info("Spider opened")
+	e.send(ctx, SpiderOpened)
+
+	e.crawl(ctx)
+	e.wg.Wait()
+
+	e.inMu.Lock()
+	e.running = false
+	e.inbox = nil
+	e.inMu.Unlock()
+	e.finish(ctx, start)
+	return nil
+}
+
+// open calls Open on the spider and the pipelines.
+func (e *Engine) open(ctx context.Context) error {
+	if o, ok := e.spider.(Opener); ok {
+		if err := o.Open(ctx); err != nil {
+			return fmt.Errorf("open spider %s: %w", e.spiderName(), err)
+		}
+	}
+	for i, p := range e.pipelines {
+		if o, ok := p.(Opener); ok {
+			if err := o.Open(ctx); err != nil {
+				e.closeSpider()
+				e.closePipelines(e.pipelines[:i])
+				return fmt.Errorf("open pipeline %T: %w", p, err)
+			}
+		}
+	}
+	return nil
+}
+
+// crawl is the engine goroutine's loop.
+func (e *Engine) crawl(ctx context.Context) {
+	startCtx, cancelStart := context.WithCancel(ctx)
+	e.cancelStart = cancelStart
+	defer cancelStart()
+	e.starting = true
+	e.wg.Go(func() {
+		err := e.spider.Start(startCtx, e.emitFor(nil))
+		e.post(event{kind: evStartDone, err: err})
+	})
+
+	var timeout <-chan time.Time
+	if d := e.settings.Duration(types.CloseSpiderTimeout); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	var logTick <-chan time.Time
+	ls := logStats{e: e, interval: e.settings.Duration(types.LogStatsInterval)}
+	if ls.interval > 0 {
+		t := time.NewTicker(ls.interval)
+		defer t.Stop()
+		logTick = t.C
+		ls.log()
+	}
+
+	for {
+		e.drain(ctx)
+		e.admit(ctx)
+		if e.idle() {
+			if !e.closing {
+				e.send(ctx, SpiderIdle)
+				if e.pending() {
+					continue
+				}
+				e.reason = "finished"
+			}
+			return
+		}
+		select {
+		case <-e.wake:
+		case <-ctx.Done():
+			e.closeWith("shutdown")
+			e.reason = "shutdown"
+			return
+		case <-timeout:
+			e.closeWith("closespider_timeout")
+		case <-logTick:
+			ls.log()
+		}
+	}
+}
+
+func (e *Engine) pending() bool {
+	e.inMu.Lock()
+	defer e.inMu.Unlock()
+	return len(e.inbox) > 0
+}
+
+// idle reports whether the crawl has nothing left to do.
+func (e *Engine) idle() bool {
+	return (e.closing || e.sched.Len() == 0) && e.downloads == 0 && e.parsing == 0 &&
+		e.itemsActive == 0 && len(e.itemQ) == 0 && !e.starting
+}
+
+// closeWith starts a graceful close with reason, unless one has started.
+func (e *Engine) closeWith(reason string) {
+	if e.closing {
+		return
+	}
+	e.closing = true
+	e.reason = reason
+	e.cancelStart()
+	e.logger.Info(fmt.Sprintf("Closing spider (%s)", reason))
+}
+
+// drain handles every event in the inbox.
+func (e *Engine) drain(ctx context.Context) {
+	for {
+		e.inMu.Lock()
+		evs := e.inbox
+		e.inbox = e.spare[:0]
+		e.inMu.Unlock()
+		if len(evs) == 0 {
+			return
+		}
+		for i := range evs {
+			e.handle(ctx, &evs[i])
+			evs[i] = event{}
+		}
+		e.spare = evs
+		e.startItems(ctx)
+	}
+}
+
+func (e *Engine) handle(ctx context.Context, ev *event) {
+	switch ev.kind {
+	case evOutput:
+		e.route(ctx, ev.parent, ev.out)
+	case evDownloaded:
+		e.downloads--
+		e.downloaded(ctx, ev.req, ev.resp, ev.err)
+	case evParsed:
+		e.parsing--
+		if ev.errs > 0 {
+			e.spiderErrors += ev.errs
+			if e.errorLimit > 0 && e.spiderErrors >= e.errorLimit {
+				e.closeWith("closespider_errorcount")
+			}
+		}
+	case evItemDone:
+		e.itemsActive--
+		if e.itemLimit > 0 && e.stats.Int("item_scraped_count") >= e.itemLimit {
+			e.closeWith("closespider_itemcount")
+		}
+	case evStartDone:
+		e.starting = false
+		if ev.err != nil && !errors.Is(ev.err, context.Canceled) {
+			e.spiderError(ctx, "Error while obtaining start requests", ev.err, nil)
+			e.spiderErrors++
+		}
+	case evClose:
+		e.closeWith(ev.reason)
+	}
+}
+
+// route runs the spider output filters on one output and schedules or processes it.
+func (e *Engine) route(ctx context.Context, parent *types.Response, out types.Output) {
+	if out.Request == nil {
+		if out.Item != nil {
+			e.itemQ = append(e.itemQ, pendingItem{item: out.Item, resp: parent})
+		}
+		return
+	}
+	if e.closing {
+		return
+	}
+	for _, f := range e.outFilters {
+		var ok bool
+		if out, ok = f.ProcessSpiderOutput(ctx, parent, out); !ok {
+			return
+		}
+	}
+	if out.Request == nil {
+		return
+	}
+	if e.sched.Enqueue(out.Request) {
+		e.send(ctx, RequestScheduled, out.Request)
+	} else {
+		e.send(ctx, RequestDropped, out.Request)
+	}
+}
+
+// admit starts downloads while there is room (Scrapy: needs_backout).
+func (e *Engine) admit(ctx context.Context) {
+	for !e.closing && e.downloads < e.maxDownloads && e.parsing < e.maxParsing {
+		req := e.sched.Next()
+		if req == nil {
+			return
+		}
+		e.downloads++
+		e.wg.Go(func() {
+			resp, err := e.downloader.Fetch(ctx, req)
+			if err == nil {
+				e.received(ctx, resp)
+			}
+			e.post(event{kind: evDownloaded, req: req, resp: resp, err: err})
+		})
+	}
+}
+
+// downloaded routes a finished download to a parse or an errback goroutine.
+func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types.Response, err error) {
+	if err != nil {
+		if ctx.Err() != nil {
+			return // hard stop
+		}
+		if errors.Is(err, ErrIgnoreRequest) {
+			e.logger.Debug(fmt.Sprintf("Ignoring request %s: %v", reqString(req), err))
+		} else {
+			e.logger.Error(fmt.Sprintf("Error downloading %s: %v", reqString(req), err))
+		}
+		if req.Errback != "" {
+			e.errback(ctx, req, nil, err)
+		}
+		return
+	}
+	e.send(ctx, ResponseReceived, resp, req)
+	if e.pageLimit > 0 && e.stats.Int("response_received_count") >= e.pageLimit {
+		e.closeWith("closespider_pagecount")
+	}
+	for _, f := range e.inFilters {
+		if ferr := f.ProcessSpiderInput(ctx, resp); ferr != nil {
+			if resp.Request.Errback != "" {
+				e.errback(ctx, resp.Request, resp, ferr)
+			}
+			return
+		}
+	}
+	e.parsing++
+	e.wg.Go(func() {
+		var errs int64
+		if perr := e.spider.Parse(ctx, resp, e.emitFor(resp)); perr != nil && ctx.Err() == nil {
+			errs++
+			e.spiderError(ctx, "Spider error processing "+reqString(resp.Request)+" (referer: "+referer(resp.Request)+")", perr, resp)
+			if resp.Request.Errback != "" {
+				errs += e.callErrback(ctx, resp.Request, resp, perr)
+			}
+		}
+		e.post(event{kind: evParsed, errs: errs})
+	})
+}
+
+// errback calls the request's errback on a worker goroutine.
+func (e *Engine) errback(ctx context.Context, req *types.Request, resp *types.Response, err error) {
+	e.parsing++
+	e.wg.Go(func() {
+		errs := e.callErrback(ctx, req, resp, err)
+		e.post(event{kind: evParsed, errs: errs})
+	})
+}
+
+// callErrback calls Spider.Errback and reports its error; it returns the number of spider
+// errors (0 or 1).
+func (e *Engine) callErrback(ctx context.Context, req *types.Request, resp *types.Response, err error) int64 {
+	f := &types.Failure{Request: req, Response: resp, Name: ErrorName(err), Message: err.Error()}
+	parent := resp
+	if parent == nil {
+		parent = &types.Response{URL: req.URL, Request: req}
+	}
+	if eerr := e.spider.Errback(ctx, f, e.emitFor(parent)); eerr != nil && ctx.Err() == nil {
+		e.spiderError(ctx, "Spider error processing "+reqString(req)+" (errback "+req.Errback+")", eerr, resp)
+		return 1
+	}
+	return 0
+}
+
+// spiderError logs and counts an error from spider code (Scrapy: handle_spider_error).
+func (e *Engine) spiderError(ctx context.Context, msg string, err error, resp *types.Response) {
+	name := ErrorName(err)
+	e.stats.Inc("spider_exceptions/count", 1)
+	e.stats.Inc("spider_exceptions/"+name, 1)
+	e.logger.Error(msg + "\n" + err.Error())
+	e.send(ctx, SpiderError, err, resp)
+}
+
+// startItems starts item goroutines while fewer than CONCURRENT_ITEMS run.
+func (e *Engine) startItems(ctx context.Context) {
+	for len(e.itemQ) > 0 && e.itemsActive < e.maxItems {
+		it := e.itemQ[0]
+		e.itemQ[0] = pendingItem{}
+		e.itemQ = e.itemQ[1:]
+		if len(e.itemQ) == 0 {
+			e.itemQ = nil
+		}
+		e.itemsActive++
+		e.wg.Go(func() {
+			e.processItem(ctx, it.item, it.resp)
+			e.post(event{kind: evItemDone})
+		})
+	}
+}
+
+// processItem runs the pipelines and exporters on one item (Scrapy: start_itemproc).
+// A pipeline error wrapping ErrDropItem counts item_dropped_count and
+// item_dropped_reasons_count/DropItem and logs a WARNING; any other error logs an ERROR
+// and counts item_error_count (a jscrawl addition: Scrapy counts nothing there).
+func (e *Engine) processItem(ctx context.Context, item types.Item, resp *types.Response) {
+	for _, p := range e.pipelines {
+		out, err := p.ProcessItem(ctx, item)
+		if err != nil {
+			if errors.Is(err, ErrDropItem) {
+				e.stats.Inc("item_dropped_count", 1)
+				e.stats.Inc("item_dropped_reasons_count/DropItem", 1)
+				e.logger.Warn("Dropped: " + err.Error())
+				e.send(ctx, ItemDropped, item, resp, err)
+			} else {
+				e.stats.Inc("item_error_count", 1)
+				e.logger.Error(fmt.Sprintf("Error processing %s\n%v", itemJSON(item), err))
+				e.send(ctx, ItemError, item, resp, err)
+			}
+			return
+		}
+		item = out
+	}
+	if len(e.exporters) > 0 {
+		e.exportMu.Lock()
+		for _, x := range e.exporters {
+			if err := x.Export(item); err != nil {
+				e.logger.Error(fmt.Sprintf("Error exporting item %s: %v", itemJSON(item), err))
+			}
+		}
+		e.exportMu.Unlock()
+	}
+	e.stats.Inc("item_scraped_count", 1)
+	if e.logger.Enabled(ctx, slog.LevelDebug) {
+		from := "<start>"
+		if resp != nil {
+			from = respString(resp)
+		}
+		e.logger.Debug("Scraped from " + from + "\n" + itemJSON(item))
+	}
+	e.send(ctx, ItemScraped, item, resp)
+}
+
+func itemJSON(item types.Item) string {
+	b, err := item.JSON()
+	if err != nil {
+		return fmt.Sprintf("%v", []types.Field(item))
+	}
+	return string(b)
+}
+
+// finish closes the spider, pipelines and exporters and dumps the stats.
+func (e *Engine) finish(ctx context.Context, start time.Time) {
+	reason := e.reason
+	if reason == "" {
+		reason = "finished"
+	}
+	if !e.closing || reason == "finished" {
+		e.logger.Info(fmt.Sprintf("Closing spider (%s)", reason))
+	}
+	e.closeSpider()
+	e.closePipelines(e.pipelines)
+	e.closeExporters()
+	end := time.Now()
+	e.stats.Inc("item_scraped_count", 0)
+	e.stats.Inc("response_received_count", 0)
+	e.stats.Set("finish_reason", reason)
+	e.stats.Set("finish_time", end.UTC().Format(time.RFC3339))
+	e.stats.Set("elapsed_time_seconds", end.Sub(start).Seconds())
+	dump, err := json.MarshalIndent(e.stats.Snapshot(), "", "  ")
+	if err != nil {
+		dump = []byte(err.Error())
+	}
+	e.logger.Info("Dumping stats:\n" + string(dump))
+	e.send(context.WithoutCancel(ctx), SpiderClosed, reason)
+	e.logger.Info(fmt.Sprintf("Spider closed (%s)", reason))
+}
+
+func (e *Engine) closeSpider() {
+	if c, ok := e.spider.(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			e.logger.Error(fmt.Sprintf("Error closing spider: %v", err))
+		}
+	}
+}
+
+func (e *Engine) closePipelines(ps []Pipeline) {
+	for _, p := range ps {
+		if c, ok := p.(io.Closer); ok {
+			if err := c.Close(); err != nil {
+				e.logger.Error(fmt.Sprintf("Error closing pipeline %T: %v", p, err))
+			}
+		}
+	}
+}
+
+func (e *Engine) closeExporters() {
+	e.exportMu.Lock()
+	defer e.exportMu.Unlock()
+	for _, x := range e.exporters {
+		if err := x.Close(); err != nil {
+			e.logger.Error(fmt.Sprintf("Error closing feed exporter: %v", err))
+		}
+	}
+}
+
+// logStats writes the periodic progress line (Scrapy: LogStats).
+type logStats struct {
+	e            *Engine
+	interval     time.Duration
+	pages, items int64
+}
+
+func (l *logStats) log() {
+	pages := l.e.stats.Int("response_received_count")
+	items := l.e.stats.Int("item_scraped_count")
+	mult := float64(time.Minute) / float64(l.interval)
+	l.e.logger.Info(fmt.Sprintf("Crawled %d pages (at %d pages/min), scraped %d items (at %d items/min)",
+		pages, int64(float64(pages-l.pages)*mult), items, int64(float64(items-l.items)*mult)))
+	l.pages, l.items = pages, items
+}

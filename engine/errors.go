@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"syscall"
+
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// Error names, Scrapy's exception class names, as ErrorName returns them and as they appear
+// in Failure.Name and in downloader/exception_type_count/<Name>.
+const (
+	NameTimeout               = "TimeoutError"
+	NameConnectionRefused     = "ConnectionRefusedError"
+	NameDNSLookup             = "DNSLookupError"
+	NameConnectionLost        = "ConnectionLostError"
+	NameResponseNeverReceived = "ResponseNeverReceived"
+	NameMaxSizeExceeded       = "MaxSizeExceededError"
+	NameRedirectLoop          = "RedirectLoopError"
+	NameInvalidURL            = "InvalidURLError"
+	NameNotSupported          = "NotSupported"
+	NameHTTPError             = "HttpError"
+	NameIgnoreRequest         = "IgnoreRequest"
+	NameCancelled             = "CancelledError"
+	NameError                 = "Error"
+)
+
+// DownloadError is a failed download: Name is its Scrapy-style class (NameTimeout, ...),
+// URL the request's URL and Err the cause.
+type DownloadError struct {
+	Name string
+	URL  string
+	Err  error
+}
+
+// Error implements error.
+func (e *DownloadError) Error() string { return fmt.Sprintf("fetch %s: %v", e.URL, e.Err) }
+
+// Unwrap returns the cause.
+func (e *DownloadError) Unwrap() error { return e.Err }
+
+// ErrorName returns e.Name.
+func (e *DownloadError) ErrorName() string { return e.Name }
+
+// HTTPError is returned by HTTPErrorMiddleware for a response whose status is not handled
+// (Scrapy: HttpError).
+type HTTPError struct {
+	Response *types.Response
+}
+
+// Error implements error.
+func (e *HTTPError) Error() string {
+	return fmt.Sprintf("ignoring response <%d %s>: HTTP status code is not handled or not allowed",
+		e.Response.Status, e.Response.URL)
+}
+
+// ErrorName returns NameHTTPError.
+func (e *HTTPError) ErrorName() string { return NameHTTPError }
+
+// ErrorName returns a Scrapy-style class name for err, as used in Failure.Name and in the
+// exception stats. An error that has an ErrorName() string method anywhere in its chain
+// (DownloadError, HTTPError, a JS ScriptError reporting "TypeError") names itself; common
+// network errors map to TimeoutError, ConnectionRefusedError, DNSLookupError and
+// ConnectionLostError; ErrIgnoreRequest is IgnoreRequest; anything else is "Error".
+func ErrorName(err error) string {
+	if err == nil {
+		return ""
+	}
+	var named interface{ ErrorName() string }
+	if errors.As(err, &named) {
+		if n := named.ErrorName(); n != "" {
+			return n
+		}
+	}
+	return classify(err, NameError)
+}
+
+// classify maps a Go network error to a name; lost names a dropped connection.
+func classify(err error, lost string) string {
+	var dns *net.DNSError
+	var ne net.Error
+	switch {
+	case errors.Is(err, ErrIgnoreRequest):
+		return NameIgnoreRequest
+	case errors.Is(err, context.DeadlineExceeded):
+		return NameTimeout
+	case errors.Is(err, context.Canceled):
+		return NameCancelled
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return NameConnectionRefused
+	case errors.As(err, &dns):
+		return NameDNSLookup
+	case errors.As(err, &ne) && ne.Timeout():
+		return NameTimeout
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, net.ErrClosed):
+		return lost
+	}
+	return NameError
+}
+
+// retryable reports whether a download error is worth another try (Scrapy's
+// RetryMiddleware.EXCEPTIONS_TO_RETRY).
+func retryable(err error) bool {
+	switch ErrorName(err) {
+	case NameTimeout, NameConnectionRefused, NameDNSLookup, NameConnectionLost, NameResponseNeverReceived:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// DupeFilter remembers request fingerprints (Scrapy: RFPDupeFilter). Seen records req and
+// reports whether an equal request was seen before. Implementations must be safe for
+// concurrent use; an on-disk or Redis filter implements the same interface.
+type DupeFilter interface {
+	Seen(req *types.Request) bool
+}
+
+// MemoryDupeFilter is an in-memory DupeFilter keyed by req.Fingerprint().
+type MemoryDupeFilter struct {
+	mu   sync.Mutex
+	seen map[string]struct{}
+}
+
+// NewMemoryDupeFilter returns an empty MemoryDupeFilter.
+func NewMemoryDupeFilter() *MemoryDupeFilter {
+	return &MemoryDupeFilter{seen: make(map[string]struct{}, 1024)}
+}
+
+// Seen implements DupeFilter.
+func (f *MemoryDupeFilter) Seen(req *types.Request) bool {
+	fp := req.Fingerprint()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.seen[fp]; ok {
+		return true
+	}
+	f.seen[fp] = struct{}{}
+	return false
+}
+
+// MemoryScheduler is the default Scheduler: an in-memory priority queue (higher Priority
+// first; within one priority LIFO, or FIFO with SCHEDULER_MEMORY_QUEUE=fifo) behind a
+// DupeFilter (Scrapy: Scheduler with ScrapyPriorityQueue and LifoMemoryQueue). It counts
+// scheduler/enqueued(/memory), scheduler/dequeued(/memory) and dupefilter/filtered. Only
+// the engine goroutine calls it.
+type MemoryScheduler struct {
+	df     DupeFilter
+	stats  *Stats
+	logger *slog.Logger
+	fifo   bool
+	debug  bool // DUPEFILTER_DEBUG: log every duplicate
+	logged bool // the first duplicate was logged
+
+	queues map[int]*reqQueue
+	prios  []int // priorities with a non-empty queue, highest first
+	n      int
+}
+
+// NewMemoryScheduler returns an empty MemoryScheduler configured from settings. df may be
+// nil for a new MemoryDupeFilter, stats and logger nil for none.
+func NewMemoryScheduler(settings *types.Settings, df DupeFilter, stats *Stats, logger *slog.Logger) *MemoryScheduler {
+	if df == nil {
+		df = NewMemoryDupeFilter()
+	}
+	if stats == nil {
+		stats = NewStats()
+	}
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &MemoryScheduler{
+		df:     df,
+		stats:  stats,
+		logger: logger,
+		fifo:   strings.EqualFold(settings.String(types.SchedulerMemoryQueue), "fifo"),
+		debug:  settings.Bool(types.DupeFilterDebug),
+		queues: map[int]*reqQueue{},
+	}
+}
+
+// Enqueue implements Scheduler: false means req is a duplicate and was dropped.
+func (s *MemoryScheduler) Enqueue(req *types.Request) bool {
+	if !req.DontFilter && s.df.Seen(req) {
+		s.stats.Inc("dupefilter/filtered", 1)
+		if s.debug {
+			s.logger.Debug("Filtered duplicate request: " + reqString(req))
+		} else if !s.logged {
+			s.logged = true
+			s.logger.Debug("Filtered duplicate request: " + reqString(req) +
+				" - no more duplicates will be shown (see DUPEFILTER_DEBUG to show all duplicates)")
+		}
+		return false
+	}
+	q := s.queues[req.Priority]
+	if q == nil {
+		q = &reqQueue{}
+		s.queues[req.Priority] = q
+		i, _ := slices.BinarySearchFunc(s.prios, req.Priority, func(a, b int) int { return b - a })
+		s.prios = slices.Insert(s.prios, i, req.Priority)
+	}
+	q.push(req)
+	s.n++
+	s.stats.Inc("scheduler/enqueued/memory", 1)
+	s.stats.Inc("scheduler/enqueued", 1)
+	return true
+}
+
+// Next implements Scheduler.
+func (s *MemoryScheduler) Next() *types.Request {
+	if s.n == 0 {
+		return nil
+	}
+	p := s.prios[0]
+	q := s.queues[p]
+	var req *types.Request
+	if s.fifo {
+		req = q.popFront()
+	} else {
+		req = q.popBack()
+	}
+	if q.len() == 0 {
+		delete(s.queues, p)
+		s.prios = s.prios[1:]
+	}
+	s.n--
+	s.stats.Inc("scheduler/dequeued/memory", 1)
+	s.stats.Inc("scheduler/dequeued", 1)
+	return req
+}
+
+// Len implements Scheduler.
+func (s *MemoryScheduler) Len() int { return s.n }
+
+// reqQueue is a deque of requests: a slice with a moving head.
+type reqQueue struct {
+	items []*types.Request
+	head  int
+}
+
+func (q *reqQueue) len() int { return len(q.items) - q.head }
+
+func (q *reqQueue) push(r *types.Request) {
+	if q.head > 0 && q.head >= len(q.items)/2 {
+		n := copy(q.items, q.items[q.head:])
+		clear(q.items[n:])
+		q.items = q.items[:n]
+		q.head = 0
+	}
+	q.items = append(q.items, r)
+}
+
+func (q *reqQueue) popFront() *types.Request {
+	r := q.items[q.head]
+	q.items[q.head] = nil
+	q.head++
+	return r
+}
+
+func (q *reqQueue) popBack() *types.Request {
+	i := len(q.items) - 1
+	r := q.items[i]
+	q.items[i] = nil
+	q.items = q.items[:i]
+	return r
+}
+
+// reqString formats req as Scrapy does: <GET http://...>.
+func reqString(req *types.Request) string {
+	return "<" + req.HTTPMethod() + " " + req.URL + ">"
+}
+
+// respString formats resp as Scrapy does: <200 http://...>.
+func respString(resp *types.Response) string {
+	return "<" + itoa(resp.Status) + " " + resp.URL + ">"
+}
+
+// Interface guards
+var (
+	_ Scheduler  = (*MemoryScheduler)(nil)
+	_ DupeFilter = (*MemoryDupeFilter)(nil)
+)
