@@ -1,0 +1,206 @@
+package runtime
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/dop251/goja"
+	"github.com/evanw/esbuild/pkg/api"
+)
+
+// Program is a bundled and compiled spider: one CommonJS module that every VM runs.
+// A goja Program may run in many runtimes at once.
+type Program struct {
+	// Name is the entry file as the user typed it.
+	Name string
+	// Code is the bundled JavaScript, with an inline source map.
+	Code string
+	prog *goja.Program
+}
+
+// SyntaxError is a bundling or parse error at a position in a source file.
+type SyntaxError struct {
+	File   string // path as the user typed it, or relative to the working folder
+	Line   int    // 1-based
+	Column int    // 1-based
+	Text   string
+	// LineText is the source line, when known.
+	LineText string
+}
+
+// Error formats the error as file:line:col: message.
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Text)
+}
+
+// ErrNotFound is returned by Bundle when the entry file does not exist.
+var ErrNotFound = errors.New("spider file not found")
+
+// BundleOptions adjust Bundle.
+type BundleOptions struct {
+	// External lists module names left to require() at run time (native modules such as
+	// "jscrawl").
+	External []string
+	// Minify makes the output smaller (for sharing a spider as one file).
+	Minify bool
+}
+
+// asyncGenDecl matches esbuild's helper for lowered async generators, which the prelude
+// wraps so the engine can drive generators without a promise per value.
+var asyncGenDecl = regexp.MustCompile(`var __asyncGenerator = `)
+
+// Bundle builds entry (.ts, .js, .mjs, .cjs) with its relative imports and node_modules
+// packages into one CommonJS program, lowering what goja lacks (async generators,
+// for-await, ES modules), and compiles it. Errors name file:line:col. It reads only the
+// entry and what it imports; it is called once per crawl, not per VM.
+func Bundle(entry string, opts BundleOptions) (*Program, error) {
+	abs, err := filepath.Abs(entry)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, entry)
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	res := api.Build(api.BuildOptions{
+		EntryPoints:       []string{abs},
+		AbsWorkingDir:     cwd,
+		Outdir:            cwd,
+		Bundle:            true,
+		Write:             false,
+		Format:            api.FormatCommonJS,
+		Platform:          api.PlatformNeutral,
+		MainFields:        []string{"module", "main"},
+		ResolveExtensions: []string{".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".json"},
+		External:          opts.External,
+		Sourcemap:         api.SourceMapExternal,
+		SourcesContent:    api.SourcesContentExclude,
+		Target:            api.ESNext,
+		Supported:         map[string]bool{"async-generator": false, "for-await": false},
+		Charset:           api.CharsetUTF8,
+		LogLevel:          api.LogLevelSilent,
+		MinifyWhitespace:  opts.Minify,
+		MinifySyntax:      opts.Minify,
+		KeepNames:         true,
+		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
+	})
+	if len(res.Errors) > 0 {
+		return nil, messageError(res.Errors[0], entry, abs, cwd)
+	}
+	var code, srcMap []byte
+	for _, f := range res.OutputFiles {
+		if strings.HasSuffix(f.Path, ".map") {
+			srcMap = f.Contents
+		} else {
+			code = f.Contents
+		}
+	}
+	srcMap, err = renameSources(srcMap, entry, abs, cwd)
+	if err != nil {
+		return nil, err
+	}
+	return compileBundle(entry, string(code), srcMap)
+}
+
+// BundleSource builds a program from source text (JavaScript or TypeScript, no imports
+// other than externals); name is used in positions. For tests and the REPL.
+func BundleSource(name, source string, opts BundleOptions) (*Program, error) {
+	loader := api.LoaderJS
+	if strings.HasSuffix(name, ".ts") {
+		loader = api.LoaderTS
+	}
+	res := api.Build(api.BuildOptions{
+		Stdin:     &api.StdinOptions{Contents: source, Sourcefile: name, Loader: loader},
+		Bundle:    true,
+		Write:     false,
+		Outdir:    "/",
+		Format:    api.FormatCommonJS,
+		Platform:  api.PlatformNeutral,
+		External:  opts.External,
+		Sourcemap: api.SourceMapExternal,
+		Target:    api.ESNext,
+		Supported: map[string]bool{"async-generator": false, "for-await": false},
+		Charset:   api.CharsetUTF8,
+		LogLevel:  api.LogLevelSilent,
+		KeepNames: true,
+	})
+	if len(res.Errors) > 0 {
+		return nil, messageError(res.Errors[0], name, name, "")
+	}
+	var code, srcMap []byte
+	for _, f := range res.OutputFiles {
+		if strings.HasSuffix(f.Path, ".map") {
+			srcMap = f.Contents
+		} else {
+			code = f.Contents
+		}
+	}
+	return compileBundle(name, string(code), srcMap)
+}
+
+func compileBundle(name, code string, srcMap []byte) (*Program, error) {
+	// Strip esbuild's external map reference and inline ours, so goja maps stack positions
+	// to the original files.
+	if i := strings.LastIndex(code, "//# sourceMappingURL="); i >= 0 {
+		code = code[:i]
+	}
+	code = asyncGenDecl.ReplaceAllLiteralString(code,
+		"var __asyncGenerator = (t, a, g) => __jscrawlAsyncGen(__asyncGenerator0, t, a, g, __await); var __asyncGenerator0 = ")
+	// The module wrapper stays on line 1 so line numbers are unchanged.
+	wrapped := "(function (exports, require, module, __filename, __dirname) {" + code +
+		"\n})\n//# sourceMappingURL=data:application/json;base64," + base64.StdEncoding.EncodeToString(srcMap) + "\n"
+	prog, err := goja.Compile(name, wrapped, false)
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", name, err)
+	}
+	return &Program{Name: name, Code: code, prog: prog}, nil
+}
+
+// renameSources rewrites the source map's paths so positions show the entry as the user
+// typed it and other files relative to the working folder.
+func renameSources(srcMap []byte, entry, abs, cwd string) ([]byte, error) {
+	var m map[string]any
+	if err := json.Unmarshal(srcMap, &m); err != nil {
+		return nil, fmt.Errorf("source map: %w", err)
+	}
+	srcs, _ := m["sources"].([]any)
+	for i, s := range srcs {
+		p, _ := s.(string)
+		full := p
+		if !filepath.IsAbs(full) {
+			full = filepath.Join(cwd, p)
+		}
+		if full == abs {
+			srcs[i] = entry
+		} else if rel, err := filepath.Rel(cwd, full); err == nil {
+			srcs[i] = rel
+		}
+	}
+	m["sourceRoot"] = ""
+	return json.Marshal(m)
+}
+
+func messageError(msg api.Message, entry, abs, cwd string) error {
+	e := &SyntaxError{File: entry, Text: msg.Text}
+	if loc := msg.Location; loc != nil {
+		file := loc.File
+		full := file
+		if !filepath.IsAbs(full) && cwd != "" {
+			full = filepath.Join(cwd, file)
+		}
+		if full == abs || file == "<stdin>" {
+			file = entry
+		}
+		e.File, e.Line, e.Column, e.LineText = file, loc.Line, loc.Column+1, loc.LineText
+	}
+	return e
+}

@@ -1,0 +1,108 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dop251/goja"
+)
+
+// ScriptError is a JavaScript exception that reached Go, with the JS error's name, message
+// and stack (positions mapped to the original source files).
+type ScriptError struct {
+	Name    string // the JS error's name: TypeError, Error, DropItem, ...
+	Message string
+	Stack   string // "Name: message\n\tat fn (file.ts:12:3(45))" lines, as goja prints them
+	// Value is the thrown value, exported to Go (nil for non-object throws).
+	Value any
+	err   error
+}
+
+// Error returns the stack when there is one, else "Name: message".
+func (e *ScriptError) Error() string {
+	if e.Stack != "" {
+		return e.Stack
+	}
+	return e.Name + ": " + e.Message
+}
+
+// ErrorName reports the JS error name (used for the spider_exceptions/<name> stats).
+func (e *ScriptError) ErrorName() string { return e.Name }
+
+// Unwrap returns the underlying goja error, if any.
+func (e *ScriptError) Unwrap() error { return e.err }
+
+// ErrInterrupted names a VM interrupted because a callback ran too long or the crawl was
+// stopped at once.
+var ErrInterrupted = errors.New("script interrupted")
+
+// ToScriptError converts an error returned by goja (an *goja.Exception, an interrupt or
+// another error) into a *ScriptError. It must run on the VM's loop when err carries a JS
+// value. nil stays nil.
+func ToScriptError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var se *ScriptError
+	if errors.As(err, &se) {
+		return err
+	}
+	var intr *goja.InterruptedError
+	if errors.As(err, &intr) {
+		msg := fmt.Sprint(intr.Value())
+		return &ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg + "\n" + stackOf(intr.String()), err: errors.Join(ErrInterrupted, err)}
+	}
+	var exc *goja.Exception
+	if errors.As(err, &exc) {
+		return FromValue(exc.Value(), exc)
+	}
+	return &ScriptError{Name: "Error", Message: err.Error(), err: err}
+}
+
+// FromValue converts a thrown or rejected JS value into a *ScriptError. It must run on the
+// loop. exc may be nil (a promise rejection has no goja.Exception).
+func FromValue(v goja.Value, exc *goja.Exception) *ScriptError {
+	se := &ScriptError{Name: "Error"}
+	if exc != nil {
+		se.err = exc
+	}
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		se.Message = fmt.Sprint(v)
+		if exc != nil {
+			se.Stack = exc.String()
+		}
+		return se
+	}
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		se.Message = v.String()
+		se.Stack = "Uncaught " + v.String()
+		if exc != nil {
+			se.Stack = exc.String()
+		}
+		return se
+	}
+	if n := obj.Get("name"); n != nil && !goja.IsUndefined(n) {
+		se.Name = n.String()
+	}
+	if m := obj.Get("message"); m != nil && !goja.IsUndefined(m) {
+		se.Message = m.String()
+	}
+	if s := obj.Get("stack"); s != nil && !goja.IsUndefined(s) && s.String() != "" {
+		se.Stack = strings.TrimRight(s.String(), "\n")
+	} else if exc != nil {
+		se.Stack = exc.String()
+	} else {
+		se.Stack = se.Name + ": " + se.Message
+	}
+	se.Value = v.Export()
+	return se
+}
+
+func stackOf(s string) string {
+	if i := strings.Index(s, "\n"); i >= 0 {
+		return s[i+1:]
+	}
+	return ""
+}

@@ -1,0 +1,160 @@
+// The runtime prelude: runs in every VM before the spider bundle. It returns an object of
+// hidden helpers that Go keeps; nothing here is a public API.
+(function (g, hooks) {
+  "use strict";
+  // goja lacks Symbol.asyncIterator; esbuild's helpers fall back to this registered symbol.
+  if (typeof Symbol.asyncIterator === "undefined") {
+    Object.defineProperty(Symbol, "asyncIterator", { value: Symbol.for("Symbol.asyncIterator") });
+  }
+  const INNER = Symbol("jscrawl.inner");
+  const AWAIT = Symbol("jscrawl.await");
+
+  // asyncGen replaces esbuild's __asyncGenerator: it builds the standard async iterator (for
+  // user code that iterates with for-await) and also keeps the inner sync generator, so the
+  // engine can drive a callback without a promise per yielded value.
+  function asyncGen(orig, self, args, gen, Await) {
+    const inner = gen.apply(self, args);
+    const it = orig(self, args, function () { return inner; });
+    Object.defineProperty(it, INNER, { value: inner });
+    Object.defineProperty(it, AWAIT, { value: Await });
+    return it;
+  }
+
+  function isThenable(x) {
+    return x !== null && (typeof x === "object" || typeof x === "function") && typeof x.then === "function";
+  }
+
+  // drive consumes whatever a callback returned: a lowered async generator, a sync
+  // generator or iterator, an async iterable, a promise, an array or a single value.
+  // onValue(v) gets each produced value (arrays are flattened one level); onDone(err) is
+  // called exactly once, with undefined on success.
+  function drive(result, onValue, onDone) {
+    let finished = false;
+    const done = (e) => { if (!finished) { finished = true; onDone(e); } };
+    const emit = (v) => {
+      if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) onValue(v[i]); } else onValue(v);
+    };
+    try {
+      if (result === undefined || result === null) return done();
+      if (typeof result === "object" && result[INNER]) return fast(result[INNER], result[AWAIT], emit, done);
+      if (isThenable(result)) {
+        return result.then((v) => drive(v, onValue, onDone), done);
+      }
+      if (typeof result === "object" && !Array.isArray(result) && typeof result.next === "function") {
+        if (typeof result[Symbol.asyncIterator] === "function" && typeof result[Symbol.iterator] !== "function") {
+          return asyncIter(result[Symbol.asyncIterator](), emit, done);
+        }
+        return syncIter(result, emit, done);
+      }
+      if (typeof result === "object" && typeof result[Symbol.asyncIterator] === "function") {
+        return asyncIter(result[Symbol.asyncIterator](), emit, done);
+      }
+      emit(result);
+      done();
+    } catch (e) {
+      done(e);
+    }
+  }
+
+  function fast(gen, Await, emit, done) {
+    const step = (k, v) => {
+      for (;;) {
+        let r;
+        try {
+          r = gen[k](v);
+        } catch (e) {
+          return done(e);
+        }
+        if (r.done) return done();
+        const x = r.value;
+        if (x instanceof Await) {
+          const star = x[1];
+          Promise.resolve(x[0]).then(
+            (y) => step("next", star ? { done: y.done, value: y.value } : y),
+            (e) => step("throw", e));
+          return;
+        }
+        if (isThenable(x)) {
+          x.then((y) => { try { emit(y); } catch (e) { return step("throw", e); } step("next", undefined); },
+                 (e) => step("throw", e));
+          return;
+        }
+        try {
+          emit(x);
+        } catch (e) {
+          k = "throw"; v = e;
+          continue;
+        }
+        k = "next"; v = undefined;
+      }
+    };
+    step("next", undefined);
+  }
+
+  function syncIter(it, emit, done) {
+    const step = (k, v) => {
+      for (;;) {
+        let r;
+        try {
+          r = k === "throw" ? (it.throw ? it.throw(v) : (() => { throw v; })()) : it.next(v);
+        } catch (e) {
+          return done(e);
+        }
+        if (r.done) return done();
+        const x = r.value;
+        if (isThenable(x)) {
+          x.then((y) => { emit(y); step("next", undefined); }, (e) => step("throw", e));
+          return;
+        }
+        emit(x);
+        k = "next"; v = undefined;
+      }
+    };
+    step("next", undefined);
+  }
+
+  function asyncIter(it, emit, done) {
+    const next = () => {
+      let p;
+      try { p = it.next(); } catch (e) { return done(e); }
+      Promise.resolve(p).then((r) => {
+        if (r.done) return done();
+        try { emit(r.value); } catch (e) { return done(e); }
+        next();
+      }, done);
+    };
+    next();
+  }
+
+  // inspect renders a console argument the way Node's util.format does for common cases.
+  function inspect(v) {
+    if (typeof v === "string") return v;
+    if (v instanceof Error) return v.stack || String(v);
+    if (typeof v === "function") return "[Function: " + (v.name || "anonymous") + "]";
+    if (typeof v === "object" && v !== null) {
+      try {
+        const s = JSON.stringify(v);
+        if (s !== undefined) return s;
+      } catch (e) { /* circular */ }
+      return Object.prototype.toString.call(v);
+    }
+    return String(v);
+  }
+  const log = (level) => function () {
+    const parts = [];
+    for (let i = 0; i < arguments.length; i++) parts.push(inspect(arguments[i]));
+    hooks.log(level, parts.join(" "));
+  };
+  const console = {
+    log: log("info"), info: log("info"), debug: log("debug"), trace: log("debug"),
+    warn: log("warn"), error: log("error"),
+  };
+  Object.defineProperty(g, "console", { value: console, writable: true, configurable: true });
+  // Some npm packages read process.env.NODE_ENV: give them an empty, host-free process.
+  Object.defineProperty(g, "process", {
+    value: Object.freeze({ env: Object.freeze({}), argv: Object.freeze([]), platform: "jscrawl" }),
+    writable: true, configurable: true,
+  });
+  Object.defineProperty(g, "__jscrawlAsyncGen", { value: asyncGen });
+  return { drive: drive, inspect: inspect };
+})

@@ -1,0 +1,341 @@
+package runtime
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/dop251/goja_nodejs/eventloop"
+	"github.com/dop251/goja_nodejs/require"
+	"github.com/dop251/goja_nodejs/url"
+)
+
+//go:embed prelude.js
+var preludeSrc string
+
+var preludeProg = goja.MustCompile("prelude.js", preludeSrc, true)
+
+// ErrClosed is returned for work submitted to a VM that was closed or discarded.
+var ErrClosed = errors.New("vm closed")
+
+// ModuleLoader fills module.exports of a native module; it runs on the VM's loop.
+type ModuleLoader = require.ModuleLoader
+
+// Options configure a VM.
+type Options struct {
+	// Modules are the native modules require() can load (for example "jscrawl"). Nothing
+	// else is loadable: there is no file system access.
+	Modules map[string]ModuleLoader
+	// Logger receives console output; nil means slog.Default().
+	Logger *slog.Logger
+	// CallbackTimeout interrupts a job that runs synchronously longer than this (0: never).
+	// An interrupted VM is broken: discard it.
+	CallbackTimeout time.Duration
+	// OnUnhandledRejection is called on the loop with a promise rejection that nothing
+	// handled by the end of a job (nil: it is logged at ERROR).
+	OnUnhandledRejection func(err *ScriptError)
+}
+
+// VM is one goja Runtime with its own event loop (goja_nodejs eventloop, started in the
+// background). Every method is safe to call from any goroutine unless its doc says it must
+// run on the loop.
+type VM struct {
+	loop   *eventloop.EventLoop
+	opts   Options
+	logger *slog.Logger
+
+	// Fields below are used on the loop only.
+	rt       *goja.Runtime
+	drive    goja.Callable
+	inspect  goja.Callable
+	rejected map[*goja.Promise]struct{}
+
+	reserved  sync.WaitGroup // reservations not yet enqueued
+	busySince atomic.Int64   // unix nanos when the running job started, 0 when idle
+	broken    atomic.Bool
+	closeOnce sync.Once
+	done      chan struct{}
+	stopWatch chan struct{}
+}
+
+// NewVM starts a VM: a fresh Runtime, its loop, the prelude and the sandbox (no process
+// environment, no file system, console to the logger).
+func NewVM(opts Options) (*VM, error) {
+	reg := require.NewRegistry(require.WithLoader(func(path string) ([]byte, error) {
+		return nil, require.ModuleFileDoesNotExistError
+	}))
+	for name, l := range opts.Modules {
+		reg.RegisterNativeModule(name, l)
+	}
+	vm := &VM{
+		loop:      eventloop.NewEventLoop(eventloop.EnableConsole(false), eventloop.WithRegistry(reg)),
+		opts:      opts,
+		logger:    opts.Logger,
+		rejected:  map[*goja.Promise]struct{}{},
+		done:      make(chan struct{}),
+		stopWatch: make(chan struct{}),
+	}
+	if vm.logger == nil {
+		vm.logger = slog.Default()
+	}
+	vm.loop.Start()
+	err := vm.Do(context.Background(), func(rt *goja.Runtime) error {
+		vm.rt = rt
+		rt.SetFieldNameMapper(goja.TagFieldNameMapper("js", true))
+		rt.SetPromiseRejectionTracker(vm.trackRejection)
+		url.Enable(rt)
+		hooks := rt.NewObject()
+		if err := hooks.Set("log", vm.consoleLog); err != nil {
+			return err
+		}
+		f, err := rt.RunProgram(preludeProg)
+		if err != nil {
+			return err
+		}
+		init, _ := goja.AssertFunction(f)
+		res, err := init(goja.Undefined(), rt.GlobalObject(), hooks)
+		if err != nil {
+			return err
+		}
+		o := res.ToObject(rt)
+		vm.drive, _ = goja.AssertFunction(o.Get("drive"))
+		vm.inspect, _ = goja.AssertFunction(o.Get("inspect"))
+		return nil
+	})
+	if err != nil {
+		vm.Close()
+		return nil, fmt.Errorf("start vm: %w", err)
+	}
+	if opts.CallbackTimeout > 0 {
+		go vm.watch(opts.CallbackTimeout)
+	} else {
+		close(vm.stopWatch)
+	}
+	return vm, nil
+}
+
+func (vm *VM) consoleLog(level, msg string) {
+	switch level {
+	case "debug":
+		vm.logger.Debug(msg)
+	case "warn":
+		vm.logger.Warn(msg)
+	case "error":
+		vm.logger.Error(msg)
+	default:
+		vm.logger.Info(msg)
+	}
+}
+
+func (vm *VM) trackRejection(p *goja.Promise, op goja.PromiseRejectionOperation) {
+	if op == goja.PromiseRejectionReject {
+		vm.rejected[p] = struct{}{}
+	} else {
+		delete(vm.rejected, p)
+	}
+}
+
+// reportRejections runs at the end of every job, on the loop.
+func (vm *VM) reportRejections() {
+	for p := range vm.rejected {
+		delete(vm.rejected, p)
+		se := FromValue(p.Result(), nil)
+		se.Stack = "Uncaught (in promise) " + se.Stack
+		if vm.opts.OnUnhandledRejection != nil {
+			vm.opts.OnUnhandledRejection(se)
+		} else {
+			vm.logger.Error(se.Stack)
+		}
+	}
+}
+
+// watch interrupts a job that has been running longer than limit.
+func (vm *VM) watch(limit time.Duration) {
+	tick := min(limit/4, time.Second)
+	t := time.NewTicker(max(tick, time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-vm.stopWatch:
+			return
+		case <-t.C:
+			if since := vm.busySince.Load(); since != 0 && time.Since(time.Unix(0, since)) > limit {
+				vm.broken.Store(true)
+				vm.rt.Interrupt(fmt.Sprintf("callback ran synchronously for more than %s (JS_CALLBACK_TIMEOUT)", limit))
+				go vm.Close() // waits for the interrupted job to unwind; waiters see Done
+				return
+			}
+		}
+	}
+}
+
+// job wraps fn with the watchdog clock and the rejection report.
+func (vm *VM) job(fn func(rt *goja.Runtime)) func(*goja.Runtime) {
+	return func(rt *goja.Runtime) {
+		if vm.broken.Load() {
+			return
+		}
+		vm.busySince.Store(time.Now().UnixNano())
+		fn(rt)
+		vm.busySince.Store(0)
+		if len(vm.rejected) > 0 {
+			vm.reportRejections()
+		}
+	}
+}
+
+// Go runs fn on the loop without waiting. It returns false when the VM is closed; fn then
+// never runs.
+func (vm *VM) Go(fn func(rt *goja.Runtime)) bool {
+	if vm.broken.Load() {
+		return false
+	}
+	return vm.loop.RunOnLoop(vm.job(fn))
+}
+
+// Do runs fn on the loop and waits for it to return (not for promises it starts). It must
+// not be called from the loop itself.
+func (vm *VM) Do(ctx context.Context, fn func(rt *goja.Runtime) error) error {
+	errc := make(chan error, 1)
+	ok := vm.loop.RunOnLoop(vm.job(func(rt *goja.Runtime) {
+		defer func() {
+			if r := recover(); r != nil {
+				errc <- fmt.Errorf("panic on the JS loop: %v", r)
+			}
+		}()
+		errc <- fn(rt)
+	}))
+	if !ok {
+		return ErrClosed
+	}
+	select {
+	case err := <-errc:
+		return err
+	case <-vm.done:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Reserve must be called on the loop. It returns enqueue, which is safe from any goroutine
+// and must be called exactly once: it runs fn on the loop (an error from fn is logged).
+// While a reservation is open, Close waits for it (k6's RegisterCallback pattern).
+func (vm *VM) Reserve() (enqueue func(fn func(rt *goja.Runtime) error)) {
+	vm.reserved.Add(1)
+	var once atomic.Bool
+	return func(fn func(rt *goja.Runtime) error) {
+		if !once.CompareAndSwap(false, true) {
+			panic("runtime: reservation enqueued twice")
+		}
+		ok := vm.Go(func(rt *goja.Runtime) {
+			defer vm.reserved.Done()
+			if err := fn(rt); err != nil {
+				vm.logger.Error(ToScriptError(err).Error())
+			}
+		})
+		if !ok {
+			vm.reserved.Done()
+		}
+	}
+}
+
+// Runtime returns the goja Runtime. Use it only on the loop.
+func (vm *VM) Runtime() *goja.Runtime { return vm.rt }
+
+// Drive must run on the loop: it consumes a callback's result (async or sync generator,
+// promise, array, value), calling onValue for each produced value and onDone exactly once.
+func (vm *VM) Drive(result goja.Value, onValue func(goja.Value), onDone func(err error)) {
+	rt := vm.rt
+	_, err := vm.drive(goja.Undefined(), result,
+		rt.ToValue(func(c goja.FunctionCall) goja.Value { onValue(c.Argument(0)); return goja.Undefined() }),
+		rt.ToValue(func(c goja.FunctionCall) goja.Value {
+			if e := c.Argument(0); !goja.IsUndefined(e) {
+				onDone(FromValue(e, nil))
+			} else {
+				onDone(nil)
+			}
+			return goja.Undefined()
+		}))
+	if err != nil {
+		onDone(ToScriptError(err))
+	}
+}
+
+// Inspect renders v as console.log would. On the loop only.
+func (vm *VM) Inspect(v goja.Value) string {
+	s, err := vm.inspect(goja.Undefined(), v)
+	if err != nil {
+		return v.String()
+	}
+	return s.String()
+}
+
+// Load runs the program as a CommonJS module and returns its module.exports. On the loop.
+func (vm *VM) Load(p *Program) (*goja.Object, error) {
+	rt := vm.rt
+	f, err := rt.RunProgram(p.prog)
+	if err != nil {
+		return nil, ToScriptError(err)
+	}
+	fn, ok := goja.AssertFunction(f)
+	if !ok {
+		return nil, errors.New("bundle is not a module function")
+	}
+	module := rt.NewObject()
+	exports := rt.NewObject()
+	if err := module.Set("exports", exports); err != nil {
+		return nil, err
+	}
+	req := rt.Get("require")
+	if _, err := fn(goja.Undefined(), exports, req, module, rt.ToValue(p.Name), rt.ToValue(".")); err != nil {
+		return nil, ToScriptError(err)
+	}
+	return module.Get("exports").ToObject(rt), nil
+}
+
+// Broken reports whether the VM was interrupted; a broken VM runs nothing more.
+func (vm *VM) Broken() bool { return vm.broken.Load() }
+
+// Done is closed when the VM is closed.
+func (vm *VM) Done() <-chan struct{} { return vm.done }
+
+// Interrupt stops whatever JS runs now and breaks the VM (for a hard stop).
+func (vm *VM) Interrupt(reason string) {
+	vm.broken.Store(true)
+	vm.rt.Interrupt(reason)
+}
+
+// Wait blocks until every reservation was enqueued and run, or ctx ends.
+func (vm *VM) Wait(ctx context.Context) error {
+	ch := make(chan struct{})
+	go func() { vm.reserved.Wait(); close(ch) }()
+	select {
+	case <-ch:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close terminates the loop; pending reservations are dropped. Safe to call twice.
+func (vm *VM) Close() {
+	vm.closeOnce.Do(func() {
+		select {
+		case <-vm.stopWatch:
+		default:
+			close(vm.stopWatch)
+		}
+		if vm.broken.Load() && vm.rt != nil {
+			vm.rt.Interrupt("vm closed")
+		}
+		vm.loop.Terminate()
+		close(vm.done)
+	})
+}
