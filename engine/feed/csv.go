@@ -16,6 +16,7 @@ import (
 // left empty. Objects and arrays are written as JSON, numbers and booleans as JavaScript
 // prints them. Lines end in "\n". It is not safe for concurrent use.
 type CSV struct {
+	out     io.Writer
 	w       *csv.Writer
 	logger  *slog.Logger
 	columns []string
@@ -27,6 +28,7 @@ type CSV struct {
 // NewCSV returns a CSV writer to w; it uses cfg.Fields. Warnings go to slog.Default().
 func NewCSV(w io.Writer, cfg Config) *CSV {
 	return &CSV{
+		out:     w,
 		w:       csv.NewWriter(w),
 		logger:  slog.Default(),
 		columns: slices.Clone(cfg.Fields),
@@ -68,6 +70,12 @@ func (c *CSV) Export(item types.Item) error {
 }
 
 func (c *CSV) write(record []string) error {
+	if len(record) == 1 && record[0] == "" {
+		// encoding/csv writes a lone empty field as a blank line, which readers skip;
+		// write it quoted as Python's csv module does, so the row survives.
+		_, err := io.WriteString(c.out, "\"\"\n")
+		return err
+	}
 	if err := c.w.Write(record); err != nil {
 		return err
 	}

@@ -1,0 +1,500 @@
+package feed_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/jscrawl/jscrawl/engine/feed"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// quietEnv is an Env without the flush timer, so tests decide when output is flushed.
+var quietEnv = feed.Env{FlushInterval: -1, SpiderName: "quotes"}
+
+func item(kv ...any) types.Item {
+	var it types.Item
+	for i := 0; i < len(kv); i += 2 {
+		it = append(it, types.Field{Key: kv[i].(string), Value: kv[i+1]})
+	}
+	return it
+}
+
+// writeFeed opens uri, exports items and closes the feed.
+func writeFeed(t *testing.T, uri string, cfg feed.Config, env feed.Env, items ...types.Item) {
+	t.Helper()
+	f, err := feed.Open(uri, cfg, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range items {
+		if err := f.Export(it); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestAppendAndOverwrite(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		file   string
+		cfg    feed.Config
+		before string // existing content; "" for none
+		want   string // after writing item a=1 then item a=2 in two runs
+	}{
+		{name: "jsonl appends", file: "x.jsonl", want: "{\"a\":1}\n{\"a\":2}\n"},
+		{name: "jsonl appends to existing", file: "x.jsonl", before: "{\"a\":0}\n", want: "{\"a\":0}\n{\"a\":1}\n{\"a\":2}\n"},
+		{name: "csv header once", file: "x.csv", want: "a\n1\n2\n"},
+		{name: "csv keeps existing columns", file: "x.csv", before: "b,a\nx,0\n", want: "b,a\nx,0\n,1\n,2\n"},
+		{name: "csv fields win", file: "x.csv", cfg: feed.Config{Fields: []string{"a"}}, before: "b,a\n", want: "b,a\n1\n2\n"},
+		{name: "json overwrite", file: "x.json", cfg: feed.Config{Overwrite: true}, before: "old", want: "[\n{\"a\":2}\n]\n"},
+		{name: "json refuses a second -o", file: "x.json", want: ""}, // checked below
+		{name: "csv overwrite", file: "x.csv", cfg: feed.Config{Overwrite: true}, before: "b\nold\n", want: "a\n2\n"},
+		{name: "xml overwrite", file: "x.xml", cfg: feed.Config{Overwrite: true}, want: "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<items>\n<item><a>2</a></item>\n</items>\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), tc.file)
+			if tc.before != "" {
+				if err := os.WriteFile(path, []byte(tc.before), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tc.want == "" {
+				writeFeed(t, path, tc.cfg, quietEnv, item("a", 1.0))
+				if _, err := feed.Open(path, tc.cfg, quietEnv); err == nil {
+					t.Fatal("second -o onto a non-empty json file: no error")
+				}
+				return
+			}
+			writeFeed(t, path, tc.cfg, quietEnv, item("a", 1.0))
+			writeFeed(t, path, tc.cfg, quietEnv, item("a", 2.0))
+			if got := readFile(t, path); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+			entries, err := os.ReadDir(filepath.Dir(path))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != 1 {
+				t.Errorf("folder has %d entries, want only the feed (temporary file left behind?)", len(entries))
+			}
+		})
+	}
+}
+
+func TestAppendRefused(t *testing.T) {
+	t.Parallel()
+	for _, file := range []string{"x.json", "x.xml", "x.json.gz", "x.txt:json"} {
+		t.Run(file, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			uri, cfg, err := feed.ParseFlag(filepath.Join(dir, file), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(uri, []byte("[\n{}\n]\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = feed.Open(uri, cfg, quietEnv)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, want := range []string{uri, "-O", ".jsonl"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not mention %q", err, want)
+				}
+			}
+			if got := readFile(t, uri); got != "[\n{}\n]\n" {
+				t.Errorf("file changed to %q", got)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Errorf("folder has %d entries, want 1", len(entries))
+			}
+		})
+	}
+}
+
+// TestOverwriteIsAtomic checks that with -O the target keeps its old content, even after a
+// flush, until Close renames the finished file over it.
+func TestOverwriteIsAtomic(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "items.jsonl")
+	if err := os.WriteFile(path, []byte("old\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := feed.Open(path, feed.Config{Overwrite: true}, quietEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Export(item("a", "new")); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, path); got != "old\n" {
+		t.Errorf("before Close the target is %q, want the old content", got)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		t.Fatalf("folder has %d entries, want the target and a temporary file", len(entries))
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, path); got != "{\"a\":\"new\"}\n" {
+		t.Errorf("after Close the target is %q", got)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want the old file's 0600", info.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("folder has %d entries after Close, want 1", len(entries))
+	}
+}
+
+func TestStdout(t *testing.T) {
+	t.Parallel()
+	for _, arg := range []string{"-:jsonl", "stdout::jsonl"} {
+		t.Run(arg, func(t *testing.T) {
+			t.Parallel()
+			uri, cfg, err := feed.ParseFlag(arg, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			env := quietEnv
+			env.Stdout = &out
+			writeFeed(t, uri, cfg, env, item("a", "<&>"), item("b", 2.0))
+			if want := "{\"a\":\"<&>\"}\n{\"b\":2}\n"; out.String() != want {
+				t.Errorf("stdout = %q, want %q", out.String(), want)
+			}
+		})
+	}
+}
+
+func TestTemplates(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := quietEnv
+	env.Now = time.Date(2026, 11, 30, 2, 2, 3, 500, time.FixedZone("CET", 3600))
+	f, err := feed.Open(filepath.Join(dir, "%(name)s", "%(time)s.jsonl"), feed.Config{}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "quotes", "2026-11-30T01-02-03.jsonl")
+	if f.URI() != want {
+		t.Errorf("URI() = %q, want %q", f.URI(), want)
+	}
+	if err := f.Export(item("a", 1.0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, want); got != "{\"a\":1}\n" {
+		t.Errorf("got %q", got)
+	}
+}
+
+func TestGzipRoundTrip(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "items.csv.gz")
+	uri, cfg, err := feed.ParseFlag(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two runs: the second appends a gzip member and must not repeat the header.
+	writeFeed(t, uri, cfg, quietEnv, item("name", "Zürich", "n", 1.0))
+	writeFeed(t, uri, cfg, quietEnv, item("n", 2.0, "name", "日本"))
+	file, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	zr, err := gzip.NewReader(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "name,n\nZürich,1\n日本,2\n"; string(got) != want {
+		t.Errorf("gunzipped %q, want %q", got, want)
+	}
+}
+
+func TestParentFolders(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a", "b", "c", "out.xml")
+	writeFeed(t, "file://"+filepath.ToSlash(path), feed.Config{}, quietEnv, item("a", 1.0))
+	if got := readFile(t, path); !strings.Contains(got, "<item><a>1</a></item>") {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestRelativePath runs in the test's own working folder; t.Chdir rules out t.Parallel.
+func TestRelativePath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	writeFeed(t, "out/items.jsonl", feed.Config{}, quietEnv, item("a", 1.0))
+	if got := readFile(t, filepath.Join(dir, "out", "items.jsonl")); got != "{\"a\":1}\n" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestFlush checks that exported items sit in the buffer until a flush, and that Flush
+// writes them through, gzip included.
+func TestFlush(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"items.jsonl", "items.jsonl.gz"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), name)
+			f, err := feed.Open(path, feed.Config{}, quietEnv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if err := f.Export(item("a", 1.0)); err != nil {
+				t.Fatal(err)
+			}
+			if got := readPartial(t, path); got != "" {
+				t.Fatalf("before Flush the file has %q", got)
+			}
+			if err := f.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if got := readPartial(t, path); got != "{\"a\":1}\n" {
+				t.Fatalf("after Flush the file has %q", got)
+			}
+		})
+	}
+}
+
+// readPartial reads a file that may be an unfinished gzip stream.
+func readPartial(t *testing.T, path string) string {
+	t.Helper()
+	b := readFile(t, path)
+	if !strings.HasSuffix(path, ".gz") || b == "" {
+		return b
+	}
+	zr, err := gzip.NewReader(strings.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(zr)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatal(err)
+	}
+	return string(got)
+}
+
+// TestFlushTimer checks, on synctest's fake clock, that the timer flushes within a second.
+func TestFlushTimer(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "items.jsonl")
+	synctest.Test(t, func(t *testing.T) {
+		f, err := feed.Open(path, feed.Config{}, feed.Env{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Export(item("a", 1.0)); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(feed.DefaultFlushInterval - time.Millisecond) // fake time
+		synctest.Wait()
+		if got := readFile(t, path); got != "" {
+			t.Fatalf("flushed early: %q", got)
+		}
+		time.Sleep(time.Millisecond)
+		synctest.Wait()
+		if got := readFile(t, path); got != "{\"a\":1}\n" {
+			t.Fatalf("after a second the file has %q", got)
+		}
+		if err := f.Close(); err != nil { // stops the timer goroutine, or synctest reports a leak
+			t.Fatal(err)
+		}
+	})
+}
+
+type failWriter struct{ err error }
+
+func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
+
+func TestCloseReportsWriteErrors(t *testing.T) {
+	t.Parallel()
+	errDisk := errors.New("disk full")
+	env := quietEnv
+	env.Stdout = failWriter{errDisk}
+	f, err := feed.Open("-", feed.Config{Format: "json"}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Export(item("a", 1.0)); err != nil {
+		t.Fatal(err) // buffered: the failure shows at the flush
+	}
+	err = f.Close()
+	if !errors.Is(err, errDisk) {
+		t.Fatalf("Close = %v, want the write error", err)
+	}
+	if again := f.Close(); !errors.Is(again, errDisk) {
+		t.Errorf("second Close = %v, want the same error", again)
+	}
+	if err := f.Export(item("a", 2.0)); !errors.Is(err, feed.ErrClosed) {
+		t.Errorf("Export after Close = %v, want ErrClosed", err)
+	}
+}
+
+func TestCloseIdempotent(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	env := quietEnv
+	env.Stdout = &out
+	f, err := feed.Open("stdout:", feed.Config{Format: "json"}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out.String() != "[]\n" {
+		t.Errorf("got %q, want one empty array", out.String())
+	}
+	if err := f.Flush(); !errors.Is(err, feed.ErrClosed) {
+		t.Errorf("Flush after Close = %v, want ErrClosed", err)
+	}
+}
+
+// TestExportErrorKeepsFeed checks that an item that cannot be encoded is reported and
+// skipped without breaking the feed.
+func TestExportErrorKeepsFeed(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	env := quietEnv
+	env.Stdout = &out
+	f, err := feed.Open("-", feed.Config{Format: "jsonl"}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Export(item("a", func() {})); err == nil {
+		t.Error("exporting a func: no error")
+	}
+	if err := f.Export(item("a", 1.0)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "{\"a\":1}\n" || f.Count() != 1 {
+		t.Errorf("got %q, %d items", out.String(), f.Count())
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	t.Cleanup(func() { // after the parallel subtests
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("failed opens left %d files behind", len(entries))
+		}
+	})
+	for _, tc := range []struct {
+		name string
+		uri  string
+		cfg  feed.Config
+		env  feed.Env
+		want string
+	}{
+		{"unsupported storage", "s3://bucket/items.json", feed.Config{}, quietEnv, `unsupported feed storage "s3"`},
+		{"stdout without format", "-", feed.Config{}, quietEnv, "needs a format"},
+		{"no format", filepath.Join(dir, "items"), feed.Config{}, quietEnv, "cannot tell the feed format"},
+		{"unknown format", filepath.Join(dir, "x.json"), feed.Config{Format: "yaml"}, quietEnv, `unknown feed format "yaml"`},
+		{"folder as target", dir, feed.Config{Format: "csv"}, quietEnv, "is a folder"},
+		{"unknown placeholder", filepath.Join(dir, "%(foo)s.json"), feed.Config{}, quietEnv, "unknown placeholder %(foo)s"},
+		{"no spider name", filepath.Join(dir, "%(name)s.json"), feed.Config{}, feed.Env{}, "no name"},
+		{"batches", filepath.Join(dir, "x.json"), feed.Config{BatchItemCount: 10}, quietEnv, "batch_item_count"},
+		{"encoding", filepath.Join(dir, "x.json"), feed.Config{Encoding: "cp1252"}, quietEnv, "encoding"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			f, err := feed.Open(tc.uri, tc.cfg, tc.env)
+			if err == nil {
+				f.Close()
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestAppendToEmptyJSON checks that -o onto an existing but empty .json file is allowed.
+func TestAppendToEmptyJSON(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "x.json")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeFeed(t, path, feed.Config{}, quietEnv, item("a", 1.0))
+	if got := readFile(t, path); got != "[\n{\"a\":1}\n]\n" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestExportDuringFlushes exports while a fast real timer flushes, for the race detector;
+// the assertion is only on the final content.
+func TestExportDuringFlushes(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "items.jsonl.gz")
+	f, err := feed.Open(path, feed.Config{}, feed.Env{FlushInterval: time.Microsecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 2000
+	for i := range n {
+		if err := f.Export(item("i", float64(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(readPartial(t, path), "\n"); got != n {
+		t.Errorf("%d lines, want %d", got, n)
+	}
+}
