@@ -330,6 +330,7 @@ func TestFlushTimer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer f.Close() // stops the timer goroutine when a check fails
 		if err := f.Export(item("a", 1.0)); err != nil {
 			t.Fatal(err)
 		}

@@ -21,6 +21,7 @@ type JSON struct {
 	items   int
 	closed  bool
 	buf     bytes.Buffer
+	enc     []byte
 }
 
 // NewJSON returns a JSON array writer to w; it uses cfg.Fields and cfg.Indent.
@@ -33,7 +34,8 @@ func (j *JSON) Export(item types.Item) error {
 	if j.closed {
 		return fmt.Errorf("json feed: export after close")
 	}
-	b, err := project(item, j.fields).JSON()
+	b, err := appendJSON(j.enc[:0], project(item, j.fields))
+	j.enc = b
 	if err != nil {
 		return fmt.Errorf("encode item as json: %w", err)
 	}

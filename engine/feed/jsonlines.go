@@ -23,11 +23,11 @@ func NewJSONLines(w io.Writer, cfg Config) *JSONLines {
 
 // Export writes item as one line.
 func (j *JSONLines) Export(item types.Item) error {
-	b, err := project(item, j.fields).JSON()
+	b, err := appendJSON(j.buf[:0], project(item, j.fields))
 	if err != nil {
 		return fmt.Errorf("encode item as json: %w", err)
 	}
-	j.buf = append(append(j.buf[:0], b...), '\n')
+	j.buf = append(b, '\n')
 	if _, err := j.w.Write(j.buf); err != nil {
 		return fmt.Errorf("write jsonl item: %w", err)
 	}

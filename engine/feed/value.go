@@ -97,7 +97,7 @@ func formatScalar(v any) (string, error) {
 	case json.Number:
 		return v.String(), nil
 	case types.Item, []any, map[string]any, []string:
-		b, err := marshalJSON(v)
+		b, err := appendJSON(nil, v)
 		if err != nil {
 			return "", err
 		}
