@@ -72,13 +72,14 @@ type cacheEntry struct {
 	err error
 }
 
-var cache queryCache //nolint:gochecknoglobals // process-wide compiled-query cache, like regexp caches
+// cache is the process-wide compiled-query cache behind Compile.
+var cache queryCache
 
 // Compile parses query, or returns it from a process-wide cache, bounded and safe for
 // concurrent use, so a hot callback never recompiles. Errors are *SyntaxError.
 func Compile(query string) (*Query, error) {
 	if v, ok := cache.m.Load(query); ok {
-		e := v.(cacheEntry) //nolint:forcetypeassert // only cacheEntry is stored
+		e, _ := v.(cacheEntry) // only cacheEntry values are stored
 		return e.q, e.err
 	}
 	q, err := compile(query)

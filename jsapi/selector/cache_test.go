@@ -1,0 +1,73 @@
+package selector
+
+import (
+	"strconv"
+	"testing"
+)
+
+// TestCacheBounded is not parallel: it fills the process-wide cache on purpose.
+func TestCacheBounded(t *testing.T) {
+	for i := range cacheLimit + 100 {
+		if _, err := Compile("p.c" + strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+		if n := cache.n.Load(); n > cacheLimit {
+			t.Fatalf("cache holds %d entries, limit %d", n, cacheLimit)
+		}
+	}
+	size := 0
+	cache.m.Range(func(any, any) bool { size++; return true })
+	if size > cacheLimit {
+		t.Errorf("cache map has %d entries, limit %d", size, cacheLimit)
+	}
+}
+
+func TestSplit(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		query string
+		want  string // compounds and combinators of each group, groups joined by " | "
+	}{
+		{"a", "a"},
+		{"div p::text", "div _ p ::text"},
+		{"div>p+a~b", "div > p + a ~ b"},
+		{`a[title="x, y > z"] , b`, `a[title="x, y > z"] | b`},
+		{"li:nth-child(2n + 1) ::attr(href)", "li:nth-child(2n + 1) _  ::attr(href)"},
+		{`#a\31 23 .b`, `#a\31 23 _ .b`},
+		{"a:not(b, c)", "a:not(b, c)"},
+	} {
+		groups, err := split(tc.query)
+		if err != nil {
+			t.Errorf("split(%q): %v", tc.query, err)
+			continue
+		}
+		var parts []string
+		for _, g := range groups {
+			s := ""
+			for i, c := range g.compounds {
+				if i > 0 {
+					comb := string(g.combs[i])
+					if comb == " " {
+						comb = "_"
+					}
+					s += " " + comb + " "
+				}
+				s += c
+			}
+			if g.pseudo != "" {
+				s += " ::" + g.pseudo
+			}
+			parts = append(parts, s)
+		}
+		got := ""
+		for i, p := range parts {
+			if i > 0 {
+				got += " | "
+			}
+			got += p
+		}
+		if got != tc.want {
+			t.Errorf("split(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,78 @@
+package selector_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/text/encoding/japanese"
+
+	"github.com/jscrawl/jscrawl/jsapi/selector"
+)
+
+func TestDecodeText(t *testing.T) {
+	t.Parallel()
+	sjis, err := japanese.ShiftJIS.NewEncoder().String("<html><body><p>日本語のページ</p></body></html>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 1.5 KB of ASCII first, so the UTF-8 text lies beyond DetermineEncoding's 1024-byte window.
+	lateUTF8 := "<html><body><!--" + strings.Repeat("x", 1500) + "--><p>naïve €</p></body></html>"
+	for _, tc := range []struct {
+		name, body, contentType string
+		want                    string // text of the first <p>
+	}{
+		{"latin-1 via meta charset", "<html><head><meta charset=\"iso-8859-1\"></head><body><p>caf\xe9 \xa3</p></body></html>", "text/html", "café £"},
+		{"latin-1 via meta http-equiv", `<html><head><meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1"></head><body><p>caf` + "\xe9</p></body></html>", "", "café"},
+		{"shift_jis via header", sjis, "text/html; charset=Shift_JIS", "日本語のページ"},
+		{"header wins over meta", "<meta charset=\"utf-8\"><p>caf\xe9</p>", "text/html; charset=windows-1252", "café"},
+		{"utf-8 BOM wins over header", "\xef\xbb\xbf<p>café</p>", "text/html; charset=iso-8859-1", "café"},
+		{"utf-16le BOM", "\xff\xfe<\x00p\x00>\x00\xe9\x00", "", "é"},
+		{"undeclared defaults to utf-8", "<p>café</p>", "", "café"},
+		{"undeclared utf-8 after the first kilobyte", lateUTF8, "text/html", "naïve €"},
+		{"undeclared invalid utf-8 falls back to windows-1252", "<p>caf\xe9 \x80</p>", "", "café €"},
+		{"declared utf-8 with a bad byte", "<p>caf\xe9</p>", "text/html; charset=utf-8", "caf\uFFFD"},
+		{"unknown charset label ignored", "<p>café</p>", "text/html; charset=x-bogus", "café"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			text := selector.DecodeText([]byte(tc.body), tc.contentType)
+			if strings.HasPrefix(text, "\uFEFF") {
+				t.Errorf("DecodeText kept the byte order mark: %q", text)
+			}
+			if !strings.Contains(text, tc.want) {
+				t.Errorf("DecodeText = %q, want it to contain %q", text, tc.want)
+			}
+			// Parse must agree with DecodeText.
+			d, err := selector.Parse([]byte(tc.body), tc.contentType)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs, err := selector.Select([]selector.Result{d.Root()}, "p::text")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := selector.GetAll(rs); !slices.Equal(got, []string{tc.want}) {
+				t.Errorf("p::text = %q, want [%q]", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseEmpty(t *testing.T) {
+	t.Parallel()
+	d, err := selector.Parse(nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Root().Get(); got != "<html><head></head><body></body></html>" {
+		t.Errorf("Root().Get() = %q", got)
+	}
+	if d.Node() == nil || d.Root().Node.Parent != d.Node() {
+		t.Error("Root is not the document node's <html> child")
+	}
+	rs, err := selector.Select([]selector.Result{{Node: d.Node()}}, "body")
+	if err != nil || len(rs) != 1 {
+		t.Errorf("selecting from the document node: %v, %v", rs, err)
+	}
+}
