@@ -1,6 +1,8 @@
 package selector
 
 import (
+	"strings"
+
 	"golang.org/x/net/html"
 )
 
@@ -93,20 +95,28 @@ func (e *evaluation) visit(n *html.Node, parent, above uint64) {
 func (e *evaluation) appendAttrs(n *html.Node, mask uint64) {
 	gs := e.q.groups
 	for _, a := range n.Attr {
-		key := a.Key
 		for i := range gs {
 			if mask&(1<<i) == 0 {
 				continue
 			}
-			name := gs[i].attr
-			if key == name || a.Namespace != "" && len(name) == len(a.Namespace)+1+len(key) &&
-				name[:len(a.Namespace)] == a.Namespace && name[len(a.Namespace)] == ':' &&
-				name[len(a.Namespace)+1:] == key {
+			if attrNamed(a, gs[i].attr) {
 				e.out = append(e.out, Result{Node: n, Value: a.Val, Kind: KindAttr})
 				break
 			}
 		}
 	}
+}
+
+// attrNamed reports whether a is the attribute name (lower case): names compare ASCII
+// case-insensitively, as lxml lower-cases them all (SVG's viewBox included), and a
+// namespaced attribute such as xlink:href is named with its prefix.
+func attrNamed(a html.Attribute, name string) bool {
+	if a.Namespace == "" {
+		return len(a.Key) == len(name) && (a.Key == name || strings.EqualFold(a.Key, name))
+	}
+	ns := a.Namespace
+	return len(name) == len(ns)+1+len(a.Key) && name[len(ns)] == ':' &&
+		strings.EqualFold(name[:len(ns)], ns) && strings.EqualFold(name[len(ns)+1:], a.Key)
 }
 
 // match returns the set of groups whose selector matches element n.

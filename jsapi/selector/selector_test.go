@@ -259,6 +259,24 @@ func TestResultMethods(t *testing.T) {
 	}
 }
 
+func TestSVGAttributes(t *testing.T) {
+	t.Parallel()
+	d := parse(t, `<html><body><svg viewBox="0 0 1 1"><use xlink:href="#icon"/></svg></body></html>`)
+	for _, tc := range []struct{ query, want string }{
+		{"svg::attr(viewBox)", "0 0 1 1"},
+		{"svg::attr(viewbox)", "0 0 1 1"},
+		{`use::attr("xlink:href")`, "#icon"},
+	} {
+		rs, err := selector.Select([]selector.Result{d.Root()}, tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := selector.GetAll(rs); !slices.Equal(got, []string{tc.want}) {
+			t.Errorf("css(%q) = %q, want [%q]", tc.query, got, tc.want)
+		}
+	}
+}
+
 func TestNoscriptIsMarkup(t *testing.T) {
 	t.Parallel()
 	d := parse(t, `<html><body><noscript><img src="/pixel.gif"></noscript></body></html>`)
