@@ -12,7 +12,8 @@
 //     leftmost compound selector may match E itself ("div" run on a div includes it), but
 //     never an ancestor of E ("body p" run on a p inside body matches nothing).
 //   - "X::text" yields the text-node children of every X. "X::attr(name)" yields the value
-//     of attribute name of every X that has it (attribute names compare in ASCII lower case).
+//     of attribute name of every X that has it. Names compare ASCII case-insensitively, as
+//     lxml lower-cases them; a namespaced one takes its prefix: ::attr("xlink:href").
 //   - "X ::text" and "X *::text" (a descendant combinator followed by a bare "*" or by
 //     nothing) yield the text children of X and of all its descendants, that is every text
 //     node below X; likewise "X ::attr(a)" yields a from X and all its descendants. This is
