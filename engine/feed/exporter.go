@@ -72,8 +72,8 @@ type Config struct {
 	Indent int
 	// Encoding is the output encoding; only utf-8 (the default) is supported.
 	Encoding string
-	// BatchItemCount starts a new file every this many items; not supported yet, so any
-	// value above 0 is an error at Open.
+	// BatchItemCount starts a new file every this many items (0: one file); the URI must
+	// then contain %(batch_id)d or %(batch_time)s.
 	BatchItemCount int
 }
 

@@ -1,18 +1,12 @@
 package feed
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
-	"net/url"
-	"os"
-	"path/filepath"
-	"regexp"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -28,7 +22,7 @@ var ErrClosed = errors.New("feed is closed")
 const DefaultFlushInterval = time.Second
 
 // TimeLayout is the layout of %(time)s in feed URIs: Scrapy's UTC timestamp with ":"
-// replaced by "-", such as 2026-11-30T01-02-03.
+// replaced by "-", such as 2026-11-30T01-02-03. %(batch_time)s adds microseconds.
 const TimeLayout = "2006-01-02T15-04-05"
 
 // Env is what Open needs from the crawl around the feed.
@@ -39,7 +33,7 @@ type Env struct {
 	SpiderName string
 	// Now is the crawl's start time; %(time)s is it in UTC. Zero means time.Now().
 	Now time.Time
-	// Logger receives warnings and the "stored feed" line; nil means slog.Default().
+	// Logger receives warnings and the "stored feed" lines; nil means slog.Default().
 	Logger *slog.Logger
 	// FlushInterval is how often the buffered output is flushed: 0 means
 	// DefaultFlushInterval, a negative value turns the timer off (Flush and Close still
@@ -47,28 +41,27 @@ type Env struct {
 	FlushInterval time.Duration
 }
 
-// Feed is one open feed: a format writer on a storage (Scrapy: a FeedSlot with its
-// storage). It implements Exporter, so the engine drives it with Export and Close from one
-// goroutine. Items go through a buffer that a timer goroutine flushes every
-// Env.FlushInterval, and Close flushes the rest. With Config.Overwrite the output goes to a
-// temporary file in the target's folder that Close renames over the target, so readers
-// never see a half-written file.
+// Feed is one configured feed: a format writer on a storage (Scrapy: a FeedSlot with its
+// storage). It implements Exporter; the engine calls Export and Close from one goroutine.
+// Items go through a buffer that a timer goroutine flushes every Env.FlushInterval, and
+// Close flushes the rest. With Config.Overwrite the output goes to a temporary file in the
+// target's folder that Close renames over the target, so readers never see a half-written
+// file. With Config.BatchItemCount the feed starts a new file, named by %(batch_id)d or
+// %(batch_time)s in the URI, every that many items.
 type Feed struct {
-	uri    string // after template expansion
-	path   string // the target file; "" for stdout
-	format string
-	cfg    Config
-	logger *slog.Logger
+	template string
+	format   string
+	cfg      Config
+	env      Env
+	logger   *slog.Logger
 
-	mu    sync.Mutex // guards everything below against the flush timer
-	exp   Exporter
-	buf   *bufio.Writer
-	gz    *gzip.Writer // nil unless the path ends in .gz
-	file  *os.File     // nil for stdout
-	tmp   string       // the temporary file of an overwrite
-	items int
-	werr  error // first flush error, reported by Close
-	done  bool
+	mu      sync.Mutex // guards everything below against the flush timer
+	cur     *sink      // nil after a failed batch rotation
+	uri     string     // cur's URI, or the last one's
+	batchID int
+	items   int
+	errs    []error // failures of finished batches, reported by Close
+	done    bool
 
 	stop      chan struct{}
 	wg        sync.WaitGroup
@@ -76,13 +69,15 @@ type Feed struct {
 	closeErr  error
 }
 
-// Open expands the URI templates %(name)s and %(time)s, opens the storage and returns the
-// feed (Scrapy: FeedExporter.open_spider). The URI is "-" or "stdout:" for env.Stdout, a
-// file path (relative to the working folder; missing parent folders are created) or a
-// file:// URI; a path ending in .gz is gzip-compressed. cfg.Format may be empty to take the
-// format from the extension. Without cfg.Overwrite the feed appends to the file; appending
-// to a non-empty JSON or XML file is an error, since the result would not be valid, and a
-// CSV feed appended to a non-empty file does not repeat its header.
+// Open expands the URI templates, opens the storage and returns the feed (Scrapy:
+// FeedExporter.open_spider). The URI is "-" or "stdout:" for env.Stdout, a file path
+// (relative to the working folder; missing parent folders are created) or a file:// URI; a
+// path ending in .gz is gzip-compressed. The templates are %(name)s (env.SpiderName),
+// %(time)s (env.Now in UTC, as TimeLayout) and, with cfg.BatchItemCount, %(batch_id)d
+// (from 1, "%(batch_id)05d" pads it) and %(batch_time)s. cfg.Format may be empty to take
+// the format from the extension. Without cfg.Overwrite the feed appends to the file;
+// appending to a non-empty JSON or XML file is an error, since the result would not be
+// valid, and a CSV feed appended to a non-empty file does not repeat its header.
 func Open(uri string, cfg Config, env Env) (*Feed, error) {
 	f, err := open(uri, cfg, env)
 	if err != nil {
@@ -95,18 +90,24 @@ func open(uri string, cfg Config, env Env) (*Feed, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	if cfg.BatchItemCount > 0 {
-		return nil, errors.New("batch_item_count is not supported yet")
+	if cfg.BatchItemCount > 0 && !strings.Contains(uri, "%(batch_id)") && !strings.Contains(uri, "%(batch_time)s") {
+		return nil, errors.New("batch_item_count needs %(batch_id)d or %(batch_time)s in the uri")
 	}
-	expanded, err := expandURI(uri, env)
-	if err != nil {
-		return nil, err
+	if env.Now.IsZero() {
+		env.Now = time.Now()
 	}
-	f := &Feed{uri: expanded, cfg: cfg, logger: env.Logger, stop: make(chan struct{})}
+	f := &Feed{template: uri, cfg: cfg, env: env, logger: env.Logger, stop: make(chan struct{})}
 	if f.logger == nil {
 		f.logger = slog.Default()
 	}
-	path, stdout, err := storagePath(expanded)
+	if cfg.BatchItemCount > 0 {
+		f.batchID = 1
+	}
+	first, err := expandURI(uri, f.params())
+	if err != nil {
+		return nil, err
+	}
+	path, stdout, err := storagePath(first)
 	if err != nil {
 		return nil, err
 	}
@@ -123,30 +124,10 @@ func open(uri string, cfg Config, env Env) (*Feed, error) {
 	if f.format, ok = normalizeFormat(format); !ok {
 		return nil, fmt.Errorf("unknown feed format %q (want one of %s)", format, strings.Join(Formats(), ", "))
 	}
-
-	var w io.Writer
-	var csvHeader []string
-	if stdout {
-		w = env.Stdout
-		if w == nil {
-			w = os.Stdout
-		}
-	} else {
-		f.path = path
-		if csvHeader, err = f.openFile(); err != nil {
-			return nil, err
-		}
-		w = f.file
-		if strings.HasSuffix(strings.ToLower(path), ".gz") {
-			f.gz = gzip.NewWriter(f.file)
-			w = f.gz
-		}
-	}
-	f.buf = bufio.NewWriterSize(w, 64<<10)
-	if f.exp, err = newExporter(f.format, f.buf, cfg, f.logger, csvHeader); err != nil {
-		f.discard()
+	if f.cur, err = openSink(first, f.format, cfg, env.Stdout, f.logger); err != nil {
 		return nil, err
 	}
+	f.uri = first
 
 	interval := env.FlushInterval
 	if interval == 0 {
@@ -158,87 +139,9 @@ func open(uri string, cfg Config, env Env) (*Feed, error) {
 	return f, nil
 }
 
-// openFile opens the target for appending, or a temporary file next to it for an
-// overwrite. When appending CSV to a non-empty file it returns the columns to use
-// without writing a header.
-func (f *Feed) openFile() ([]string, error) {
-	dir := filepath.Dir(f.path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create feed folder: %w", err)
-	}
-	info, err := os.Stat(f.path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		info = nil
-	case err != nil:
-		return nil, err
-	case info.IsDir():
-		return nil, fmt.Errorf("%s is a folder", f.path)
-	}
-
-	if f.cfg.Overwrite {
-		tmp, err := os.CreateTemp(dir, "."+filepath.Base(f.path)+".*.tmp")
-		if err != nil {
-			return nil, fmt.Errorf("create temporary file: %w", err)
-		}
-		mode := fs.FileMode(0o644)
-		if info != nil {
-			mode = info.Mode().Perm()
-		}
-		if err := tmp.Chmod(mode); err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			return nil, fmt.Errorf("chmod temporary file: %w", err)
-		}
-		f.file, f.tmp = tmp, tmp.Name()
-		return nil, nil
-	}
-
-	var header []string
-	if info != nil && info.Size() > 0 {
-		switch f.format {
-		case FormatJSON, FormatXML:
-			return nil, fmt.Errorf("cannot append to the non-empty %s file %s, which would make it invalid: use -O to overwrite it, or a .jsonl feed to append",
-				strings.ToUpper(f.format), f.path)
-		case FormatCSV:
-			if header, err = readCSVHeader(f.path); err != nil {
-				return nil, err
-			}
-			if f.cfg.Fields != nil {
-				header = f.cfg.Fields
-			}
-		}
-	}
-	if f.file, err = os.OpenFile(f.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
-		return nil, err
-	}
-	return header, nil
-}
-
-// readCSVHeader returns the first record of the CSV file at path (gunzipped if it ends in
-// .gz).
-func readCSVHeader(path string) ([]string, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer file.Close()
-	var r io.Reader = file
-	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		gz, err := gzip.NewReader(file)
-		if err != nil {
-			return nil, fmt.Errorf("read csv header of %s: %w", path, err)
-		}
-		defer gz.Close()
-		r = gz
-	}
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	header, err := cr.Read()
-	if err != nil {
-		return nil, fmt.Errorf("read csv header of %s: %w", path, err)
-	}
-	return header, nil
+// params returns the template values for the current batch.
+func (f *Feed) params() uriParams {
+	return uriParams{name: f.env.SpiderName, time: f.env.Now, batchID: f.batchID, batchTime: time.Now()}
 }
 
 // flushEvery flushes the buffer every interval until Close.
@@ -251,40 +154,84 @@ func (f *Feed) flushEvery(interval time.Duration) {
 			return
 		case <-t.C:
 			if err := f.Flush(); err != nil && !errors.Is(err, ErrClosed) {
-				return // the error is kept in f.werr and reported by Close
+				f.logger.Error("feed write failed", "uri", f.URI(), "error", err)
+				return // Export and Close report it too
 			}
 		}
 	}
 }
 
-// URI returns the feed's URI after template expansion.
-func (f *Feed) URI() string { return f.uri }
+// URI returns the URI of the file being written, after template expansion.
+func (f *Feed) URI() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.uri
+}
 
 // Format returns the canonical format name: jsonl, json, csv or xml.
 func (f *Feed) Format() string { return f.format }
 
-// Count returns the number of items exported so far.
+// Count returns the number of items exported so far, over all batches.
 func (f *Feed) Count() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.items
 }
 
-// Export writes one item to the buffer (Scrapy: export_item). It is safe to call
-// concurrently with the flush timer.
+// Export writes one item to the buffer (Scrapy: export_item), first starting a new batch
+// file when the current one is full.
 func (f *Feed) Export(item types.Item) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.done {
 		return fmt.Errorf("export to %s: %w", f.uri, ErrClosed)
 	}
-	if f.werr != nil {
-		return fmt.Errorf("export to %s: %w", f.uri, f.werr)
+	if f.cur == nil || f.cfg.BatchItemCount > 0 && f.cur.items >= f.cfg.BatchItemCount {
+		if err := f.nextBatch(); err != nil {
+			return fmt.Errorf("export to %s: %w", f.uri, err)
+		}
 	}
-	if err := f.exp.Export(item); err != nil {
+	if f.cur.werr != nil {
+		return fmt.Errorf("export to %s: %w", f.uri, f.cur.werr)
+	}
+	if err := f.cur.exp.Export(item); err != nil {
 		return fmt.Errorf("export to %s: %w", f.uri, err)
 	}
+	f.cur.items++
 	f.items++
+	return nil
+}
+
+// nextBatch stores the current batch file and opens the next one.
+func (f *Feed) nextBatch() error {
+	if f.cur != nil {
+		err := f.finish(f.cur)
+		f.cur = nil
+		if err != nil {
+			f.errs = append(f.errs, err)
+			return err
+		}
+	}
+	f.batchID++
+	uri, err := expandURI(f.template, f.params())
+	if err != nil {
+		return err
+	}
+	f.uri = uri
+	s, err := openSink(uri, f.format, f.cfg, f.env.Stdout, f.logger)
+	if err != nil {
+		return fmt.Errorf("open batch %d: %w", f.batchID, err)
+	}
+	f.cur = s
+	return nil
+}
+
+// finish closes one file and logs it (Scrapy: "Stored json feed (3 items) in: …").
+func (f *Feed) finish(s *sink) error {
+	if err := s.close(); err != nil {
+		return fmt.Errorf("close feed %s: %w", s.uri, err)
+	}
+	f.logger.Info("stored feed", "format", f.format, "items", s.items, "uri", s.uri)
 	return nil
 }
 
@@ -296,22 +243,10 @@ func (f *Feed) Flush() error {
 	if f.done {
 		return fmt.Errorf("flush %s: %w", f.uri, ErrClosed)
 	}
-	return f.flushLocked()
-}
-
-func (f *Feed) flushLocked() error {
-	if f.werr != nil {
-		return f.werr
+	if f.cur == nil {
+		return nil
 	}
-	err := f.buf.Flush()
-	if err == nil && f.gz != nil {
-		err = f.gz.Flush()
-	}
-	if err != nil {
-		f.werr = fmt.Errorf("flush %s: %w", f.uri, err)
-		f.logger.Error("feed write failed", "uri", f.uri, "error", err)
-	}
-	return f.werr
+	return f.cur.flush()
 }
 
 // Close stops the flush timer, writes the format's trailer, flushes and closes the storage
@@ -331,122 +266,47 @@ func (f *Feed) close() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.done = true
-	var errs []error
-	if err := f.exp.Close(); err != nil {
-		errs = append(errs, err)
-	}
-	if err := f.flushLocked(); err != nil {
-		errs = append(errs, err)
-	}
-	if f.gz != nil {
-		if err := f.gz.Close(); err != nil && f.werr == nil {
-			errs = append(errs, fmt.Errorf("close gzip stream: %w", err))
+	errs := f.errs
+	if f.cur != nil {
+		if err := f.finish(f.cur); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	if f.file != nil {
-		if f.tmp != "" && len(errs) == 0 {
-			if err := f.file.Sync(); err != nil {
-				errs = append(errs, fmt.Errorf("sync %s: %w", f.tmp, err))
-			}
-		}
-		if err := f.file.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("close %s: %w", f.file.Name(), err))
-		}
-	}
-	if f.tmp != "" {
-		if len(errs) == 0 {
-			if err := os.Rename(f.tmp, f.path); err != nil {
-				errs = append(errs, fmt.Errorf("replace %s: %w", f.path, err))
-			}
-		}
-		if len(errs) > 0 {
-			os.Remove(f.tmp)
-		}
-	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("close feed %s: %w", f.uri, err)
-	}
-	f.logger.Info("stored feed", "format", f.format, "items", f.items, "uri", f.uri)
-	return nil
-}
-
-// discard releases what open acquired when it fails half-way.
-func (f *Feed) discard() {
-	if f.file != nil {
-		f.file.Close()
-	}
-	if f.tmp != "" {
-		os.Remove(f.tmp)
-	}
-}
-
-// placeholder matches Scrapy's URI parameters: %(name)s, %(time)s.
-var placeholder = regexp.MustCompile(`%\(([^)]*)\)[sd]`)
-
-// expandURI replaces %(name)s with the spider's name and %(time)s with the UTC start time.
-func expandURI(uri string, env Env) (string, error) {
-	var err error
-	out := placeholder.ReplaceAllStringFunc(uri, func(m string) string {
-		switch key := placeholder.FindStringSubmatch(m)[1]; key {
-		case "name":
-			if env.SpiderName == "" && err == nil {
-				err = errors.New("%(name)s in the feed uri, but the spider has no name")
-			}
-			return env.SpiderName
-		case "time":
-			now := env.Now
-			if now.IsZero() {
-				now = time.Now()
-			}
-			return now.UTC().Format(TimeLayout)
-		default:
-			if err == nil {
-				err = fmt.Errorf("unknown placeholder %s in the feed uri (want %%(name)s or %%(time)s)", m)
-			}
-			return m
-		}
-	})
-	return out, err
-}
-
-var schemeRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
-
-// storagePath returns the file path of uri, or stdout true for "-" and "stdout:".
-func storagePath(uri string) (path string, stdout bool, err error) {
-	switch {
-	case uri == "-" || uri == "stdout:":
-		return "", true, nil
-	case uri == "":
-		return "", false, errors.New("empty feed uri")
-	}
-	m := schemeRE.FindStringSubmatch(uri)
-	if m == nil {
-		return uri, false, nil
-	}
-	if !strings.EqualFold(m[1], "file") {
-		return "", false, fmt.Errorf("unsupported feed storage %q (want a file path, file:// or stdout:)", m[1])
-	}
-	u, err := url.Parse(uri)
-	if err != nil {
-		return "", false, fmt.Errorf("parse feed uri: %w", err)
-	}
-	if u.Path == "" {
-		return "", false, errors.New("file:// uri without a path")
-	}
-	return filepath.FromSlash(u.Path), false, nil
-}
-
-// formatFromExt returns the format named by path's extension (after a .gz), or the bare
-// extension when no format has it.
-func formatFromExt(path string) string {
-	p := strings.ToLower(path)
-	p = strings.TrimSuffix(p, ".gz")
-	ext := strings.TrimPrefix(filepath.Ext(p), ".")
-	if f, ok := normalizeFormat(ext); ok {
-		return f
-	}
-	return ext
+	return errors.Join(errs...)
 }
 
 // Interface guards
 var _ Exporter = (*Feed)(nil)
+
+// OpenAll opens every feed in configs, keyed by URI (the parsed FEEDS setting merged with
+// the -o and -O flags), in URI order. If one fails it discards the feeds it already opened,
+// leaving their -O targets untouched, and returns the error.
+func OpenAll(configs map[string]Config, env Env) ([]*Feed, error) {
+	feeds := make([]*Feed, 0, len(configs))
+	for _, uri := range slices.Sorted(maps.Keys(configs)) {
+		f, err := Open(uri, configs[uri], env)
+		if err != nil {
+			for _, g := range feeds {
+				g.abort()
+			}
+			return nil, err
+		}
+		feeds = append(feeds, f)
+	}
+	return feeds, nil
+}
+
+// abort stops the feed without storing it: the temporary file of an overwrite is removed.
+func (f *Feed) abort() {
+	f.closeOnce.Do(func() {
+		close(f.stop)
+		f.wg.Wait()
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.done = true
+		if f.cur != nil {
+			f.cur.discard()
+		}
+		f.closeErr = errors.New("feed discarded")
+	})
+}
