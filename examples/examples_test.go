@@ -7,14 +7,20 @@ package examples_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dop251/goja"
 	"github.com/evanw/esbuild/pkg/api"
+
+	"github.com/jscrawl/jscrawl/examples/demosite"
+	"github.com/jscrawl/jscrawl/jsapi/selector"
 )
 
 // bundle builds entry the way runtime.Bundle does: one CommonJS program, "jscrawl" external,
@@ -167,5 +173,69 @@ func TestNpmImport(t *testing.T) {
 		`{"title":"Tipping the Velvet & Co","slug":"tipping-the-velvet-co"}]`
 	if got != wantItems {
 		t.Errorf("items %s\nwant %s", got, wantItems)
+	}
+}
+
+// TestSelectorsMatchDemoSite runs the selectors the examples use against the demo site with
+// the selector engine behind response.css, so a change to either side that breaks the
+// examples fails here.
+func TestSelectorsMatchDemoSite(t *testing.T) {
+	t.Parallel()
+	h := demosite.Handler()
+	const book1 = "/catalogue/tipping-the-velvet-co_1/index.html"
+	for _, tc := range []struct {
+		path    string
+		queries []string // applied in turn, as chained css() calls
+		count   int      // -1: any
+		want    []string // the first results
+	}{
+		{"/catalogue/page-1.html", []string{"article.product_pod h3 a::attr(href)"}, 20, []string{"tipping-the-velvet-co_1/index.html"}},
+		{"/catalogue/page-1.html", []string{"article.product_pod h3 a", "::attr(title)"}, 20, []string{"Tipping the Velvet & Co"}},
+		{"/catalogue/page-1.html", []string{"li.next a::attr(href)"}, 1, []string{"page-2.html"}},
+		{"/catalogue/page-5.html", []string{"li.next a::attr(href)"}, 0, nil},
+		{"/catalogue/page-1.html", []string{".side_categories ul ul a", "::text"}, 6, []string{"Travel", "Mystery"}},
+		{"/catalogue/page-1.html", []string{".side_categories ul ul a::attr(href)"}, 6, []string{"category/books/travel_2/index.html"}},
+		{book1, []string{"h1::text"}, 1, []string{"Tipping the Velvet & Co"}},
+		{book1, []string{".product_main .price_color::text"}, 1, []string{"£52.98"}},
+		{book1, []string{".product_main .star-rating::attr(class)"}, 1, []string{"star-rating One"}},
+		{book1, []string{"table tr", "th::text"}, 7, []string{"UPC", "Product Type"}},
+		{book1, []string{"table tr", "td::text"}, 7, []string{"19a16980fc0cfe1a"}},
+		{book1, []string{".breadcrumb li:nth-child(3) a::text"}, 1, []string{"Poetry"}},
+		{book1, []string{"#product_description + p::text"}, 1, nil},
+		{"/quotes/", []string{"div.quote"}, 10, nil},
+		{"/quotes/", []string{"div.quote", "span.text::text"}, 10, []string{"“A map is a promise that the road will still be there.”"}},
+		{"/quotes/", []string{"div.quote", "small.author::text"}, 10, []string{"Émile Durand", "Mei Tanaka"}},
+		{"/quotes/", []string{"div.quote", "div.tags a.tag::text"}, -1, []string{"maps", "travel", "reading"}},
+		{"/quotes/", []string{"div.quote", "span a::attr(href)"}, 10, []string{"/quotes/author/emile-durand/"}},
+		{"/quotes/", []string{"li.next a::attr(href)"}, 1, []string{"/quotes/page/2/"}},
+		{"/quotes/author/emile-durand/", []string{"h3.author-title::text"}, 1, []string{"Émile Durand"}},
+		{"/quotes/author/emile-durand/", []string{".author-born-date::text"}, 1, []string{"December 2, 1823"}},
+		{"/quotes/author/emile-durand/", []string{".author-born-location::text"}, 1, []string{"in Lyon, France"}},
+	} {
+		t.Run(tc.path+" "+strings.Join(tc.queries, " → "), func(t *testing.T) {
+			t.Parallel()
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, tc.path, nil))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("GET %s: status %d", tc.path, rec.Code)
+			}
+			doc, err := selector.Parse(rec.Body.Bytes(), rec.Header().Get("Content-Type"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rs := []selector.Result{doc.Root()}
+			for _, q := range tc.queries {
+				if rs, err = selector.Select(rs, q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := selector.GetAll(rs)
+			if tc.count >= 0 && len(got) != tc.count {
+				t.Errorf("%d results, want %d: %q", len(got), tc.count, got)
+			}
+			if len(got) < len(tc.want) || !slices.Equal(got[:len(tc.want)], tc.want) {
+				t.Errorf("results %q, want them to start with %q", got, tc.want)
+			}
+		})
 	}
 }
