@@ -1,0 +1,366 @@
+package jsapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"strings"
+
+	"github.com/dop251/goja"
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/jsapi/selector"
+	"github.com/jscrawl/jscrawl/runtime"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// countException counts spider_exceptions/<name>.
+func (s *Spider) countException(err error) {
+	if s.crawler != nil {
+		s.crawler.Stats().Inc("spider_exceptions/"+engine.ErrorName(err), 1)
+	}
+}
+
+// run calls fn on a VM from the pool, drives what it returns and emits every produced value;
+// it returns when the callback finished (including what it awaited) or ctx ended.
+// where names the callback for error messages.
+func (s *Spider) run(ctx context.Context, vm *runtime.VM, where string, emit engine.Emit,
+	fn func(st *vmState) (goja.Value, error)) error {
+	st := s.state(vm)
+	done := make(chan error, 1)
+	ok := vm.Go(func(rt *goja.Runtime) {
+		res, err := fn(st)
+		if err != nil {
+			done <- runtime.ToScriptError(err)
+			return
+		}
+		vm.Drive(res, func(v goja.Value) { st.emitValue(v, where, emit) }, func(err error) { done <- err })
+	})
+	if !ok {
+		return fmt.Errorf("%s: %w", where, runtime.ErrClosed)
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-vm.Done():
+		select {
+		case err := <-done:
+			return err
+		default:
+		}
+		return &runtime.ScriptError{Name: "TimeoutError", Message: where + ": the VM was stopped (JS_CALLBACK_TIMEOUT or shutdown)"}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// emitValue converts one value a callback produced and hands it to the engine; on the loop.
+// A value that is neither a Request nor an item object is logged and counted, and the
+// callback goes on.
+func (st *vmState) emitValue(v goja.Value, where string, emit engine.Emit) {
+	out, err := st.toOutput(v)
+	if err != nil {
+		st.s.countException(&runtime.ScriptError{Name: "TypeError"})
+		st.s.logger.Error(fmt.Sprintf("TypeError: %s: %v", where, err))
+		return
+	}
+	emit(out)
+}
+
+func (st *vmState) toOutput(v goja.Value) (types.Output, error) {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return types.Output{}, errors.New("yielded " + fmt.Sprint(v) + " inside a list")
+	}
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		return types.Output{}, fmt.Errorf("yielded %s %s: a callback yields Requests, item objects, arrays of those, or nothing",
+			v.ExportType(), st.vm.Inspect(v))
+	}
+	if _, isFn := goja.AssertFunction(v); isFn {
+		return types.Output{}, errors.New("yielded a function: a callback yields Requests, item objects, arrays of those, or nothing")
+	}
+	if isReq, _ := st.isRequest(goja.Undefined(), obj); isReq.ToBoolean() {
+		req, err := requestFromJS(st.rt, obj)
+		if err != nil {
+			return types.Output{}, err
+		}
+		return types.Output{Request: req}, nil
+	}
+	switch obj.ClassName() {
+	case "Array", "Promise", "Function", "RegExp", "Map", "Set":
+		return types.Output{}, fmt.Errorf("yielded a %s: a callback yields Requests, item objects, arrays of those, or nothing", obj.ClassName())
+	}
+	item, err := exportObject(st.rt, obj, "item", 0)
+	if err != nil {
+		return types.Output{}, err
+	}
+	return types.Output{Item: item}, nil
+}
+
+// Start runs the spider's start() on the first VM, or yields startUrls to parse when it
+// has none (engine.Spider).
+func (s *Spider) Start(ctx context.Context, emit engine.Emit) error {
+	vm, err := s.vm0()
+	if err != nil {
+		return err
+	}
+	return s.run(ctx, vm, "start", emit, func(st *vmState) (goja.Value, error) {
+		if fn, ok := goja.AssertFunction(st.spider.Get("start")); ok {
+			return fn(st.spider)
+		}
+		urls := st.spider.Get("startUrls")
+		if urls == nil || goja.IsUndefined(urls) || goja.IsNull(urls) {
+			s.logger.Warn("the spider has neither start() nor startUrls: nothing to crawl")
+			return goja.Undefined(), nil
+		}
+		var list []string
+		if err := st.rt.ExportTo(urls, &list); err != nil {
+			return nil, fmt.Errorf("startUrls must be a list of URLs: %w", err)
+		}
+		out := make([]any, 0, len(list))
+		for _, u := range list {
+			if err := s.checkURL(u); err != nil {
+				return nil, fmt.Errorf("startUrls: %w", err)
+			}
+			r, err := st.makeRequest(goja.Undefined(), st.rt.ToValue(u), goja.Undefined())
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+		return st.rt.NewArray(out...), nil
+	})
+}
+
+func (s *Spider) vm0() (*runtime.VM, error) {
+	if s.pool != nil {
+		return s.pool.VM(0)
+	}
+	return s.first, nil
+}
+
+func (s *Spider) acquire() (*runtime.VM, func(), error) {
+	if s.pool == nil {
+		return s.first, func() {}, nil
+	}
+	return s.pool.Acquire()
+}
+
+// isHTML reports whether a body should be parsed as HTML ahead of the callback.
+func isHTML(resp *types.Response) bool {
+	ct := resp.Headers.Get("Content-Type")
+	if ct == "" {
+		b := strings.TrimLeft(string(resp.Body[:min(len(resp.Body), 64)]), " \t\r\n\ufeff")
+		return strings.HasPrefix(b, "<")
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt == "text/html" || mt == "application/xhtml+xml"
+}
+
+// Parse runs the callback named by the request on a VM of the pool (engine.Spider). The
+// HTML is parsed here, on the calling goroutine, so the JS loop only runs JS.
+func (s *Spider) Parse(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+	h := &respHandle{resp: resp}
+	if isHTML(resp) {
+		h.doc, h.docErr = selector.Parse(resp.Body, resp.Headers.Get("Content-Type"))
+	}
+	vm, release, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer release()
+	name := resp.Request.CallbackName()
+	return s.run(ctx, vm, name, emit, func(st *vmState) (goja.Value, error) {
+		fn, ok := goja.AssertFunction(st.spider.Get(name))
+		if !ok {
+			return nil, &runtime.ScriptError{Name: "TypeError", Message: fmt.Sprintf("spider %s has no method %q for %s", s.name, name, resp.URL)}
+		}
+		jr, err := st.responseToJS(h)
+		if err != nil {
+			return nil, err
+		}
+		return fn(st.spider, jr, toJS(st.rt, kwargs(resp.Request.CbKwargs)))
+	})
+}
+
+func kwargs(it types.Item) types.Item {
+	if it == nil {
+		return types.Item{}
+	}
+	return it
+}
+
+// Errback runs the request's errback with a failure object
+// { request, error: { name, message }, response } (engine.Spider).
+func (s *Spider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit) error {
+	vm, release, err := s.acquire()
+	if err != nil {
+		return err
+	}
+	defer release()
+	name := f.Request.Errback
+	return s.run(ctx, vm, name, emit, func(st *vmState) (goja.Value, error) {
+		fn, ok := goja.AssertFunction(st.spider.Get(name))
+		if !ok {
+			return nil, &runtime.ScriptError{Name: "TypeError", Message: fmt.Sprintf("spider %s has no errback method %q", s.name, name)}
+		}
+		rt := st.rt
+		fo := rt.NewObject()
+		req, err := st.requestToJS(f.Request)
+		if err != nil {
+			return nil, err
+		}
+		_ = fo.Set("request", req)
+		eo := rt.NewObject()
+		_ = eo.Set("name", f.Name)
+		_ = eo.Set("message", f.Message)
+		_ = fo.Set("error", eo)
+		if f.Response != nil {
+			jr, err := st.responseToJS(&respHandle{resp: f.Response})
+			if err != nil {
+				return nil, err
+			}
+			_ = fo.Set("response", jr)
+		} else {
+			_ = fo.Set("response", goja.Null())
+		}
+		return fn(st.spider, fo)
+	})
+}
+
+// Pipeline is one entry of the module's `pipelines` export (engine.Pipeline, Opener,
+// io.Closer). It runs on the spider's first VM.
+type Pipeline struct {
+	s     *Spider
+	index int
+}
+
+// await calls method on the pipeline object and waits for its (possibly async) result;
+// onResult converts the settled value on the loop.
+func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmState) []goja.Value,
+	onResult func(st *vmState, v goja.Value) error) error {
+	vm, err := p.s.vm0()
+	if err != nil {
+		return err
+	}
+	st := p.s.state(vm)
+	done := make(chan error, 1)
+	ok := vm.Go(func(rt *goja.Runtime) {
+		obj := st.pipelines[p.index]
+		fn, isFn := goja.AssertFunction(obj.Get(method))
+		if !isFn {
+			done <- onResult(st, nil)
+			return
+		}
+		res, err := fn(obj, args(st)...)
+		if err != nil {
+			done <- runtime.ToScriptError(err)
+			return
+		}
+		settle(rt, res, func(v goja.Value, rejected goja.Value) {
+			if rejected != nil {
+				done <- runtime.FromValue(rejected, nil)
+				return
+			}
+			done <- onResult(st, v)
+		})
+	})
+	if !ok {
+		return runtime.ErrClosed
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-vm.Done():
+		return runtime.ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// settle calls cb once v (a value or a promise) has settled; on the loop.
+func settle(rt *goja.Runtime, v goja.Value, cb func(value, rejected goja.Value)) {
+	if p, ok := v.Export().(*goja.Promise); ok {
+		switch p.State() {
+		case goja.PromiseStateFulfilled:
+			cb(p.Result(), nil)
+			return
+		case goja.PromiseStateRejected:
+			cb(nil, p.Result())
+			return
+		}
+		then, _ := goja.AssertFunction(v.ToObject(rt).Get("then"))
+		_, err := then(v,
+			rt.ToValue(func(c goja.FunctionCall) goja.Value { cb(c.Argument(0), nil); return goja.Undefined() }),
+			rt.ToValue(func(c goja.FunctionCall) goja.Value {
+				r := c.Argument(0)
+				if goja.IsUndefined(r) {
+					r = rt.ToValue("undefined")
+				}
+				cb(nil, r)
+				return goja.Undefined()
+			}))
+		if err != nil {
+			cb(nil, rt.ToValue(err.Error()))
+		}
+		return
+	}
+	cb(v, nil)
+}
+
+// Open calls the pipeline's open(spider), awaiting it.
+func (p *Pipeline) Open(ctx context.Context) error {
+	return p.await(ctx, "open", func(st *vmState) []goja.Value { return []goja.Value{st.spider} },
+		func(*vmState, goja.Value) error { return nil })
+}
+
+// Close calls the pipeline's close(spider), awaiting it.
+func (p *Pipeline) Close() error {
+	return p.await(context.Background(), "close", func(st *vmState) []goja.Value { return []goja.Value{st.spider} },
+		func(*vmState, goja.Value) error { return nil })
+}
+
+// ProcessItem calls processItem(item, spider). Its result replaces the item; undefined
+// keeps the (possibly mutated) item; null or a thrown DropItem drops it.
+func (p *Pipeline) ProcessItem(ctx context.Context, item types.Item) (types.Item, error) {
+	var out types.Item
+	var jsItem goja.Value
+	err := p.await(ctx, "processItem", func(st *vmState) []goja.Value {
+		jsItem = toJS(st.rt, item)
+		return []goja.Value{jsItem, st.spider}
+	}, func(st *vmState, v goja.Value) error {
+		if v == nil {
+			out = item // no processItem method
+			return nil
+		}
+		if goja.IsNull(v) {
+			return &dropError{reason: fmt.Sprintf("processItem of pipelines[%d] returned null", p.index)}
+		}
+		if goja.IsUndefined(v) {
+			v = jsItem
+		}
+		obj, ok := v.(*goja.Object)
+		if !ok {
+			return fmt.Errorf("processItem of pipelines[%d] returned %s: return the item, null to drop it, or nothing", p.index, v.String())
+		}
+		var err error
+		out, err = exportObject(st.rt, obj, "item", 0)
+		return err
+	})
+	if err != nil {
+		var se *runtime.ScriptError
+		if errors.As(err, &se) && se.Name == "DropItem" {
+			return nil, &dropError{reason: se.Message}
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// Interface guards.
+var (
+	_ engine.Spider   = (*Spider)(nil)
+	_ engine.Opener   = (*Spider)(nil)
+	_ engine.Pipeline = (*Pipeline)(nil)
+	_ engine.Opener   = (*Pipeline)(nil)
+)

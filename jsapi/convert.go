@@ -1,0 +1,271 @@
+package jsapi
+
+import (
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// exportValue converts a JS value into a JSON-like Go value: nil, bool, int64, float64,
+// string, []any or types.Item (objects, keys in order). Functions and symbols are errors;
+// undefined is reported by ok=false so object keys holding it are skipped (as JSON does).
+func exportValue(rt *goja.Runtime, v goja.Value, path string, depth int) (out any, ok bool, err error) {
+	if v == nil || goja.IsUndefined(v) {
+		return nil, false, nil
+	}
+	if goja.IsNull(v) {
+		return nil, true, nil
+	}
+	if depth > 64 {
+		return nil, false, fmt.Errorf("%s is nested too deeply (a cycle?)", path)
+	}
+	switch x := v.Export().(type) {
+	case string, bool, int64:
+		return x, true, nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, true, nil // JSON.stringify writes null
+		}
+		return x, true, nil
+	case time.Time:
+		return x.UTC().Format("2006-01-02T15:04:05.000Z"), true, nil
+	}
+	obj, isObj := v.(*goja.Object)
+	if !isObj {
+		return nil, false, fmt.Errorf("%s: %s values are not JSON-like", path, v.ExportType())
+	}
+	if _, isFn := goja.AssertFunction(v); isFn {
+		return nil, false, fmt.Errorf("%s is a function: items, meta and cbKwargs hold JSON-like values only", path)
+	}
+	if obj.ClassName() == "Array" {
+		n := int(obj.Get("length").ToInteger())
+		arr := make([]any, 0, n)
+		for i := 0; i < n; i++ {
+			e, ok, err := exportValue(rt, obj.Get(fmt.Sprint(i)), fmt.Sprintf("%s[%d]", path, i), depth+1)
+			if err != nil {
+				return nil, false, err
+			}
+			if !ok {
+				e = nil
+			}
+			arr = append(arr, e)
+		}
+		return arr, true, nil
+	}
+	if toJSON := obj.Get("toJSON"); toJSON != nil {
+		if fn, isFn := goja.AssertFunction(toJSON); isFn {
+			r, err := fn(obj)
+			if err != nil {
+				return nil, false, err
+			}
+			if r2, ok := r.(*goja.Object); !ok || r2 != obj {
+				return exportValue(rt, r, path, depth+1)
+			}
+		}
+	}
+	item, err := exportObject(rt, obj, path, depth)
+	return item, err == nil, err
+}
+
+// exportObject converts an object's own enumerable string keys, in order, into an Item.
+func exportObject(rt *goja.Runtime, obj *goja.Object, path string, depth int) (types.Item, error) {
+	keys := obj.Keys()
+	item := make(types.Item, 0, len(keys))
+	for _, k := range keys {
+		v, ok, err := exportValue(rt, obj.Get(k), path+"."+k, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			item = append(item, types.Field{Key: k, Value: v})
+		}
+	}
+	return item, nil
+}
+
+// toJS converts a JSON-like Go value into a plain JS value (objects keep key order).
+func toJS(rt *goja.Runtime, v any) goja.Value {
+	switch x := v.(type) {
+	case nil:
+		return goja.Null()
+	case types.Item:
+		o := rt.NewObject()
+		for _, f := range x {
+			_ = o.Set(f.Key, toJS(rt, f.Value))
+		}
+		return o
+	case []any:
+		vals := make([]any, len(x))
+		for i, e := range x {
+			vals[i] = toJS(rt, e)
+		}
+		return rt.NewArray(vals...)
+	case map[string]any:
+		o := rt.NewObject()
+		for k, e := range x {
+			_ = o.Set(k, toJS(rt, e))
+		}
+		return o
+	case []string:
+		vals := make([]any, len(x))
+		for i, e := range x {
+			vals[i] = e
+		}
+		return rt.NewArray(vals...)
+	default:
+		return rt.ToValue(x)
+	}
+}
+
+// requestFromJS converts a JS Request into a types.Request; it runs on the loop.
+func requestFromJS(rt *goja.Runtime, obj *goja.Object) (*types.Request, error) {
+	req := &types.Request{URL: obj.Get("url").String()}
+	if m := obj.Get("method"); m != nil && !goja.IsUndefined(m) && !goja.IsNull(m) {
+		if s := strings.ToUpper(m.String()); s != http.MethodGet {
+			req.Method = s
+		}
+	}
+	if h, ok := obj.Get("headers").(*goja.Object); ok {
+		hdr, err := headersFromJS(rt, h)
+		if err != nil {
+			return nil, err
+		}
+		req.Headers = hdr
+	}
+	if b := obj.Get("body"); b != nil && !goja.IsUndefined(b) && !goja.IsNull(b) {
+		switch x := b.Export().(type) {
+		case []byte:
+			req.Body = x
+		case goja.ArrayBuffer:
+			req.Body = x.Bytes()
+		default:
+			req.Body = []byte(b.String())
+		}
+	}
+	var err error
+	if req.Callback, err = nameOf(obj.Get("callback"), "callback"); err != nil {
+		return nil, err
+	}
+	if req.Errback, err = nameOf(obj.Get("errback"), "errback"); err != nil {
+		return nil, err
+	}
+	if o, ok := obj.Get("cbKwargs").(*goja.Object); ok {
+		if req.CbKwargs, err = exportObject(rt, o, "cbKwargs", 0); err != nil {
+			return nil, err
+		}
+	}
+	if o, ok := obj.Get("meta").(*goja.Object); ok {
+		if req.Meta, err = exportObject(rt, o, "meta", 0); err != nil {
+			return nil, err
+		}
+		// depth and redirectUrls are the engine's; they come back from Go fields.
+		req.Meta = dropKeys(req.Meta, "depth", "redirectUrls")
+	}
+	req.Priority = int(obj.Get("priority").ToInteger())
+	req.DontFilter = obj.Get("dontFilter").ToBoolean()
+	return req, nil
+}
+
+func dropKeys(it types.Item, keys ...string) types.Item {
+	out := it[:0]
+outer:
+	for _, f := range it {
+		for _, k := range keys {
+			if f.Key == k {
+				continue outer
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func nameOf(v goja.Value, what string) (string, error) {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return "", nil
+	}
+	if s, ok := v.Export().(string); ok {
+		return s, nil
+	}
+	return "", fmt.Errorf("%s must be a spider method or its name", what)
+}
+
+func headersFromJS(rt *goja.Runtime, h *goja.Object) (http.Header, error) {
+	hdr := http.Header{}
+	if entries := h.Get("entries"); entries != nil {
+		if _, ok := goja.AssertFunction(entries); ok {
+			// A Headers instance: use its JSON form.
+			if tj, ok := goja.AssertFunction(h.Get("toJSON")); ok {
+				v, err := tj(h)
+				if err != nil {
+					return nil, err
+				}
+				h = v.ToObject(rt)
+			}
+		}
+	}
+	for _, k := range h.Keys() {
+		v := h.Get(k)
+		if o, ok := v.(*goja.Object); ok && o.ClassName() == "Array" {
+			n := int(o.Get("length").ToInteger())
+			for i := 0; i < n; i++ {
+				hdr.Add(k, o.Get(fmt.Sprint(i)).String())
+			}
+			continue
+		}
+		if goja.IsUndefined(v) || goja.IsNull(v) {
+			continue
+		}
+		hdr.Set(k, v.String())
+	}
+	return hdr, nil
+}
+
+// requestToJS makes a JS Request from a types.Request; it runs on the loop.
+func (st *vmState) requestToJS(req *types.Request) (goja.Value, error) {
+	rt := st.rt
+	o := rt.NewObject()
+	if req.Method != "" {
+		_ = o.Set("method", req.Method)
+	}
+	hdr := rt.NewObject()
+	for k, vs := range req.Headers {
+		if len(vs) == 1 {
+			_ = hdr.Set(k, vs[0])
+		} else {
+			_ = hdr.Set(k, toJS(rt, vs))
+		}
+	}
+	_ = o.Set("headers", hdr)
+	if req.Body != nil {
+		_ = o.Set("body", string(req.Body))
+	}
+	if req.Callback != "" {
+		_ = o.Set("callback", req.Callback)
+	}
+	if req.Errback != "" {
+		_ = o.Set("errback", req.Errback)
+	}
+	_ = o.Set("cbKwargs", toJS(rt, req.CbKwargs))
+	meta := toJS(rt, req.Meta).ToObject(rt)
+	_ = meta.Set("depth", req.Depth)
+	if len(req.RedirectURLs) > 0 {
+		_ = meta.Set("redirectUrls", toJS(rt, req.RedirectURLs))
+	}
+	_ = o.Set("meta", meta)
+	_ = o.Set("priority", req.Priority)
+	_ = o.Set("dontFilter", req.DontFilter)
+	return st.makeRequest(goja.Undefined(), rt.ToValue(req.URL), o)
+}
+
+// dropError is a DropItem raised by a JS pipeline; it wraps the engine's ErrDropItem.
+type dropError struct{ reason string }
+
+func (e *dropError) Error() string { return e.reason }
+func (e *dropError) Unwrap() error { return engine.ErrDropItem }

@@ -1,0 +1,344 @@
+package jsapi
+
+import (
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	"github.com/dop251/goja"
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/jsapi/selector"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// respHandle is the Go side of a JS Response; used on one loop only.
+type respHandle struct {
+	resp    *types.Response
+	doc     *selector.Document
+	docErr  error
+	text    string
+	hasText bool
+}
+
+func (h *respHandle) contentType() string { return h.resp.Headers.Get("Content-Type") }
+
+func (h *respHandle) body() string {
+	if !h.hasText {
+		h.text = selector.DecodeText(h.resp.Body, h.contentType())
+		h.hasText = true
+	}
+	return h.text
+}
+
+func (h *respHandle) document() (*selector.Document, error) {
+	if h.doc == nil && h.docErr == nil {
+		if d, ok := h.resp.Parsed.(*selector.Document); ok {
+			h.doc = d
+		} else {
+			h.doc, h.docErr = selector.Parse(h.resp.Body, h.contentType())
+		}
+	}
+	return h.doc, h.docErr
+}
+
+// selHandle is the Go side of a JS Selector.
+type selHandle struct{ r selector.Result }
+
+// natives builds the object of Go functions the prelude calls.
+func (st *vmState) natives() *goja.Object {
+	rt := st.rt
+	n := rt.NewObject()
+	set := func(name string, fn func(goja.FunctionCall) goja.Value) { _ = n.Set(name, fn) }
+	throwType := func(msg string) { panic(rt.NewTypeError(msg)) }
+	resp := func(v goja.Value) *respHandle {
+		h, ok := v.Export().(*respHandle)
+		if !ok {
+			throwType("not a jscrawl Response")
+		}
+		return h
+	}
+	sel := func(v goja.Value) *selHandle {
+		h, ok := v.Export().(*selHandle)
+		if !ok {
+			throwType("not a jscrawl Selector")
+		}
+		return h
+	}
+	set("checkURL", func(c goja.FunctionCall) goja.Value {
+		raw := c.Argument(0)
+		who := c.Argument(1).String()
+		if goja.IsUndefined(raw) || goja.IsNull(raw) {
+			throwType(who + "() needs a URL, got " + raw.String())
+		}
+		if err := st.s.checkURL(raw.String()); err != nil {
+			throwType(fmt.Sprintf("%s(): %v", who, err))
+		}
+		return raw
+	})
+	set("urljoin", func(c goja.FunctionCall) goja.Value {
+		base, err := url.Parse(c.Argument(0).String())
+		if err != nil {
+			throwType("urljoin: invalid base URL " + c.Argument(0).String())
+		}
+		ref, err := url.Parse(strings.TrimSpace(c.Argument(1).String()))
+		if err != nil {
+			throwType(fmt.Sprintf("urljoin: invalid URL %q", c.Argument(1).String()))
+		}
+		return rt.ToValue(base.ResolveReference(ref).String())
+	})
+	set("headerGet", func(c goja.FunctionCall) goja.Value {
+		h := resp(c.Argument(0)).resp.Headers
+		vs := h.Values(c.Argument(1).String())
+		if len(vs) == 0 {
+			return goja.Null()
+		}
+		return rt.ToValue(strings.Join(vs, ", "))
+	})
+	set("headerValues", func(c goja.FunctionCall) goja.Value {
+		return toJS(rt, resp(c.Argument(0)).resp.Headers.Values(c.Argument(1).String()))
+	})
+	set("headerEntries", func(c goja.FunctionCall) goja.Value {
+		h := resp(c.Argument(0)).resp.Headers
+		keys := make([]string, 0, len(h))
+		for k := range h {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		out := make([]any, len(keys))
+		for i, k := range keys {
+			out[i] = rt.NewArray(strings.ToLower(k), strings.Join(h[k], ", "))
+		}
+		return rt.NewArray(out...)
+	})
+	set("text", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).body()) })
+	set("root", func(c goja.FunctionCall) goja.Value {
+		doc, err := resp(c.Argument(0)).document()
+		if err != nil {
+			panic(rt.NewGoError(fmt.Errorf("parse %s: %w", resp(c.Argument(0)).resp.URL, err)))
+		}
+		return rt.ToValue(&selHandle{doc.Root()})
+	})
+	set("css", func(c goja.FunctionCall) goja.Value {
+		q, err := selector.Compile(c.Argument(1).String())
+		if err != nil {
+			panic(rt.NewTypeError(err.Error()))
+		}
+		arr := c.Argument(0).ToObject(rt)
+		n := int(arr.Get("length").ToInteger())
+		in := make([]selector.Result, 0, n)
+		for i := 0; i < n; i++ {
+			in = append(in, sel(arr.Get(fmt.Sprint(i))).r)
+		}
+		res := q.Select(in...)
+		out := make([]any, len(res))
+		for i := range res {
+			out[i] = &selHandle{res[i]}
+		}
+		return rt.NewArray(out...)
+	})
+	set("get", func(c goja.FunctionCall) goja.Value { return rt.ToValue(sel(c.Argument(0)).r.Get()) })
+	set("attrib", func(c goja.FunctionCall) goja.Value {
+		o := rt.NewObject()
+		for _, a := range sel(c.Argument(0)).r.Attrib() {
+			_ = o.Set(a.Key, a.Val)
+		}
+		return o
+	})
+	set("inspect", func(c goja.FunctionCall) goja.Value { return rt.ToValue(st.vm.Inspect(c.Argument(0))) })
+	set("log", func(c goja.FunctionCall) goja.Value {
+		msg := c.Argument(1).String()
+		switch c.Argument(0).String() {
+		case "debug":
+			st.s.logger.Debug(msg)
+		case "warn":
+			st.s.logger.Warn(msg)
+		case "error":
+			st.s.logger.Error(msg)
+		default:
+			st.s.logger.Info(msg)
+		}
+		return goja.Undefined()
+	})
+	set("download", func(c goja.FunctionCall) goja.Value { return st.download(c.Argument(0)) })
+	return n
+}
+
+// checkURL rejects relative URLs and schemes that DOWNLOAD_SCHEMES does not enable.
+func (s *Spider) checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("invalid URL %q: %v", raw, err)
+	}
+	if !u.IsAbs() {
+		return fmt.Errorf("relative URL %q: make it absolute with response.urljoin(%q)", raw, raw)
+	}
+	schemes := []string{"http", "https"}
+	if s.crawler != nil {
+		schemes = s.crawler.Settings().StringList(types.DownloadSchemes)
+	}
+	for _, sc := range schemes {
+		if strings.EqualFold(sc, u.Scheme) {
+			if u.Host == "" && (u.Scheme == "http" || u.Scheme == "https") {
+				return fmt.Errorf("invalid URL %q: no host", raw)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("URL %q: scheme %q is not enabled (DOWNLOAD_SCHEMES is %v)", raw, u.Scheme, schemes)
+}
+
+// responseToJS makes the JS Response for resp; on the loop.
+func (st *vmState) responseToJS(h *respHandle) (goja.Value, error) {
+	req, err := st.requestToJS(h.resp.Request)
+	if err != nil {
+		return nil, err
+	}
+	return st.makeResponse(goja.Undefined(), st.rt.ToValue(h), st.rt.ToValue(h.resp.URL), st.rt.ToValue(h.resp.Status), req)
+}
+
+// download starts an inline download of a JS Request and returns a promise of its
+// Response; on the loop. The download runs on its own goroutine through the engine's
+// downloader; the result comes back through a reservation on this loop.
+func (st *vmState) download(v goja.Value) goja.Value {
+	rt := st.rt
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		panic(rt.NewTypeError("download() needs a Request"))
+	}
+	req, err := requestFromJS(rt, obj)
+	if err != nil {
+		panic(rt.NewTypeError(err.Error()))
+	}
+	req.DontFilter = true
+	p, resolve, reject := rt.NewPromise()
+	crawler := st.s.crawler
+	if crawler == nil {
+		_ = reject(rt.NewGoError(fmt.Errorf("download %s: the crawl has not started", req.URL)))
+		return rt.ToValue(p)
+	}
+	enqueue := st.vm.Reserve()
+	ctx := st.s.ctx
+	go func() {
+		resp, err := crawler.Download(ctx, req)
+		enqueue(func(rt *goja.Runtime) error {
+			if err != nil {
+				return reject(st.jsError(err, req))
+			}
+			jr, err := st.responseToJS(&respHandle{resp: resp})
+			if err != nil {
+				return reject(err)
+			}
+			return resolve(jr)
+		})
+	}()
+	return rt.ToValue(p)
+}
+
+// jsError makes a JS Error for a Go download error: its name is the engine's error name
+// (TimeoutError, ConnectionRefusedError, ...) and its message names the URL.
+func (st *vmState) jsError(err error, req *types.Request) goja.Value {
+	rt := st.rt
+	msg := err.Error()
+	if !strings.Contains(msg, req.URL) {
+		msg = fmt.Sprintf("%s %s: %s", req.HTTPMethod(), req.URL, msg)
+	}
+	e, _ := rt.New(rt.Get("Error"), rt.ToValue(msg))
+	if e != nil {
+		_ = e.Set("name", engine.ErrorName(err))
+		return e
+	}
+	return rt.ToValue(msg)
+}
+
+// crawlerObject is this.crawler: settings, stats and download.
+func (st *vmState) crawlerObject() *goja.Object {
+	rt := st.rt
+	s := st.s
+	c := rt.NewObject()
+	settings := rt.NewObject()
+	get := func(f func(*types.Settings, string) any) func(goja.FunctionCall) goja.Value {
+		return func(call goja.FunctionCall) goja.Value {
+			if s.crawler == nil {
+				return goja.Undefined()
+			}
+			key := call.Argument(0).String()
+			if s.crawler.Settings().Get(key) == nil {
+				if d := call.Argument(1); !goja.IsUndefined(d) {
+					return d
+				}
+			}
+			return toJS(rt, f(s.crawler.Settings(), key))
+		}
+	}
+	_ = settings.Set("get", get(func(st *types.Settings, k string) any { return st.Get(k) }))
+	_ = settings.Set("getInt", get(func(st *types.Settings, k string) any { return st.Int(k) }))
+	_ = settings.Set("getFloat", get(func(st *types.Settings, k string) any { return st.Float(k) }))
+	_ = settings.Set("getBool", get(func(st *types.Settings, k string) any { return st.Bool(k) }))
+	_ = settings.Set("getList", get(func(st *types.Settings, k string) any { return st.List(k) }))
+	_ = settings.Set("getDict", get(func(st *types.Settings, k string) any { return st.Map(k) }))
+	_ = c.Set("settings", settings)
+	stats := rt.NewObject()
+	num := func(v goja.Value) int64 {
+		if goja.IsUndefined(v) {
+			return 1
+		}
+		return v.ToInteger()
+	}
+	_ = stats.Set("get", func(call goja.FunctionCall) goja.Value {
+		if s.crawler == nil {
+			return goja.Undefined()
+		}
+		v := s.crawler.Stats().Get(call.Argument(0).String())
+		if v == nil {
+			if d := call.Argument(1); !goja.IsUndefined(d) {
+				return d
+			}
+			return goja.Undefined()
+		}
+		return rt.ToValue(v)
+	})
+	_ = stats.Set("inc", func(call goja.FunctionCall) goja.Value {
+		if s.crawler != nil {
+			s.crawler.Stats().Inc(call.Argument(0).String(), num(call.Argument(1)))
+		}
+		return goja.Undefined()
+	})
+	_ = stats.Set("set", func(call goja.FunctionCall) goja.Value {
+		if s.crawler != nil {
+			v, _, _ := exportValue(rt, call.Argument(1), "stats value", 0)
+			s.crawler.Stats().Set(call.Argument(0).String(), v)
+		}
+		return goja.Undefined()
+	})
+	_ = stats.Set("max", func(call goja.FunctionCall) goja.Value {
+		if s.crawler != nil {
+			s.crawler.Stats().Max(call.Argument(0).String(), call.Argument(1).ToInteger())
+		}
+		return goja.Undefined()
+	})
+	_ = stats.Set("min", func(call goja.FunctionCall) goja.Value {
+		if s.crawler != nil {
+			s.crawler.Stats().Min(call.Argument(0).String(), call.Argument(1).ToInteger())
+		}
+		return goja.Undefined()
+	})
+	_ = stats.Set("getStats", func(call goja.FunctionCall) goja.Value {
+		if s.crawler == nil {
+			return rt.NewObject()
+		}
+		return toJS(rt, s.crawler.Stats().Snapshot())
+	})
+	_ = c.Set("stats", stats)
+	_ = c.Set("download", func(call goja.FunctionCall) goja.Value {
+		r, ok := call.Argument(0).(*goja.Object)
+		if !ok {
+			panic(rt.NewTypeError("crawler.download() needs a Request"))
+		}
+		if isReq, _ := st.isRequest(goja.Undefined(), r); !isReq.ToBoolean() {
+			panic(rt.NewTypeError("crawler.download() needs a Request: new Request(url, {...})"))
+		}
+		return st.download(r)
+	})
+	return c
+}

@@ -1,0 +1,168 @@
+// The jscrawl JS API: classes that spiders see. Runs once per VM; `n` holds the Go natives.
+// Returns the module exports plus hidden helpers for Go.
+(function (g, n) {
+  "use strict";
+  const callbackNames = new Map(); // function -> spider method name
+  let spider = null;
+
+  function methodName(fn, what) {
+    if (fn === undefined || fn === null) return null;
+    if (typeof fn === "string") {
+      if (spider && typeof spider[fn] !== "function") {
+        throw new TypeError(what + " \"" + fn + "\" is not a method of spider " + spider.name);
+      }
+      return fn;
+    }
+    if (typeof fn !== "function") throw new TypeError(what + " must be a spider method or its name, got " + typeof fn);
+    const known = callbackNames.get(fn);
+    if (known) return known;
+    if (spider) {
+      for (let o = spider; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+        for (const k of Object.getOwnPropertyNames(o)) {
+          if (k === "constructor") continue;
+          const d = Object.getOwnPropertyDescriptor(o, k);
+          if (d && d.value === fn) { callbackNames.set(fn, k); return k; }
+        }
+      }
+    }
+    throw new TypeError(what + " " + (fn.name ? "\"" + fn.name + "\" " : "") +
+      "is not a method of the spider: pass a spider method (this.parseItem) or its name, so the request stays serializable");
+  }
+
+  class Request {
+    constructor(url, opts) {
+      const o = opts || {};
+      this.url = n.checkURL(url, "Request");
+      this.method = o.method ? String(o.method).toUpperCase() : "GET";
+      this.headers = o.headers || {};
+      this.body = o.body === undefined ? null : o.body;
+      this.callback = methodName(o.callback, "callback");
+      this.errback = methodName(o.errback, "errback");
+      this.cbKwargs = o.cbKwargs || {};
+      this.meta = o.meta || {};
+      this.priority = o.priority | 0;
+      this.dontFilter = !!o.dontFilter;
+    }
+    replace(opts) {
+      const o = Object.assign({ method: this.method, headers: this.headers, body: this.body,
+        callback: this.callback, errback: this.errback, cbKwargs: this.cbKwargs, meta: this.meta,
+        priority: this.priority, dontFilter: this.dontFilter }, opts || {});
+      return new Request(o.url || this.url, o);
+    }
+    toString() { return "<" + this.method + " " + this.url + ">"; }
+  }
+
+  class DropItem extends Error {
+    constructor(reason) { super(reason === undefined ? "" : String(reason)); this.name = "DropItem"; }
+  }
+
+  class Headers {
+    #h;
+    constructor(h) { this.#h = h; }
+    get(name) { return n.headerGet(this.#h, String(name)); }
+    has(name) { return n.headerGet(this.#h, String(name)) !== null; }
+    getAll(name) { return n.headerValues(this.#h, String(name)); }
+    entries() { return n.headerEntries(this.#h)[Symbol.iterator](); }
+    keys() { return n.headerEntries(this.#h).map((e) => e[0])[Symbol.iterator](); }
+    forEach(fn) { for (const [k, v] of n.headerEntries(this.#h)) fn(v, k, this); }
+    [Symbol.iterator]() { return this.entries(); }
+    toJSON() { return Object.fromEntries(n.headerEntries(this.#h)); }
+  }
+
+  class SelectorList extends Array {
+    get(def) { return this.length ? this[0].get() : (def === undefined ? null : def); }
+    getall() { const out = []; for (let i = 0; i < this.length; i++) out.push(this[i].get()); return out; }
+    css(q) { return wrapList(n.css(this.map((s) => s._h), String(q))); }
+    get attrib() { return this.length ? this[0].attrib : {}; }
+    static get [Symbol.species]() { return Array; }
+  }
+
+  class Selector {
+    constructor(h) { Object.defineProperty(this, "_h", { value: h }); }
+    css(q) { return wrapList(n.css([this._h], String(q))); }
+    get() { return n.get(this._h); }
+    getall() { return [n.get(this._h)]; }
+    get attrib() { return n.attrib(this._h); }
+    toString() { return n.get(this._h); }
+  }
+
+  function wrapList(handles) {
+    const l = new SelectorList();
+    for (let i = 0; i < handles.length; i++) l.push(new Selector(handles[i]));
+    return l;
+  }
+
+  function followRequest(resp, target, opts) {
+    if (target instanceof Request) return opts ? target.replace(opts) : target;
+    if (target instanceof Selector) {
+      const a = target.attrib;
+      target = a.href !== undefined ? a.href : (a.src !== undefined ? a.src : target.get());
+    }
+    if (target === null || target === undefined) throw new TypeError("response.follow() needs a URL, a Request or a selector, got " + target);
+    return new Request(resp.urljoin(String(target)), opts);
+  }
+
+  class Response {
+    #h; #req; #headers;
+    constructor(h, url, status, req) {
+      this.#h = h; this.url = url; this.status = status; this.#req = req;
+    }
+    get request() { return this.#req; }
+    get meta() { return this.#req.meta; }
+    get headers() { return this.#headers || (this.#headers = new Headers(this.#h)); }
+    get body() { return n.text(this.#h); }
+    async text() { return n.text(this.#h); }
+    async json() { return JSON.parse(n.text(this.#h)); }
+    css(q) { return wrapList(n.css([n.root(this.#h)], String(q))); }
+    urljoin(href) { return n.urljoin(this.url, String(href)); }
+    follow(target, opts) { return followRequest(this, target, opts); }
+    followAll(targets, opts) {
+      const out = [];
+      if (targets === undefined || targets === null) return out;
+      for (const t of targets) {
+        if (t === null || t === undefined) continue;
+        out.push(followRequest(this, t, opts));
+      }
+      return out;
+    }
+    toString() { return "<" + this.status + " " + this.url + ">"; }
+  }
+
+  function sleep(ms) { return new Promise((resolve) => setTimeout(resolve, ms)); }
+
+  function fetch(input, init) {
+    let req;
+    if (input instanceof Request) {
+      req = init ? input.replace(init) : input;
+    } else {
+      const i = init || {};
+      req = new Request(n.checkURL(input, "fetch"), { method: i.method, headers: i.headers, body: i.body, meta: i.meta, dontFilter: true });
+    }
+    return n.download(req);
+  }
+
+  function makeLogger(level) {
+    return function () {
+      const parts = [];
+      for (let i = 0; i < arguments.length; i++) parts.push(n.inspect(arguments[i]));
+      n.log(level, parts.join(" "));
+    };
+  }
+
+  const exports = { Request, Response, Selector, SelectorList, Headers, DropItem, sleep, fetch };
+  for (const k of ["Request", "DropItem", "sleep", "fetch"]) {
+    Object.defineProperty(g, k, { value: exports[k], writable: true, configurable: true });
+  }
+  return {
+    exports,
+    setSpider(s) { spider = s; },
+    makeResponse(h, url, status, req) { return new Response(h, url, status, req); },
+    makeRequest(url, o) { return new Request(url, o); },
+    isRequest(v) { return v instanceof Request; },
+    wrapList,
+    logger(name) {
+      return { debug: makeLogger("debug"), info: makeLogger("info"), warn: makeLogger("warn"),
+        warning: makeLogger("warn"), error: makeLogger("error"), name };
+    },
+  };
+})

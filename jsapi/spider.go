@@ -1,0 +1,369 @@
+// Package jsapi is everything spider code sees: the "jscrawl" module (Request, Response,
+// Selector, fetch, DropItem, sleep), the crawler and logger objects, and Spider and
+// Pipeline, which implement the engine's interfaces on top of a runtime.Pool. It is the
+// only package that handles both goja values and engine types.
+package jsapi
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/runtime"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+//go:embed prelude.js
+var preludeSrc string
+
+var preludeProg = goja.MustCompile("jscrawl-prelude.js", preludeSrc, true)
+
+// ModuleName is the name spiders import the API from.
+const ModuleName = "jscrawl"
+
+// Crawler is what a running spider reaches of the engine (engine.Engine implements it):
+// inline downloads (Scrapy: engine.download_async), stats and settings.
+type Crawler interface {
+	Download(ctx context.Context, req *types.Request) (*types.Response, error)
+	Stats() *engine.Stats
+	Settings() *types.Settings
+}
+
+// Options configure Load.
+type Options struct {
+	// Args are the -a key=value spider arguments, set as instance properties after the
+	// constructor.
+	Args map[string]string
+	// Logger is the crawl's logger; spider logs are tagged with the spider name.
+	Logger *slog.Logger
+	// Vars are extra JS globals of every VM (for example for the REPL); values must be
+	// plain Go data.
+	Vars map[string]any
+}
+
+// Spider runs a JS spider module on a pool of VMs (JS_VMS; one spider instance per VM).
+// It implements engine.Spider, engine.Opener and io.Closer.
+type Spider struct {
+	prog   *runtime.Program
+	opts   Options
+	logger *slog.Logger // tagged with the spider name
+
+	name      string
+	allowed   []string
+	custom    map[string]any
+	pipelines int
+
+	crawler Crawler
+	ctx     context.Context // the crawl's context, for inline downloads
+
+	mu     sync.Mutex
+	states map[*runtime.VM]*vmState
+	first  *runtime.VM
+	pool   *runtime.Pool
+}
+
+// vmState is one VM's spider instance and the prelude's helpers; used on that VM's loop.
+type vmState struct {
+	s            *Spider
+	vm           *runtime.VM
+	rt           *goja.Runtime
+	spider       *goja.Object
+	exports      *goja.Object
+	makeResponse goja.Callable
+	makeRequest  goja.Callable
+	isRequest    goja.Callable
+	pipelines    []*goja.Object
+	helpers      *goja.Object
+}
+
+func (st *vmState) helper(name string) goja.Value { return st.helpers.Get(name) }
+
+// Load runs the program in a first VM, constructs the spider (the default export: a class
+// constructed with no arguments, or a plain object), applies the -a arguments and reads its
+// name, allowedDomains, customSettings and pipelines. The other VMs are made by Bind.
+func Load(prog *runtime.Program, opts Options) (*Spider, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	s := &Spider{prog: prog, opts: opts, logger: opts.Logger, states: map[*runtime.VM]*vmState{}, ctx: context.Background()}
+	vm, err := s.newVM(0)
+	if err != nil {
+		return nil, err
+	}
+	s.first = vm
+	st := s.states[vm]
+	err = vm.Do(context.Background(), func(rt *goja.Runtime) error {
+		s.name = st.spider.Get("name").String()
+		if v := st.spider.Get("allowedDomains"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
+			if err := rt.ExportTo(v, &s.allowed); err != nil {
+				return fmt.Errorf("allowedDomains must be a list of host names: %w", err)
+			}
+		}
+		if v := st.spider.Get("customSettings"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
+			obj, ok := v.(*goja.Object)
+			if !ok {
+				return errors.New("customSettings must be an object")
+			}
+			s.custom = map[string]any{}
+			for _, k := range obj.Keys() {
+				s.custom[k] = exportSetting(rt, obj.Get(k))
+			}
+		}
+		s.pipelines = len(st.pipelines)
+		return nil
+	})
+	if err != nil {
+		vm.Close()
+		return nil, err
+	}
+	s.logger = opts.Logger.With("logger", s.name)
+	return s, nil
+}
+
+func exportSetting(rt *goja.Runtime, v goja.Value) any {
+	x, ok, err := exportValue(rt, v, "setting", 0)
+	if err != nil || !ok {
+		return v.Export()
+	}
+	return plain(x)
+}
+
+// plain turns Items into maps for settings (which are not ordered).
+func plain(v any) any {
+	switch x := v.(type) {
+	case types.Item:
+		m := make(map[string]any, len(x))
+		for _, f := range x {
+			m[f.Key] = plain(f.Value)
+		}
+		return m
+	case []any:
+		for i := range x {
+			x[i] = plain(x[i])
+		}
+		return x
+	}
+	return v
+}
+
+// Name returns the spider's name.
+func (s *Spider) Name() string { return s.name }
+
+// AllowedDomains returns the spider's allowedDomains (nil: all).
+func (s *Spider) AllowedDomains() []string { return s.allowed }
+
+// CustomSettings returns the spider's customSettings (Scrapy: custom_settings).
+func (s *Spider) CustomSettings() map[string]any { return s.custom }
+
+// Pipelines returns one engine.Pipeline per entry of the module's `pipelines` export, in
+// order. They run on the first VM, so a pipeline has one instance whatever JS_VMS is.
+func (s *Spider) Pipelines() []engine.Pipeline {
+	ps := make([]engine.Pipeline, s.pipelines)
+	for i := range ps {
+		ps[i] = &Pipeline{s: s, index: i}
+	}
+	return ps
+}
+
+// Bind connects the spider to the crawler and makes the pool of JS_VMS VMs (the first one
+// exists already). Call it once, before the crawl starts.
+func (s *Spider) Bind(c Crawler) error {
+	s.crawler = c
+	n := max(c.Settings().Int(types.JSVMs), 1)
+	pool, err := runtime.NewPool(n, func(i int) (*runtime.VM, error) {
+		s.mu.Lock()
+		first := s.first
+		s.mu.Unlock()
+		if i == 0 && first != nil && !first.Broken() {
+			return first, nil
+		}
+		vm, err := s.newVM(i)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			s.mu.Lock()
+			s.first = vm
+			s.mu.Unlock()
+		}
+		return vm, nil
+	})
+	if err != nil {
+		return err
+	}
+	s.pool = pool
+	return nil
+}
+
+// Open records the crawl's context for inline downloads (engine.Opener).
+func (s *Spider) Open(ctx context.Context) error {
+	s.ctx = ctx
+	return nil
+}
+
+// Close closes every VM (io.Closer).
+func (s *Spider) Close() error {
+	if s.pool != nil {
+		s.pool.Close()
+	} else if s.first != nil {
+		s.first.Close()
+	}
+	return nil
+}
+
+func (s *Spider) state(vm *runtime.VM) *vmState {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.states[vm]
+}
+
+// newVM makes a VM with the API, runs the bundle and constructs the spider instance.
+func (s *Spider) newVM(index int) (*runtime.VM, error) {
+	st := &vmState{s: s}
+	var timeout time.Duration
+	if s.crawler != nil {
+		timeout = s.crawler.Settings().Duration(types.JSCallbackTimeout)
+	}
+	vm, err := runtime.NewVM(runtime.Options{
+		Modules: map[string]runtime.ModuleLoader{
+			ModuleName: func(rt *goja.Runtime, module *goja.Object) { _ = module.Set("exports", st.exports) },
+		},
+		Logger:          s.logger,
+		CallbackTimeout: timeout,
+		OnUnhandledRejection: func(err *runtime.ScriptError) {
+			s.countException(err)
+			s.logger.Error(err.Error())
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	st.vm = vm
+	err = vm.Do(context.Background(), func(rt *goja.Runtime) error {
+		st.rt = rt
+		if err := st.install(); err != nil {
+			return err
+		}
+		exports, err := vm.Load(s.prog)
+		if err != nil {
+			return err
+		}
+		return st.construct(exports)
+	})
+	if err != nil {
+		vm.Close()
+		return nil, err
+	}
+	s.mu.Lock()
+	s.states[vm] = st
+	s.mu.Unlock()
+	_ = index
+	return vm, nil
+}
+
+// install runs the API prelude with its Go natives.
+func (st *vmState) install() error {
+	rt := st.rt
+	for k, v := range st.s.opts.Vars {
+		if err := rt.Set(k, v); err != nil {
+			return err
+		}
+	}
+	f, err := rt.RunProgram(preludeProg)
+	if err != nil {
+		return err
+	}
+	init, _ := goja.AssertFunction(f)
+	res, err := init(goja.Undefined(), rt.GlobalObject(), st.natives())
+	if err != nil {
+		return runtime.ToScriptError(err)
+	}
+	o := res.ToObject(rt)
+	st.helpers = o
+	st.exports = o.Get("exports").ToObject(rt)
+	st.makeResponse, _ = goja.AssertFunction(o.Get("makeResponse"))
+	st.makeRequest, _ = goja.AssertFunction(o.Get("makeRequest"))
+	st.isRequest, _ = goja.AssertFunction(o.Get("isRequest"))
+	return nil
+}
+
+// construct makes the spider instance from the module's exports.
+func (st *vmState) construct(exports *goja.Object) error {
+	rt := st.rt
+	def := exports.Get("default")
+	if def == nil || goja.IsUndefined(def) || goja.IsNull(def) {
+		return errors.New("the spider module has no default export: export default class MySpider { name = \"...\"; ... }")
+	}
+	var spider *goja.Object
+	if _, isFn := goja.AssertFunction(def); isFn {
+		obj, err := rt.New(def)
+		if err != nil {
+			return runtime.ToScriptError(err)
+		}
+		spider = obj
+	} else if obj, ok := def.(*goja.Object); ok {
+		spider = obj
+	} else {
+		return fmt.Errorf("the default export must be a spider class or object, got %s", def.String())
+	}
+	if n := spider.Get("name"); n == nil || goja.IsUndefined(n) || goja.IsNull(n) || n.String() == "" {
+		return errors.New("the spider has no name: set name = \"myspider\"")
+	}
+	args := make([]string, 0, len(st.s.opts.Args))
+	for k := range st.s.opts.Args {
+		args = append(args, k)
+	}
+	sort.Strings(args)
+	for _, k := range args {
+		if err := spider.Set(k, st.s.opts.Args[k]); err != nil {
+			return fmt.Errorf("spider argument %s: %w", k, err)
+		}
+	}
+	st.spider = spider
+	setSpider, _ := goja.AssertFunction(st.helper("setSpider"))
+	if _, err := setSpider(goja.Undefined(), spider); err != nil {
+		return err
+	}
+	if err := spider.Set("crawler", st.crawlerObject()); err != nil {
+		return err
+	}
+	logger, _ := goja.AssertFunction(st.helper("logger"))
+	lg, err := logger(goja.Undefined(), spider.Get("name"))
+	if err != nil {
+		return err
+	}
+	if err := spider.Set("logger", lg); err != nil {
+		return err
+	}
+	if v := exports.Get("pipelines"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
+		arr, ok := v.(*goja.Object)
+		if !ok || arr.ClassName() != "Array" {
+			return errors.New("export const pipelines must be an array of objects or classes")
+		}
+		n := int(arr.Get("length").ToInteger())
+		for i := 0; i < n; i++ {
+			p := arr.Get(fmt.Sprint(i))
+			if _, isFn := goja.AssertFunction(p); isFn {
+				obj, err := rt.New(p)
+				if err != nil {
+					return runtime.ToScriptError(err)
+				}
+				st.pipelines = append(st.pipelines, obj)
+				continue
+			}
+			obj, ok := p.(*goja.Object)
+			if !ok {
+				return fmt.Errorf("pipelines[%d] must be an object or a class", i)
+			}
+			st.pipelines = append(st.pipelines, obj)
+		}
+	}
+	return nil
+}

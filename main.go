@@ -1,0 +1,96 @@
+// Command jscrawl runs crawling spiders written in TypeScript or JavaScript on a Go engine.
+//
+//	jscrawl run spider.ts -o items.jsonl -s CONCURRENT_REQUESTS=32 -a category=travel
+//	jscrawl run --demo examples/books.ts -o books.jsonl
+//	jscrawl demo --addr 127.0.0.1:8000
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+func main() {
+	app := newApp()
+	if err := app.Run(reorderArgs(app, os.Args)); err != nil {
+		fmt.Fprintln(os.Stderr, "jscrawl:", err)
+		var ec cli.ExitCoder
+		if errors.As(err, &ec) {
+			os.Exit(ec.ExitCode())
+		}
+		os.Exit(1)
+	}
+}
+
+// newApp builds the command-line interface.
+func newApp() *cli.App {
+	return &cli.App{
+		Name:                   "jscrawl",
+		Usage:                  "crawl websites with spiders written in TypeScript or JavaScript",
+		Version:                version(),
+		UseShortOptionHandling: false,
+		HideHelpCommand:        true,
+		Commands:               []*cli.Command{runCommand(), demoCommand(), versionCommand()},
+		ExitErrHandler:         func(*cli.Context, error) {}, // main prints and exits
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return cli.Exit(fmt.Sprintf("%v (see jscrawl %s --help)", err, c.Command.Name), 2)
+		},
+	}
+}
+
+// reorderArgs moves the positional arguments of a command after its flags, so options work
+// before and after the spider file (urfave/cli stops parsing flags at the first positional
+// argument). "--" ends the flags as usual.
+func reorderArgs(app *cli.App, args []string) []string {
+	if len(args) < 3 {
+		return args
+	}
+	var cmd *cli.Command
+	for _, c := range app.Commands {
+		if c.HasName(args[1]) {
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		return args
+	}
+	takesValue := map[string]bool{}
+	for _, f := range cmd.Flags {
+		_, isBool := f.(*cli.BoolFlag)
+		for _, n := range f.Names() {
+			takesValue[n] = !isBool
+		}
+	}
+	out := append([]string{}, args[:2]...)
+	var pos []string
+	rest := args[2:]
+	for i := 0; i < len(rest); i++ {
+		a := rest[i]
+		switch {
+		case a == "--":
+			pos = append(pos, rest[i+1:]...)
+			i = len(rest)
+		case len(a) > 1 && a[0] == '-' && a != "-":
+			out = append(out, a)
+			name := a[1:]
+			if len(name) > 0 && name[0] == '-' {
+				name = name[1:]
+			}
+			if !strings.Contains(name, "=") && takesValue[name] && i+1 < len(rest) {
+				out = append(out, rest[i+1])
+				i++
+			}
+		default:
+			pos = append(pos, a)
+		}
+	}
+	if len(pos) > 0 {
+		out = append(out, "--")
+		out = append(out, pos...)
+	}
+	return out
+}

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	goruntime "runtime"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/feed"
+	"github.com/jscrawl/jscrawl/examples/demosite"
+	"github.com/jscrawl/jscrawl/jsapi"
+	"github.com/jscrawl/jscrawl/runtime"
+	"github.com/jscrawl/jscrawl/types"
+	"github.com/urfave/cli/v2"
+)
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run a spider file (.ts, .js, .mjs, .cjs)",
+		ArgsUsage: "SPIDER_FILE",
+		Description: `Bundles the spider with its imports, then crawls. Options may come before or after the file.
+
+Examples:
+   jscrawl run spider.ts -o items.jsonl
+   jscrawl run spider.ts -O items.json -s CONCURRENT_REQUESTS=32 -a category=travel
+   jscrawl run --demo examples/books.ts -o -:jsonl     (items to stdout, logs to stderr)`,
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "o", Aliases: []string{"output"}, Usage: "append items to `FILE` (format from the extension: .jsonl .json .csv .xml; -:jsonl is stdout)"},
+			&cli.StringSliceFlag{Name: "O", Aliases: []string{"overwrite-output"}, Usage: "write items to `FILE`, replacing it"},
+			&cli.StringSliceFlag{Name: "s", Aliases: []string{"set"}, Usage: "set a setting, `KEY=VALUE` (repeatable)"},
+			&cli.StringSliceFlag{Name: "a", Usage: "set a spider argument, `NAME=VALUE` (repeatable)"},
+			&cli.StringFlag{Name: "L", Aliases: []string{"loglevel"}, Usage: "log `LEVEL`: DEBUG, INFO, WARNING, ERROR (the LOG_LEVEL setting)"},
+			&cli.BoolFlag{Name: "demo", Usage: "start the built-in demo site and pass its address as the argument baseUrl"},
+		},
+		Action: runAction,
+	}
+}
+
+// usageError is a bad command-line value: exit code 2.
+func usageError(format string, args ...any) error {
+	return cli.Exit(fmt.Sprintf(format, args...), 2)
+}
+
+func splitKV(kind, s string) (string, string, error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return "", "", usageError("bad %s value %q: want NAME=VALUE", kind, s)
+	}
+	return strings.TrimSpace(k), v, nil
+}
+
+func runAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageError("run needs exactly one spider file (got %d): jscrawl run spider.ts [-o items.jsonl]", c.NArg())
+	}
+	file := c.Args().First()
+	stderr := c.App.ErrWriter
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	stdout := c.App.Writer
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+
+	// Command-line values are checked before anything runs.
+	cmdSettings := map[string]string{}
+	var cmdOrder []string
+	for _, kv := range c.StringSlice("s") {
+		k, v, err := splitKV("-s", kv)
+		if err != nil {
+			return err
+		}
+		if _, seen := cmdSettings[k]; !seen {
+			cmdOrder = append(cmdOrder, k)
+		}
+		cmdSettings[k] = v
+	}
+	if l := c.String("L"); l != "" {
+		cmdSettings[types.LogLevel] = l
+		cmdOrder = append(cmdOrder, types.LogLevel)
+	}
+	args := map[string]string{}
+	for _, kv := range c.StringSlice("a") {
+		k, v, err := splitKV("-a", kv)
+		if err != nil {
+			return err
+		}
+		args[k] = v
+	}
+	feeds := map[string]feed.Config{}
+	for _, f := range []struct {
+		flag      string
+		overwrite bool
+	}{{"o", false}, {"O", true}} {
+		for _, arg := range c.StringSlice(f.flag) {
+			uri, cfg, err := feed.ParseFlag(arg, f.overwrite)
+			if err != nil {
+				return usageError("-%s: %v", f.flag, err)
+			}
+			feeds[uri] = cfg
+		}
+	}
+	settings := types.NewSettings()
+	for _, k := range cmdOrder {
+		if err := settings.Set(k, cmdSettings[k], types.PriorityCmdline); err != nil {
+			return usageError("-s %s=%s: %v", k, cmdSettings[k], err)
+		}
+	}
+	level, err := engine.ParseLogLevel(settings.String(types.LogLevel))
+	if err != nil {
+		return usageError("LOG_LEVEL: %v", err)
+	}
+	stats := engine.NewStats()
+	lv := new(slog.LevelVar)
+	lv.Set(level)
+	logger := slog.New(engine.NewLogHandler(stderr, lv.Level(), stats))
+
+	if c.Bool("demo") {
+		srv, err := demosite.Start("127.0.0.1:0")
+		if err != nil {
+			return fmt.Errorf("start the demo site: %w", err)
+		}
+		defer srv.Close()
+		args["baseUrl"] = strings.TrimSuffix(srv.URL(), "/")
+		logger.Info("Demo site running at " + srv.URL())
+	}
+
+	prog, err := runtime.Bundle(file, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	if err != nil {
+		return cli.Exit(err.Error(), 1)
+	}
+	spider, err := jsapi.Load(prog, jsapi.Options{Args: args, Logger: logger})
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("%s: %v", file, err), 1)
+	}
+	defer spider.Close()
+
+	// Settings: defaults < spider customSettings < command line.
+	custom := spider.CustomSettings()
+	keys := make([]string, 0, len(custom))
+	for k := range custom {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := settings.Set(k, custom[k], types.PrioritySpider); err != nil {
+			return cli.Exit(fmt.Sprintf("%s: customSettings: %v", file, err), 2)
+		}
+	}
+	for _, k := range settings.Keys() {
+		if !settings.Known(k) {
+			logger.Warn(fmt.Sprintf("Unknown setting %s (ignored unless something reads it)", k))
+		}
+	}
+	if level, err = engine.ParseLogLevel(settings.String(types.LogLevel)); err != nil {
+		return usageError("LOG_LEVEL: %v", err)
+	}
+	logger = slog.New(engine.NewLogHandler(stderr, level, stats))
+
+	if fs := settings.Map(types.Feeds); len(fs) > 0 {
+		extra, err := feed.FromSettings(fs)
+		if err != nil {
+			return usageError("FEEDS: %v", err)
+		}
+		for uri, cfg := range extra {
+			if _, ok := feeds[uri]; !ok {
+				feeds[uri] = cfg
+			}
+		}
+	}
+	start := time.Now()
+	exporters, err := feed.OpenAll(feeds, feed.Env{Stdout: stdout, SpiderName: spider.Name(), Now: start, Logger: logger})
+	if err != nil {
+		return usageError("%v", err)
+	}
+	opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
+	for _, p := range spider.Pipelines() {
+		opts = append(opts, engine.WithPipelines(p))
+	}
+	for _, x := range exporters {
+		opts = append(opts, engine.WithExporters(x))
+	}
+	eng := engine.New(spider, settings, opts...)
+	if err := spider.Bind(eng); err != nil {
+		for _, x := range exporters {
+			_ = x.Close()
+		}
+		return cli.Exit(fmt.Sprintf("%s: %v", file, err), 1)
+	}
+
+	// Ctrl-C: the first stops scheduling and lets what is in flight finish, the second
+	// stops at once. Feeds are flushed and closed either way.
+	ctx, cancel := context.WithCancel(c.Context)
+	defer cancel()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-sigs:
+				n++
+				if n == 1 {
+					logger.Info("Received SIGINT, shutting down gracefully. Send again to force")
+					eng.CloseSpider("shutdown")
+				} else {
+					logger.Info("Received SIGINT twice, forcing unclean shutdown")
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	if err := eng.Run(ctx); err != nil {
+		return cli.Exit(fmt.Sprintf("crawl could not run: %v", err), 1)
+	}
+	return nil
+}
+
+func demoCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "demo",
+		Usage: "serve the built-in offline demo site (bookstore, JSON API, quotes, /delay)",
+		Description: `Examples:
+   jscrawl demo                        (serves http://127.0.0.1:8000)
+   jscrawl run examples/books.ts -a baseUrl=http://127.0.0.1:8000 -o books.jsonl`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Usage: "listen `ADDRESS`"},
+		},
+		Action: func(c *cli.Context) error {
+			srv, err := demosite.Start(c.String("addr"))
+			if err != nil {
+				return cli.Exit(fmt.Sprintf("demo: %v (is the port taken? try --addr 127.0.0.1:8001)", err), 1)
+			}
+			defer srv.Close()
+			out := c.App.ErrWriter
+			if out == nil {
+				out = os.Stderr
+			}
+			fmt.Fprintf(out, "Demo site running at %s (Ctrl-C to stop)\n", srv.URL())
+			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			<-ctx.Done()
+			return nil
+		},
+	}
+}
+
+func versionCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print the version (-v: with Go, goja and esbuild versions)",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "show dependency versions"}},
+		Action: func(c *cli.Context) error {
+			w := c.App.Writer
+			if w == nil {
+				w = os.Stdout
+			}
+			fmt.Fprintln(w, "jscrawl "+types.Version)
+			if c.Bool("v") {
+				printDeps(w)
+			}
+			return nil
+		},
+	}
+}
+
+func version() string { return types.Version }
+
+func printDeps(w io.Writer) {
+	fmt.Fprintln(w, "go "+goruntime.Version())
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return
+	}
+	for _, d := range bi.Deps {
+		switch d.Path {
+		case "github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild",
+			"github.com/PuerkitoBio/goquery", "github.com/andybalholm/cascadia":
+			fmt.Fprintln(w, d.Path+" "+d.Version)
+		}
+	}
+}
+
+var _ = errors.New
