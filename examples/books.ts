@@ -48,7 +48,7 @@ export default class BooksSpider {
   // A listing page: every book, then the next page.
   *parse(response) {
     const books = response.css("article.product_pod h3 a::attr(href)").getall();
-    yield response.followAll(books, { callback: this.parseBook }); // an array of Requests
+    yield* response.followAll(books, { callback: this.parseBook });
     const next = response.css("li.next a::attr(href)").get();
     if (next) yield response.follow(next);
   }
