@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/jscrawl/jscrawl/examples/demosite"
 	"github.com/jscrawl/jscrawl/jsapi/selector"
+	"github.com/jscrawl/jscrawl/types"
 )
 
 // bundle builds entry the way runtime.Bundle does: one CommonJS program, "jscrawl" external,
@@ -237,5 +239,32 @@ func TestSelectorsMatchDemoSite(t *testing.T) {
 				t.Errorf("results %q, want them to start with %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestGuideSettingsTable checks that docs/guide.md's settings table lists exactly the settings
+// of types.Defs, with their kinds.
+func TestGuideSettingsTable(t *testing.T) {
+	t.Parallel()
+	guide, err := os.ReadFile("../docs/guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(guide), "\n## Settings\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	row := regexp.MustCompile("(?m)^\\| `([A-Z_]+)` \\| ([a-z]+) \\|")
+	kinds := map[types.Kind]string{types.KindInt: "integer", types.KindFloat: "number", types.KindBool: "boolean",
+		types.KindString: "string", types.KindDuration: "seconds", types.KindList: "list", types.KindMap: "object"}
+	var got, want []string
+	for _, m := range row.FindAllStringSubmatch(section, -1) {
+		got = append(got, m[1]+" "+m[2])
+	}
+	for _, d := range types.Defs {
+		want = append(want, d.Key+" "+kinds[d.Kind])
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("guide settings table (sorted by key) is\n%q\nwant\n%q", got, want)
 	}
 }
