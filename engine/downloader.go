@@ -28,7 +28,7 @@ import (
 // itself, enforces DOWNLOAD_TIMEOUT over the whole download and DOWNLOAD_MAXSIZE while
 // reading, and follows redirects (REDIRECT_ENABLED, REDIRECT_MAX_TIMES) recording every
 // URL redirected from in req.RedirectURLs. It counts the downloader/* stats of each
-// attempt. Safe for concurrent use.
+// attempt, and download/maxsize for bodies over DOWNLOAD_MAXSIZE. Safe for concurrent use.
 type HTTPDownloader struct {
 	client         *http.Client
 	stats          *Stats
@@ -128,6 +128,9 @@ func (d *HTTPDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 	resp, err := d.fetch(ctx, req)
 	if err != nil {
 		name := ErrorName(err)
+		if name == NameMaxSizeExceeded {
+			d.stats.Inc("download/maxsize", 1)
+		}
 		d.stats.Inc("downloader/exception_count", 1)
 		d.stats.Inc("downloader/exception_type_count/"+name, 1)
 		return nil, err

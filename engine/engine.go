@@ -387,11 +387,12 @@ func (e *Engine) drain(ctx context.Context) {
 	for {
 		e.inMu.Lock()
 		evs := e.inbox
-		e.inbox = e.spare[:0]
-		e.inMu.Unlock()
 		if len(evs) == 0 {
+			e.inMu.Unlock()
 			return
 		}
+		e.inbox = e.spare[:0]
+		e.inMu.Unlock()
 		for i := range evs {
 			e.handle(ctx, &evs[i])
 			evs[i] = event{}

@@ -1,0 +1,127 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	goruntime "runtime"
+	"sync"
+	"testing"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// settings returns defaults overridden by kv.
+func settings(t testing.TB, kv map[string]any) *types.Settings {
+	t.Helper()
+	s := types.NewSettings()
+	s.Set(types.LogStatsInterval, 0, types.PriorityCmdline)
+	for k, v := range kv {
+		if err := s.Set(k, v, types.PriorityCmdline); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+// syncBuffer is a bytes.Buffer safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// crawl runs spider to the end and returns the engine and its DEBUG log.
+func crawl(t testing.TB, spider engine.Spider, kv map[string]any, opts ...engine.Option) (*engine.Engine, string) {
+	t.Helper()
+	e, logs := newEngine(t, spider, kv, opts...)
+	if err := e.Run(context.Background()); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return e, logs.String()
+}
+
+func newEngine(t testing.TB, spider engine.Spider, kv map[string]any, opts ...engine.Option) (*engine.Engine, *syncBuffer) {
+	t.Helper()
+	logs := &syncBuffer{}
+	stats := engine.NewStats()
+	logger := slog.New(engine.NewLogHandler(logs, slog.LevelDebug, stats))
+	opts = append([]engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}, opts...)
+	return engine.New(spider, settings(t, kv), opts...), logs
+}
+
+func stat(e *engine.Engine, key string) int64 {
+	v, _ := e.Stats().Get(key).(int64)
+	return v
+}
+
+// closedPort returns an address where nothing listens.
+func closedPort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return addr
+}
+
+// recorder collects exported items; it fails the test on concurrent Export calls.
+type recorder struct {
+	t      testing.TB
+	mu     sync.Mutex
+	busy   bool
+	items  []types.Item
+	closed int
+}
+
+func (r *recorder) Export(it types.Item) error {
+	r.mu.Lock()
+	if r.busy {
+		r.t.Error("Export called concurrently")
+	}
+	r.busy = true
+	r.mu.Unlock()
+	goruntime.Gosched()
+	r.mu.Lock()
+	r.items = append(r.items, it)
+	r.busy = false
+	r.mu.Unlock()
+	return nil
+}
+
+func (r *recorder) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.closed++
+	return nil
+}
+
+func (r *recorder) Items() []types.Item {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]types.Item(nil), r.items...)
+}
+
+// pipelineFunc adapts a function to engine.Pipeline.
+type pipelineFunc func(ctx context.Context, it types.Item) (types.Item, error)
+
+func (f pipelineFunc) ProcessItem(ctx context.Context, it types.Item) (types.Item, error) {
+	return f(ctx, it)
+}
+
+func req(u string) types.Output { return types.Output{Request: &types.Request{URL: u}} }
