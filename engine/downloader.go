@@ -139,16 +139,10 @@ func (d *HTTPDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 }
 
 func (d *HTTPDownloader) fetch(ctx context.Context, req *types.Request) (*types.Response, error) {
-	u, err := url.Parse(req.URL)
-	if err != nil || u.Host == "" && u.Scheme != "" && u.Opaque == "" {
-		if err == nil {
-			err = errors.New("missing host")
-		}
-		return nil, &DownloadError{Name: NameInvalidURL, URL: req.URL, Err: err}
-	}
-	if !d.schemeAllowed(u.Scheme) {
-		return nil, &DownloadError{Name: NameNotSupported, URL: req.URL,
-			Err: fmt.Errorf("URL scheme %q is not in %s", u.Scheme, types.DownloadSchemes)}
+	method := req.HTTPMethod()
+	var body io.Reader
+	if len(req.Body) > 0 {
+		body = bytes.NewReader(req.Body)
 	}
 	if d.timeout > 0 {
 		var cancel context.CancelFunc
@@ -156,17 +150,21 @@ func (d *HTTPDownloader) fetch(ctx context.Context, req *types.Request) (*types.
 		defer cancel()
 	}
 	parent := ctx
-	ctx = context.WithValue(ctx, redirectKey{}, req)
-	var body io.Reader
-	if len(req.Body) > 0 {
-		body = bytes.NewReader(req.Body)
-	}
-	method := req.HTTPMethod()
-	hreq, err := http.NewRequestWithContext(ctx, method, req.URL, body)
+	hreq, err := http.NewRequestWithContext(context.WithValue(ctx, redirectKey{}, req), method, req.URL, body)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, &DownloadError{Name: NameInvalidURL, URL: req.URL, Err: err}
 	}
-	hreq.URL = u
+	if !d.schemeAllowed(hreq.URL.Scheme) {
+		return nil, &DownloadError{Name: NameNotSupported, URL: req.URL,
+			Err: fmt.Errorf("URL scheme %q is not in %s", hreq.URL.Scheme, types.DownloadSchemes)}
+	}
+	if hreq.URL.Host == "" {
+		return nil, &DownloadError{Name: NameInvalidURL, URL: req.URL, Err: errors.New("missing host")}
+	}
 	reqBytes := len(method) + len(req.URL) + 12 + len(req.Body)
 	if len(req.Headers) > 0 {
 		hreq.Header = req.Headers.Clone()

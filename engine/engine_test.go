@@ -950,3 +950,24 @@ func TestSignalCrawlOnIdle(t *testing.T) {
 		t.Error("request crawled from spider_idle was not downloaded")
 	}
 }
+
+func TestCloseSpiderTimeout(t *testing.T) {
+	t.Parallel()
+	srv := enginetest.Start(t)
+	var urls []string
+	for i := range 50 {
+		urls = append(urls, fmt.Sprintf("%s/delay?ms=50&i=%d", srv.URL, i))
+	}
+	e, logs := crawl(t, &enginetest.Spider{StartURLs: urls}, map[string]any{
+		types.CloseSpiderTimeout: 0.01, types.ConcurrentRequests: 2,
+	})
+	if r := e.Stats().Get("finish_reason"); r != "closespider_timeout" {
+		t.Errorf("finish_reason = %v", r)
+	}
+	if n := stat(e, "response_received_count"); n >= 50 {
+		t.Errorf("all %d pages crawled despite the timeout", n)
+	}
+	if n := stat(e, "downloader/exception_count"); n != 0 {
+		t.Errorf("in-flight downloads failed on a graceful close: %d\n%s", n, logs)
+	}
+}

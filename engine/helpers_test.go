@@ -125,3 +125,5 @@ func (f pipelineFunc) ProcessItem(ctx context.Context, it types.Item) (types.Ite
 }
 
 func req(u string) types.Output { return types.Output{Request: &types.Request{URL: u}} }
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }

@@ -46,6 +46,7 @@ type RetryMiddleware struct {
 
 // NewRetryMiddleware returns a RetryMiddleware configured from settings.
 func NewRetryMiddleware(settings *types.Settings, stats *Stats, logger *slog.Logger) *RetryMiddleware {
+	logger = orDiscard(logger)
 	m := &RetryMiddleware{
 		enabled: settings.Bool(types.RetryEnabled),
 		times:   settings.Int(types.RetryTimes),
@@ -129,6 +130,7 @@ type HTTPErrorMiddleware struct {
 
 // NewHTTPErrorMiddleware returns an HTTPErrorMiddleware configured from settings.
 func NewHTTPErrorMiddleware(settings *types.Settings, stats *Stats, logger *slog.Logger) *HTTPErrorMiddleware {
+	logger = orDiscard(logger)
 	return &HTTPErrorMiddleware{
 		allowAll: settings.Bool(types.HTTPErrorAllowAll),
 		allowed:  settings.IntList(types.HTTPErrorAllowedCodes),
@@ -178,6 +180,7 @@ type OffsiteMiddleware struct {
 // NewOffsiteMiddleware returns an OffsiteMiddleware for domains (host names; a port or
 // scheme in an entry is ignored).
 func NewOffsiteMiddleware(domains []string, stats *Stats, logger *slog.Logger) *OffsiteMiddleware {
+	logger = orDiscard(logger)
 	m := &OffsiteMiddleware{seen: map[string]bool{}, stats: stats, logger: logger}
 	for _, d := range domains {
 		d = strings.ToLower(strings.TrimSpace(d))
@@ -251,6 +254,7 @@ type DepthMiddleware struct {
 
 // NewDepthMiddleware returns a DepthMiddleware configured from settings.
 func NewDepthMiddleware(settings *types.Settings, stats *Stats, logger *slog.Logger) *DepthMiddleware {
+	logger = orDiscard(logger)
 	return &DepthMiddleware{
 		limit:   settings.Int(types.DepthLimit),
 		prio:    settings.Int(types.DepthPriority),
@@ -298,6 +302,7 @@ type URLLengthMiddleware struct {
 
 // NewURLLengthMiddleware returns a URLLengthMiddleware configured from settings.
 func NewURLLengthMiddleware(settings *types.Settings, stats *Stats, logger *slog.Logger) *URLLengthMiddleware {
+	logger = orDiscard(logger)
 	return &URLLengthMiddleware{limit: settings.Int(types.URLLengthLimit), stats: stats, logger: logger}
 }
 
@@ -320,6 +325,7 @@ type SchemeMiddleware struct {
 
 // NewSchemeMiddleware returns a SchemeMiddleware configured from settings.
 func NewSchemeMiddleware(settings *types.Settings, logger *slog.Logger) *SchemeMiddleware {
+	logger = orDiscard(logger)
 	return &SchemeMiddleware{schemes: settings.StringList(types.DownloadSchemes), logger: logger}
 }
 
@@ -418,3 +424,11 @@ var (
 	_ SpiderOutputFilter   = (*SchemeMiddleware)(nil)
 	_ SpiderOutputFilter   = RefererMiddleware{}
 )
+
+// orDiscard returns l, or a logger that discards everything when l is nil.
+func orDiscard(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return l
+}

@@ -1,0 +1,117 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jscrawl/jscrawl/engine"
+)
+
+func TestLogHandler(t *testing.T) {
+	t.Parallel()
+	line := regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \[(.+?)\] ([A-Z]+): (.*)$`)
+	for _, tc := range []struct {
+		name    string
+		level   slog.Level
+		log     func(l *slog.Logger)
+		want    []string // "[logger] LEVEL: msg" per line that starts a record
+		counts  map[string]int64
+		rawHave string
+	}{
+		{"levels", slog.LevelDebug, func(l *slog.Logger) {
+			l.Debug("d")
+			l.Info("i")
+			l.Warn("w")
+			l.Error("e")
+			l.Log(context.Background(), engine.LevelCritical, "c")
+		}, []string{"[jscrawl] DEBUG: d", "[jscrawl] INFO: i", "[jscrawl] WARNING: w", "[jscrawl] ERROR: e", "[jscrawl] CRITICAL: c"},
+			map[string]int64{"log_count/DEBUG": 1, "log_count/INFO": 1, "log_count/WARNING": 1, "log_count/ERROR": 1, "log_count/CRITICAL": 1}, ""},
+		{"filtered below level", slog.LevelWarn, func(l *slog.Logger) {
+			l.Debug("d")
+			l.Info("i")
+			l.Warn("w")
+		}, []string{"[jscrawl] WARNING: w"}, map[string]int64{"log_count/INFO": 0, "log_count/WARNING": 1}, ""},
+		{"logger attr", slog.LevelInfo, func(l *slog.Logger) {
+			l.With("logger", "quotes").Info("hello", "n", 3, "s", "two words")
+			l.Info("direct", "logger", "books")
+		}, []string{`[quotes] INFO: hello n=3 s="two words"`, "[books] INFO: direct"}, nil, ""},
+		{"groups", slog.LevelInfo, func(l *slog.Logger) {
+			l.WithGroup("g").With("a", 1).Info("m", "b", 2)
+		}, []string{"[jscrawl] INFO: m g.a=1 g.b=2"}, nil, ""},
+		{"multi-line", slog.LevelInfo, func(l *slog.Logger) {
+			l.Error("Spider error\nTypeError: x\n    at parse (a.js:1:2)")
+		}, []string{"[jscrawl] ERROR: Spider error"}, nil, "Spider error\nTypeError: x\n    at parse (a.js:1:2)\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			stats := engine.NewStats()
+			tc.log(slog.New(engine.NewLogHandler(&b, tc.level, stats)))
+			var got []string
+			for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+				if m := line.FindStringSubmatch(l); m != nil {
+					got = append(got, "["+m[1]+"] "+m[2]+": "+m[3])
+				}
+			}
+			if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+				t.Errorf("lines = %q, want %q\n%s", got, tc.want, b.String())
+			}
+			for k, v := range tc.counts {
+				if n, _ := stats.Get(k).(int64); n != v {
+					t.Errorf("%s = %d, want %d", k, n, v)
+				}
+			}
+			if !strings.Contains(b.String(), tc.rawHave) {
+				t.Errorf("output lacks %q", tc.rawHave)
+			}
+		})
+	}
+	// nil stats are allowed
+	slog.New(engine.NewLogHandler(&bytes.Buffer{}, slog.LevelInfo, nil)).Info("x")
+}
+
+func TestParseLogLevel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want slog.Level
+		err  bool
+	}{
+		{"DEBUG", slog.LevelDebug, false},
+		{"info", slog.LevelInfo, false},
+		{"WARNING", slog.LevelWarn, false},
+		{"WARN", slog.LevelWarn, false},
+		{"ERROR", slog.LevelError, false},
+		{"CRITICAL", engine.LevelCritical, false},
+		{"LOUD", 0, true},
+	} {
+		got, err := engine.ParseLogLevel(tc.in)
+		if (err != nil) != tc.err || (!tc.err && got != tc.want) {
+			t.Errorf("ParseLogLevel(%q) = %v, %v", tc.in, got, err)
+		}
+	}
+}
+
+func TestStats(t *testing.T) {
+	t.Parallel()
+	s := engine.NewStats()
+	s.Inc("a", 2)
+	s.Inc("a", 3)
+	s.Max("m", 5)
+	s.Max("m", 3)
+	s.Min("n", 5)
+	s.Min("n", 3)
+	s.Set("x", "y")
+	snap := s.Snapshot()
+	if snap["a"] != int64(5) || snap["m"] != int64(5) || snap["n"] != int64(3) || snap["x"] != "y" {
+		t.Errorf("snapshot = %v", snap)
+	}
+	snap["a"] = int64(0)
+	if s.Get("a") != int64(5) {
+		t.Error("Snapshot is not a copy")
+	}
+}
