@@ -971,3 +971,19 @@ func TestCloseSpiderTimeout(t *testing.T) {
 		t.Errorf("in-flight downloads failed on a graceful close: %d\n%s", n, logs)
 	}
 }
+
+func TestRetryAfterRedirect(t *testing.T) {
+	t.Parallel()
+	srv := enginetest.Start(t)
+	e, _ := newEngine(t, &enginetest.Spider{}, nil)
+	resp, err := e.Download(context.Background(), &types.Request{URL: srv.URL + "/redirect-to?url=/status/503"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != 503 || resp.Request.Retries != 2 || len(resp.Request.RedirectURLs) != 1 {
+		t.Errorf("status %d retries %d redirects %v", resp.Status, resp.Request.Retries, resp.Request.RedirectURLs)
+	}
+	if h := srv.Hits("/status/503"); h != 3 {
+		t.Errorf("hits = %d, want 3", h)
+	}
+}

@@ -69,6 +69,7 @@ func (m *RetryMiddleware) Fetch(ctx context.Context, req *types.Request, next Do
 	if n, ok := metaInt(req, "maxRetryTimes"); ok {
 		maxTimes = n
 	}
+	redirects := slices.Clone(req.RedirectURLs)
 	for {
 		resp, err := next.Fetch(ctx, req)
 		if ctx.Err() != nil {
@@ -92,6 +93,7 @@ func (m *RetryMiddleware) Fetch(ctx context.Context, req *types.Request, next Do
 		}
 		retry := req.Copy()
 		retry.Retries++
+		retry.RedirectURLs = slices.Clone(redirects) // this try redirects afresh
 		retry.DontFilter = true
 		m.stats.Inc("retry/count", 1)
 		m.stats.Inc("retry/reason_count/"+reason, 1)
