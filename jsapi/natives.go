@@ -42,9 +42,6 @@ func (h *respHandle) document() (*selector.Document, error) {
 	return h.doc, h.docErr
 }
 
-// selHandle is the Go side of a JS Selector.
-type selHandle struct{ r selector.Result }
-
 // natives builds the object of Go functions the prelude calls.
 func (st *vmState) natives() *goja.Object {
 	rt := st.rt
@@ -55,13 +52,6 @@ func (st *vmState) natives() *goja.Object {
 		h, ok := v.Export().(*respHandle)
 		if !ok {
 			throwType("not a jscrawl Response")
-		}
-		return h
-	}
-	sel := func(v goja.Value) *selHandle {
-		h, ok := v.Export().(*selHandle)
-		if !ok {
-			throwType("not a jscrawl Selector")
 		}
 		return h
 	}
@@ -112,39 +102,37 @@ func (st *vmState) natives() *goja.Object {
 		return rt.NewArray(out...)
 	})
 	set("text", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).body()) })
-	set("root", func(c goja.FunctionCall) goja.Value {
-		doc, err := resp(c.Argument(0)).document()
-		if err != nil {
-			panic(rt.NewGoError(fmt.Errorf("parse %s: %w", resp(c.Argument(0)).resp.URL, err)))
-		}
-		return rt.ToValue(&selHandle{doc.Root()})
-	})
 	set("css", func(c goja.FunctionCall) goja.Value {
-		q, err := selector.Compile(c.Argument(1).String())
+		h := resp(c.Argument(0))
+		doc, err := h.document()
 		if err != nil {
-			panic(rt.NewTypeError(err.Error()))
+			panic(rt.NewGoError(fmt.Errorf("parse %s: %w", h.resp.URL, err)))
 		}
-		arr := c.Argument(0).ToObject(rt)
-		n := int(arr.Get("length").ToInteger())
-		in := make([]selector.Result, 0, n)
-		for i := 0; i < n; i++ {
-			in = append(in, sel(arr.Get(fmt.Sprint(i))).r)
-		}
-		res := q.Select(in...)
-		out := make([]any, len(res))
-		for i := range res {
-			out[i] = &selHandle{res[i]}
-		}
-		return rt.NewArray(out...)
+		return st.selectAll(c.Argument(1).String(), doc.Root())
 	})
-	set("get", func(c goja.FunctionCall) goja.Value { return rt.ToValue(sel(c.Argument(0)).r.Get()) })
-	set("attrib", func(c goja.FunctionCall) goja.Value {
-		o := rt.NewObject()
-		for _, a := range sel(c.Argument(0)).r.Attrib() {
-			_ = o.Set(a.Key, a.Val)
+	set("selectorHref", func(c goja.FunctionCall) goja.Value {
+		s, ok := c.Argument(0).Export().(*jsSelector)
+		if !ok {
+			return goja.Undefined()
 		}
-		return o
+		if s.r.Kind != selector.KindElement {
+			return rt.ToValue(s.r.Get())
+		}
+		for _, a := range s.r.Attrib() {
+			if a.Key == "href" {
+				return rt.ToValue(a.Val)
+			}
+		}
+		for _, a := range s.r.Attrib() {
+			if a.Key == "src" {
+				return rt.ToValue(a.Val)
+			}
+		}
+		throwType("response.follow(): the selected element has no href or src attribute")
+		return nil
 	})
+	set("selectorProto", func(goja.FunctionCall) goja.Value { return st.selProto })
+	set("listProto", func(goja.FunctionCall) goja.Value { return st.listProto })
 	set("inspect", func(c goja.FunctionCall) goja.Value { return rt.ToValue(st.vm.Inspect(c.Argument(0))) })
 	set("log", func(c goja.FunctionCall) goja.Value {
 		msg := c.Argument(1).String()

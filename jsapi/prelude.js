@@ -69,35 +69,16 @@
     toJSON() { return Object.fromEntries(n.headerEntries(this.#h)); }
   }
 
-  class SelectorList extends Array {
-    get(def) { return this.length ? this[0].get() : (def === undefined ? null : def); }
-    getall() { const out = []; for (let i = 0; i < this.length; i++) out.push(this[i].get()); return out; }
-    css(q) { return wrapList(n.css(this.map((s) => s._h), String(q))); }
-    get attrib() { return this.length ? this[0].attrib : {}; }
-    static get [Symbol.species]() { return Array; }
-  }
-
-  class Selector {
-    constructor(h) { Object.defineProperty(this, "_h", { value: h }); }
-    css(q) { return wrapList(n.css([this._h], String(q))); }
-    get() { return n.get(this._h); }
-    getall() { return [n.get(this._h)]; }
-    get attrib() { return n.attrib(this._h); }
-    toString() { return n.get(this._h); }
-  }
-
-  function wrapList(handles) {
-    const l = new SelectorList();
-    for (let i = 0; i < handles.length; i++) l.push(new Selector(handles[i]));
-    return l;
-  }
+  // Selector and SelectorList are Go-backed (see selectors.go); these functions only give
+  // them names and instanceof.
+  function Selector() { throw new TypeError("Selectors come from response.css()"); }
+  Selector.prototype = n.selectorProto();
+  function SelectorList() { throw new TypeError("SelectorLists come from response.css()"); }
+  SelectorList.prototype = n.listProto();
 
   function followRequest(resp, target, opts) {
     if (target instanceof Request) return opts ? target.replace(opts) : target;
-    if (target instanceof Selector) {
-      const a = target.attrib;
-      target = a.href !== undefined ? a.href : (a.src !== undefined ? a.src : target.get());
-    }
+    if (target instanceof Selector) target = n.selectorHref(target);
     if (target === null || target === undefined) throw new TypeError("response.follow() needs a URL, a Request or a selector, got " + target);
     return new Request(resp.urljoin(String(target)), opts);
   }
@@ -113,7 +94,7 @@
     get body() { return n.text(this.#h); }
     async text() { return n.text(this.#h); }
     async json() { return JSON.parse(n.text(this.#h)); }
-    css(q) { return wrapList(n.css([n.root(this.#h)], String(q))); }
+    css(q) { return n.css(this.#h, String(q)); }
     urljoin(href) { return n.urljoin(this.url, String(href)); }
     follow(target, opts) { return followRequest(this, target, opts); }
     followAll(targets, opts) {
@@ -159,7 +140,6 @@
     makeResponse(h, url, status, req) { return new Response(h, url, status, req); },
     makeRequest(url, o) { return new Request(url, o); },
     isRequest(v) { return v instanceof Request; },
-    wrapList,
     logger(name) {
       return { debug: makeLogger("debug"), info: makeLogger("info"), warn: makeLogger("warn"),
         warning: makeLogger("warn"), error: makeLogger("error"), name };

@@ -81,6 +81,8 @@ type vmState struct {
 	isRequest    goja.Callable
 	pipelines    []*goja.Object
 	helpers      *goja.Object
+	selProto     *goja.Object // Selector methods
+	listProto    *goja.Object // SelectorList methods, inheriting Array.prototype
 }
 
 func (st *vmState) helper(name string) goja.Value { return st.helpers.Get(name) }
@@ -276,6 +278,7 @@ func (st *vmState) install() error {
 			return err
 		}
 	}
+	st.installSelectors()
 	f, err := rt.RunProgram(preludeProg)
 	if err != nil {
 		return err
