@@ -332,9 +332,6 @@ func (vm *VM) Close() {
 		default:
 			close(vm.stopWatch)
 		}
-		if vm.broken.Load() && vm.rt != nil {
-			vm.rt.Interrupt("vm closed")
-		}
 		vm.loop.Terminate()
 		close(vm.done)
 	})
