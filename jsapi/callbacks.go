@@ -79,7 +79,7 @@ func (st *vmState) toOutput(v goja.Value) (types.Output, error) {
 	if _, isFn := goja.AssertFunction(v); isFn {
 		return types.Output{}, errors.New("yielded a function: a callback yields Requests, item objects, arrays of those, or nothing")
 	}
-	if isReq, _ := st.isRequest(goja.Undefined(), obj); isReq.ToBoolean() {
+	if st.isRequestObject(obj) {
 		req, err := requestFromJS(st.rt, obj)
 		if err != nil {
 			return types.Output{}, err
@@ -95,6 +95,17 @@ func (st *vmState) toOutput(v goja.Value) (types.Output, error) {
 		return types.Output{}, err
 	}
 	return types.Output{Item: item}, nil
+}
+
+// isRequestObject reports whether obj is a Request (or a subclass's instance) by walking its
+// prototype chain in Go, without a JS call.
+func (st *vmState) isRequestObject(obj *goja.Object) bool {
+	for p := obj.Prototype(); p != nil; p = p.Prototype() {
+		if p == st.requestProto {
+			return true
+		}
+	}
+	return false
 }
 
 // Start runs the spider's start() on the first VM, or yields startUrls to parse when it

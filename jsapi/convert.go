@@ -123,52 +123,66 @@ func toJS(rt *goja.Runtime, v any) goja.Value {
 	}
 }
 
-// requestFromJS converts a JS Request into a types.Request; it runs on the loop.
+// requestFromJS converts a JS Request into a types.Request; it runs on the loop. It reads
+// only the request's own properties (the prototype holds the defaults).
 func requestFromJS(rt *goja.Runtime, obj *goja.Object) (*types.Request, error) {
-	req := &types.Request{URL: obj.Get("url").String()}
-	if m := obj.Get("method"); m != nil && !goja.IsUndefined(m) && !goja.IsNull(m) {
-		if s := strings.ToUpper(m.String()); s != http.MethodGet {
-			req.Method = s
-		}
-	}
-	if h, ok := obj.Get("headers").(*goja.Object); ok {
-		hdr, err := headersFromJS(rt, h)
-		if err != nil {
-			return nil, err
-		}
-		req.Headers = hdr
-	}
-	if b := obj.Get("body"); b != nil && !goja.IsUndefined(b) && !goja.IsNull(b) {
-		switch x := b.Export().(type) {
-		case []byte:
-			req.Body = x
-		case goja.ArrayBuffer:
-			req.Body = x.Bytes()
-		default:
-			req.Body = []byte(b.String())
-		}
-	}
+	req := &types.Request{}
 	var err error
-	if req.Callback, err = nameOf(obj.Get("callback"), "callback"); err != nil {
-		return nil, err
-	}
-	if req.Errback, err = nameOf(obj.Get("errback"), "errback"); err != nil {
-		return nil, err
-	}
-	if o, ok := obj.Get("cbKwargs").(*goja.Object); ok {
-		if req.CbKwargs, err = exportObject(rt, o, "cbKwargs", 0); err != nil {
-			return nil, err
+	for _, k := range obj.Keys() {
+		v := obj.Get(k)
+		switch k {
+		case "url":
+			req.URL = v.String()
+		case "method":
+			if s := strings.ToUpper(v.String()); s != http.MethodGet {
+				req.Method = s
+			}
+		case "headers":
+			if h, ok := v.(*goja.Object); ok {
+				if req.Headers, err = headersFromJS(rt, h); err != nil {
+					return nil, err
+				}
+			}
+		case "body":
+			if goja.IsUndefined(v) || goja.IsNull(v) {
+				continue
+			}
+			switch x := v.Export().(type) {
+			case []byte:
+				req.Body = x
+			case goja.ArrayBuffer:
+				req.Body = x.Bytes()
+			default:
+				req.Body = []byte(v.String())
+			}
+		case "callback":
+			if req.Callback, err = nameOf(v, "callback"); err != nil {
+				return nil, err
+			}
+		case "errback":
+			if req.Errback, err = nameOf(v, "errback"); err != nil {
+				return nil, err
+			}
+		case "cbKwargs":
+			if o, ok := v.(*goja.Object); ok {
+				if req.CbKwargs, err = exportObject(rt, o, "cbKwargs", 0); err != nil {
+					return nil, err
+				}
+			}
+		case "meta":
+			if o, ok := v.(*goja.Object); ok {
+				if req.Meta, err = exportObject(rt, o, "meta", 0); err != nil {
+					return nil, err
+				}
+				// depth and redirectUrls are the engine's; they come back from Go fields.
+				req.Meta = dropKeys(req.Meta, "depth", "redirectUrls")
+			}
+		case "priority":
+			req.Priority = int(v.ToInteger())
+		case "dontFilter":
+			req.DontFilter = v.ToBoolean()
 		}
 	}
-	if o, ok := obj.Get("meta").(*goja.Object); ok {
-		if req.Meta, err = exportObject(rt, o, "meta", 0); err != nil {
-			return nil, err
-		}
-		// depth and redirectUrls are the engine's; they come back from Go fields.
-		req.Meta = dropKeys(req.Meta, "depth", "redirectUrls")
-	}
-	req.Priority = int(obj.Get("priority").ToInteger())
-	req.DontFilter = obj.Get("dontFilter").ToBoolean()
 	return req, nil
 }
 

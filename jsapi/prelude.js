@@ -29,19 +29,23 @@
       "is not a method of the spider: pass a spider method (this.parseItem) or its name, so the request stays serializable");
   }
 
+  // Request keeps only what was given as own properties; defaults live on the prototype and
+  // headers/meta/cbKwargs objects are made on first use, so response.follow(href) is cheap.
   class Request {
     constructor(url, opts) {
-      const o = opts || {};
       this.url = n.checkURL(url, "Request");
-      this.method = o.method ? String(o.method).toUpperCase() : "GET";
-      this.headers = o.headers || {};
-      this.body = o.body === undefined ? null : o.body;
-      this.callback = methodName(o.callback, "callback");
-      this.errback = methodName(o.errback, "errback");
-      this.cbKwargs = o.cbKwargs || {};
-      this.meta = o.meta || {};
-      this.priority = o.priority | 0;
-      this.dontFilter = !!o.dontFilter;
+      if (opts) {
+        const o = opts;
+        if (o.method) this.method = String(o.method).toUpperCase();
+        if (o.headers) this.headers = o.headers;
+        if (o.body !== undefined && o.body !== null) this.body = o.body;
+        if (o.callback !== undefined && o.callback !== null) this.callback = methodName(o.callback, "callback");
+        if (o.errback !== undefined && o.errback !== null) this.errback = methodName(o.errback, "errback");
+        if (o.cbKwargs) this.cbKwargs = o.cbKwargs;
+        if (o.meta) this.meta = o.meta;
+        if (o.priority) this.priority = o.priority | 0;
+        if (o.dontFilter) this.dontFilter = true;
+      }
     }
     replace(opts) {
       const o = Object.assign({ method: this.method, headers: this.headers, body: this.body,
@@ -50,6 +54,15 @@
       return new Request(o.url || this.url, o);
     }
     toString() { return "<" + this.method + " " + this.url + ">"; }
+  }
+  Object.assign(Request.prototype, { method: "GET", body: null, callback: null, errback: null, priority: 0, dontFilter: false });
+  for (const k of ["headers", "meta", "cbKwargs"]) {
+    const own = (self, v) => { Object.defineProperty(self, k, { value: v, writable: true, enumerable: true, configurable: true }); return v; };
+    Object.defineProperty(Request.prototype, k, {
+      get() { return own(this, {}); },
+      set(v) { own(this, v); },
+      configurable: true,
+    });
   }
 
   class DropItem extends Error {
@@ -80,7 +93,7 @@
     if (target instanceof Request) return opts ? target.replace(opts) : target;
     if (target instanceof Selector) target = n.selectorHref(target);
     if (target === null || target === undefined) throw new TypeError("response.follow() needs a URL, a Request or a selector, got " + target);
-    return new Request(resp.urljoin(String(target)), opts);
+    return new Request(n.urljoin(resp.url, String(target)), opts);
   }
 
   class Response {
@@ -140,6 +153,7 @@
     makeResponse(h, url, status, req) { return new Response(h, url, status, req); },
     makeRequest(url, o) { return new Request(url, o); },
     isRequest(v) { return v instanceof Request; },
+    requestProto: Request.prototype,
     logger(name) {
       return { debug: makeLogger("debug"), info: makeLogger("info"), warn: makeLogger("warn"),
         warning: makeLogger("warn"), error: makeLogger("error"), name };

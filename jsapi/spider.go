@@ -81,6 +81,7 @@ type vmState struct {
 	isRequest    goja.Callable
 	pipelines    []*goja.Object
 	helpers      *goja.Object
+	requestProto *goja.Object
 	selProto     *goja.Object // Selector methods
 	listProto    *goja.Object // SelectorList methods, inheriting Array.prototype
 }
@@ -294,6 +295,7 @@ func (st *vmState) install() error {
 	st.makeResponse, _ = goja.AssertFunction(o.Get("makeResponse"))
 	st.makeRequest, _ = goja.AssertFunction(o.Get("makeRequest"))
 	st.isRequest, _ = goja.AssertFunction(o.Get("isRequest"))
+	st.requestProto = o.Get("requestProto").ToObject(rt)
 	return nil
 }
 
