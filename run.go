@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	goruntime "runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"syscall"
@@ -42,6 +43,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "a", Usage: "set a spider argument, `NAME=VALUE` (repeatable)"},
 			&cli.StringFlag{Name: "L", Aliases: []string{"loglevel"}, Usage: "log `LEVEL`: DEBUG, INFO, WARNING, ERROR (the LOG_LEVEL setting)"},
 			&cli.BoolFlag{Name: "demo", Usage: "start the built-in demo site and pass its address as the argument baseUrl"},
+			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the crawl to `FILE` (for go tool pprof)"},
 		},
 		Action: runAction,
 	}
@@ -226,10 +228,36 @@ func runAction(c *cli.Context) error {
 			}
 		}
 	}()
+	if path := c.String("cpuprofile"); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			return cli.Exit(err.Error(), 1)
+		}
+		defer stop()
+	}
 	if err := eng.Run(ctx); err != nil {
 		return cli.Exit(fmt.Sprintf("crawl could not run: %v", err), 1)
 	}
 	return nil
+}
+
+// startCPUProfile starts a CPU profile written to path; the returned func stops it and
+// closes the file.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("cpuprofile: start: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			slog.Error("cpuprofile: close", "err", err)
+		}
+	}, nil
 }
 
 func demoCommand() *cli.Command {
