@@ -66,10 +66,19 @@ func (st *vmState) natives() *goja.Object {
 		}
 		return raw
 	})
+	// The base of consecutive urljoin calls is nearly always the same response URL: keep
+	// its parse (the loop is single-threaded).
+	var lastBase string
+	var lastBaseURL *url.URL
 	set("urljoin", func(c goja.FunctionCall) goja.Value {
-		base, err := url.Parse(c.Argument(0).String())
-		if err != nil {
-			throwType("urljoin: invalid base URL " + c.Argument(0).String())
+		b := c.Argument(0).String()
+		base := lastBaseURL
+		if b != lastBase || base == nil {
+			var err error
+			if base, err = url.Parse(b); err != nil {
+				throwType("urljoin: invalid base URL " + b)
+			}
+			lastBase, lastBaseURL = b, base
 		}
 		ref, err := url.Parse(strings.TrimSpace(c.Argument(1).String()))
 		if err != nil {
@@ -100,6 +109,13 @@ func (st *vmState) natives() *goja.Object {
 			out[i] = rt.NewArray(strings.ToLower(k), strings.Join(h[k], ", "))
 		}
 		return rt.NewArray(out...)
+	})
+	set("request", func(c goja.FunctionCall) goja.Value {
+		v, err := st.requestToJS(resp(c.Argument(0)).resp.Request)
+		if err != nil {
+			panic(err)
+		}
+		return v
 	})
 	set("text", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).body()) })
 	set("css", func(c goja.FunctionCall) goja.Value {
@@ -176,13 +192,9 @@ func (s *Spider) checkURL(raw string) error {
 	return fmt.Errorf("URL %q: scheme %q is not enabled (DOWNLOAD_SCHEMES is %v)", raw, u.Scheme, schemes)
 }
 
-// responseToJS makes the JS Response for resp; on the loop.
+// responseToJS makes the JS Response for resp; on the loop. Its request is made on first use.
 func (st *vmState) responseToJS(h *respHandle) (goja.Value, error) {
-	req, err := st.requestToJS(h.resp.Request)
-	if err != nil {
-		return nil, err
-	}
-	return st.makeResponse(goja.Undefined(), st.rt.ToValue(h), st.rt.ToValue(h.resp.URL), st.rt.ToValue(h.resp.Status), req)
+	return st.makeResponse(goja.Undefined(), st.rt.ToValue(h), st.rt.ToValue(h.resp.URL), st.rt.ToValue(h.resp.Status))
 }
 
 // download starts an inline download of a JS Request and returns a promise of its

@@ -101,8 +101,8 @@
     constructor(h, url, status, req) {
       this.#h = h; this.url = url; this.status = status; this.#req = req;
     }
-    get request() { return this.#req; }
-    get meta() { return this.#req.meta; }
+    get request() { return this.#req || (this.#req = n.request(this.#h)); }
+    get meta() { return this.request.meta; }
     get headers() { return this.#headers || (this.#headers = new Headers(this.#h)); }
     get body() { return n.text(this.#h); }
     async text() { return n.text(this.#h); }
@@ -150,7 +150,7 @@
   return {
     exports,
     setSpider(s) { spider = s; },
-    makeResponse(h, url, status, req) { return new Response(h, url, status, req); },
+    makeResponse(h, url, status) { return new Response(h, url, status, null); },
     makeRequest(url, o) { return new Request(url, o); },
     isRequest(v) { return v instanceof Request; },
     requestProto: Request.prototype,
