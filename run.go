@@ -125,9 +125,9 @@ func runAction(c *cli.Context) error {
 		return usageError("LOG_LEVEL: %v", err)
 	}
 	stats := engine.NewStats()
-	lv := new(slog.LevelVar)
+	lv := new(slog.LevelVar) // customSettings may change LOG_LEVEL after the spider loads
 	lv.Set(level)
-	logger := slog.New(engine.NewLogHandler(stderr, lv.Level(), stats))
+	logger := slog.New(engine.NewLogHandler(stderr, lv, stats))
 
 	if c.Bool("demo") {
 		srv, err := demosite.Start("127.0.0.1:0")
@@ -169,7 +169,7 @@ func runAction(c *cli.Context) error {
 	if level, err = engine.ParseLogLevel(settings.String(types.LogLevel)); err != nil {
 		return usageError("LOG_LEVEL: %v", err)
 	}
-	logger = slog.New(engine.NewLogHandler(stderr, level, stats))
+	lv.Set(level)
 
 	if fs := settings.Map(types.Feeds); len(fs) > 0 {
 		extra, err := feed.FromSettings(fs)

@@ -51,7 +51,7 @@ func levelName(l slog.Level) string {
 // logHandler writes Scrapy-style lines; see NewLogHandler.
 type logHandler struct {
 	out    *logOutput
-	level  slog.Level
+	level  slog.Leveler
 	stats  *Stats
 	logger string // from a "logger" attr given to WithAttrs
 	attrs  []byte // preformatted " key=value" pairs from WithAttrs
@@ -72,12 +72,12 @@ type logOutput struct {
 // Each written record counts log_count/<LEVEL> in stats, which may be nil. Multi-line
 // messages are written as they are. Safe for concurrent use; handlers derived with
 // WithAttrs and WithGroup share w.
-func NewLogHandler(w io.Writer, level slog.Level, stats *Stats) slog.Handler {
+func NewLogHandler(w io.Writer, level slog.Leveler, stats *Stats) slog.Handler {
 	return &logHandler{out: &logOutput{w: w}, level: level, stats: stats}
 }
 
 // Enabled implements slog.Handler.
-func (h *logHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level }
+func (h *logHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level.Level() }
 
 // Handle implements slog.Handler.
 func (h *logHandler) Handle(_ context.Context, r slog.Record) error {

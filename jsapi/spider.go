@@ -67,6 +67,7 @@ type Spider struct {
 	states map[*runtime.VM]*vmState
 	first  *runtime.VM
 	pool   *runtime.Pool
+	open   map[*Pipeline]bool // pipelines opened and not yet closed
 }
 
 // vmState is one VM's spider instance and the prelude's helpers; used on that VM's loop.
@@ -127,6 +128,7 @@ func Load(prog *runtime.Program, opts Options) (*Spider, error) {
 		return nil, err
 	}
 	s.logger = opts.Logger.With("logger", s.name)
+	vm.SetLogger(s.logger)
 	return s, nil
 }
 
@@ -179,6 +181,7 @@ func (s *Spider) Pipelines() []engine.Pipeline {
 // exists already). Call it once, before the crawl starts.
 func (s *Spider) Bind(c Crawler) error {
 	s.crawler = c
+	s.first.StartWatchdog(c.Settings().Duration(types.JSCallbackTimeout))
 	n := max(c.Settings().Int(types.JSVMs), 1)
 	pool, err := runtime.NewPool(n, func(i int) (*runtime.VM, error) {
 		s.mu.Lock()
@@ -211,8 +214,21 @@ func (s *Spider) Open(ctx context.Context) error {
 	return nil
 }
 
-// Close closes every VM (io.Closer).
+// Close closes every VM (io.Closer). Pipelines still open are closed first, since they run
+// on the spider's VM: the engine closes the spider before its pipelines.
 func (s *Spider) Close() error {
+	s.mu.Lock()
+	var open []*Pipeline
+	for p := range s.open {
+		open = append(open, p)
+	}
+	s.mu.Unlock()
+	sort.Slice(open, func(i, j int) bool { return open[i].index < open[j].index })
+	for _, p := range open {
+		if err := p.Close(); err != nil {
+			s.logger.Error(fmt.Sprintf("Error closing pipelines[%d]: %v", p.index, err))
+		}
+	}
 	if s.pool != nil {
 		s.pool.Close()
 	} else if s.first != nil {
@@ -238,7 +254,7 @@ func (s *Spider) newVM(index int) (*runtime.VM, error) {
 		Modules: map[string]runtime.ModuleLoader{
 			ModuleName: func(rt *goja.Runtime, module *goja.Object) { _ = module.Set("exports", st.exports) },
 		},
-		Logger:          s.logger,
+		Logger:          slog.New(spiderLogHandler{s}),
 		CallbackTimeout: timeout,
 		OnUnhandledRejection: func(err *runtime.ScriptError) {
 			s.countException(err)
@@ -269,6 +285,27 @@ func (s *Spider) newVM(index int) (*runtime.VM, error) {
 	s.mu.Unlock()
 	_ = index
 	return vm, nil
+}
+
+// spiderLogHandler sends console output to the spider's logger as it is when the record is
+// written, so a VM made before the spider's name was known (the first one, made by Load)
+// still tags callback output with the name.
+type spiderLogHandler struct{ s *Spider }
+
+func (h spiderLogHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.s.logger.Handler().Enabled(ctx, l)
+}
+
+func (h spiderLogHandler) Handle(ctx context.Context, r slog.Record) error {
+	return h.s.logger.Handler().Handle(ctx, r)
+}
+
+func (h spiderLogHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return h.s.logger.Handler().WithAttrs(as)
+}
+
+func (h spiderLogHandler) WithGroup(name string) slog.Handler {
+	return h.s.logger.Handler().WithGroup(name)
 }
 
 // install runs the API prelude with its Go natives.

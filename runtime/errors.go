@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -51,7 +52,7 @@ func ToScriptError(err error) error {
 	var intr *goja.InterruptedError
 	if errors.As(err, &intr) {
 		msg := fmt.Sprint(intr.Value())
-		return &ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg + "\n" + stackOf(intr.String()), err: errors.Join(ErrInterrupted, err)}
+		return &ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg + "\n" + cleanStack(stackOf(intr.String())), err: errors.Join(ErrInterrupted, err)}
 	}
 	var exc *goja.Exception
 	if errors.As(err, &exc) {
@@ -90,15 +91,21 @@ func FromValue(v goja.Value, exc *goja.Exception) *ScriptError {
 		se.Message = m.String()
 	}
 	if s := obj.Get("stack"); s != nil && !goja.IsUndefined(s) && s.String() != "" {
-		se.Stack = strings.TrimRight(s.String(), "\n")
+		se.Stack = cleanStack(strings.TrimRight(s.String(), "\n"))
 	} else if exc != nil {
-		se.Stack = exc.String()
+		se.Stack = cleanStack(exc.String())
 	} else {
 		se.Stack = se.Name + ": " + se.Message
 	}
 	se.Value = v.Export()
 	return se
 }
+
+// pcSuffix matches goja's program-counter suffix after a position: "file.ts:12:5(78)".
+var pcSuffix = regexp.MustCompile(`(:\d+:\d+)\(\d+\)`)
+
+// cleanStack drops goja's program counters so positions read file:line:col.
+func cleanStack(s string) string { return pcSuffix.ReplaceAllString(s, "$1") }
 
 func stackOf(s string) string {
 	if i := strings.Index(s, "\n"); i >= 0 {

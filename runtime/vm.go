@@ -48,7 +48,7 @@ type Options struct {
 type VM struct {
 	loop   *eventloop.EventLoop
 	opts   Options
-	logger *slog.Logger
+	logger atomic.Pointer[slog.Logger]
 
 	// Fields below are used on the loop only.
 	rt       *goja.Runtime
@@ -59,6 +59,7 @@ type VM struct {
 	reserved  sync.WaitGroup // reservations not yet enqueued
 	busySince atomic.Int64   // unix nanos when the running job started, 0 when idle
 	broken    atomic.Bool
+	watching  atomic.Bool
 	closeOnce sync.Once
 	done      chan struct{}
 	stopWatch chan struct{}
@@ -76,14 +77,14 @@ func NewVM(opts Options) (*VM, error) {
 	vm := &VM{
 		loop:      eventloop.NewEventLoop(eventloop.EnableConsole(false), eventloop.WithRegistry(reg)),
 		opts:      opts,
-		logger:    opts.Logger,
 		rejected:  map[*goja.Promise]struct{}{},
 		done:      make(chan struct{}),
 		stopWatch: make(chan struct{}),
 	}
-	if vm.logger == nil {
-		vm.logger = slog.Default()
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
 	}
+	vm.logger.Store(opts.Logger)
 	vm.loop.Start()
 	err := vm.Do(context.Background(), func(rt *goja.Runtime) error {
 		vm.rt = rt
@@ -112,24 +113,32 @@ func NewVM(opts Options) (*VM, error) {
 		vm.Close()
 		return nil, fmt.Errorf("start vm: %w", err)
 	}
-	if opts.CallbackTimeout > 0 {
-		go vm.watch(opts.CallbackTimeout)
-	} else {
-		close(vm.stopWatch)
-	}
+	vm.StartWatchdog(opts.CallbackTimeout)
 	return vm, nil
+}
+
+// SetLogger replaces the logger of console output. Safe from any goroutine.
+func (vm *VM) SetLogger(l *slog.Logger) { vm.logger.Store(l) }
+
+// StartWatchdog interrupts any job that runs synchronously longer than limit (0: never);
+// the VM is then broken and closed. It takes effect once: later calls do nothing.
+func (vm *VM) StartWatchdog(limit time.Duration) {
+	if limit <= 0 || !vm.watching.CompareAndSwap(false, true) {
+		return
+	}
+	go vm.watch(limit)
 }
 
 func (vm *VM) consoleLog(level, msg string) {
 	switch level {
 	case "debug":
-		vm.logger.Debug(msg)
+		vm.logger.Load().Debug(msg)
 	case "warn":
-		vm.logger.Warn(msg)
+		vm.logger.Load().Warn(msg)
 	case "error":
-		vm.logger.Error(msg)
+		vm.logger.Load().Error(msg)
 	default:
-		vm.logger.Info(msg)
+		vm.logger.Load().Info(msg)
 	}
 }
 
@@ -150,7 +159,7 @@ func (vm *VM) reportRejections() {
 		if vm.opts.OnUnhandledRejection != nil {
 			vm.opts.OnUnhandledRejection(se)
 		} else {
-			vm.logger.Error(se.Stack)
+			vm.logger.Load().Error(se.Stack)
 		}
 	}
 }
@@ -237,7 +246,7 @@ func (vm *VM) Reserve() (enqueue func(fn func(rt *goja.Runtime) error)) {
 		ok := vm.Go(func(rt *goja.Runtime) {
 			defer vm.reserved.Done()
 			if err := fn(rt); err != nil {
-				vm.logger.Error(ToScriptError(err).Error())
+				vm.logger.Load().Error(ToScriptError(err).Error())
 			}
 		})
 		if !ok {
@@ -327,10 +336,10 @@ func (vm *VM) Wait(ctx context.Context) error {
 // Close terminates the loop; pending reservations are dropped. Safe to call twice.
 func (vm *VM) Close() {
 	vm.closeOnce.Do(func() {
-		select {
-		case <-vm.stopWatch:
-		default:
-			close(vm.stopWatch)
+		close(vm.stopWatch)
+		// A job still running (a runaway loop) would keep Terminate waiting forever.
+		if vm.busySince.Load() != 0 && !vm.broken.Swap(true) && vm.rt != nil {
+			vm.rt.Interrupt("vm closed")
 		}
 		vm.loop.Terminate()
 		close(vm.done)
