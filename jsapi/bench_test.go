@@ -1,0 +1,94 @@
+package jsapi_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/jsapi"
+	"github.com/jscrawl/jscrawl/runtime"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// benchPage renders a page shaped like the shared benchmark site's: 10 div.product blocks
+// and 32 links (about 6 KB).
+func benchPage(n int) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Page %d</title></head><body>\n", n)
+	fmt.Fprintf(&b, "<header><nav><a href=\"/page/0\">Home</a></nav></header><h1>Catalogue page %d</h1><main><section>\n", n)
+	for i := range 10 {
+		id := n*10 + i
+		fmt.Fprintf(&b, "<div class=\"product\" id=\"p%d\">\n <h2 class=\"name\">Product %d</h2>\n <span class=\"price\">$%d.99</span>\n"+
+			" <a class=\"detail\" href=\"/page/%d#p%d\">details</a>\n <p class=\"desc\">Description of product %d, long enough to look real.</p>\n</div>\n", id, id, id%100, n, id, id)
+	}
+	b.WriteString("</section><section><ul>\n")
+	for k := range 20 {
+		fmt.Fprintf(&b, "<li><a href=\"/page/%d\">Page</a></li>\n", (n*7+k*13)%2000)
+	}
+	fmt.Fprintf(&b, "<li><a class=\"next\" href=\"/page/%d\">Next</a></li></ul></section></main></body></html>\n", n+1)
+	return []byte(b.String())
+}
+
+// BenchmarkParseCallback measures one spider callback per page, as the benchmark spider
+// writes it (10 items and 32 follows per page): HTML parsing, the Go↔JS crossing, the
+// generator, selectors and the conversion of outputs. pages/s is the figure to compare.
+func BenchmarkParseCallback(b *testing.B) {
+	dir := b.TempDir()
+	src := filepath.Join(dir, "bench.js")
+	if err := os.WriteFile(src, []byte(`export default class S {
+  name = "bench";
+  async *parse(response) {
+    for (const p of response.css("div.product")) {
+      yield {
+        name: (p.css(".name::text").get() ?? "").trim(),
+        price: (p.css(".price::text").get() ?? "").trim(),
+        url: response.urljoin(p.css("a::attr(href)").get() ?? ""),
+      };
+    }
+    for (const href of response.css("a::attr(href)").getall()) yield response.follow(href);
+  }
+}
+`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	prog, err := runtime.Bundle(src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp, err := jsapi.Load(prog, jsapi.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sp.Close()
+	settings := types.NewSettings()
+	if err := sp.Bind(engine.New(sp, settings)); err != nil {
+		b.Fatal(err)
+	}
+	pages := make([][]byte, 64)
+	for i := range pages {
+		pages[i] = benchPage(i)
+	}
+	hdr := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
+	var outs atomic.Int64
+	emit := func(types.Output) { outs.Add(1) }
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		u := fmt.Sprintf("http://127.0.0.1:1/page/%d", i%len(pages))
+		resp := &types.Response{URL: u, Status: 200, Headers: hdr, Body: pages[i%len(pages)],
+			Request: &types.Request{URL: u}}
+		if err := sp.Parse(ctx, resp, emit); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+	if got, want := outs.Load(), int64(b.N)*42; got != want {
+		b.Fatalf("outputs = %d, want %d", got, want)
+	}
+}
