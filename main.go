@@ -34,17 +34,26 @@ func main() {
 
 // newApp builds the command-line interface.
 func newApp() *cli.App {
+	usage := func(c *cli.Context, err error, _ bool) error {
+		name := "jscrawl"
+		if c.Command != nil && c.Command.Name != "" {
+			name += " " + c.Command.Name
+		}
+		return cli.Exit(fmt.Sprintf("%v (see %s --help)", err, name), 2)
+	}
+	cmds := []*cli.Command{runCommand(), demoCommand(), versionCommand()}
+	for _, c := range cmds {
+		c.OnUsageError = usage
+	}
 	return &cli.App{
 		Name:                   "jscrawl",
 		Usage:                  "crawl websites with spiders written in TypeScript or JavaScript",
 		Version:                version(),
 		UseShortOptionHandling: false,
 		HideHelpCommand:        true,
-		Commands:               []*cli.Command{runCommand(), demoCommand(), versionCommand()},
+		Commands:               cmds,
 		ExitErrHandler:         func(*cli.Context, error) {}, // main prints and exits
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return cli.Exit(fmt.Sprintf("%v (see jscrawl %s --help)", err, c.Command.Name), 2)
-		},
+		OnUsageError:           usage,
 	}
 }
 

@@ -141,6 +141,12 @@ func runAction(c *cli.Context) error {
 
 	prog, err := runtime.Bundle(file, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
 	if err != nil {
+		var se *runtime.SyntaxError
+		if errors.As(err, &se) && se.LineText != "" {
+			// Show the line and a caret under the column, as compilers do.
+			col := min(max(se.Column-1, 0), len(se.LineText))
+			return cli.Exit(fmt.Sprintf("%v\n    %s\n    %s^", err, se.LineText, strings.Repeat(" ", col)), 1)
+		}
 		return cli.Exit(err.Error(), 1)
 	}
 	spider, err := jsapi.Load(prog, jsapi.Options{Args: args, Logger: logger})
@@ -324,5 +330,3 @@ func printDeps(w io.Writer) {
 		}
 	}
 }
-
-var _ = errors.New
