@@ -222,7 +222,10 @@ func (m *OffsiteMiddleware) ProcessSpiderOutput(_ context.Context, _ *types.Resp
 	if req == nil || req.DontFilter || len(m.domains) == 0 {
 		return out, true
 	}
-	host := urlHost(req.URL)
+	host := ""
+	if u, err := req.ParsedURL(); err == nil {
+		host = strings.ToLower(u.Hostname())
+	}
 	if m.Allowed(host) {
 		return out, true
 	}
@@ -233,14 +236,6 @@ func (m *OffsiteMiddleware) ProcessSpiderOutput(_ context.Context, _ *types.Resp
 	}
 	m.stats.Inc("offsite/filtered", 1)
 	return out, false
-}
-
-func urlHost(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return ""
-	}
-	return strings.ToLower(u.Hostname())
 }
 
 // DepthMiddleware sets each request's depth to its parent response's depth plus one,

@@ -86,6 +86,29 @@ func (st *vmState) natives() *goja.Object {
 		}
 		return rt.ToValue(base.ResolveReference(ref).String())
 	})
+	// join is urljoin plus the checks of new Request, for response.follow.
+	set("join", func(c goja.FunctionCall) goja.Value {
+		b := c.Argument(0).String()
+		base := lastBaseURL
+		if b != lastBase || base == nil {
+			var err error
+			if base, err = url.Parse(b); err != nil {
+				throwType("follow: invalid base URL " + b)
+			}
+			lastBase, lastBaseURL = b, base
+		}
+		href := strings.TrimSpace(c.Argument(1).String())
+		ref, err := url.Parse(href)
+		if err != nil {
+			throwType(fmt.Sprintf("follow(): invalid URL %q: %v", href, err))
+		}
+		u := base.ResolveReference(ref)
+		abs := u.String()
+		if err := st.s.checkParsed(abs, u); err != nil {
+			throwType("follow(): " + err.Error())
+		}
+		return rt.ToValue(abs)
+	})
 	set("headerGet", func(c goja.FunctionCall) goja.Value {
 		h := resp(c.Argument(0)).resp.Headers
 		vs := h.Values(c.Argument(1).String())
@@ -174,12 +197,16 @@ func (s *Spider) checkURL(raw string) error {
 	if err != nil {
 		return fmt.Errorf("invalid URL %q: %v", raw, err)
 	}
+	return s.checkParsed(raw, u)
+}
+
+func (s *Spider) checkParsed(raw string, u *url.URL) error {
 	if !u.IsAbs() {
 		return fmt.Errorf("relative URL %q: make it absolute with response.urljoin(%q)", raw, raw)
 	}
-	schemes := []string{"http", "https"}
-	if s.crawler != nil {
-		schemes = s.crawler.Settings().StringList(types.DownloadSchemes)
+	schemes := s.schemes
+	if schemes == nil {
+		schemes = []string{"http", "https"}
 	}
 	for _, sc := range schemes {
 		if strings.EqualFold(sc, u.Scheme) {

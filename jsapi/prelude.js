@@ -31,9 +31,11 @@
 
   // Request keeps only what was given as own properties; defaults live on the prototype and
   // headers/meta/cbKwargs objects are made on first use, so response.follow(href) is cheap.
+  let checked = null; // a URL response.follow() has joined and checked already
   class Request {
     constructor(url, opts) {
-      this.url = n.checkURL(url, "Request");
+      this.url = url === checked && url !== null ? url : n.checkURL(url, "Request");
+      checked = null;
       if (opts) {
         const o = opts;
         if (o.method) this.method = String(o.method).toUpperCase();
@@ -93,7 +95,8 @@
     if (target instanceof Request) return opts ? target.replace(opts) : target;
     if (target instanceof Selector) target = n.selectorHref(target);
     if (target === null || target === undefined) throw new TypeError("response.follow() needs a URL, a Request or a selector, got " + target);
-    return new Request(n.urljoin(resp.url, String(target)), opts);
+    checked = n.join(resp.url, String(target));
+    return new Request(checked, opts);
   }
 
   class Response {

@@ -61,6 +61,7 @@ type Spider struct {
 	pipelines int
 
 	crawler Crawler
+	schemes []string        // DOWNLOAD_SCHEMES, read once in Bind
 	ctx     context.Context // the crawl's context, for inline downloads
 
 	mu     sync.Mutex
@@ -181,6 +182,7 @@ func (s *Spider) Pipelines() []engine.Pipeline {
 // exists already). Call it once, before the crawl starts.
 func (s *Spider) Bind(c Crawler) error {
 	s.crawler = c
+	s.schemes = c.Settings().StringList(types.DownloadSchemes)
 	s.first.StartWatchdog(c.Settings().Duration(types.JSCallbackTimeout))
 	n := max(c.Settings().Int(types.JSVMs), 1)
 	pool, err := runtime.NewPool(n, func(i int) (*runtime.VM, error) {

@@ -26,6 +26,25 @@ type Request struct {
 	Depth        int         `json:"depth,omitempty"`
 	Retries      int         `json:"retries,omitempty"` // retries done so far
 	RedirectURLs []string    `json:"redirectUrls,omitempty"`
+
+	// parsed caches url.Parse(URL) for the engine's several readers (offsite, fingerprint,
+	// slot); parsedRaw is the URL it was parsed from, so a changed URL is parsed again.
+	parsed    *url.URL
+	parsedRaw string
+}
+
+// ParsedURL returns the parsed URL, parsing it once. The result is shared: do not modify it.
+// Like the rest of a Request, it is not for concurrent use while the request is changed.
+func (r *Request) ParsedURL() (*url.URL, error) {
+	if r.parsed != nil && r.parsedRaw == r.URL {
+		return r.parsed, nil
+	}
+	u, err := url.Parse(r.URL)
+	if err != nil {
+		return nil, err
+	}
+	r.parsed, r.parsedRaw = u, r.URL
+	return u, nil
 }
 
 // HTTPMethod returns the method, GET when unset.
@@ -66,7 +85,11 @@ func (r *Request) Fingerprint() string {
 	h := sha1.New()
 	h.Write([]byte(r.HTTPMethod()))
 	h.Write([]byte{0})
-	h.Write([]byte(CanonicalURL(r.URL)))
+	canon := r.URL
+	if u, err := r.ParsedURL(); err == nil {
+		canon = canonical(*u)
+	}
+	h.Write([]byte(canon))
 	h.Write([]byte{0})
 	h.Write(r.Body)
 	return hex.EncodeToString(h.Sum(nil))
@@ -80,6 +103,11 @@ func CanonicalURL(rawURL string) string {
 	if err != nil {
 		return rawURL
 	}
+	return canonical(*u)
+}
+
+// canonical works on a copy of a parsed URL.
+func canonical(u url.URL) string {
 	u.Scheme = strings.ToLower(u.Scheme)
 	host := strings.ToLower(u.Hostname())
 	port := u.Port()
