@@ -224,7 +224,7 @@ func (s *Spider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit
 		_ = fo.Set("request", req)
 		eo := rt.NewObject()
 		_ = eo.Set("name", f.Name)
-		_ = eo.Set("message", f.Message)
+		_ = eo.Set("message", failureMessage(f))
 		_ = fo.Set("error", eo)
 		if f.Response != nil {
 			jr, err := st.responseToJS(&respHandle{resp: f.Response})
@@ -239,11 +239,23 @@ func (s *Spider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit
 	})
 }
 
+// failureMessage returns f's message without a JS stack: the engine makes it from the
+// error's text, which for a JS exception is "Name: message" followed by "\tat ..." lines.
+func failureMessage(f *types.Failure) string {
+	msg := f.Message
+	i := strings.Index(msg, "\n\tat ")
+	if i < 0 {
+		return msg
+	}
+	return strings.TrimPrefix(msg[:i], f.Name+": ")
+}
+
 // Pipeline is one entry of the module's `pipelines` export (engine.Pipeline, Opener,
 // io.Closer). It runs on the spider's first VM.
 type Pipeline struct {
-	s     *Spider
-	index int
+	s      *Spider
+	index  int
+	closed bool // guarded by s.mu
 }
 
 // await calls method on the pipeline object and waits for its (possibly async) result;
@@ -321,12 +333,30 @@ func settle(rt *goja.Runtime, v goja.Value, cb func(value, rejected goja.Value))
 
 // Open calls the pipeline's open(spider), awaiting it.
 func (p *Pipeline) Open(ctx context.Context) error {
-	return p.await(ctx, "open", func(st *vmState) []goja.Value { return []goja.Value{st.spider} },
+	err := p.await(ctx, "open", func(st *vmState) []goja.Value { return []goja.Value{st.spider} },
 		func(*vmState, goja.Value) error { return nil })
+	if err == nil {
+		p.s.mu.Lock()
+		if p.s.open == nil {
+			p.s.open = map[*Pipeline]bool{}
+		}
+		p.s.open[p] = true
+		p.s.mu.Unlock()
+	}
+	return err
 }
 
-// Close calls the pipeline's close(spider), awaiting it.
+// Close calls the pipeline's close(spider), awaiting it. It does so once: Spider.Close
+// closes pipelines still open, and a later Close does nothing.
 func (p *Pipeline) Close() error {
+	p.s.mu.Lock()
+	if p.closed {
+		p.s.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	delete(p.s.open, p)
+	p.s.mu.Unlock()
 	return p.await(context.Background(), "close", func(st *vmState) []goja.Value { return []goja.Value{st.spider} },
 		func(*vmState, goja.Value) error { return nil })
 }
