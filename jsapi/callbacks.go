@@ -14,9 +14,11 @@ import (
 	"github.com/jscrawl/jscrawl/types"
 )
 
-// countException counts spider_exceptions/<name>.
+// countException counts spider_exceptions/<name> and spider_exceptions/count, as the
+// engine does for an error a callback returns.
 func (s *Spider) countException(err error) {
 	if s.crawler != nil {
+		s.crawler.Stats().Inc("spider_exceptions/count", 1)
 		s.crawler.Stats().Inc("spider_exceptions/"+engine.ErrorName(err), 1)
 	}
 }

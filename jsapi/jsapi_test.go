@@ -343,6 +343,9 @@ export default class S {
 			if got := res.stat("spider_exceptions/TypeError"); got != tc.typeErrs {
 				t.Errorf("spider_exceptions/TypeError = %d, want %d\n%s", got, tc.typeErrs, res.log)
 			}
+			if got := res.stat("spider_exceptions/count"); got != tc.typeErrs {
+				t.Errorf("spider_exceptions/count = %d, want %d", got, tc.typeErrs)
+			}
 			if tc.logSubstr != "" && (!strings.Contains(res.log, "TypeError") || !strings.Contains(res.log, tc.logSubstr)) {
 				t.Errorf("the log does not name the TypeError and %q:\n%s", tc.logSubstr, res.log)
 			}
@@ -1041,6 +1044,9 @@ func TestUnhandledRejection(t *testing.T) {
 	if n := res.stat("spider_exceptions/SyntaxError"); n != 1 {
 		t.Errorf("spider_exceptions/SyntaxError = %d, want 1", n)
 	}
+	if n := res.stat("spider_exceptions/count"); n != 1 {
+		t.Errorf("spider_exceptions/count = %d, want 1", n)
+	}
 }
 
 func TestLoadErrors(t *testing.T) {
@@ -1063,5 +1069,34 @@ func TestLoadErrors(t *testing.T) {
 				t.Errorf("Load: %v, want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestSchedulingFilters(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	local := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	res := crawl(t, srv, spec{src: `import { Request } from "jscrawl";
+export default class S {
+  name = "filters";
+  allowedDomains = ["localhost"];
+  *start() {
+    yield new Request("` + local + `/p/1");
+    yield new Request("` + local + `/p/1#fragment");
+    yield new Request("` + local + `/p/1", { dontFilter: true, callback: this.again });
+  }
+  async *parse(r) {
+    // An explicit fetch is not offsite-filtered; a scheduled request is.
+    const j = await fetch("BASE/json");
+    yield { fetched: (await j.json()).x };
+    yield new Request("BASE/p/2");
+  }
+  again(r) { return { again: r.url }; }
+}`})
+	equalLines(t, "items", res.sorted(t), []string{`{"again":"` + local + `/p/1"}`, `{"fetched":1}`}, res.log)
+	for k, want := range map[string]int64{"offsite/filtered": 1, "dupefilter/filtered": 1, "scheduler/enqueued": 2} {
+		if got := res.stat(k); got != want {
+			t.Errorf("%s = %d, want %d\n%s", k, got, want, res.log)
+		}
 	}
 }
