@@ -36,7 +36,7 @@
     };
     try {
       if (result === undefined || result === null) return done();
-      if (typeof result === "object" && result[INNER]) return fast(result[INNER], result[AWAIT], emit, done);
+      if (typeof result === "object" && result[INNER]) return fast(result[INNER], result[AWAIT], emit, onValue, done);
       if (isThenable(result)) {
         return result.then((v) => drive(v, onValue, onDone), done);
       }
@@ -56,7 +56,7 @@
     }
   }
 
-  function fast(gen, Await, emit, done) {
+  function fast(gen, Await, emit, onValue, done) {
     const step = (k, v) => {
       for (;;) {
         let r;
@@ -74,16 +74,21 @@
             (e) => step("throw", e));
           return;
         }
-        if (isThenable(x)) {
-          x.then((y) => { try { emit(y); } catch (e) { return step("throw", e); } step("next", undefined); },
-                 (e) => step("throw", e));
-          return;
-        }
-        try {
-          emit(x);
-        } catch (e) {
-          k = "throw"; v = e;
-          continue;
+        // Inlined isThenable and emit: this loop runs once per yielded value.
+        if (x !== null && typeof x === "object") {
+          if (typeof x.then === "function") {
+            x.then((y) => { try { emit(y); } catch (e) { return step("throw", e); } step("next", undefined); },
+                   (e) => step("throw", e));
+            return;
+          }
+          try {
+            if (Array.isArray(x)) emit(x); else onValue(x);
+          } catch (e) {
+            k = "throw"; v = e;
+            continue;
+          }
+        } else {
+          try { emit(x); } catch (e) { k = "throw"; v = e; continue; }
         }
         k = "next"; v = undefined;
       }
