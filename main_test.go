@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -76,6 +77,7 @@ export default class Tiny {
     for (const a of response.css("article.product_pod h3 a")) {
       yield { title: a.attrib.title, tag: this.tag, conc: this.crawler.settings.getInt("CONCURRENT_REQUESTS"),
         nested: { n: 1, list: ["x"] } };
+      this.logger.debug("base " + this.baseUrl);
     }
   }
 }
@@ -174,6 +176,9 @@ func TestRunOptionsBeforeAndAfterFile(t *testing.T) {
 					t.Fatalf("item %v: want tag %q and CONCURRENT_REQUESTS %v", it, tc.tag, tc.conc)
 				}
 			}
+			if quiet := tc.name == "long names and -L"; quiet == strings.Contains(stderr, "INFO:") {
+				t.Errorf("-L WARNING: %v, but stderr has INFO lines: %v\n%s", quiet, !quiet, stderr)
+			}
 		})
 	}
 }
@@ -181,7 +186,7 @@ func TestRunOptionsBeforeAndAfterFile(t *testing.T) {
 func TestStdoutOnlyItems(t *testing.T) {
 	t.Parallel()
 	spider := writeFile(t, t.TempDir(), "tiny.ts", tinySpider)
-	stdout, stderr, code := jscrawl(t, "run", "--demo", spider, "-o", "-:jsonl")
+	stdout, stderr, code := jscrawl(t, "run", "--demo", spider, "-o", "-:jsonl", "-L", "DEBUG")
 	if code != 0 {
 		t.Fatalf("exit code %d\n%s", code, stderr)
 	}
@@ -194,6 +199,10 @@ func TestStdoutOnlyItems(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "[jscrawl] INFO: Spider opened") {
 		t.Errorf("no log on stderr:\n%s", stderr)
+	}
+	// --demo passes baseUrl without a trailing slash.
+	if !regexp.MustCompile(`\[tiny\] DEBUG: base http://127\.0\.0\.1:\d+\n`).MatchString(stderr) {
+		t.Errorf("no baseUrl without a trailing slash in the log:\n%s", stderr)
 	}
 	keys, stats := statsDump(t, stderr)
 	if !slices.IsSorted(keys) {
