@@ -629,8 +629,10 @@ func (e *Engine) finish(ctx context.Context, start time.Time) {
 	if !e.closing || reason == "finished" {
 		e.logger.Info(fmt.Sprintf("Closing spider (%s)", reason))
 	}
-	e.closeSpider()
+	// Pipelines close first (Scrapy: close_spider of each pipeline), while the spider they
+	// may call is still open; then the spider, then the feeds.
 	e.closePipelines(e.pipelines)
+	e.closeSpider()
 	e.closeExporters()
 	end := time.Now()
 	e.stats.Inc("item_scraped_count", 0)

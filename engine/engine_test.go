@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/enginetest"
@@ -542,11 +543,11 @@ func TestDownloadDelay(t *testing.T) {
 	if len(at) != 6 {
 		t.Fatalf("arrivals = %d", len(at))
 	}
-	// The first request pays the TCP dial after its slot start, so its gap is not measured.
-	for i := 2; i < len(at); i++ {
-		if gap := at[i].Sub(at[i-1]); gap.Milliseconds() < 40 {
-			t.Errorf("gap %d = %v, want ≥ ~50ms", i, gap)
-		}
+	// Server-side arrival times jitter by a dial or a scheduling delay, which can shorten one
+	// gap and lengthen the next; their sum cannot shrink much. 5 gaps of 50 ms are 250 ms;
+	// without the delay the six requests arrive within a few milliseconds.
+	if span := at[len(at)-1].Sub(at[0]); span < 200*time.Millisecond {
+		t.Errorf("6 requests with DOWNLOAD_DELAY=0.05 arrived within %v, want ≥ ~250ms", span)
 	}
 }
 
