@@ -70,39 +70,29 @@ func (st *vmState) natives() *goja.Object {
 	// its parse (the loop is single-threaded).
 	var lastBase string
 	var lastBaseURL *url.URL
-	set("urljoin", func(c goja.FunctionCall) goja.Value {
+	resolve := func(who string, c goja.FunctionCall) *url.URL {
 		b := c.Argument(0).String()
 		base := lastBaseURL
 		if b != lastBase || base == nil {
 			var err error
 			if base, err = url.Parse(b); err != nil {
-				throwType("urljoin: invalid base URL " + b)
-			}
-			lastBase, lastBaseURL = b, base
-		}
-		ref, err := url.Parse(strings.TrimSpace(c.Argument(1).String()))
-		if err != nil {
-			throwType(fmt.Sprintf("urljoin: invalid URL %q", c.Argument(1).String()))
-		}
-		return rt.ToValue(base.ResolveReference(ref).String())
-	})
-	// join is urljoin plus the checks of new Request, for response.follow.
-	set("join", func(c goja.FunctionCall) goja.Value {
-		b := c.Argument(0).String()
-		base := lastBaseURL
-		if b != lastBase || base == nil {
-			var err error
-			if base, err = url.Parse(b); err != nil {
-				throwType("follow: invalid base URL " + b)
+				throwType(who + ": invalid base URL " + b)
 			}
 			lastBase, lastBaseURL = b, base
 		}
 		href := strings.TrimSpace(c.Argument(1).String())
 		ref, err := url.Parse(href)
 		if err != nil {
-			throwType(fmt.Sprintf("follow(): invalid URL %q: %v", href, err))
+			throwType(fmt.Sprintf("%s: invalid URL %q: %v", who, href, err))
 		}
-		u := base.ResolveReference(ref)
+		return base.ResolveReference(ref)
+	}
+	set("urljoin", func(c goja.FunctionCall) goja.Value {
+		return rt.ToValue(resolve("urljoin", c).String())
+	})
+	// join is urljoin plus the checks of new Request, for response.follow.
+	set("join", func(c goja.FunctionCall) goja.Value {
+		u := resolve("follow()", c)
 		abs := u.String()
 		if err := st.s.checkParsed(abs, u); err != nil {
 			throwType("follow(): " + err.Error())

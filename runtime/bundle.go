@@ -96,14 +96,7 @@ func Bundle(entry string, opts BundleOptions) (*Program, error) {
 	if len(res.Errors) > 0 {
 		return nil, messageError(res.Errors[0], entry, abs, cwd)
 	}
-	var code, srcMap []byte
-	for _, f := range res.OutputFiles {
-		if strings.HasSuffix(f.Path, ".map") {
-			srcMap = f.Contents
-		} else {
-			code = f.Contents
-		}
-	}
+	code, srcMap := outputs(res)
 	srcMap, err = renameSources(srcMap, entry, abs, cwd)
 	if err != nil {
 		return nil, err
@@ -136,7 +129,12 @@ func BundleSource(name, source string, opts BundleOptions) (*Program, error) {
 	if len(res.Errors) > 0 {
 		return nil, messageError(res.Errors[0], name, name, "")
 	}
-	var code, srcMap []byte
+	code, srcMap := outputs(res)
+	return compileBundle(name, string(code), srcMap)
+}
+
+// outputs returns the bundle's code and its source map.
+func outputs(res api.BuildResult) (code, srcMap []byte) {
 	for _, f := range res.OutputFiles {
 		if strings.HasSuffix(f.Path, ".map") {
 			srcMap = f.Contents
@@ -144,7 +142,7 @@ func BundleSource(name, source string, opts BundleOptions) (*Program, error) {
 			code = f.Contents
 		}
 	}
-	return compileBundle(name, string(code), srcMap)
+	return code, srcMap
 }
 
 func compileBundle(name, code string, srcMap []byte) (*Program, error) {
