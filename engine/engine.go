@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jscrawl/jscrawl/types"
@@ -82,12 +83,16 @@ type Engine struct {
 	sigMu    sync.RWMutex
 	handlers map[Signal][]SignalHandler
 
-	inMu    sync.Mutex
-	inbox   []event
-	spare   []event
-	wake    chan struct{}
-	running bool
-	ran     bool
+	inMu  sync.Mutex
+	inbox []event
+	// Backlog: requests posted but not yet routed, and the scheduler's length as of the
+	// engine goroutine's last pass (read by Backlog from any goroutine).
+	inboxReqs atomic.Int64
+	schedLen  atomic.Int64
+	spare     []event
+	wake      chan struct{}
+	running   bool
+	ran       bool
 
 	exportMu sync.Mutex
 	wg       sync.WaitGroup
@@ -187,6 +192,9 @@ func (e *Engine) post(ev event) {
 		return // the crawl is over
 	}
 	e.inbox = append(e.inbox, ev)
+	if ev.kind == evOutput && ev.out.Request != nil {
+		e.inboxReqs.Add(1)
+	}
 	e.inMu.Unlock()
 	select {
 	case e.wake <- struct{}{}:
@@ -394,6 +402,9 @@ func (e *Engine) drain(ctx context.Context) {
 		e.inbox = e.spare[:0]
 		e.inMu.Unlock()
 		for i := range evs {
+			if evs[i].kind == evOutput && evs[i].out.Request != nil {
+				e.inboxReqs.Add(-1)
+			}
 			e.handle(ctx, &evs[i])
 			evs[i] = event{}
 		}
@@ -460,8 +471,14 @@ func (e *Engine) route(ctx context.Context, parent *types.Response, out types.Ou
 	}
 }
 
+// Backlog returns how many requests wait to be downloaded: in the scheduler or emitted and
+// not yet routed. Safe from any goroutine; a producer of start requests slows down on it
+// (Scrapy consumes start requests lazily, when the scheduler has room).
+func (e *Engine) Backlog() int { return int(e.inboxReqs.Load() + e.schedLen.Load()) }
+
 // admit starts downloads while there is room (Scrapy: needs_backout).
 func (e *Engine) admit(ctx context.Context) {
+	defer func() { e.schedLen.Store(int64(e.sched.Len())) }()
 	for !e.closing && e.downloads < e.maxDownloads && e.parsing < e.maxParsing {
 		req := e.sched.Next()
 		if req == nil {

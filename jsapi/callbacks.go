@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"strings"
+	"time"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
@@ -26,17 +27,34 @@ func (s *Spider) countException(err error) {
 // run calls fn on a VM from the pool, drives what it returns and emits every produced value;
 // it returns when the callback finished (including what it awaited) or ctx ended.
 // where names the callback for error messages.
-func (s *Spider) run(ctx context.Context, vm *runtime.VM, where string, emit engine.Emit,
+// With lazy set (start()), the next value is pulled only while the crawler's backlog is
+// below a high-water mark, so a huge or endless start() does not flood the scheduler.
+func (s *Spider) run(ctx context.Context, vm *runtime.VM, where string, emit engine.Emit, lazy bool,
 	fn func(st *vmState) (goja.Value, error)) error {
 	st := s.state(vm)
 	done := make(chan error, 1)
+	onValue := func(v goja.Value) goja.Value {
+		st.emitValue(v, where, emit)
+		if !lazy || s.crawler == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			// The crawl is closing: leave start() suspended for good.
+			p, _, _ := st.rt.NewPromise()
+			return st.rt.ToValue(p)
+		}
+		if s.crawler.Backlog() >= s.startHighWater() {
+			return st.waitBacklog(ctx)
+		}
+		return nil
+	}
 	ok := vm.Go(func(rt *goja.Runtime) {
 		res, err := fn(st)
 		if err != nil {
 			done <- runtime.ToScriptError(err)
 			return
 		}
-		vm.Drive(res, func(v goja.Value) { st.emitValue(v, where, emit) }, func(err error) { done <- err })
+		vm.Drive(res, onValue, func(err error) { done <- err })
 	})
 	if !ok {
 		return fmt.Errorf("%s: %w", where, runtime.ErrClosed)
@@ -54,6 +72,36 @@ func (s *Spider) run(ctx context.Context, vm *runtime.VM, where string, emit eng
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// startHighWater is the backlog at which start() pauses: enough queued requests to keep
+// every download slot busy several times over.
+func (s *Spider) startHighWater() int {
+	return max(4*s.crawler.Settings().Int(types.ConcurrentRequests), 64)
+}
+
+// waitBacklog returns a promise that settles once the backlog is below half the high-water
+// mark, and never when ctx ends first; on the loop. The wait polls the engine's counter off the loop.
+func (st *vmState) waitBacklog(ctx context.Context) goja.Value {
+	p, resolve, _ := st.rt.NewPromise()
+	enqueue := st.vm.Reserve()
+	low := st.s.startHighWater() / 2
+	go func() {
+		t := time.NewTicker(2 * time.Millisecond)
+		defer t.Stop()
+		for st.s.crawler.Backlog() > low {
+			select {
+			case <-ctx.Done():
+				// The crawl is closing: the promise stays pending, so start() stays
+				// suspended instead of producing requests nobody schedules.
+				enqueue(func(*goja.Runtime) error { return nil })
+				return
+			case <-t.C:
+			}
+		}
+		enqueue(func(*goja.Runtime) error { return resolve(nil) })
+	}()
+	return st.rt.ToValue(p)
 }
 
 // emitValue converts one value a callback produced and hands it to the engine; on the loop.
@@ -117,7 +165,7 @@ func (s *Spider) Start(ctx context.Context, emit engine.Emit) error {
 	if err != nil {
 		return err
 	}
-	return s.run(ctx, vm, "start", emit, func(st *vmState) (goja.Value, error) {
+	return s.run(ctx, vm, "start", emit, true, func(st *vmState) (goja.Value, error) {
 		if fn, ok := goja.AssertFunction(st.spider.Get("start")); ok {
 			return fn(st.spider)
 		}
@@ -183,7 +231,7 @@ func (s *Spider) Parse(ctx context.Context, resp *types.Response, emit engine.Em
 	}
 	defer release()
 	name := resp.Request.CallbackName()
-	return s.run(ctx, vm, name, emit, func(st *vmState) (goja.Value, error) {
+	return s.run(ctx, vm, name, emit, false, func(st *vmState) (goja.Value, error) {
 		fn, ok := goja.AssertFunction(st.spider.Get(name))
 		if !ok {
 			return nil, &runtime.ScriptError{Name: "TypeError", Message: fmt.Sprintf("spider %s has no method %q for %s", s.name, name, resp.URL)}
@@ -212,7 +260,7 @@ func (s *Spider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit
 	}
 	defer release()
 	name := f.Request.Errback
-	return s.run(ctx, vm, name, emit, func(st *vmState) (goja.Value, error) {
+	return s.run(ctx, vm, name, emit, false, func(st *vmState) (goja.Value, error) {
 		fn, ok := goja.AssertFunction(st.spider.Get(name))
 		if !ok {
 			return nil, &runtime.ScriptError{Name: "TypeError", Message: fmt.Sprintf("spider %s has no errback method %q", s.name, name)}

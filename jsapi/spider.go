@@ -32,6 +32,9 @@ const ModuleName = "jscrawl"
 // inline downloads (Scrapy: engine.download_async), stats and settings.
 type Crawler interface {
 	Download(ctx context.Context, req *types.Request) (*types.Response, error)
+	// Backlog is the number of requests waiting to be downloaded; start() pauses while it
+	// is high.
+	Backlog() int
 	Stats() *engine.Stats
 	Settings() *types.Settings
 }

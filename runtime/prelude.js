@@ -31,8 +31,13 @@
   function drive(result, onValue, onDone) {
     let finished = false;
     const done = (e) => { if (!finished) { finished = true; onDone(e); } };
+    // emit returns what onValue returned for the last value: a promise means "pause: pull
+    // the next value only when it settles" (backpressure on start()).
     const emit = (v) => {
-      if (Array.isArray(v)) { for (let i = 0; i < v.length; i++) onValue(v[i]); } else onValue(v);
+      if (!Array.isArray(v)) return onValue(v);
+      let pause;
+      for (let i = 0; i < v.length; i++) pause = onValue(v[i]) || pause;
+      return pause;
     };
     try {
       if (result === undefined || result === null) return done();
@@ -49,14 +54,16 @@
       if (typeof result === "object" && typeof result[Symbol.asyncIterator] === "function") {
         return asyncIter(result[Symbol.asyncIterator](), emit, done);
       }
-      emit(result);
-      done();
+      const pause = emit(result);
+      if (pause) pause.then(() => done(), done); else done();
     } catch (e) {
       done(e);
     }
   }
 
   function fast(gen, Await, emit, onValue, done) {
+    const resume = () => step("next", undefined);
+    const fail = (e) => step("throw", e);
     const step = (k, v) => {
       for (;;) {
         let r;
@@ -70,26 +77,30 @@
         if (x instanceof Await) {
           const star = x[1];
           Promise.resolve(x[0]).then(
-            (y) => step("next", star ? { done: y.done, value: y.value } : y),
-            (e) => step("throw", e));
+            (y) => step("next", star ? { done: y.done, value: y.value } : y), fail);
           return;
         }
+        let pause;
         // Inlined isThenable and emit: this loop runs once per yielded value.
         if (x !== null && typeof x === "object") {
           if (typeof x.then === "function") {
-            x.then((y) => { try { emit(y); } catch (e) { return step("throw", e); } step("next", undefined); },
-                   (e) => step("throw", e));
+            x.then((y) => {
+              let p;
+              try { p = emit(y); } catch (e) { return fail(e); }
+              if (p) p.then(resume, fail); else resume();
+            }, fail);
             return;
           }
           try {
-            if (Array.isArray(x)) emit(x); else onValue(x);
+            pause = Array.isArray(x) ? emit(x) : onValue(x);
           } catch (e) {
             k = "throw"; v = e;
             continue;
           }
         } else {
-          try { emit(x); } catch (e) { k = "throw"; v = e; continue; }
+          try { pause = emit(x); } catch (e) { k = "throw"; v = e; continue; }
         }
+        if (pause) { pause.then(resume, fail); return; }
         k = "next"; v = undefined;
       }
     };
@@ -97,6 +108,8 @@
   }
 
   function syncIter(it, emit, done) {
+    const resume = () => step("next", undefined);
+    const fail = (e) => step("throw", e);
     const step = (k, v) => {
       for (;;) {
         let r;
@@ -108,10 +121,16 @@
         if (r.done) return done();
         const x = r.value;
         if (isThenable(x)) {
-          x.then((y) => { emit(y); step("next", undefined); }, (e) => step("throw", e));
+          x.then((y) => {
+            let p;
+            try { p = emit(y); } catch (e) { return fail(e); }
+            if (p) p.then(resume, fail); else resume();
+          }, fail);
           return;
         }
-        emit(x);
+        let pause;
+        try { pause = emit(x); } catch (e) { k = "throw"; v = e; continue; }
+        if (pause) { pause.then(resume, fail); return; }
         k = "next"; v = undefined;
       }
     };
@@ -124,8 +143,9 @@
       try { p = it.next(); } catch (e) { return done(e); }
       Promise.resolve(p).then((r) => {
         if (r.done) return done();
-        try { emit(r.value); } catch (e) { return done(e); }
-        next();
+        let pause;
+        try { pause = emit(r.value); } catch (e) { return done(e); }
+        if (pause) pause.then(next, done); else next();
       }, done);
     };
     next();

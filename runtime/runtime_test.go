@@ -44,7 +44,7 @@ func collect(t *testing.T, name, src string) ([]any, error) {
 			ch <- result{nil, runtime.ToScriptError(err)}
 			return
 		}
-		vm.Drive(res, func(v goja.Value) { vals = append(vals, v.Export()) }, func(err error) { ch <- result{vals, err} })
+		vm.Drive(res, func(v goja.Value) goja.Value { vals = append(vals, v.Export()); return nil }, func(err error) { ch <- result{vals, err} })
 	})
 	select {
 	case r := <-ch:

@@ -260,10 +260,17 @@ func (vm *VM) Runtime() *goja.Runtime { return vm.rt }
 
 // Drive must run on the loop: it consumes a callback's result (async or sync generator,
 // promise, array, value), calling onValue for each produced value and onDone exactly once.
-func (vm *VM) Drive(result goja.Value, onValue func(goja.Value), onDone func(err error)) {
+// onValue returns nil to go on, or a promise: the next value is pulled only once it settles
+// (backpressure; a rejection is thrown into the generator).
+func (vm *VM) Drive(result goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error)) {
 	rt := vm.rt
 	_, err := vm.drive(goja.Undefined(), result,
-		rt.ToValue(func(c goja.FunctionCall) goja.Value { onValue(c.Argument(0)); return goja.Undefined() }),
+		rt.ToValue(func(c goja.FunctionCall) goja.Value {
+			if p := onValue(c.Argument(0)); p != nil {
+				return p
+			}
+			return goja.Undefined()
+		}),
 		rt.ToValue(func(c goja.FunctionCall) goja.Value {
 			if e := c.Argument(0); !goja.IsUndefined(e) {
 				onDone(FromValue(e, nil))

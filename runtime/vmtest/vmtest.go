@@ -55,7 +55,7 @@ func Run(t testing.TB, code string, modules map[string]runtime.ModuleLoader) {
 			errc <- runtime.ToScriptError(err)
 			return
 		}
-		vm.Drive(res, func(goja.Value) {}, func(err error) { errc <- err })
+		vm.Drive(res, func(goja.Value) goja.Value { return nil }, func(err error) { errc <- err })
 	})
 	if !ok {
 		t.Fatal("vm closed")
