@@ -352,7 +352,7 @@ func (st *vmState) crawlerObject() *goja.Object {
 		if !ok {
 			panic(rt.NewTypeError("crawler.download() needs a Request"))
 		}
-		if isReq, _ := st.isRequest(goja.Undefined(), r); !isReq.ToBoolean() {
+		if !st.isRequestObject(r) {
 			panic(rt.NewTypeError("crawler.download() needs a Request: new Request(url, {...})"))
 		}
 		return st.download(r)

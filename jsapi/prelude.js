@@ -155,7 +155,6 @@
     setSpider(s) { spider = s; },
     makeResponse(h, url, status) { return new Response(h, url, status, null); },
     makeRequest(url, o) { return new Request(url, o); },
-    isRequest(v) { return v instanceof Request; },
     requestProto: Request.prototype,
     logger(name) {
       return { debug: makeLogger("debug"), info: makeLogger("info"), warn: makeLogger("warn"),

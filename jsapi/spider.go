@@ -83,7 +83,6 @@ type vmState struct {
 	exports      *goja.Object
 	makeResponse goja.Callable
 	makeRequest  goja.Callable
-	isRequest    goja.Callable
 	pipelines    []*goja.Object
 	helpers      *goja.Object
 	requestProto *goja.Object
@@ -101,7 +100,7 @@ func Load(prog *runtime.Program, opts Options) (*Spider, error) {
 		opts.Logger = slog.Default()
 	}
 	s := &Spider{prog: prog, opts: opts, logger: opts.Logger, states: map[*runtime.VM]*vmState{}, ctx: context.Background()}
-	vm, err := s.newVM(0)
+	vm, err := s.newVM()
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +194,7 @@ func (s *Spider) Bind(c Crawler) error {
 		if i == 0 && first != nil && !first.Broken() {
 			return first, nil
 		}
-		vm, err := s.newVM(i)
+		vm, err := s.newVM()
 		if err != nil {
 			return nil, err
 		}
@@ -249,7 +248,7 @@ func (s *Spider) state(vm *runtime.VM) *vmState {
 }
 
 // newVM makes a VM with the API, runs the bundle and constructs the spider instance.
-func (s *Spider) newVM(index int) (*runtime.VM, error) {
+func (s *Spider) newVM() (*runtime.VM, error) {
 	st := &vmState{s: s}
 	var timeout time.Duration
 	if s.crawler != nil {
@@ -288,7 +287,6 @@ func (s *Spider) newVM(index int) (*runtime.VM, error) {
 	s.mu.Lock()
 	s.states[vm] = st
 	s.mu.Unlock()
-	_ = index
 	return vm, nil
 }
 
@@ -336,7 +334,6 @@ func (st *vmState) install() error {
 	st.exports = o.Get("exports").ToObject(rt)
 	st.makeResponse, _ = goja.AssertFunction(o.Get("makeResponse"))
 	st.makeRequest, _ = goja.AssertFunction(o.Get("makeRequest"))
-	st.isRequest, _ = goja.AssertFunction(o.Get("isRequest"))
 	st.requestProto = o.Get("requestProto").ToObject(rt)
 	return nil
 }
