@@ -647,14 +647,16 @@ func (e *Engine) finish(ctx context.Context, start time.Time) {
 		e.logger.Info(fmt.Sprintf("Closing spider (%s)", reason))
 	}
 	// Pipelines close first (Scrapy: close_spider of each pipeline), while the spider they
-	// may call is still open; then the spider, then the feeds.
+	// may call is still open; then spider_closed, whose handlers may still use the spider
+	// (Scrapy sends it before the stats are dumped); then the spider, then the feeds.
 	e.closePipelines(e.pipelines)
+	e.stats.Set("finish_reason", reason)
+	e.send(context.WithoutCancel(ctx), SpiderClosed, reason)
 	e.closeSpider()
 	e.closeExporters()
 	end := time.Now()
 	e.stats.Inc("item_scraped_count", 0)
 	e.stats.Inc("response_received_count", 0)
-	e.stats.Set("finish_reason", reason)
 	e.stats.Set("finish_time", end.UTC().Format(time.RFC3339))
 	e.stats.Set("elapsed_time_seconds", end.Sub(start).Seconds())
 	dump, err := json.MarshalIndent(e.stats.Snapshot(), "", "  ")
@@ -662,7 +664,6 @@ func (e *Engine) finish(ctx context.Context, start time.Time) {
 		dump = []byte(err.Error())
 	}
 	e.logger.Info("Dumping stats:\n" + string(dump))
-	e.send(context.WithoutCancel(ctx), SpiderClosed, reason)
 	e.logger.Info(fmt.Sprintf("Spider closed (%s)", reason))
 }
 

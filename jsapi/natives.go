@@ -178,6 +178,15 @@ func (st *vmState) natives() *goja.Object {
 		return goja.Undefined()
 	})
 	set("download", func(c goja.FunctionCall) goja.Value { return st.download(c.Argument(0)) })
+	set("connectSignal", func(c goja.FunctionCall) goja.Value {
+		name := c.Argument(0).String()
+		sig, ok := signalNames[name]
+		if !ok {
+			throwType(fmt.Sprintf("unknown signal %q: use one of %s", name, strings.Join(signalList(), ", ")))
+		}
+		st.s.wantSignal(sig)
+		return goja.Undefined()
+	})
 	return n
 }
 
@@ -347,6 +356,34 @@ func (st *vmState) crawlerObject() *goja.Object {
 		return toJS(rt, s.crawler.Stats().Snapshot())
 	})
 	_ = c.Set("stats", stats)
+	_ = c.Set("signals", st.helper("signals"))
+	eng := rt.NewObject()
+	_ = eng.Set("crawl", func(call goja.FunctionCall) goja.Value {
+		r, ok := call.Argument(0).(*goja.Object)
+		if !ok || !st.isRequestObject(r) {
+			panic(rt.NewTypeError("crawler.engine.crawl() needs a Request: new Request(url, {...})"))
+		}
+		req, err := requestFromJS(rt, r)
+		if err != nil {
+			panic(rt.NewTypeError(err.Error()))
+		}
+		if s.crawler == nil {
+			panic(rt.NewTypeError("crawler.engine.crawl(): the crawl has not started"))
+		}
+		s.crawler.Crawl(req)
+		return goja.Undefined()
+	})
+	_ = eng.Set("closeSpider", func(call goja.FunctionCall) goja.Value {
+		reason := "cancelled"
+		if r := call.Argument(0); !goja.IsUndefined(r) {
+			reason = r.String()
+		}
+		if s.crawler != nil {
+			s.crawler.CloseSpider(reason)
+		}
+		return goja.Undefined()
+	})
+	_ = c.Set("engine", eng)
 	_ = c.Set("download", func(call goja.FunctionCall) goja.Value {
 		r, ok := call.Argument(0).(*goja.Object)
 		if !ok {

@@ -146,13 +146,48 @@
     };
   }
 
+  // Signals: handlers by signal name, called with one event object; async ones are awaited
+  // by the engine (Scrapy: signals.connect and the deferred signals).
+  const signalHandlers = new Map();
+  const signals = {
+    connect(name, handler) {
+      if (typeof handler !== "function") throw new TypeError("signals.connect(name, handler): the handler must be a function");
+      name = String(name);
+      n.connectSignal(name); // throws a TypeError naming the known signals
+      let list = signalHandlers.get(name);
+      if (!list) signalHandlers.set(name, (list = []));
+      list.push(handler);
+    },
+    disconnect(name, handler) {
+      const list = signalHandlers.get(String(name));
+      const i = list ? list.indexOf(handler) : -1;
+      if (i >= 0) list.splice(i, 1);
+    },
+  };
+  function dispatchSignal(name, ev) {
+    const list = signalHandlers.get(name);
+    if (!list || list.length === 0) return undefined;
+    const results = [];
+    for (const h of list.slice()) {
+      try { results.push(h.call(spider, ev)); } catch (e) { results.push(Promise.reject(e)); }
+    }
+    return Promise.all(results);
+  }
+
   const exports = { Request, Response, Selector, SelectorList, Headers, DropItem, sleep, fetch };
   for (const k of ["Request", "DropItem", "sleep", "fetch"]) {
     Object.defineProperty(g, k, { value: exports[k], writable: true, configurable: true });
   }
   return {
     exports,
-    setSpider(s) { spider = s; },
+    setSpider(s) {
+      spider = s;
+      // Spider methods opened() and closed(reason) are shortcuts for the two signals.
+      if (typeof s.opened === "function") signals.connect("spider_opened", () => s.opened());
+      if (typeof s.closed === "function") signals.connect("spider_closed", (ev) => s.closed(ev.reason));
+    },
+    signals,
+    dispatchSignal,
     makeResponse(h, url, status) { return new Response(h, url, status, null); },
     makeRequest(url, o) { return new Request(url, o); },
     requestProto: Request.prototype,

@@ -35,6 +35,12 @@ type Crawler interface {
 	// Backlog is the number of requests waiting to be downloaded; start() pauses while it
 	// is high.
 	Backlog() int
+	// Connect runs fn each time sig is sent (Scrapy: signals.connect).
+	Connect(sig engine.Signal, fn func(ctx context.Context, args ...any) error)
+	// Crawl schedules a request from anywhere (Scrapy: engine.crawl).
+	Crawl(req *types.Request)
+	// CloseSpider ends the crawl gracefully with reason (Scrapy: engine.close_spider).
+	CloseSpider(reason string)
 	Stats() *engine.Stats
 	Settings() *types.Settings
 }
@@ -69,9 +75,11 @@ type Spider struct {
 
 	mu     sync.Mutex
 	states map[*runtime.VM]*vmState
-	first  *runtime.VM
-	pool   *runtime.Pool
-	open   map[*Pipeline]bool // pipelines opened and not yet closed
+	// signals JS handlers were connected to, and whether the engine dispatches them yet
+	signals map[engine.Signal]bool
+	first   *runtime.VM
+	pool    *runtime.Pool
+	open    map[*Pipeline]bool // pipelines opened and not yet closed
 }
 
 // vmState is one VM's spider instance and the prelude's helpers; used on that VM's loop.
@@ -185,6 +193,15 @@ func (s *Spider) Pipelines() []engine.Pipeline {
 func (s *Spider) Bind(c Crawler) error {
 	s.crawler = c
 	s.schemes = c.Settings().StringList(types.DownloadSchemes)
+	s.mu.Lock()
+	var wanted []engine.Signal
+	for sig := range s.signals {
+		wanted = append(wanted, sig)
+	}
+	s.mu.Unlock()
+	for _, sig := range wanted {
+		s.connectSignal(sig)
+	}
 	s.first.StartWatchdog(c.Settings().Duration(types.JSCallbackTimeout))
 	n := max(c.Settings().Int(types.JSVMs), 1)
 	pool, err := runtime.NewPool(n, func(i int) (*runtime.VM, error) {

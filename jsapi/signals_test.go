@@ -1,0 +1,98 @@
+package jsapi_test
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestSignalsFromJS(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `import { Request } from "jscrawl";
+export default class S {
+  name = "signals";
+  startUrls = ["BASE/p/1"];
+  idled = false;
+  constructor() {
+    // Connected in the constructor: handlers reach the engine once the crawl is bound.
+    this.log = [];
+  }
+  async opened() { await null; this.crawler.stats.set("opened", true); }
+  async closed(reason) { await null; this.crawler.stats.set("closed_reason", reason); }
+  start() {
+    const s = this.crawler.signals;
+    s.connect("item_scraped", async (ev) => { await null; this.crawler.stats.inc("seen_items"); this.log.push(ev.item.url); });
+    s.connect("response_received", (ev) => { this.crawler.stats.inc("seen_status_" + ev.response.status); });
+    s.connect("request_dropped", (ev) => { this.crawler.stats.set("dropped_url", ev.request.url); });
+    s.connect("spider_idle", () => {
+      // A spider_idle handler that schedules work keeps the spider alive (DontCloseSpider).
+      if (!this.idled) { this.idled = true; this.crawler.engine.crawl(new Request("BASE/p/2")); }
+    });
+    s.connect("spider_closed", (ev) => { this.crawler.stats.set("closed_items", this.log.length + ":" + ev.reason); });
+    let bad = "";
+    try { s.connect("no_such_signal", () => {}); } catch (e) { bad = e.name + ": " + e.message; }
+    this.crawler.stats.set("bad_signal", bad);
+    return [new Request("BASE/p/1"), new Request("BASE/p/1")];
+  }
+  parse(r) { return { url: r.url }; }
+}
+`})
+	checks := map[string]any{
+		"opened":                  true,
+		"closed_reason":           "finished",
+		"seen_items":              int64(2),
+		"seen_status_200":         int64(2),
+		"closed_items":            "2:finished",
+		"response_received_count": int64(2),
+	}
+	for k, want := range checks {
+		if got := res.stats[k]; got != want {
+			t.Errorf("stats[%q] = %#v, want %#v\n%s", k, got, want, res.log)
+		}
+	}
+	if u, _ := res.stats["dropped_url"].(string); !strings.HasSuffix(u, "/p/1") {
+		t.Errorf("request_dropped handler did not see the duplicate: %v", res.stats["dropped_url"])
+	}
+	if b, _ := res.stats["bad_signal"].(string); !strings.Contains(b, `TypeError: unknown signal "no_such_signal"`) || !strings.Contains(b, "item_scraped") {
+		t.Errorf("unknown signal error = %q", b)
+	}
+}
+
+func TestCloseSpiderFromJS(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `import { Request } from "jscrawl";
+export default class S {
+  name = "closer";
+  *start() { for (let i = 0; i < 50; i++) yield new Request("BASE/p/" + i); }
+  seen = 0;
+  parse(r) {
+    if (++this.seen === 3) this.crawler.engine.closeSpider("enough");
+    return { url: r.url };
+  }
+}
+`, settings: map[string]string{"CONCURRENT_REQUESTS": "1"}})
+	if got := res.stats["finish_reason"]; got != "enough" {
+		t.Errorf("finish_reason = %v, want enough", got)
+	}
+	if n := statInt(res.stats, "response_received_count"); n < 3 || n > 5 {
+		t.Errorf("closeSpider after the 3rd response: %d responses, want 3 (+ the ones in flight)", n)
+	}
+}
+
+func TestFailingSignalHandlerIsLogged(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `export default class S {
+  name = "failing";
+  start() {
+    this.crawler.signals.connect("item_scraped", async () => { await null; throw new RangeError("handler broke"); });
+    return [new Request("BASE/p/1")];
+  }
+  parse(r) { return { url: r.url }; }
+}
+`})
+	if len(res.items) != 1 {
+		t.Errorf("items = %d, want 1 (a failing handler does not drop the item)", len(res.items))
+	}
+	if !strings.Contains(res.log, "Error caught on signal handler: item_scraped") || !strings.Contains(res.log, "RangeError: handler broke") {
+		t.Errorf("the handler's error is not logged with its name:\n%s", res.log)
+	}
+}
