@@ -1,6 +1,7 @@
 package jsapi
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"sort"
@@ -177,7 +178,10 @@ func (st *vmState) natives() *goja.Object {
 		}
 		return goja.Undefined()
 	})
-	set("download", func(c goja.FunctionCall) goja.Value { return st.download(c.Argument(0)) })
+	set("download", func(c goja.FunctionCall) goja.Value {
+		p, cancel := st.download(c.Argument(0))
+		return rt.NewArray(p, cancel)
+	})
 	set("connectSignal", func(c goja.FunctionCall) goja.Value {
 		name := c.Argument(0).String()
 		sig, ok := signalNames[name]
@@ -225,8 +229,9 @@ func (st *vmState) responseToJS(h *respHandle) (goja.Value, error) {
 
 // download starts an inline download of a JS Request and returns a promise of its
 // Response; on the loop. The download runs on its own goroutine through the engine's
-// downloader; the result comes back through a reservation on this loop.
-func (st *vmState) download(v goja.Value) goja.Value {
+// downloader; the result comes back through a reservation on this loop. The second value
+// is a function that cancels the download (its Go context), for AbortSignal.
+func (st *vmState) download(v goja.Value) (goja.Value, goja.Value) {
 	rt := st.rt
 	obj, ok := v.(*goja.Object)
 	if !ok {
@@ -241,11 +246,12 @@ func (st *vmState) download(v goja.Value) goja.Value {
 	crawler := st.s.crawler
 	if crawler == nil {
 		_ = reject(rt.NewGoError(fmt.Errorf("download %s: the crawl has not started", req.URL)))
-		return rt.ToValue(p)
+		return rt.ToValue(p), goja.Undefined()
 	}
 	enqueue := st.vm.Reserve()
-	ctx := st.s.ctx
+	ctx, cancel := context.WithCancel(st.s.ctx)
 	go func() {
+		defer cancel()
 		resp, err := crawler.Download(ctx, req)
 		enqueue(func(rt *goja.Runtime) error {
 			if err != nil {
@@ -258,7 +264,7 @@ func (st *vmState) download(v goja.Value) goja.Value {
 			return resolve(jr)
 		})
 	}()
-	return rt.ToValue(p)
+	return rt.ToValue(p), rt.ToValue(func(goja.FunctionCall) goja.Value { cancel(); return goja.Undefined() })
 }
 
 // jsError makes a JS Error for a Go download error: its name is the engine's error name
@@ -384,15 +390,6 @@ func (st *vmState) crawlerObject() *goja.Object {
 		return goja.Undefined()
 	})
 	_ = c.Set("engine", eng)
-	_ = c.Set("download", func(call goja.FunctionCall) goja.Value {
-		r, ok := call.Argument(0).(*goja.Object)
-		if !ok {
-			panic(rt.NewTypeError("crawler.download() needs a Request"))
-		}
-		if !st.isRequestObject(r) {
-			panic(rt.NewTypeError("crawler.download() needs a Request: new Request(url, {...})"))
-		}
-		return st.download(r)
-	})
+	_ = c.Set("download", st.helper("crawlerDownload"))
 	return c
 }

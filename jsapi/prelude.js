@@ -129,13 +129,34 @@
 
   function fetch(input, init) {
     let req;
+    const i = init || {};
     if (input instanceof Request) {
-      req = init ? input.replace(init) : input;
+      req = init ? input.replace(Object.assign({}, init, { signal: undefined })) : input;
     } else {
-      const i = init || {};
       req = new Request(n.checkURL(input, "fetch"), { method: i.method, headers: i.headers, body: i.body, meta: i.meta, dontFilter: true });
     }
-    return n.download(req);
+    return download(req, i.signal);
+  }
+
+  // download runs an inline download; an AbortSignal cancels it (the Go request context)
+  // and rejects with the signal's reason.
+  function download(req, signal) {
+    if (signal !== undefined && signal !== null && !(signal instanceof AbortSignal)) {
+      throw new TypeError("signal must be an AbortSignal");
+    }
+    if (signal && signal.aborted) return Promise.reject(signal.reason);
+    const [promise, cancel] = n.download(req);
+    if (!signal) return promise;
+    const onAbort = () => cancel();
+    signal.addEventListener("abort", onAbort, { once: true });
+    return promise.then(
+      (r) => { signal.removeEventListener("abort", onAbort); return r; },
+      (e) => { signal.removeEventListener("abort", onAbort); throw signal.aborted ? signal.reason : e; });
+  }
+
+  function crawlerDownload(req, opts) {
+    if (!(req instanceof Request)) throw new TypeError("crawler.download() needs a Request: new Request(url, {...})");
+    return download(req, opts && opts.signal);
   }
 
   function makeLogger(level) {
@@ -188,6 +209,7 @@
     },
     signals,
     dispatchSignal,
+    crawlerDownload,
     makeResponse(h, url, status) { return new Response(h, url, status, null); },
     makeRequest(url, o) { return new Request(url, o); },
     requestProto: Request.prototype,

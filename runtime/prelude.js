@@ -181,5 +181,62 @@
     writable: true, configurable: true,
   });
   Object.defineProperty(g, "__jscrawlAsyncGen", { value: asyncGen });
+
+  // queueMicrotask, AbortController and AbortSignal (WHATWG), which goja lacks.
+  const hidden = (name, value) => Object.defineProperty(g, name, { value, writable: true, configurable: true });
+  hidden("queueMicrotask", (fn) => {
+    if (typeof fn !== "function") throw new TypeError("queueMicrotask needs a function");
+    Promise.resolve().then(fn);
+  });
+  const domError = (name, message) => { const e = new Error(message); e.name = name; return e; };
+  const KEY = Symbol("AbortSignal");
+  const abortSignal = (s, reason) => {
+    if (s.aborted) return;
+    s.aborted = true;
+    s.reason = reason === undefined ? domError("AbortError", "This operation was aborted") : reason;
+    const ev = { type: "abort", target: s };
+    if (typeof s.onabort === "function") s.onabort(ev);
+    for (const l of s[KEY].slice()) {
+      if (l.once) s.removeEventListener("abort", l.fn);
+      l.fn.call(s, ev);
+    }
+  };
+  class AbortSignal {
+    constructor(key) {
+      if (key !== KEY) throw new TypeError("Illegal constructor: use new AbortController().signal");
+      this.aborted = false;
+      this.reason = undefined;
+      this.onabort = null;
+      Object.defineProperty(this, KEY, { value: [] });
+    }
+    addEventListener(type, fn, opts) {
+      if (type !== "abort" || typeof fn !== "function") return;
+      if (this[KEY].some((l) => l.fn === fn)) return;
+      this[KEY].push({ fn, once: !!(opts && opts.once) });
+    }
+    removeEventListener(type, fn) {
+      const i = this[KEY].findIndex((l) => l.fn === fn);
+      if (i >= 0) this[KEY].splice(i, 1);
+    }
+    throwIfAborted() { if (this.aborted) throw this.reason; }
+    static abort(reason) { const s = new AbortSignal(KEY); abortSignal(s, reason); return s; }
+    static timeout(ms) {
+      const s = new AbortSignal(KEY);
+      setTimeout(() => abortSignal(s, domError("TimeoutError", "The operation timed out after " + ms + " ms")), ms);
+      return s;
+    }
+    static any(signals) {
+      const s = new AbortSignal(KEY);
+      for (const x of signals) if (x.aborted) { abortSignal(s, x.reason); return s; }
+      for (const x of signals) x.addEventListener("abort", () => abortSignal(s, x.reason), { once: true });
+      return s;
+    }
+  }
+  class AbortController {
+    constructor() { this.signal = new AbortSignal(KEY); }
+    abort(reason) { abortSignal(this.signal, reason); }
+  }
+  hidden("AbortSignal", AbortSignal);
+  hidden("AbortController", AbortController);
   return { drive: drive, inspect: inspect };
 })

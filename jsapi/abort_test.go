@@ -1,0 +1,99 @@
+package jsapi_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// TestAbortSignalCancelsDownload: aborting a fetch or a crawler.download cancels the real
+// download: the server holding the response open sees the connection go away.
+func TestAbortSignalCancelsDownload(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, call, want string
+	}{
+		{"AbortController on fetch", `const c = new AbortController(); setTimeout(() => c.abort(), 30);
+      await fetch(this.hold, { signal: c.signal });`, `{"name":"AbortError","aborted":true}`},
+		{"AbortSignal.timeout on crawler.download", `const s = AbortSignal.timeout(30);
+      await this.crawler.download(new Request(this.hold), { signal: s });`, `{"name":"TimeoutError","aborted":true}`},
+		{"AbortSignal.any with a custom reason", `const c = new AbortController();
+      setTimeout(() => c.abort(new RangeError("enough")), 30);
+      await fetch(this.hold, { signal: AbortSignal.any([c.signal, AbortSignal.timeout(60000)]) });`, `{"name":"RangeError","aborted":true}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			gone := make(chan struct{})
+			hold := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-r.Context().Done():
+					close(gone)
+				case <-time.After(30 * time.Second):
+				}
+			}))
+			defer hold.Close()
+			res := crawl(t, newServer(t), spec{src: `import { Request } from "jscrawl";
+export default class S {
+  name = "abort";
+  startUrls = ["BASE/p/1"];
+  async parse(r) {
+    try {
+      ` + tc.call + `
+      return { name: "not aborted" };
+    } catch (e) {
+      return { name: e.name, aborted: true };
+    }
+  }
+}
+`, args: map[string]string{"hold": hold.URL}, settings: map[string]string{"RETRY_ENABLED": "false"}})
+			select {
+			case <-gone:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the server never saw the aborted download's connection close")
+			}
+			if got := lines(res.items); len(got) != 1 || got[0] != tc.want {
+				t.Errorf("items = %v, want [%s]\n%s", got, tc.want, res.log)
+			}
+		})
+	}
+}
+
+// TestTimersAndMicrotasks: setTimeout, setImmediate, queueMicrotask and sleep run on the VM's
+// loop in the expected order, and an already-aborted signal rejects at once.
+func TestTimersAndMicrotasks(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `import { Request, sleep } from "jscrawl";
+export default class S {
+  name = "timers";
+  startUrls = ["BASE/p/1"];
+  async parse(r) {
+    const order = [];
+    await new Promise((done) => {
+      setTimeout(() => { order.push("timeout"); done(); }, 5);
+      setImmediate(() => order.push("immediate"));
+      queueMicrotask(() => order.push("microtask"));
+      order.push("sync");
+    });
+    await sleep(1);
+    let early = "";
+    try { await fetch(r.url, { signal: AbortSignal.abort() }); } catch (e) { early = e.name; }
+    return { order: order.join(","), early };
+  }
+}
+`})
+	if got := lines(res.items); len(got) != 1 || got[0] != `{"order":"sync,microtask,immediate,timeout","early":"AbortError"}` {
+		t.Errorf("items = %v\n%s", got, res.log)
+	}
+}
+
+func lines(items []types.Item) []string {
+	var out []string
+	for _, it := range items {
+		b, _ := it.JSON()
+		out = append(out, string(b))
+	}
+	return out
+}
