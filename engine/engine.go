@@ -549,7 +549,7 @@ func (e *Engine) errback(ctx context.Context, req *types.Request, resp *types.Re
 // callErrback calls Spider.Errback and reports its error; it returns the number of spider
 // errors (0 or 1).
 func (e *Engine) callErrback(ctx context.Context, req *types.Request, resp *types.Response, err error) int64 {
-	f := &types.Failure{Request: req, Response: resp, Name: ErrorName(err), Message: err.Error()}
+	f := &types.Failure{Request: req, Response: resp, Name: ErrorName(err), Message: ErrorMessage(err)}
 	parent := resp
 	if parent == nil {
 		parent = &types.Response{URL: req.URL, Request: req}

@@ -79,6 +79,17 @@ func ErrorName(err error) string {
 	return classify(err, NameError)
 }
 
+// ErrorMessage returns the message of err for a Failure: the error's own message when it
+// has one apart from its text (a JS exception's text carries its stack; see
+// runtime.ScriptError), else err.Error().
+func ErrorMessage(err error) string {
+	var m interface{ ErrorMessage() string }
+	if errors.As(err, &m) {
+		return m.ErrorMessage()
+	}
+	return err.Error()
+}
+
 // classify maps a Go network error to a name; lost names a dropped connection.
 func classify(err error, lost string) string {
 	var dns *net.DNSError

@@ -61,17 +61,36 @@ func (s *Spider) run(ctx context.Context, vm *runtime.VM, where string, emit eng
 	}
 	select {
 	case err := <-done:
-		return err
+		return s.namedTimeout(err, where, vm)
 	case <-vm.Done():
 		select {
 		case err := <-done:
-			return err
+			return s.namedTimeout(err, where, vm)
 		default:
 		}
-		return &runtime.ScriptError{Name: "TimeoutError", Message: where + ": the VM was stopped (JS_CALLBACK_TIMEOUT or shutdown)"}
+		if vm.Broken() {
+			return s.namedTimeout(&runtime.ScriptError{Name: "TimeoutError", Message: "interrupted"}, where, vm)
+		}
+		return &runtime.ScriptError{Name: "Error", Message: where + ": the VM was closed (shutdown)"}
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// namedTimeout rewrites the error of a callback cut short by the watchdog so it names the
+// callback: "callback parseBook exceeded JS_CALLBACK_TIMEOUT (2s)". The VM it ran on was
+// interrupted, so every callback waiting on it gets the error.
+func (s *Spider) namedTimeout(err error, where string, vm *runtime.VM) error {
+	var se *runtime.ScriptError
+	if err == nil || !errors.As(err, &se) || se.Name != "TimeoutError" || !vm.Broken() {
+		return err
+	}
+	limit := "?"
+	if s.crawler != nil {
+		limit = s.crawler.Settings().Duration(types.JSCallbackTimeout).String()
+	}
+	msg := fmt.Sprintf("callback %s exceeded JS_CALLBACK_TIMEOUT (%s)", where, limit)
+	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg, Value: se.Value}
 }
 
 // startHighWater is the backlog at which start() pauses: enough queued requests to keep
@@ -274,7 +293,7 @@ func (s *Spider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit
 		_ = fo.Set("request", req)
 		eo := rt.NewObject()
 		_ = eo.Set("name", f.Name)
-		_ = eo.Set("message", failureMessage(f))
+		_ = eo.Set("message", f.Message)
 		_ = fo.Set("error", eo)
 		if f.Response != nil {
 			jr, err := st.responseToJS(&respHandle{resp: f.Response})
@@ -287,17 +306,6 @@ func (s *Spider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit
 		}
 		return fn(st.spider, fo)
 	})
-}
-
-// failureMessage returns f's message without a JS stack: the engine makes it from the
-// error's text, which for a JS exception is "Name: message" followed by "\tat ..." lines.
-func failureMessage(f *types.Failure) string {
-	msg := f.Message
-	i := strings.Index(msg, "\n\tat ")
-	if i < 0 {
-		return msg
-	}
-	return strings.TrimPrefix(msg[:i], f.Name+": ")
 }
 
 // Pipeline is one entry of the module's `pipelines` export (engine.Pipeline, Opener,

@@ -1008,12 +1008,12 @@ export default class S {
   *start() { yield new Request("BASE/p/1", { callback: this.spin, errback: this.recover }); }
   spin(r) { while (true) {} }
   *recover(f) {
-    yield { error: f.error.name, arg: this.arg };
+    yield { error: f.error.name, message: f.error.message, arg: this.arg };
     yield new Request(f.request.url.replace("/p/1", "/p/2"));
   }
   parse(r) { return { page: r.css("h1::text").get() }; }
 }`})
-	equalLines(t, "items", res.lines(t), []string{`{"error":"TimeoutError","arg":"a"}`, `{"page":"Page 2"}`}, res.log)
+	equalLines(t, "items", res.lines(t), []string{`{"error":"TimeoutError","message":"callback spin exceeded JS_CALLBACK_TIMEOUT (200ms)","arg":"a"}`, `{"page":"Page 2"}`}, res.log)
 	if n := res.stat("spider_exceptions/TimeoutError"); n != 1 {
 		t.Errorf("spider_exceptions/TimeoutError = %d, want 1\n%s", n, res.log)
 	}

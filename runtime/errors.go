@@ -31,6 +31,9 @@ func (e *ScriptError) Error() string {
 // ErrorName reports the JS error name (used for the spider_exceptions/<name> stats).
 func (e *ScriptError) ErrorName() string { return e.Name }
 
+// ErrorMessage returns the JS error's message alone, without its name and stack.
+func (e *ScriptError) ErrorMessage() string { return e.Message }
+
 // Unwrap returns the underlying goja error, if any.
 func (e *ScriptError) Unwrap() error { return e.err }
 
