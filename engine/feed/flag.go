@@ -28,6 +28,11 @@ func ParseFlag(arg string, overwrite bool) (uri string, cfg Config, err error) {
 	if arg == "" {
 		return "", cfg, fmt.Errorf("empty feed argument")
 	}
+	if arg == "-" {
+		// Items to stdout need no format: JSON Lines streams.
+		cfg.Format = FormatJSONLines
+		return arg, cfg, nil
+	}
 	ext := formatFromExt(arg)
 	f, ok := normalizeFormat(ext)
 	if !ok {

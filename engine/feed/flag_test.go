@@ -32,7 +32,7 @@ func TestParseFlag(t *testing.T) {
 		{arg: "%(name)s-%(time)s.jsonl", uri: "%(name)s-%(time)s.jsonl", format: "jsonl"},
 		{arg: "items.txt", err: `feed "items.txt": unknown format "txt"`},
 		{arg: "items", err: `feed "items": unknown format ""`},
-		{arg: "-", err: `feed "-"`},
+		{arg: "-", uri: "-", format: "jsonl"}, // stdout streams JSON Lines by default
 		{arg: "file.txt:yaml", err: `feed "file.txt:yaml"`},
 		{arg: ":json", err: "no uri before"},
 		{arg: "", err: "empty"},
