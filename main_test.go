@@ -456,6 +456,11 @@ func TestDemoExamples(t *testing.T) {
 				t.Errorf("no Jorge Albarrán")
 			}
 		}},
+		{file: "examples/concurrency.ts", args: []string{"-a", "n=20", "-a", "ms=100"}, items: 1, check: func(t *testing.T, items []map[string]any) {
+			if it := items[0]; it["downloads"] != float64(20) || it["ok"] != float64(20) || it["sequential"] != false {
+				t.Errorf("concurrency: %v", it)
+			}
+		}},
 		{file: "examples/inline.ts", items: 20, check: func(t *testing.T, items []map[string]any) {
 			b := find(items, "id", float64(1))
 			if b == nil || b["title"] != "Tipping the Velvet & Co" || b["stock"] != float64(13) || b["category"] != "Poetry" ||
