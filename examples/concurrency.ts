@@ -6,9 +6,9 @@
 //
 //   jscrawl run --demo examples/concurrency.ts -o -
 //   jscrawl run --demo examples/concurrency.ts -a n=20 -a sequential=true -o -
-import { Request } from "jscrawl";
+import { Request, Spider } from "jscrawl";
 
-export default class ConcurrencySpider {
+export default class ConcurrencySpider extends Spider {
   name = "concurrency";
   baseUrl = "http://127.0.0.1:8000";
   // Spider arguments (-a) arrive as strings.

@@ -70,7 +70,10 @@ const stub = `
 var module = { exports: {} }, exports = module.exports;
 function require(name) {
   if (name !== "jscrawl") throw new Error("unexpected require " + name);
-  return { Request: class Request { constructor(url, opts) { this.url = url; Object.assign(this, opts || {}); } } };
+  return {
+    Request: class Request { constructor(url, opts) { this.url = url; Object.assign(this, opts || {}); } },
+    Spider: class Spider {},
+  };
 }
 `
 

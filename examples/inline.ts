@@ -3,7 +3,7 @@
 // merges both into one item.
 //
 //   jscrawl run --demo examples/inline.ts -o inline.jsonl
-import { Request } from "jscrawl";
+import { Request, Spider, type Response, type Selector } from "jscrawl";
 
 /** What /api/books/<id> answers (a subset). */
 interface ApiBook {
@@ -21,7 +21,7 @@ interface Book extends ApiBook {
   url: string;
 }
 
-export default class InlineSpider {
+export default class InlineSpider extends Spider {
   name = "inline";
   allowedDomains = ["127.0.0.1"];
   baseUrl = "http://127.0.0.1:8000";
@@ -31,13 +31,13 @@ export default class InlineSpider {
   }
 
   // An async callback may return an array of items; the books are fetched in parallel.
-  async parse(response): Promise<Book[]> {
+  async parse(response: Response): Promise<Book[]> {
     return Promise.all([...response.css("article.product_pod h3 a")].map((a) => this.merge(response, a)));
   }
 
-  async merge(response, link): Promise<Book> {
+  async merge(response: Response, link: Selector): Promise<Book> {
     const href: string = link.attrib.href; // "the-quiet-harbour_7/index.html"
-    const id = href.match(/_(\d+)\/index\.html$/)[1];
+    const id = href.match(/_(\d+)\/index\.html$/)![1];
     // fetch() and crawler.download() both go through the engine's downloader (its limits,
     // retries and stats), not through the scheduler; both resolve to a Response.
     const [api, page] = await Promise.all([
@@ -53,7 +53,7 @@ export default class InlineSpider {
       rating: book.rating,
       stock: book.stock,
       category: book.category,
-      description: page.css("#product_description + p::text").get(),
+      description: page.css("#product_description + p::text").get(""),
       url: page.url,
     };
   }

@@ -195,7 +195,11 @@
     return Promise.all(results);
   }
 
-  const exports = { Request, Response, Selector, SelectorList, Headers, DropItem, sleep, fetch };
+  // Spider is an optional base class (TypeScript spiders extend it for typed this.crawler
+  // and this.logger); the engine sets both on any spider.
+  class Spider {}
+
+  const exports = { Request, Response, Selector, SelectorList, Headers, DropItem, Spider, sleep, fetch };
   for (const k of ["Request", "DropItem", "sleep", "fetch"]) {
     Object.defineProperty(g, k, { value: exports[k], writable: true, configurable: true });
   }

@@ -23,6 +23,12 @@ import (
 //go:embed prelude.js
 var preludeSrc string
 
+// TypeDefinitions is jscrawl.d.ts: TypeScript declarations of the "jscrawl" module and the
+// globals spiders see (written by `jscrawl types`).
+//
+//go:embed jscrawl.d.ts
+var TypeDefinitions string
+
 var preludeProg = goja.MustCompile("jscrawl-prelude.js", preludeSrc, true)
 
 // ModuleName is the name spiders import the API from.

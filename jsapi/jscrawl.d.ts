@@ -1,0 +1,312 @@
+// Type definitions for jscrawl's spider API: the "jscrawl" module and the globals a spider
+// sees. Written by `jscrawl types DIR`; keep it next to your spider with the tsconfig.json
+// that command writes (no DOM lib: fetch, Request and Response are jscrawl's).
+
+declare module "jscrawl" {
+  /** A value that survives JSON: what items, meta and cbKwargs hold. */
+  export type JSONValue = null | boolean | number | string | JSONValue[] | { [key: string]: JSONValue };
+
+  /** A scraped record: a plain object whose key order is kept in the feeds. */
+  export type Item = Record<string, any>;
+
+  /** What a callback may produce: Requests to schedule and items (any plain object, so an
+   * interface type works too) to export. */
+  export type Output = Request | object;
+
+  /** What a callback may return or yield. */
+  export type CallbackResult =
+    | Output
+    | Output[]
+    | null
+    | undefined
+    | void
+    | Promise<Output | Output[] | null | undefined | void>
+    | Iterable<Output | Output[]>
+    | AsyncIterable<Output | Output[]>;
+
+  /** A spider method, or its name: requests record the name so they stay serializable. */
+  export type CallbackRef = string | ((...args: any[]) => unknown);
+
+  /** Options of `new Request(url, options)` (Scrapy: Request's keyword arguments). */
+  export interface RequestOptions {
+    method?: string;
+    headers?: Record<string, string | string[]>;
+    body?: string | null;
+    /** The spider method that parses the response; `parse` when absent. */
+    callback?: CallbackRef | null;
+    /** The spider method that gets a Failure when the request fails. */
+    errback?: CallbackRef | null;
+    /** Passed to the callback as its second argument. */
+    cbKwargs?: Record<string, JSONValue>;
+    /** Travels with the request and its response (`response.meta`). */
+    meta?: Record<string, JSONValue>;
+    /** Higher runs first. */
+    priority?: number;
+    /** Skip the duplicate filter. */
+    dontFilter?: boolean;
+  }
+
+  /** A request to schedule or download. An invalid or relative URL throws a TypeError. */
+  export class Request {
+    constructor(url: string, options?: RequestOptions);
+    url: string;
+    method: string;
+    headers: Record<string, string | string[]>;
+    body: string | null;
+    callback: string | null;
+    errback: string | null;
+    cbKwargs: Record<string, any>;
+    meta: Record<string, any>;
+    priority: number;
+    dontFilter: boolean;
+    /** A copy with some options changed (Scrapy: Request.replace). */
+    replace(options?: RequestOptions & { url?: string }): Request;
+  }
+
+  /** Response headers; names are case-insensitive. */
+  export interface Headers extends Iterable<[string, string]> {
+    get(name: string): string | null;
+    has(name: string): boolean;
+    getAll(name: string): string[];
+    entries(): IterableIterator<[string, string]>;
+    keys(): IterableIterator<string>;
+    forEach(fn: (value: string, name: string, headers: Headers) => void): void;
+  }
+
+  /** One match of a CSS query: an element, a text node or an attribute value. */
+  export interface Selector {
+    /** Selects inside this element (parsel: `::text`, `*::text`, `::attr(name)`). */
+    css(query: string): SelectorList;
+    /** The element's outer HTML, or the text or attribute value. */
+    get(): string;
+    getall(): string[];
+    /** The element's attributes (empty for text and attributes). */
+    readonly attrib: Record<string, string>;
+  }
+
+  /** The matches of a CSS query, in document order. */
+  export interface SelectorList extends ReadonlyArray<Selector> {
+    /** The first match as a string, or `null` when there is none. */
+    get(): string | null;
+    /** The first match as a string, or `def` when there is none. */
+    get<D>(def: D): string | D;
+    getall(): string[];
+    css(query: string): SelectorList;
+    /** The first element's attributes, `{}` for an empty list. */
+    readonly attrib: Record<string, string>;
+  }
+
+  /** A downloaded page (Scrapy: Response). An HTTP error status is a Response too. */
+  export interface Response {
+    readonly url: string;
+    readonly status: number;
+    readonly headers: Headers;
+    readonly request: Request;
+    /** The request's meta. */
+    readonly meta: Record<string, any>;
+    /** The body decoded to text (charset from the header, a BOM or `<meta charset>`). */
+    readonly body: string;
+    text(): Promise<string>;
+    json<T = any>(): Promise<T>;
+    css(query: string): SelectorList;
+    /** Resolves a URL against the response's URL. */
+    urljoin(href: string): string;
+    /** A Request for a link: a URL (relative is fine), an `<a>` Selector or a Request. */
+    follow(target: string | Selector | Request, options?: RequestOptions): Request;
+    followAll(targets: Iterable<string | Selector | Request | null | undefined> | null | undefined, options?: RequestOptions): Request[];
+  }
+
+  /** What an errback gets. `response` is null when nothing was received. */
+  export interface Failure {
+    request: Request;
+    error: { name: string; message: string };
+    response: Response | null;
+  }
+
+  /** Thrown by a pipeline to drop an item (counted in item_dropped_count). */
+  export class DropItem extends Error {
+    constructor(reason?: string);
+  }
+
+  /** Options of fetch(). */
+  export interface FetchInit {
+    method?: string;
+    headers?: Record<string, string | string[]>;
+    body?: string | null;
+    meta?: Record<string, JSONValue>;
+    /** Aborting it cancels the download and rejects with its reason. */
+    signal?: AbortSignal;
+  }
+
+  /** Downloads inline through the engine's downloader (not the scheduler). */
+  export function fetch(input: string | Request, init?: FetchInit): Promise<Response>;
+
+  /** Resolves after ms milliseconds. */
+  export function sleep(ms: number): Promise<void>;
+
+  /** The crawl's settings (defaults < customSettings < -s). */
+  export interface Settings {
+    get(key: string, def?: unknown): any;
+    getInt(key: string, def?: number): number;
+    getFloat(key: string, def?: number): number;
+    getBool(key: string, def?: boolean): boolean;
+    getList(key: string, def?: unknown[]): unknown[];
+    getDict(key: string, def?: Record<string, unknown>): Record<string, unknown>;
+  }
+
+  /** The crawl's stats, dumped at the end with Scrapy's key names. */
+  export interface Stats {
+    get(key: string, def?: unknown): any;
+    set(key: string, value: JSONValue): void;
+    inc(key: string, n?: number): void;
+    max(key: string, value: number): void;
+    min(key: string, value: number): void;
+    getStats(): Record<string, any>;
+  }
+
+  /** The signals a handler can connect to (Scrapy's names). */
+  export type SignalName =
+    | "engine_started"
+    | "spider_opened"
+    | "spider_idle"
+    | "spider_closed"
+    | "item_scraped"
+    | "item_dropped"
+    | "item_error"
+    | "request_scheduled"
+    | "request_dropped"
+    | "response_received"
+    | "spider_error";
+
+  /** The one argument of a signal handler; fields are set as the signal has them. */
+  export interface SignalEvent {
+    spider: any;
+    item?: Item;
+    response?: Response;
+    request?: Request;
+    reason?: string;
+    error?: { name: string; message: string };
+  }
+
+  export interface Signals {
+    /** Runs handler each time the signal is sent; an async handler is awaited. */
+    connect(name: SignalName, handler: (event: SignalEvent) => void | Promise<void>): void;
+    disconnect(name: SignalName, handler: (event: SignalEvent) => void | Promise<void>): void;
+  }
+
+  /** `this.crawler`: the running crawl as a spider sees it. */
+  export interface Crawler {
+    settings: Settings;
+    stats: Stats;
+    signals: Signals;
+    engine: {
+      /** Schedules a request from anywhere (Scrapy: engine.crawl). */
+      crawl(request: Request): void;
+      /** Ends the crawl gracefully; the reason becomes finish_reason. */
+      closeSpider(reason?: string): void;
+    };
+    /** Downloads inline, like fetch(), from a Request. */
+    download(request: Request, options?: { signal?: AbortSignal }): Promise<Response>;
+  }
+
+  /** `this.logger`: writes to the crawl log tagged with the spider's name. */
+  export interface Logger {
+    debug(...args: unknown[]): void;
+    info(...args: unknown[]): void;
+    warn(...args: unknown[]): void;
+    warning(...args: unknown[]): void;
+    error(...args: unknown[]): void;
+  }
+
+  /**
+   * A base class for spiders written in TypeScript: it types `this.crawler` and
+   * `this.logger`, which the engine sets. Extending it is optional.
+   */
+  export abstract class Spider {
+    abstract name: string;
+    allowedDomains?: string[];
+    startUrls?: string[];
+    customSettings?: Record<string, unknown>;
+    crawler: Crawler;
+    logger: Logger;
+    start?(): CallbackResult;
+    parse?(response: Response, cbKwargs: Record<string, any>): CallbackResult;
+    opened?(): void | Promise<void>;
+    closed?(reason: string): void | Promise<void>;
+  }
+
+  /** An item pipeline: an object or a class constructed with no arguments. */
+  export interface Pipeline {
+    open?(spider: any): void | Promise<void>;
+    /** Return the item (or a new one), undefined to keep it, null or throw DropItem to drop it. */
+    processItem?(item: Item, spider: any): Item | null | undefined | void | Promise<Item | null | undefined | void>;
+    close?(spider: any): void | Promise<void>;
+  }
+}
+
+// Globals every spider sees (the same objects as the module's exports).
+declare const Request: typeof import("jscrawl").Request;
+type Request = import("jscrawl").Request;
+declare const DropItem: typeof import("jscrawl").DropItem;
+declare function fetch(input: string | import("jscrawl").Request, init?: import("jscrawl").FetchInit): Promise<import("jscrawl").Response>;
+declare function sleep(ms: number): Promise<void>;
+
+declare function setTimeout(fn: (...args: any[]) => void, ms?: number, ...args: any[]): number;
+declare function clearTimeout(id: number | undefined): void;
+declare function setInterval(fn: (...args: any[]) => void, ms?: number, ...args: any[]): number;
+declare function clearInterval(id: number | undefined): void;
+declare function setImmediate(fn: (...args: any[]) => void, ...args: any[]): number;
+declare function clearImmediate(id: number | undefined): void;
+declare function queueMicrotask(fn: () => void): void;
+
+interface AbortSignal {
+  readonly aborted: boolean;
+  readonly reason: any;
+  onabort: ((event: { type: "abort"; target: AbortSignal }) => void) | null;
+  addEventListener(type: "abort", fn: (event: { type: "abort"; target: AbortSignal }) => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", fn: (event: { type: "abort"; target: AbortSignal }) => void): void;
+  throwIfAborted(): void;
+}
+declare var AbortSignal: {
+  prototype: AbortSignal;
+  abort(reason?: any): AbortSignal;
+  timeout(ms: number): AbortSignal;
+  any(signals: Iterable<AbortSignal>): AbortSignal;
+};
+declare class AbortController {
+  readonly signal: AbortSignal;
+  abort(reason?: any): void;
+}
+
+declare const console: {
+  log(...args: unknown[]): void;
+  info(...args: unknown[]): void;
+  debug(...args: unknown[]): void;
+  warn(...args: unknown[]): void;
+  error(...args: unknown[]): void;
+};
+
+declare class URL {
+  constructor(url: string, base?: string | URL);
+  href: string;
+  origin: string;
+  protocol: string;
+  host: string;
+  hostname: string;
+  port: string;
+  pathname: string;
+  search: string;
+  hash: string;
+  readonly searchParams: URLSearchParams;
+  toString(): string;
+}
+declare class URLSearchParams {
+  constructor(init?: string | Record<string, string> | [string, string][]);
+  get(name: string): string | null;
+  getAll(name: string): string[];
+  has(name: string): boolean;
+  set(name: string, value: string): void;
+  append(name: string, value: string): void;
+  delete(name: string): void;
+  toString(): string;
+}
