@@ -112,3 +112,43 @@ func benchParse(b *testing.B, parallel bool) {
 		b.Fatalf("outputs = %d, want %d", got, want)
 	}
 }
+
+// BenchmarkPipeline measures the per-item overhead of a JS item pipeline: the item crosses
+// to the VM, processItem runs (async, as users write it), and the result comes back.
+func BenchmarkPipeline(b *testing.B) {
+	dir := b.TempDir()
+	src := filepath.Join(dir, "pipe.js")
+	if err := os.WriteFile(src, []byte(`export default class S { name = "pipe"; }
+export const pipelines = [{
+  async processItem(item) { item.price = Number(item.price.slice(1)); return item; },
+}];
+`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	prog, err := runtime.Bundle(src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp, err := jsapi.Load(prog, jsapi.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sp.Close()
+	if err := sp.Bind(engine.New(sp, types.NewSettings())); err != nil {
+		b.Fatal(err)
+	}
+	p := sp.Pipelines()[0]
+	ctx := context.Background()
+	item := types.Item{{Key: "name", Value: "Product 7"}, {Key: "price", Value: "$554.33"},
+		{Key: "url", Value: "http://127.0.0.1:18081/page/0#p7"}}
+	b.ResetTimer()
+	for b.Loop() {
+		out, err := p.ProcessItem(ctx, item)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if v, _ := out.Get("price"); v != 554.33 {
+			b.Fatalf("price = %v", v)
+		}
+	}
+}
