@@ -21,6 +21,9 @@ var preludeSrc string
 
 var preludeProg = goja.MustCompile("prelude.js", preludeSrc, true)
 
+// closeGrace is how long Close lets a running job finish before interrupting it.
+const closeGrace = time.Second
+
 // ErrClosed is returned for work submitted to a VM that was closed or discarded.
 var ErrClosed = errors.New("vm closed")
 
@@ -344,11 +347,16 @@ func (vm *VM) Wait(ctx context.Context) error {
 func (vm *VM) Close() {
 	vm.closeOnce.Do(func() {
 		close(vm.stopWatch)
-		// A job still running (a runaway loop) would keep Terminate waiting forever.
-		if vm.busySince.Load() != 0 && !vm.broken.Swap(true) && vm.rt != nil {
-			vm.rt.Interrupt("vm closed")
-		}
+		// Terminate waits for the running job. A job that is still running after a grace
+		// period (a runaway loop with the watchdog off) is interrupted, so Close cannot hang;
+		// one that is just finishing is left to finish.
+		stuck := time.AfterFunc(closeGrace, func() {
+			if vm.busySince.Load() != 0 && !vm.broken.Swap(true) && vm.rt != nil {
+				vm.rt.Interrupt("vm closed")
+			}
+		})
 		vm.loop.Terminate()
+		stuck.Stop()
 		close(vm.done)
 	})
 }
