@@ -229,6 +229,8 @@ declare module "jscrawl" {
     customSettings?: Record<string, unknown>;
     crawler: Crawler;
     logger: Logger;
+    /** Called after the -a arguments are set and before spider_opened: connect signals here. */
+    setup?(crawler: Crawler): void | Promise<void>;
     start?(): CallbackResult;
     parse?(response: Response, cbKwargs: Record<string, any>): CallbackResult;
     opened?(): void | Promise<void>;

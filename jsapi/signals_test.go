@@ -96,3 +96,24 @@ func TestFailingSignalHandlerIsLogged(t *testing.T) {
 		t.Errorf("the handler's error is not logged with its name:\n%s", res.log)
 	}
 }
+
+// TestSetup: setup(crawler) runs after the -a arguments are set and before spider_opened,
+// and may be async; handlers it connects see every signal.
+func TestSetup(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{args: map[string]string{"arg": "x"}, src: `export default class S {
+  name = "setup";
+  startUrls = ["BASE/p/1"];
+  arg = "default";
+  async setup(crawler) {
+    await null;
+    this.tag = this.arg + "!";
+    crawler.signals.connect("spider_opened", () => crawler.stats.set("opened_after_setup", this.tag));
+  }
+  parse(r) { return { url: r.url }; }
+}
+`})
+	if got := res.stats["opened_after_setup"]; got != "x!" {
+		t.Errorf("opened_after_setup = %v, want x!\n%s", got, res.log)
+	}
+}

@@ -236,9 +236,56 @@ func (s *Spider) Bind(c Crawler) error {
 }
 
 // Open records the crawl's context for inline downloads (engine.Opener).
+// On every VM it then calls the spider's setup(crawler), when defined, and awaits it: the
+// place to connect signal handlers, after the -a arguments are set and before
+// spider_opened.
 func (s *Spider) Open(ctx context.Context) error {
 	s.ctx = ctx
+	vms := []*runtime.VM{s.first}
+	if s.pool != nil {
+		vms = s.pool.All()
+	}
+	for _, vm := range vms {
+		if err := s.setup(ctx, vm); err != nil {
+			return fmt.Errorf("%s.setup(): %w", s.name, err)
+		}
+	}
 	return nil
+}
+
+func (s *Spider) setup(ctx context.Context, vm *runtime.VM) error {
+	st := s.state(vm)
+	done := make(chan error, 1)
+	ok := vm.Go(func(rt *goja.Runtime) {
+		fn, isFn := goja.AssertFunction(st.spider.Get("setup"))
+		if !isFn {
+			done <- nil
+			return
+		}
+		res, err := fn(st.spider, st.spider.Get("crawler"))
+		if err != nil {
+			done <- runtime.ToScriptError(err)
+			return
+		}
+		settle(rt, res, func(_, rejected goja.Value) {
+			if rejected != nil {
+				done <- runtime.FromValue(rejected, nil)
+				return
+			}
+			done <- nil
+		})
+	})
+	if !ok {
+		return runtime.ErrClosed
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-vm.Done():
+		return runtime.ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Close closes every VM (io.Closer). Pipelines still open are closed first, since they run
