@@ -1,6 +1,7 @@
 package jsapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -96,4 +97,70 @@ func lines(items []types.Item) []string {
 		out = append(out, string(b))
 	}
 	return out
+}
+
+// TestFailingCallbackCancelsItsDownloads: when a callback fails, the inline downloads it
+// started and still awaits are cancelled (structured concurrency): the server holding the
+// response open sees the connection go away, and the crawl goes on. The sibling that fails
+// waits (server side) until the held request has arrived.
+func TestFailingCallbackCancelsItsDownloads(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, parse string }{
+		{"async generator", `async *parse(r) {
+    const held = fetch(this.base + "/hold");
+    await Promise.all([held, fetch(this.base + "/gate").then(() => { throw new RangeError("sibling failed"); })]);
+    yield { unreachable: true };
+  }`},
+		{"async function, fetch before the first await", `async parse(r) {
+    const held = fetch(this.base + "/hold");
+    await null;
+    await Promise.all([held, fetch(this.base + "/gate").then(() => { throw new RangeError("sibling failed"); })]);
+  }`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			arrived, gone := make(chan struct{}), make(chan struct{})
+			mux := http.NewServeMux()
+			mux.HandleFunc("/hold", func(w http.ResponseWriter, r *http.Request) {
+				close(arrived)
+				select {
+				case <-r.Context().Done():
+					close(gone)
+				case <-time.After(30 * time.Second):
+				}
+			})
+			mux.HandleFunc("/gate", func(w http.ResponseWriter, r *http.Request) {
+				<-arrived
+			})
+			// Answers once the held download is gone, or "still held" after 5 s: the crawl
+			// (and its context) is still running meanwhile, so only the scope can cancel it.
+			mux.HandleFunc("/watch", func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-gone:
+					fmt.Fprint(w, "cancelled")
+				case <-time.After(5 * time.Second):
+					fmt.Fprint(w, "still held")
+				}
+			})
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+			res := crawl(t, newServer(t), spec{src: `import { Request } from "jscrawl";
+export default class S {
+  name = "scoped";
+  *start() {
+    yield new Request("BASE/p/1");
+    yield new Request(this.base + "/watch", { callback: this.watch });
+  }
+  async watch(r) { return { held: await r.text() }; }
+  ` + tc.parse + `
+}
+`, args: map[string]string{"base": srv.URL}, settings: map[string]string{"RETRY_ENABLED": "false"}})
+			if got := lines(res.items); len(got) != 1 || got[0] != `{"held":"cancelled"}` {
+				t.Errorf("items = %v, want the held download cancelled while the crawl ran\n%s", got, res.log)
+			}
+			if n := statInt(res.stats, "spider_exceptions/RangeError"); n != 1 {
+				t.Errorf("spider_exceptions/RangeError = %d, want 1\n%s", n, res.log)
+			}
+		})
+	}
 }

@@ -30,7 +30,7 @@ func (s *Spider) countException(err error) {
 // With lazy set (start()), the next value is pulled only while the crawler's backlog is
 // below a high-water mark, so a huge or endless start() does not flood the scheduler.
 func (s *Spider) run(ctx context.Context, vm *runtime.VM, where string, emit engine.Emit, lazy bool,
-	fn func(st *vmState) (goja.Value, error)) error {
+	prepare func(st *vmState) (invocation, error)) error {
 	st := s.state(vm)
 	done := make(chan error, 1)
 	onValue := func(v goja.Value) goja.Value {
@@ -49,12 +49,17 @@ func (s *Spider) run(ctx context.Context, vm *runtime.VM, where string, emit eng
 		return nil
 	}
 	ok := vm.Go(func(rt *goja.Runtime) {
-		res, err := fn(st)
+		inv, err := prepare(st)
 		if err != nil {
 			done <- runtime.ToScriptError(err)
 			return
 		}
-		vm.Drive(res, onValue, func(err error) { done <- err })
+		if inv.fn == nil {
+			vm.Drive(inv.result, onValue, func(err error) { done <- err })
+			return
+		}
+		// In a scope: if the callback fails, the downloads it still awaits are cancelled.
+		vm.Call(inv.fn, inv.this, inv.args, onValue, func(err error) { done <- err })
 	})
 	if !ok {
 		return fmt.Errorf("%s: %w", where, runtime.ErrClosed)
@@ -91,6 +96,18 @@ func (s *Spider) namedTimeout(err error, where string, vm *runtime.VM) error {
 	}
 	msg := fmt.Sprintf("callback %s exceeded JS_CALLBACK_TIMEOUT (%s)", where, limit)
 	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg, Value: se.Value}
+}
+
+func isFunction(v goja.Value) bool {
+	_, ok := goja.AssertFunction(v)
+	return ok
+}
+
+// invocation is what run calls: fn with this and args, or, when fn is nil, a ready result.
+type invocation struct {
+	fn, this goja.Value
+	args     []goja.Value
+	result   goja.Value
 }
 
 // startHighWater is the backlog at which start() pauses: enough queued requests to keep
@@ -184,31 +201,31 @@ func (s *Spider) Start(ctx context.Context, emit engine.Emit) error {
 	if err != nil {
 		return err
 	}
-	return s.run(ctx, vm, "start", emit, true, func(st *vmState) (goja.Value, error) {
-		if fn, ok := goja.AssertFunction(st.spider.Get("start")); ok {
-			return fn(st.spider)
+	return s.run(ctx, vm, "start", emit, true, func(st *vmState) (invocation, error) {
+		if start := st.spider.Get("start"); isFunction(start) {
+			return invocation{fn: start, this: st.spider}, nil
 		}
 		urls := st.spider.Get("startUrls")
 		if urls == nil || goja.IsUndefined(urls) || goja.IsNull(urls) {
 			s.logger.Warn("the spider has neither start() nor startUrls: nothing to crawl")
-			return goja.Undefined(), nil
+			return invocation{result: goja.Undefined()}, nil
 		}
 		var list []string
 		if err := st.rt.ExportTo(urls, &list); err != nil {
-			return nil, fmt.Errorf("startUrls must be a list of URLs: %w", err)
+			return invocation{}, fmt.Errorf("startUrls must be a list of URLs: %w", err)
 		}
 		out := make([]any, 0, len(list))
 		for _, u := range list {
 			if err := s.checkURL(u); err != nil {
-				return nil, fmt.Errorf("startUrls: %w", err)
+				return invocation{}, fmt.Errorf("startUrls: %w", err)
 			}
 			r, err := st.makeRequest(goja.Undefined(), st.rt.ToValue(u), goja.Undefined())
 			if err != nil {
-				return nil, err
+				return invocation{}, err
 			}
 			out = append(out, r)
 		}
-		return st.rt.NewArray(out...), nil
+		return invocation{result: st.rt.NewArray(out...)}, nil
 	})
 }
 
@@ -250,16 +267,16 @@ func (s *Spider) Parse(ctx context.Context, resp *types.Response, emit engine.Em
 	}
 	defer release()
 	name := resp.Request.CallbackName()
-	return s.run(ctx, vm, name, emit, false, func(st *vmState) (goja.Value, error) {
-		fn, ok := goja.AssertFunction(st.spider.Get(name))
-		if !ok {
-			return nil, &runtime.ScriptError{Name: "TypeError", Message: fmt.Sprintf("spider %s has no method %q for %s", s.name, name, resp.URL)}
+	return s.run(ctx, vm, name, emit, false, func(st *vmState) (invocation, error) {
+		fn := st.spider.Get(name)
+		if !isFunction(fn) {
+			return invocation{}, &runtime.ScriptError{Name: "TypeError", Message: fmt.Sprintf("spider %s has no method %q for %s", s.name, name, resp.URL)}
 		}
 		jr, err := st.responseToJS(h)
 		if err != nil {
-			return nil, err
+			return invocation{}, err
 		}
-		return fn(st.spider, jr, toJS(st.rt, kwargs(resp.Request.CbKwargs)))
+		return invocation{fn: fn, this: st.spider, args: []goja.Value{jr, toJS(st.rt, kwargs(resp.Request.CbKwargs))}}, nil
 	})
 }
 
@@ -279,16 +296,16 @@ func (s *Spider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit
 	}
 	defer release()
 	name := f.Request.Errback
-	return s.run(ctx, vm, name, emit, false, func(st *vmState) (goja.Value, error) {
-		fn, ok := goja.AssertFunction(st.spider.Get(name))
-		if !ok {
-			return nil, &runtime.ScriptError{Name: "TypeError", Message: fmt.Sprintf("spider %s has no errback method %q", s.name, name)}
+	return s.run(ctx, vm, name, emit, false, func(st *vmState) (invocation, error) {
+		fn := st.spider.Get(name)
+		if !isFunction(fn) {
+			return invocation{}, &runtime.ScriptError{Name: "TypeError", Message: fmt.Sprintf("spider %s has no errback method %q", s.name, name)}
 		}
 		rt := st.rt
 		fo := rt.NewObject()
 		req, err := st.requestToJS(f.Request)
 		if err != nil {
-			return nil, err
+			return invocation{}, err
 		}
 		_ = fo.Set("request", req)
 		eo := rt.NewObject()
@@ -298,13 +315,13 @@ func (s *Spider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit
 		if f.Response != nil {
 			jr, err := st.responseToJS(&respHandle{resp: f.Response})
 			if err != nil {
-				return nil, err
+				return invocation{}, err
 			}
 			_ = fo.Set("response", jr)
 		} else {
 			_ = fo.Set("response", goja.Null())
 		}
-		return fn(st.spider, fo)
+		return invocation{fn: fn, this: st.spider, args: []goja.Value{fo}}, nil
 	})
 }
 

@@ -145,7 +145,15 @@
       throw new TypeError("signal must be an AbortSignal");
     }
     if (signal && signal.aborted) return Promise.reject(signal.reason);
-    const [promise, cancel] = n.download(req);
+    const [started, cancel] = n.download(req);
+    // A callback that fails cancels the downloads it still awaits (see runtime's scopes).
+    const scope = __jscrawlScope();
+    let promise = started;
+    if (scope) {
+      scope.cancels.add(cancel);
+      const forget = () => scope.cancels.delete(cancel);
+      promise = started.then((r) => { forget(); return r; }, (e) => { forget(); throw e; });
+    }
     if (!signal) return promise;
     const onAbort = () => cancel();
     signal.addEventListener("abort", onAbort, { once: true });

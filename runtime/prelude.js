@@ -28,9 +28,45 @@
   // generator or iterator, an async iterable, a promise, an array or a single value.
   // onValue(v) gets each produced value (arrays are flattened one level); onDone(err) is
   // called exactly once, with undefined on success.
-  function drive(result, onValue, onDone) {
+  // Scopes: the work a callback starts while its code runs (its synchronous start and every
+  // step of a generator, which is all of a lowered async *callback) is registered in the
+  // callback's scope, so a failing callback can cancel what it still awaits (structured
+  // concurrency, like asyncio's TaskGroup). currentScope is set only while callback code runs.
+  let currentScope = null;
+  const newScope = () => ({ cancels: new Set() });
+  const inScope = (scope, f) => {
+    const prev = currentScope;
+    currentScope = scope;
+    try { return f(); } finally { currentScope = prev; }
+  };
+  const cancelScope = (scope) => {
+    for (const c of scope.cancels) { try { c(); } catch (e) { /* already settled */ } }
+    scope.cancels.clear();
+  };
+  Object.defineProperty(g, "__jscrawlScope", { value: () => currentScope });
+
+  // call runs fn.apply(self, args) in a new scope and drives its result in the same scope.
+  function call(fn, self, args, onValue, onDone) {
+    const scope = newScope();
+    let result;
+    try {
+      result = inScope(scope, () => fn.apply(self, args));
+    } catch (e) {
+      cancelScope(scope);
+      return onDone(e);
+    }
+    drive(result, onValue, onDone, scope);
+  }
+
+  function drive(result, onValue, onDone, scope) {
+    scope = scope || newScope();
     let finished = false;
-    const done = (e) => { if (!finished) { finished = true; onDone(e); } };
+    const done = (e) => {
+      if (finished) return;
+      finished = true;
+      if (e !== undefined) cancelScope(scope);
+      onDone(e);
+    };
     // emit returns what onValue returned for the last value: a promise means "pause: pull
     // the next value only when it settles" (backpressure on start()).
     const emit = (v) => {
@@ -41,7 +77,7 @@
     };
     try {
       if (result === undefined || result === null) return done();
-      if (typeof result === "object" && result[INNER]) return fast(result[INNER], result[AWAIT], emit, onValue, done);
+      if (typeof result === "object" && result[INNER]) return fast(result[INNER], result[AWAIT], emit, onValue, done, scope);
       if (isThenable(result)) {
         return result.then((v) => drive(v, onValue, onDone), done);
       }
@@ -49,7 +85,7 @@
         if (typeof result[Symbol.asyncIterator] === "function" && typeof result[Symbol.iterator] !== "function") {
           return asyncIter(result[Symbol.asyncIterator](), emit, done);
         }
-        return syncIter(result, emit, done);
+        return syncIter(result, emit, done, scope);
       }
       if (typeof result === "object" && typeof result[Symbol.asyncIterator] === "function") {
         return asyncIter(result[Symbol.asyncIterator](), emit, done);
@@ -61,17 +97,22 @@
     }
   }
 
-  function fast(gen, Await, emit, onValue, done) {
+  function fast(gen, Await, emit, onValue, done, scope) {
+    let prevScope = null;
     const resume = () => step("next", undefined);
     const fail = (e) => step("throw", e);
     const step = (k, v) => {
       for (;;) {
         let r;
         try {
+          prevScope = currentScope;
+          currentScope = scope;
           r = gen[k](v);
         } catch (e) {
+          currentScope = prevScope;
           return done(e);
         }
+        currentScope = prevScope;
         if (r.done) return done();
         const x = r.value;
         if (x instanceof Await) {
@@ -107,14 +148,14 @@
     step("next", undefined);
   }
 
-  function syncIter(it, emit, done) {
+  function syncIter(it, emit, done, scope) {
     const resume = () => step("next", undefined);
     const fail = (e) => step("throw", e);
     const step = (k, v) => {
       for (;;) {
         let r;
         try {
-          r = k === "throw" ? (it.throw ? it.throw(v) : (() => { throw v; })()) : it.next(v);
+          r = inScope(scope, () => (k === "throw" ? (it.throw ? it.throw(v) : (() => { throw v; })()) : it.next(v)));
         } catch (e) {
           return done(e);
         }
@@ -238,5 +279,5 @@
   }
   hidden("AbortSignal", AbortSignal);
   hidden("AbortController", AbortController);
-  return { drive: drive, inspect: inspect };
+  return { drive: drive, call: call, inspect: inspect };
 })

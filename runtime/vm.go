@@ -56,6 +56,7 @@ type VM struct {
 	// Fields below are used on the loop only.
 	rt       *goja.Runtime
 	drive    goja.Callable
+	call     goja.Callable
 	inspect  goja.Callable
 	rejected map[*goja.Promise]struct{}
 
@@ -109,6 +110,7 @@ func NewVM(opts Options) (*VM, error) {
 		}
 		o := res.ToObject(rt)
 		vm.drive, _ = goja.AssertFunction(o.Get("drive"))
+		vm.call, _ = goja.AssertFunction(o.Get("call"))
 		vm.inspect, _ = goja.AssertFunction(o.Get("inspect"))
 		return nil
 	})
@@ -266,23 +268,42 @@ func (vm *VM) Runtime() *goja.Runtime { return vm.rt }
 // onValue returns nil to go on, or a promise: the next value is pulled only once it settles
 // (backpressure; a rejection is thrown into the generator).
 func (vm *VM) Drive(result goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error)) {
+	vm.driveWith(vm.drive, []goja.Value{result}, onValue, onDone)
+}
+
+// Call must run on the loop: it calls fn with this and args and drives the result as Drive
+// does, in a scope: downloads and other cancellable work the callback starts while its code
+// runs (its synchronous start and each step of a generator) are cancelled when it fails.
+// Work registers with the scope through the hidden global __jscrawlScope().
+func (vm *VM) Call(fn, this goja.Value, args []goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error)) {
+	vm.driveWith(vm.call, []goja.Value{fn, this, vm.rt.NewArray(toAny(args)...)}, onValue, onDone)
+}
+
+func toAny(vs []goja.Value) []any {
+	out := make([]any, len(vs))
+	for i, v := range vs {
+		out[i] = v
+	}
+	return out
+}
+
+func (vm *VM) driveWith(f goja.Callable, args []goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error)) {
 	rt := vm.rt
-	_, err := vm.drive(goja.Undefined(), result,
-		rt.ToValue(func(c goja.FunctionCall) goja.Value {
-			if p := onValue(c.Argument(0)); p != nil {
-				return p
-			}
-			return goja.Undefined()
-		}),
-		rt.ToValue(func(c goja.FunctionCall) goja.Value {
-			if e := c.Argument(0); !goja.IsUndefined(e) {
-				onDone(FromValue(e, nil))
-			} else {
-				onDone(nil)
-			}
-			return goja.Undefined()
-		}))
-	if err != nil {
+	cbValue := rt.ToValue(func(c goja.FunctionCall) goja.Value {
+		if p := onValue(c.Argument(0)); p != nil {
+			return p
+		}
+		return goja.Undefined()
+	})
+	cbDone := rt.ToValue(func(c goja.FunctionCall) goja.Value {
+		if e := c.Argument(0); !goja.IsUndefined(e) {
+			onDone(FromValue(e, nil))
+		} else {
+			onDone(nil)
+		}
+		return goja.Undefined()
+	})
+	if _, err := f(goja.Undefined(), append(args, cbValue, cbDone)...); err != nil {
 		onDone(ToScriptError(err))
 	}
 }
