@@ -342,26 +342,39 @@ func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmSta
 		return err
 	}
 	st := p.s.state(vm)
-	done := make(chan error, 1)
-	ok := vm.Go(func(rt *goja.Runtime) {
+	return st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
 		obj := st.pipelines[p.index]
 		fn, isFn := goja.AssertFunction(obj.Get(method))
 		if !isFn {
-			done <- onResult(st, nil)
-			return
+			return nil, nil
 		}
-		res, err := fn(obj, args(st)...)
-		if err != nil {
+		return fn(obj, args(st)...)
+	}, func(v goja.Value) error { return onResult(st, v) })
+}
+
+// await runs call on the VM's loop and waits until the value it returns has settled (a
+// promise) and onResult has converted it, or the VM ends (runtime.ErrClosed), or ctx does.
+// A nil value from call goes to onResult as nil without settling; a thrown error or a
+// rejection is returned as a *runtime.ScriptError.
+func (st *vmState) await(ctx context.Context, call func(rt *goja.Runtime) (goja.Value, error),
+	onResult func(v goja.Value) error) error {
+	done := make(chan error, 1)
+	ok := st.vm.Go(func(rt *goja.Runtime) {
+		res, err := call(rt)
+		switch {
+		case err != nil:
 			done <- runtime.ToScriptError(err)
-			return
+		case res == nil:
+			done <- onResult(nil)
+		default:
+			settle(rt, res, func(v, rejected goja.Value) {
+				if rejected != nil {
+					done <- runtime.FromValue(rejected, nil)
+					return
+				}
+				done <- onResult(v)
+			})
 		}
-		settle(rt, res, func(v goja.Value, rejected goja.Value) {
-			if rejected != nil {
-				done <- runtime.FromValue(rejected, nil)
-				return
-			}
-			done <- onResult(st, v)
-		})
 	})
 	if !ok {
 		return runtime.ErrClosed
@@ -369,7 +382,7 @@ func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmSta
 	select {
 	case err := <-done:
 		return err
-	case <-vm.Done():
+	case <-st.vm.Done():
 		return runtime.ErrClosed
 	case <-ctx.Done():
 		return ctx.Err()

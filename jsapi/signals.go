@@ -77,38 +77,22 @@ func (s *Spider) dispatch(ctx context.Context, sig engine.Signal, args []any) er
 }
 
 func (st *vmState) dispatch(ctx context.Context, sig engine.Signal, args []any) error {
-	done := make(chan error, 1)
-	ok := st.vm.Go(func(rt *goja.Runtime) {
-		fn, _ := goja.AssertFunction(st.helper("dispatchSignal"))
+	err := st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
 		ev, err := st.signalEvent(args)
 		if err != nil {
-			done <- err
-			return
+			return nil, err
 		}
+		fn, _ := goja.AssertFunction(st.helper("dispatchSignal"))
 		res, err := fn(goja.Undefined(), rt.ToValue(string(sig)), ev)
-		if err != nil {
-			done <- runtime.ToScriptError(err)
-			return
+		if err == nil && goja.IsUndefined(res) {
+			return nil, nil // no handler on this VM
 		}
-		settle(rt, res, func(_, rejected goja.Value) {
-			if rejected != nil {
-				done <- runtime.FromValue(rejected, nil)
-				return
-			}
-			done <- nil
-		})
-	})
-	if !ok {
+		return res, err
+	}, func(goja.Value) error { return nil })
+	if errors.Is(err, runtime.ErrClosed) {
 		return nil // the VM is gone: nothing listens there any more
 	}
-	select {
-	case err := <-done:
-		return err
-	case <-st.vm.Done():
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return err
 }
 
 // signalEvent builds the one object a handler gets: { spider, item, response, request,

@@ -255,37 +255,13 @@ func (s *Spider) Open(ctx context.Context) error {
 
 func (s *Spider) setup(ctx context.Context, vm *runtime.VM) error {
 	st := s.state(vm)
-	done := make(chan error, 1)
-	ok := vm.Go(func(rt *goja.Runtime) {
+	return st.await(ctx, func(*goja.Runtime) (goja.Value, error) {
 		fn, isFn := goja.AssertFunction(st.spider.Get("setup"))
 		if !isFn {
-			done <- nil
-			return
+			return nil, nil
 		}
-		res, err := fn(st.spider, st.spider.Get("crawler"))
-		if err != nil {
-			done <- runtime.ToScriptError(err)
-			return
-		}
-		settle(rt, res, func(_, rejected goja.Value) {
-			if rejected != nil {
-				done <- runtime.FromValue(rejected, nil)
-				return
-			}
-			done <- nil
-		})
-	})
-	if !ok {
-		return runtime.ErrClosed
-	}
-	select {
-	case err := <-done:
-		return err
-	case <-vm.Done():
-		return runtime.ErrClosed
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+		return fn(st.spider, st.spider.Get("crawler"))
+	}, func(goja.Value) error { return nil })
 }
 
 // Close closes every VM (io.Closer). Pipelines still open are closed first, since they run
