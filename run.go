@@ -194,6 +194,9 @@ func runAction(c *cli.Context) error {
 		return usageError("%v", err)
 	}
 	opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
+	if m := spider.DownloaderMiddlewares(); m != nil {
+		opts = append(opts, engine.WithDownloaderMiddlewares(m))
+	}
 	for _, p := range spider.Pipelines() {
 		opts = append(opts, engine.WithPipelines(p))
 	}

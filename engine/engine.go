@@ -226,6 +226,15 @@ func (e *Engine) CloseSpider(reason string) {
 // goroutine, before, during and after Run.
 func (e *Engine) Download(ctx context.Context, req *types.Request) (*types.Response, error) {
 	resp, err := e.downloader.Fetch(ctx, req)
+	// A middleware may replace the request; download the replacement instead, a bounded
+	// number of times.
+	for i := 0; err != nil && i < max(e.settings.Int(types.RedirectMaxTimes), 1); i++ {
+		var re *RescheduleError
+		if !errors.As(err, &re) {
+			break
+		}
+		resp, err = e.downloader.Fetch(ctx, re.Request)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -497,6 +506,17 @@ func (e *Engine) admit(ctx context.Context) {
 
 // downloaded routes a finished download to a parse or an errback goroutine.
 func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types.Response, err error) {
+	var re *RescheduleError
+	if errors.As(err, &re) {
+		// A middleware replaced the request: schedule the replacement (the duplicate filter
+		// applies unless it has dontFilter).
+		if e.sched.Enqueue(re.Request) {
+			e.send(ctx, RequestScheduled, re.Request)
+		} else {
+			e.send(ctx, RequestDropped, re.Request)
+		}
+		return
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return // hard stop

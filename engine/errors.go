@@ -124,3 +124,14 @@ func retryable(err error) bool {
 	}
 	return false
 }
+
+// RescheduleError asks the engine to schedule Request instead of finishing the download
+// that returned it (Scrapy: a downloader middleware returning a Request). For an inline
+// Download the new request is downloaded in its place.
+type RescheduleError struct{ Request *types.Request }
+
+// Error names the new request.
+func (e *RescheduleError) Error() string { return "rescheduled as " + e.Request.URL }
+
+// Reschedule returns a *RescheduleError for r.
+func Reschedule(r *types.Request) error { return &RescheduleError{Request: r} }

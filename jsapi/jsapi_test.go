@@ -251,8 +251,12 @@ func crawl(t *testing.T, srv *server, sp spec) result {
 		}
 	}
 	col := &collector{}
-	eng := engine.New(spider, settings, engine.WithPipelines(spider.Pipelines()...),
-		engine.WithExporters(col), engine.WithLogger(logger), engine.WithStats(stats))
+	opts := []engine.Option{engine.WithPipelines(spider.Pipelines()...),
+		engine.WithExporters(col), engine.WithLogger(logger), engine.WithStats(stats)}
+	if m := spider.DownloaderMiddlewares(); m != nil {
+		opts = append(opts, engine.WithDownloaderMiddlewares(m))
+	}
+	eng := engine.New(spider, settings, opts...)
 	if err := spider.Bind(eng); err != nil {
 		t.Fatalf("bind: %v", err)
 	}

@@ -3,6 +3,7 @@ package jsapi
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sort"
 	"strings"
@@ -125,11 +126,42 @@ func (st *vmState) natives() *goja.Object {
 		return rt.NewArray(out...)
 	})
 	set("request", func(c goja.FunctionCall) goja.Value {
-		v, err := st.requestToJS(resp(c.Argument(0)).resp.Request)
+		r := resp(c.Argument(0)).resp.Request
+		if r == nil {
+			return goja.Null()
+		}
+		v, err := st.requestToJS(r)
 		if err != nil {
 			panic(err)
 		}
 		return v
+	})
+	set("responseURL", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).resp.URL) })
+	set("responseStatus", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).resp.Status) })
+	// newResponse(body, status, headers, url, request) backs new Response(...).
+	set("newResponse", func(c goja.FunctionCall) goja.Value {
+		r := &types.Response{Body: []byte(c.Argument(0).String()), Status: int(c.Argument(1).ToInteger()), URL: c.Argument(3).String()}
+		if h, ok := c.Argument(2).(*goja.Object); ok {
+			hdr, err := headersFromJS(rt, h)
+			if err != nil {
+				throwType("new Response(): " + err.Error())
+			}
+			r.Headers = hdr
+		}
+		if r.Headers == nil {
+			r.Headers = http.Header{}
+		}
+		if o, ok := c.Argument(4).(*goja.Object); ok {
+			req, err := requestFromJS(rt, o)
+			if err != nil {
+				throwType("new Response(): " + err.Error())
+			}
+			r.Request = req
+			if r.URL == "" {
+				r.URL = req.URL
+			}
+		}
+		return rt.ToValue(&respHandle{resp: r})
 	})
 	set("text", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).body()) })
 	set("css", func(c goja.FunctionCall) goja.Value {
@@ -224,7 +256,7 @@ func (s *Spider) checkParsed(raw string, u *url.URL) error {
 
 // responseToJS makes the JS Response for resp; on the loop. Its request is made on first use.
 func (st *vmState) responseToJS(h *respHandle) (goja.Value, error) {
-	return st.makeResponse(goja.Undefined(), st.rt.ToValue(h), st.rt.ToValue(h.resp.URL), st.rt.ToValue(h.resp.Status))
+	return st.makeResponse(goja.Undefined(), st.rt.ToValue(h))
 }
 
 // download starts an inline download of a JS Request and returns a promise of its

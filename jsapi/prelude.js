@@ -99,10 +99,35 @@
     return new Request(checked, opts);
   }
 
+  const INTERNAL = Symbol("internal");
   class Response {
     #h; #req; #headers;
-    constructor(h, url, status, req) {
-      this.#h = h; this.url = url; this.status = status; this.#req = req;
+    // new Response(body, { status, headers, url, request }) builds a response, WHATWG-style
+    // (a downloader middleware may return one instead of downloading).
+    constructor(body, init, h) {
+      if (init === INTERNAL) {
+        this.#h = h; this.url = n.responseURL(h); this.status = n.responseStatus(h);
+        return;
+      }
+      const i = init || {};
+      if (i.request !== undefined && i.request !== null && !(i.request instanceof Request)) {
+        throw new TypeError("new Response(): request must be a Request");
+      }
+      this.#h = n.newResponse(body === undefined || body === null ? "" : String(body),
+        i.status === undefined ? 200 : Number(i.status), i.headers || {}, i.url || "", i.request || null);
+      this.#req = i.request || null;
+      this.url = n.responseURL(this.#h); this.status = n.responseStatus(this.#h);
+    }
+    static handleOf(r) { return r instanceof Response ? r.#h : undefined; }
+    /** A copy with some of body, status, headers, url and request changed (Scrapy: replace). */
+    replace(changes) {
+      const c = changes || {};
+      return new Response(c.body !== undefined ? c.body : this.body, {
+        status: c.status !== undefined ? c.status : this.status,
+        headers: c.headers !== undefined ? c.headers : this.headers.toJSON(),
+        url: c.url !== undefined ? c.url : this.url,
+        request: c.request !== undefined ? c.request : this.request,
+      });
     }
     get request() { return this.#req || (this.#req = n.request(this.#h)); }
     get meta() { return this.request.meta; }
@@ -222,7 +247,8 @@
     signals,
     dispatchSignal,
     crawlerDownload,
-    makeResponse(h, url, status) { return new Response(h, url, status, null); },
+    makeResponse(h) { return new Response(null, INTERNAL, h); },
+    responseHandle(v) { return Response.handleOf(v); },
     makeRequest(url, o) { return new Request(url, o); },
     requestProto: Request.prototype,
     logger(name) {

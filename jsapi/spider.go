@@ -74,6 +74,7 @@ type Spider struct {
 	allowed   []string
 	custom    map[string]any
 	pipelines int
+	dlmws     int
 
 	crawler Crawler
 	schemes []string        // DOWNLOAD_SCHEMES, read once in Bind
@@ -98,6 +99,7 @@ type vmState struct {
 	makeResponse goja.Callable
 	makeRequest  goja.Callable
 	pipelines    []*goja.Object
+	dlmws        []*goja.Object // downloaderMiddlewares, in order
 	helpers      *goja.Object
 	requestProto *goja.Object
 	selProto     *goja.Object // Selector methods
@@ -138,6 +140,7 @@ func Load(prog *runtime.Program, opts Options) (*Spider, error) {
 			}
 		}
 		s.pipelines = len(st.pipelines)
+		s.dlmws = len(st.dlmws)
 		return nil
 	})
 	if err != nil {
@@ -357,6 +360,37 @@ func (h spiderLogHandler) WithGroup(name string) slog.Handler {
 	return h.s.logger.Handler().WithGroup(name)
 }
 
+// instances reads an exported array of objects or classes (constructed with no arguments).
+func instances(rt *goja.Runtime, exports *goja.Object, name string) ([]*goja.Object, error) {
+	v := exports.Get(name)
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return nil, nil
+	}
+	arr, ok := v.(*goja.Object)
+	if !ok || arr.ClassName() != "Array" {
+		return nil, fmt.Errorf("export const %s must be an array of objects or classes", name)
+	}
+	n := int(arr.Get("length").ToInteger())
+	out := make([]*goja.Object, 0, n)
+	for i := 0; i < n; i++ {
+		p := arr.Get(fmt.Sprint(i))
+		if _, isFn := goja.AssertFunction(p); isFn {
+			obj, err := rt.New(p)
+			if err != nil {
+				return nil, runtime.ToScriptError(err)
+			}
+			out = append(out, obj)
+			continue
+		}
+		obj, ok := p.(*goja.Object)
+		if !ok {
+			return nil, fmt.Errorf("%s[%d] must be an object or a class", name, i)
+		}
+		out = append(out, obj)
+	}
+	return out, nil
+}
+
 // install runs the API prelude with its Go natives.
 func (st *vmState) install() error {
 	rt := st.rt
@@ -432,28 +466,11 @@ func (st *vmState) construct(exports *goja.Object) error {
 	if err := spider.Set("logger", lg); err != nil {
 		return err
 	}
-	if v := exports.Get("pipelines"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
-		arr, ok := v.(*goja.Object)
-		if !ok || arr.ClassName() != "Array" {
-			return errors.New("export const pipelines must be an array of objects or classes")
-		}
-		n := int(arr.Get("length").ToInteger())
-		for i := 0; i < n; i++ {
-			p := arr.Get(fmt.Sprint(i))
-			if _, isFn := goja.AssertFunction(p); isFn {
-				obj, err := rt.New(p)
-				if err != nil {
-					return runtime.ToScriptError(err)
-				}
-				st.pipelines = append(st.pipelines, obj)
-				continue
-			}
-			obj, ok := p.(*goja.Object)
-			if !ok {
-				return fmt.Errorf("pipelines[%d] must be an object or a class", i)
-			}
-			st.pipelines = append(st.pipelines, obj)
-		}
+	if st.pipelines, err = instances(rt, exports, "pipelines"); err != nil {
+		return err
+	}
+	if st.dlmws, err = instances(rt, exports, "downloaderMiddlewares"); err != nil {
+		return err
 	}
 	return nil
 }

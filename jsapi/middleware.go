@@ -1,0 +1,180 @@
+package jsapi
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/dop251/goja"
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// DownloaderMiddlewares runs the module's `downloaderMiddlewares` export as one
+// engine.DownloaderMiddleware, with the semantics of Scrapy's DownloaderMiddlewareManager:
+// processRequest in array order, where the first Response skips the download and the first
+// Request replaces it (rescheduled); then processException (on an error) and processResponse
+// in reverse order, where a Request reschedules and a Response replaces the one passed on.
+// A Response from processRequest or processException still passes through every
+// processResponse. It applies to scheduled and inline downloads alike and runs on the
+// spider's first VM. Called concurrently from download goroutines.
+type DownloaderMiddlewares struct {
+	s *Spider
+	n int
+}
+
+// DownloaderMiddlewares returns the JS downloader middlewares as one engine middleware, or
+// nil when the module exports none.
+func (s *Spider) DownloaderMiddlewares() engine.DownloaderMiddleware {
+	if s.dlmws == 0 {
+		return nil
+	}
+	return &DownloaderMiddlewares{s: s, n: s.dlmws}
+}
+
+// outcome is what one hook returned.
+type outcome struct {
+	req  *types.Request  // a Request: reschedule it
+	resp *types.Response // a Response
+}
+
+// Fetch implements engine.DownloaderMiddleware.
+func (m *DownloaderMiddlewares) Fetch(ctx context.Context, req *types.Request, next engine.Downloader) (*types.Response, error) {
+	var resp *types.Response
+	for i := 0; i < m.n && resp == nil; i++ {
+		out, nreq, err := m.hook(ctx, i, "processRequest", req, nil, nil)
+		if err != nil {
+			return nil, err
+		}
+		req = nreq
+		if out.req != nil {
+			return nil, engine.Reschedule(out.req)
+		}
+		resp = out.resp
+	}
+	var err error
+	if resp == nil {
+		resp, err = next.Fetch(ctx, req)
+	}
+	if err != nil {
+		derr := err
+		for i := m.n - 1; i >= 0; i-- {
+			out, _, herr := m.hook(ctx, i, "processException", req, nil, derr)
+			if herr != nil {
+				return nil, herr
+			}
+			if out.req != nil {
+				return nil, engine.Reschedule(out.req)
+			}
+			if out.resp != nil {
+				resp, err = out.resp, nil
+				break
+			}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	for i := m.n - 1; i >= 0; i-- {
+		out, _, herr := m.hook(ctx, i, "processResponse", req, resp, nil)
+		if herr != nil {
+			return nil, herr
+		}
+		if out.req != nil {
+			return nil, engine.Reschedule(out.req)
+		}
+		if out.resp != nil {
+			resp = out.resp
+		}
+	}
+	return resp, nil
+}
+
+// hook calls method of middleware i, awaits it and classifies its result. For
+// processRequest it also returns the request as the hook left it (changes to its headers,
+// meta and so on are sent). A thrown error or a rejection is returned.
+func (m *DownloaderMiddlewares) hook(ctx context.Context, i int, method string, req *types.Request,
+	resp *types.Response, failure error) (outcome, *types.Request, error) {
+	vm, err := m.s.vm0()
+	if err != nil {
+		return outcome{}, req, err
+	}
+	st := m.s.state(vm)
+	var out outcome
+	updated := req
+	var jsReq goja.Value
+	err = st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
+		obj := st.dlmws[i]
+		fn, ok := goja.AssertFunction(obj.Get(method))
+		if !ok {
+			return nil, nil
+		}
+		var err error
+		if jsReq, err = st.requestToJS(req); err != nil {
+			return nil, err
+		}
+		args := []goja.Value{jsReq}
+		switch {
+		case resp != nil:
+			jr, err := st.responseToJS(&respHandle{resp: resp})
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, jr)
+		case failure != nil:
+			args = append(args, st.jsError(failure, req))
+		}
+		return fn(obj, append(args, st.spider)...)
+	}, func(v goja.Value) error {
+		if method == "processRequest" && jsReq != nil {
+			nr, err := requestFromJS(st.rt, jsReq.ToObject(st.rt))
+			if err != nil {
+				return err
+			}
+			nr.Depth, nr.Retries, nr.RedirectURLs = req.Depth, req.Retries, req.RedirectURLs
+			updated = nr
+		}
+		if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+			return nil
+		}
+		obj, ok := v.(*goja.Object)
+		switch {
+		case ok && st.isRequestObject(obj):
+			nr, err := requestFromJS(st.rt, obj)
+			if err != nil {
+				return err
+			}
+			out.req = nr
+		case ok:
+			h, isResp := st.responseHandle(obj)
+			if !isResp {
+				return fmt.Errorf("%s of downloaderMiddlewares[%d] returned %s: return undefined, a Request or a Response", method, i, st.vm.Inspect(v))
+			}
+			r := *h.resp
+			if r.Request == nil {
+				r.Request = updated // a substituted response keeps the request
+			}
+			if r.URL == "" {
+				r.URL = r.Request.URL
+			}
+			out.resp = &r
+		default:
+			return fmt.Errorf("%s of downloaderMiddlewares[%d] returned %s: return undefined, a Request or a Response", method, i, v.String())
+		}
+		return nil
+	})
+	return out, updated, err
+}
+
+// responseHandle returns the Go side of a JS Response.
+func (st *vmState) responseHandle(obj *goja.Object) (*respHandle, bool) {
+	fn, _ := goja.AssertFunction(st.helper("responseHandle"))
+	v, err := fn(goja.Undefined(), obj)
+	if err != nil || v == nil || goja.IsUndefined(v) {
+		return nil, false
+	}
+	h, ok := v.Export().(*respHandle)
+	return h, ok
+}
+
+// Interface guards.
+var _ engine.DownloaderMiddleware = (*DownloaderMiddlewares)(nil)

@@ -1,0 +1,107 @@
+package jsapi_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestDownloaderMiddlewares runs JS downloader middlewares against a real server: order
+// (requests forward, responses and exceptions in reverse), header changes that are sent,
+// responses that skip or replace a download, requests that replace one, and inline fetch.
+func TestDownloaderMiddlewares(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "tag=%s", r.Header.Get("X-Tag"))
+	})
+	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
+		http.NotFound(w, r)
+	})
+	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "moved here")
+	})
+	site := httptest.NewServer(mux)
+	defer site.Close()
+	res := crawl(t, newServer(t), spec{args: map[string]string{"site": site.URL}, src: `import { Request, Response } from "jscrawl";
+const seq = {};
+// note records a hook per scheduled request (inline fetches, without meta.case, overlap).
+const note = (request, what) => { const k = request.meta.case; if (k) (seq[k] = seq[k] || []).push(what); };
+export default class S {
+  name = "mw";
+  *start() {
+    yield new Request(this.site + "/echo", { meta: { case: "header" } });
+    yield new Request(this.site + "/echo?canned", { meta: { case: "canned" } });
+    yield new Request(this.site + "/missing", { meta: { case: "fixed" } });
+    yield new Request(this.site + "/old", { meta: { case: "replaced" } });
+    yield new Request("http://127.0.0.1:1/refused", { meta: { case: "refused" } });
+  }
+  async parse(r) {
+    const inline = await fetch(this.site + "/echo");
+    return { case: r.meta.case, status: r.status, body: r.body, inline: inline.body, url: r.url };
+  }
+  closed() { for (const k in seq) this.crawler.stats.set("order/" + k, seq[k].join(",")); }
+}
+export const downloaderMiddlewares = [
+  {
+    async processRequest(request) {
+      note(request, "a.req");
+      await null;
+      request.headers["X-Tag"] = "from-a";
+      if (request.url.endsWith("?canned")) return new Response("canned body", { status: 200 });
+      if (request.url.endsWith("/old")) return new Request(request.url.replace("/old", "/moved"), { meta: { case: "replaced" } });
+    },
+    processResponse(request, response) {
+      note(request, "a.resp");
+      if (response.status === 404) return response.replace({ status: 200, body: "fixed" });
+      return response;
+    },
+    processException(request, error) {
+      note(request, "a.exc:" + error.name);
+      return new Response("recovered", { status: 200, request });
+    },
+  },
+  class {
+    processRequest(request) { note(request, "b.req"); }
+    processResponse(request, response) { note(request, "b.resp"); return undefined; }
+  },
+];
+`, settings: map[string]string{"RETRY_ENABLED": "false", "CONCURRENT_REQUESTS": "1"}})
+	items := map[string]string{}
+	for _, l := range lines(res.items) {
+		for _, c := range []string{"header", "canned", "fixed", "replaced", "refused"} {
+			if strings.Contains(l, `"case":"`+c+`"`) {
+				items[c] = l
+			}
+		}
+	}
+	for c, want := range map[string][]string{
+		"header":   {`"status":200`, `"body":"tag=from-a"`, `"inline":"tag=from-a"`},
+		"canned":   {`"body":"canned body"`, `/echo?canned"`}, // not downloaded: the body would be tag=...
+		"fixed":    {`"status":200`, `"body":"fixed"`},
+		"replaced": {`"body":"moved here"`, `/moved"`},
+		"refused":  {`"body":"recovered"`},
+	} {
+		for _, w := range want {
+			if !strings.Contains(items[c], w) {
+				t.Errorf("case %s: item %q lacks %s\n%s", c, items[c], w, res.log)
+			}
+		}
+	}
+	// Requests forward (a, b), responses and exceptions back (b, a). The canned response
+	// skipped b.req and the download but still passed through both processResponse hooks;
+	// the replaced request went through the chain again.
+	for c, want := range map[string]string{
+		"header":   "a.req,b.req,b.resp,a.resp",
+		"canned":   "a.req,b.resp,a.resp",
+		"fixed":    "a.req,b.req,b.resp,a.resp",
+		"replaced": "a.req,a.req,b.req,b.resp,a.resp",
+		"refused":  "a.req,b.req,a.exc:ConnectionRefusedError,b.resp,a.resp",
+	} {
+		if got := res.stats["order/"+c]; got != want {
+			t.Errorf("hooks for %s: %v, want %s", c, got, want)
+		}
+	}
+}
