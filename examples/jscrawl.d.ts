@@ -96,8 +96,21 @@ declare module "jscrawl" {
     readonly attrib: Record<string, string>;
   }
 
+  /** Options of `new Response(body, init)`. */
+  export interface ResponseInit {
+    status?: number;
+    headers?: Record<string, string | string[]>;
+    url?: string;
+    /** The request it answers; a middleware's substitute keeps the original when absent. */
+    request?: Request;
+  }
+
   /** A downloaded page (Scrapy: Response). An HTTP error status is a Response too. */
-  export interface Response {
+  export class Response {
+    /** Builds a response, WHATWG-style (a downloader middleware may return one). */
+    constructor(body?: string | null, init?: ResponseInit);
+    /** A copy with some parts changed (Scrapy: Response.replace). */
+    replace(changes: { body?: string; status?: number; headers?: Record<string, string | string[]>; url?: string; request?: Request }): Response;
     readonly url: string;
     readonly status: number;
     readonly headers: Headers;
@@ -235,6 +248,21 @@ declare module "jscrawl" {
     parse?(response: Response, cbKwargs: Record<string, any>): CallbackResult;
     opened?(): void | Promise<void>;
     closed?(reason: string): void | Promise<void>;
+  }
+
+  /**
+   * A downloader middleware (`export const downloaderMiddlewares = [...]`): an object or a class
+   * constructed with no arguments. Hooks may be async. processRequest runs in array order,
+   * processResponse and processException in reverse (Scrapy's order).
+   */
+  export interface DownloaderMiddleware {
+    /** undefined: go on (changes to the request are sent); a Response: skip the download;
+     * a Request: schedule it instead. */
+    processRequest?(request: Request, spider: any): Request | Response | void | null | Promise<Request | Response | void | null>;
+    /** Return the response (or another), or a Request to schedule instead. */
+    processResponse?(request: Request, response: Response, spider: any): Request | Response | void | null | Promise<Request | Response | void | null>;
+    /** undefined: the error goes on; a Response: recovered; a Request: schedule it instead. */
+    processException?(request: Request, error: Error, spider: any): Request | Response | void | null | Promise<Request | Response | void | null>;
   }
 
   /** An item pipeline: an object or a class constructed with no arguments. */
