@@ -152,3 +152,45 @@ export const pipelines = [{
 		}
 	}
 }
+
+// BenchmarkDownloaderMiddleware measures the per-request overhead of a JS downloader
+// middleware with async processRequest (changing a header) and processResponse hooks; the
+// download itself is a Go function returning a ready response.
+func BenchmarkDownloaderMiddleware(b *testing.B) {
+	dir := b.TempDir()
+	src := filepath.Join(dir, "mw.js")
+	if err := os.WriteFile(src, []byte(`export default class S { name = "mw"; }
+export const downloaderMiddlewares = [{
+  async processRequest(request) { request.headers["X-Tag"] = "1"; },
+  async processResponse(request, response) { return response; },
+}];
+`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	prog, err := runtime.Bundle(src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp, err := jsapi.Load(prog, jsapi.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sp.Close()
+	if err := sp.Bind(engine.New(sp, types.NewSettings())); err != nil {
+		b.Fatal(err)
+	}
+	mw := sp.DownloaderMiddlewares()
+	next := engine.DownloaderFunc(func(_ context.Context, req *types.Request) (*types.Response, error) {
+		if req.Headers.Get("X-Tag") != "1" {
+			return nil, fmt.Errorf("header not sent")
+		}
+		return &types.Response{URL: req.URL, Status: 200, Headers: http.Header{}, Body: []byte("ok"), Request: req}, nil
+	})
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := mw.Fetch(ctx, &types.Request{URL: "http://127.0.0.1:1/page/1"}, next); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
