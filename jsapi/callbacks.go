@@ -59,7 +59,7 @@ func (s *Spider) run(ctx context.Context, vm *runtime.VM, where string, emit eng
 			return
 		}
 		// In a scope: if the callback fails, the downloads it still awaits are cancelled.
-		vm.Call(inv.fn, inv.this, inv.args, onValue, func(err error) { done <- err })
+		vm.Call(inv.fn, inv.this, inv.args, inv.wrap, onValue, func(err error) { done <- err })
 	})
 	if !ok {
 		return fmt.Errorf("%s: %w", where, runtime.ErrClosed)
@@ -98,6 +98,17 @@ func (s *Spider) namedTimeout(err error, where string, vm *runtime.VM) error {
 	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg, Value: se.Value}
 }
 
+// wrap returns the spider middlewares' wrapper for a callback's result (helper wrapStart or
+// wrapOutput), or nil when no middleware has the hook.
+func (st *vmState) wrap(helper string, args ...goja.Value) goja.Value {
+	fn, _ := goja.AssertFunction(st.helper(helper))
+	w, err := fn(goja.Undefined(), args...)
+	if err != nil || goja.IsUndefined(w) {
+		return nil
+	}
+	return w
+}
+
 func isFunction(v goja.Value) bool {
 	_, ok := goja.AssertFunction(v)
 	return ok
@@ -107,6 +118,7 @@ func isFunction(v goja.Value) bool {
 type invocation struct {
 	fn, this goja.Value
 	args     []goja.Value
+	wrap     goja.Value // nil, or a JS function applied to the result (spider middlewares)
 	result   goja.Value
 }
 
@@ -202,8 +214,9 @@ func (s *Spider) Start(ctx context.Context, emit engine.Emit) error {
 		return err
 	}
 	return s.run(ctx, vm, "start", emit, true, func(st *vmState) (invocation, error) {
+		wrap := st.wrap("wrapStart")
 		if start := st.spider.Get("start"); isFunction(start) {
-			return invocation{fn: start, this: st.spider}, nil
+			return invocation{fn: start, this: st.spider, wrap: wrap}, nil
 		}
 		urls := st.spider.Get("startUrls")
 		if urls == nil || goja.IsUndefined(urls) || goja.IsNull(urls) {
@@ -225,7 +238,8 @@ func (s *Spider) Start(ctx context.Context, emit engine.Emit) error {
 			}
 			out = append(out, r)
 		}
-		return invocation{result: st.rt.NewArray(out...)}, nil
+		reqs := st.rt.NewArray(out...)
+		return invocation{fn: st.rt.ToValue(func(goja.FunctionCall) goja.Value { return reqs }), wrap: wrap}, nil
 	})
 }
 
@@ -276,7 +290,8 @@ func (s *Spider) Parse(ctx context.Context, resp *types.Response, emit engine.Em
 		if err != nil {
 			return invocation{}, err
 		}
-		return invocation{fn: fn, this: st.spider, args: []goja.Value{jr, toJS(st.rt, kwargs(resp.Request.CbKwargs))}}, nil
+		return invocation{fn: fn, this: st.spider, args: []goja.Value{jr, toJS(st.rt, kwargs(resp.Request.CbKwargs))},
+			wrap: st.wrap("wrapOutput", jr)}, nil
 	})
 }
 
@@ -321,7 +336,7 @@ func (s *Spider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit
 		} else {
 			_ = fo.Set("response", goja.Null())
 		}
-		return invocation{fn: fn, this: st.spider, args: []goja.Value{fo}}, nil
+		return invocation{fn: fn, this: st.spider, args: []goja.Value{fo}, wrap: st.wrap("wrapOutput", fo.Get("response"))}, nil
 	})
 }
 

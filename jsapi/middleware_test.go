@@ -105,3 +105,64 @@ export const downloaderMiddlewares = [
 		}
 	}
 }
+
+// TestSpiderMiddlewares: processStart sees start() in array order, processSpiderOutput sees
+// every callback's output in reverse order, as async iterables, for every callback shape.
+func TestSpiderMiddlewares(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `import { Request } from "jscrawl";
+export default class S {
+  name = "spmw";
+  start() { return [new Request("BASE/p/1")]; }            // a plain array
+  async *parse(r) {                                         // an async generator
+    yield { page: r.url, n: 1 };
+    yield { page: r.url, n: 2, drop: true };
+    yield new Request("BASE/p/2", { callback: this.second });
+  }
+  async second(r) { return { page: r.url, n: 3 }; }       // an async function
+}
+export const spiderMiddlewares = [
+  {
+    async *processStart(start) {
+      for await (const r of start) yield r;
+      yield new Request("BASE/p/3", { callback: "second" }); // added by the middleware
+    },
+    async *processSpiderOutput(response, result) {
+      for await (const x of result) {
+        if (x instanceof Request) { yield x; continue; }
+        x.trail = (x.trail || "") + "a";                    // runs second: sees b's mark
+        yield x;
+      }
+    },
+  },
+  class {
+    async *processSpiderOutput(response, result) {
+      for await (const x of result) {
+        if (x.drop) continue;                               // runs first: drops
+        if (!(x instanceof Request)) x.trail = "b";
+        yield x;
+      }
+    }
+  },
+];
+`})
+	got := lines(res.items)
+	if len(got) != 3 {
+		t.Fatalf("items = %v, want 3 (one dropped)\n%s", got, res.log)
+	}
+	for _, l := range got {
+		if !strings.Contains(l, `"trail":"ba"`) {
+			t.Errorf("item %s did not pass b then a", l)
+		}
+		if strings.Contains(l, `"drop"`) {
+			t.Errorf("dropped item exported: %s", l)
+		}
+	}
+	var p3 bool
+	for _, l := range got {
+		p3 = p3 || strings.Contains(l, `/p/3","n":3`)
+	}
+	if !p3 {
+		t.Errorf("the request added by processStart was not crawled: %v", got)
+	}
+}

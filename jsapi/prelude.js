@@ -232,6 +232,40 @@
   // and this.logger); the engine sets both on any spider.
   class Spider {}
 
+  // Spider middlewares (export const spiderMiddlewares): processStart(start, spider) in array
+  // order, processSpiderOutput(response, result, spider) in reverse order, each getting an
+  // async iterable and returning one (usually an async generator), as Scrapy's.
+  let spiderMiddlewares = [];
+  function toAsyncIterable(result) {
+    if (result !== null && typeof result === "object" && typeof result[Symbol.asyncIterator] === "function") return result;
+    return {
+      [Symbol.asyncIterator]() {
+        let items = null;
+        let i = 0;
+        const ready = Promise.resolve(result).then((v) => {
+          if (v === undefined || v === null) items = [];
+          else if (Array.isArray(v)) items = v;
+          else if (typeof v === "object" && !(v instanceof Request) && typeof v[Symbol.iterator] === "function") items = Array.from(v);
+          else items = [v];
+        });
+        return { next: () => ready.then(() => (i < items.length ? { value: items[i++], done: false } : { value: undefined, done: true })) };
+      },
+    };
+  }
+  function chain(hook, list, apply) {
+    const mws = list.filter((m) => typeof m[hook] === "function");
+    if (mws.length === 0) return undefined;
+    return (result) => apply(mws, toAsyncIterable(result));
+  }
+  const wrapStart = () => chain("processStart", spiderMiddlewares, (mws, it) => {
+    for (const m of mws) it = m.processStart(it, spider);
+    return it;
+  });
+  const wrapOutput = (response) => chain("processSpiderOutput", spiderMiddlewares, (mws, it) => {
+    for (let i = mws.length - 1; i >= 0; i--) it = mws[i].processSpiderOutput(response, it, spider);
+    return it;
+  });
+
   const exports = { Request, Response, Selector, SelectorList, Headers, DropItem, Spider, sleep, fetch };
   for (const k of ["Request", "DropItem", "sleep", "fetch"]) {
     Object.defineProperty(g, k, { value: exports[k], writable: true, configurable: true });
@@ -246,6 +280,9 @@
     },
     signals,
     dispatchSignal,
+    setSpiderMiddlewares(list) { spiderMiddlewares = list; },
+    wrapStart,
+    wrapOutput,
     crawlerDownload,
     makeResponse(h) { return new Response(null, INTERNAL, h); },
     responseHandle(v) { return Response.handleOf(v); },

@@ -472,5 +472,17 @@ func (st *vmState) construct(exports *goja.Object) error {
 	if st.dlmws, err = instances(rt, exports, "downloaderMiddlewares"); err != nil {
 		return err
 	}
+	spms, err := instances(rt, exports, "spiderMiddlewares")
+	if err != nil {
+		return err
+	}
+	set, _ := goja.AssertFunction(st.helper("setSpiderMiddlewares"))
+	list := make([]any, len(spms))
+	for i, m := range spms {
+		list[i] = m
+	}
+	if _, err := set(goja.Undefined(), rt.NewArray(list...)); err != nil {
+		return err
+	}
 	return nil
 }

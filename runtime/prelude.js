@@ -46,11 +46,15 @@
   Object.defineProperty(g, "__jscrawlScope", { value: () => currentScope });
 
   // call runs fn.apply(self, args) in a new scope and drives its result in the same scope.
-  function call(fn, self, args, onValue, onDone) {
+  // wrap, when given, transforms the result before it is driven (spider middlewares).
+  function call(fn, self, args, onValue, onDone, wrap) {
     const scope = newScope();
     let result;
     try {
-      result = inScope(scope, () => fn.apply(self, args));
+      result = inScope(scope, () => {
+        const r = fn.apply(self, args);
+        return typeof wrap === "function" ? wrap(r) : r;
+      });
     } catch (e) {
       cancelScope(scope);
       return onDone(e);

@@ -275,8 +275,12 @@ func (vm *VM) Drive(result goja.Value, onValue func(goja.Value) goja.Value, onDo
 // does, in a scope: downloads and other cancellable work the callback starts while its code
 // runs (its synchronous start and each step of a generator) are cancelled when it fails.
 // Work registers with the scope through the hidden global __jscrawlScope().
-func (vm *VM) Call(fn, this goja.Value, args []goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error)) {
-	vm.driveWith(vm.call, []goja.Value{fn, this, vm.rt.NewArray(toAny(args)...)}, onValue, onDone)
+// wrap, when not nil, is a JS function applied to the result before it is driven.
+func (vm *VM) Call(fn, this goja.Value, args []goja.Value, wrap goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error)) {
+	if wrap == nil {
+		wrap = goja.Undefined()
+	}
+	vm.driveWith(vm.call, []goja.Value{fn, this, vm.rt.NewArray(toAny(args)...)}, onValue, onDone, wrap)
 }
 
 func toAny(vs []goja.Value) []any {
@@ -287,7 +291,7 @@ func toAny(vs []goja.Value) []any {
 	return out
 }
 
-func (vm *VM) driveWith(f goja.Callable, args []goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error)) {
+func (vm *VM) driveWith(f goja.Callable, args []goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error), extra ...goja.Value) {
 	rt := vm.rt
 	cbValue := rt.ToValue(func(c goja.FunctionCall) goja.Value {
 		if p := onValue(c.Argument(0)); p != nil {
@@ -303,7 +307,7 @@ func (vm *VM) driveWith(f goja.Callable, args []goja.Value, onValue func(goja.Va
 		}
 		return goja.Undefined()
 	})
-	if _, err := f(goja.Undefined(), append(args, cbValue, cbDone)...); err != nil {
+	if _, err := f(goja.Undefined(), append(append(args, cbValue, cbDone), extra...)...); err != nil {
 		onDone(ToScriptError(err))
 	}
 }
