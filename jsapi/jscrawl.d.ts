@@ -265,6 +265,17 @@ declare module "jscrawl" {
     processException?(request: Request, error: Error, spider: any): Request | Response | void | null | Promise<Request | Response | void | null>;
   }
 
+  /**
+   * A spider middleware (`export const spiderMiddlewares = [...]`): an object or a class
+   * constructed with no arguments. processStart runs in array order, processSpiderOutput in
+   * reverse (Scrapy's order); both get an async iterable and return one, usually an
+   * `async *` method that iterates it with `for await`.
+   */
+  export interface SpiderMiddleware {
+    processStart?(start: AsyncIterable<Output>, spider: any): AsyncIterable<Output | Output[]>;
+    processSpiderOutput?(response: Response | null, result: AsyncIterable<Output>, spider: any): AsyncIterable<Output | Output[]>;
+  }
+
   /** An item pipeline: an object or a class constructed with no arguments. */
   export interface Pipeline {
     open?(spider: any): void | Promise<void>;
