@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -164,5 +165,49 @@ export const spiderMiddlewares = [
 	}
 	if !p3 {
 		t.Errorf("the request added by processStart was not crawled: %v", got)
+	}
+}
+
+// TestProcessSpiderException: an error from a callback (thrown at once or while yielding)
+// goes to processSpiderException in output order; the first that returns an iterable
+// replaces the output, which passes only the later stages' processSpiderOutput, and the
+// error is handled (not counted). An error no hook handles still reaches the errback path.
+func TestProcessSpiderException(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `import { Request } from "jscrawl";
+export default class S {
+  name = "spexc";
+  start() { return [new Request("BASE/p/1"), new Request("BASE/p/2", { callback: "later" }), new Request("BASE/p/3", { callback: "unhandled" })]; }
+  parse(r) { throw new RangeError("at once"); }
+  async *later(r) { yield { n: 1 }; await null; throw new RangeError("while yielding"); }
+  async *unhandled(r) { throw new TypeError("nobody"); }
+}
+export const spiderMiddlewares = [
+  {
+    processSpiderException(response, error) {
+      if (error.name === "RangeError") return [{ recovered: error.message }];
+    },
+    async *processSpiderOutput(response, result) {
+      for await (const x of result) { if (!(x instanceof Request)) x.trail = (x.trail || "") + "a"; yield x; }
+    },
+  },
+  {
+    async *processSpiderOutput(response, result) {
+      for await (const x of result) { if (!(x instanceof Request)) x.trail = (x.trail || "") + "b"; yield x; }
+    },
+  },
+];
+`})
+	got := lines(res.items)
+	sort.Strings(got)
+	want := []string{`{"n":1,"trail":"ba"}`, `{"recovered":"at once"}`, `{"recovered":"while yielding"}`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("items =\n%s\nwant\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), res.log)
+	}
+	if n := statInt(res.stats, "spider_exceptions/RangeError"); n != 0 {
+		t.Errorf("handled errors were counted: spider_exceptions/RangeError = %d", n)
+	}
+	if n := statInt(res.stats, "spider_exceptions/TypeError"); n != 1 {
+		t.Errorf("spider_exceptions/TypeError = %d, want 1 (the unhandled one)\n%s", n, res.log)
 	}
 }

@@ -261,10 +261,71 @@
     for (const m of mws) it = m.processStart(it, spider);
     return it;
   });
-  const wrapOutput = (response) => chain("processSpiderOutput", spiderMiddlewares, (mws, it) => {
-    for (let i = mws.length - 1; i >= 0; i--) it = mws[i].processSpiderOutput(response, it, spider);
-    return it;
-  });
+  // wrapOutput chains processSpiderOutput in reverse order, with processSpiderException
+  // (Scrapy's SpiderMiddlewareManager): an error that reaches a stage from below (the
+  // callback or an earlier stage) is offered to that stage's processSpiderException; if it
+  // returns an iterable, that replaces the stage's output and passes the later stages only.
+  // An error a stage raises itself goes to the later stages.
+  const asyncIter = (it) => it[Symbol.asyncIterator]();
+  const wrapOutput = (response) => {
+    const stages = spiderMiddlewares.filter((m) =>
+      typeof m.processSpiderOutput === "function" || typeof m.processSpiderException === "function").reverse();
+    if (stages.length === 0) return undefined;
+    // tap records the errors that come out of a stage's input.
+    const tap = (iterable, seen) => ({
+      [Symbol.asyncIterator]() {
+        let inner = null;
+        const fail = (e) => { seen.add(e); throw e; };
+        return {
+          next: () => {
+            try {
+              if (inner === null) inner = asyncIter(iterable);
+              return Promise.resolve(inner.next()).catch(fail);
+            } catch (e) {
+              return Promise.resolve().then(() => fail(e));
+            }
+          },
+        };
+      },
+    });
+    const guard = (iterable, i, seen) => ({
+      [Symbol.asyncIterator]() {
+        let inner = null;
+        let replaced = false;
+        const onError = (e) => {
+          const h = stages[i].processSpiderException;
+          if (replaced || !seen.has(e) || typeof h !== "function") throw e;
+          const out = h.call(stages[i], response, e, spider);
+          if (out === undefined || out === null) throw e;
+          replaced = true;
+          inner = asyncIter(pass(toAsyncIterable(out), i + 1));
+          return inner.next();
+        };
+        return {
+          next: () => {
+            try {
+              if (inner === null) inner = asyncIter(iterable);
+              return Promise.resolve(inner.next()).catch(onError);
+            } catch (e) {
+              seen.add(e); // raised while starting the stage: treat as coming from below
+              return Promise.resolve().then(() => onError(e));
+            }
+          },
+        };
+      },
+    });
+    const pass = (it, from) => {
+      for (let i = from; i < stages.length; i++) {
+        const seen = new Set();
+        const input = tap(it, seen);
+        const out = typeof stages[i].processSpiderOutput === "function"
+          ? stages[i].processSpiderOutput(response, input, spider) : input;
+        it = guard(out, i, seen);
+      }
+      return it;
+    };
+    return (result) => pass(toAsyncIterable(result), 0);
+  };
 
   const exports = { Request, Response, Selector, SelectorList, Headers, DropItem, Spider, sleep, fetch };
   for (const k of ["Request", "DropItem", "sleep", "fetch"]) {

@@ -52,8 +52,15 @@
     let result;
     try {
       result = inScope(scope, () => {
-        const r = fn.apply(self, args);
-        return typeof wrap === "function" ? wrap(r) : r;
+        if (typeof wrap !== "function") return fn.apply(self, args);
+        let r;
+        try {
+          r = fn.apply(self, args);
+        } catch (e) {
+          // The wrapper sees the error as a failing result (processSpiderException).
+          r = { then(_, reject) { reject(e); } };
+        }
+        return wrap(r);
       });
     } catch (e) {
       cancelScope(scope);
