@@ -274,6 +274,9 @@ declare module "jscrawl" {
   export interface SpiderMiddleware {
     processStart?(start: AsyncIterable<Output>, spider: any): AsyncIterable<Output | Output[]>;
     processSpiderOutput?(response: Response | null, result: AsyncIterable<Output>, spider: any): AsyncIterable<Output | Output[]>;
+    /** An error from the callback or an earlier stage: return an iterable of outputs to
+     * handle it (they pass the later stages only), or nothing to let it go on. */
+    processSpiderException?(response: Response | null, error: any, spider: any): Iterable<Output> | AsyncIterable<Output> | Promise<Output[]> | void | null;
   }
 
   /** An item pipeline: an object or a class constructed with no arguments. */
