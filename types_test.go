@@ -56,3 +56,45 @@ func TestExampleTypingsAreCurrent(t *testing.T) {
 		t.Error("examples/jscrawl.d.ts is stale: run `go run . types examples`")
 	}
 }
+
+func TestNewCommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		tmpl  string
+		items int
+	}{{"basic", 32}, {"crawl", 100}, {"api", 100}} {
+		t.Run(tc.tmpl, func(t *testing.T) {
+			t.Parallel()
+			sub := filepath.Join(dir, tc.tmpl)
+			if _, stderr, code := jscrawl(t, "new", "my-"+tc.tmpl, "--template", tc.tmpl, "--dir", sub); code != 0 {
+				t.Fatalf("new: exit %d: %s", code, stderr)
+			}
+			for _, f := range []string{"my-" + tc.tmpl + ".ts", "jscrawl.d.ts", "tsconfig.json"} {
+				if _, err := os.Stat(filepath.Join(sub, f)); err != nil {
+					t.Errorf("%s not written: %v", f, err)
+				}
+			}
+			src, _ := os.ReadFile(filepath.Join(sub, "my-"+tc.tmpl+".ts"))
+			if !strings.Contains(string(src), `name = "my-`+tc.tmpl+`"`) || !strings.Contains(string(src), "class My"+strings.ToUpper(tc.tmpl[:1])+tc.tmpl[1:]+"Spider") {
+				t.Errorf("name or class not filled in:\n%s", src)
+			}
+			stdout, stderr, code := jscrawl(t, "run", "--demo", filepath.Join(sub, "my-"+tc.tmpl+".ts"), "-o", "-")
+			if code != 0 {
+				t.Fatalf("run: exit %d: %s", code, stderr)
+			}
+			if n := len(jsonLines(t, stdout)); n != tc.items {
+				t.Errorf("%d items from the %s template on the demo site, want %d", n, tc.tmpl, tc.items)
+			}
+			// A second new with the same name refuses to overwrite.
+			if _, stderr, code := jscrawl(t, "new", "my-"+tc.tmpl, "--dir", sub); code != 1 || !strings.Contains(stderr, "exists") {
+				t.Errorf("overwrite: exit %d: %s", code, stderr)
+			}
+		})
+	}
+	for _, args := range [][]string{{"new", "Bad Name"}, {"new", "ok", "--template", "nope"}, {"new"}} {
+		if _, stderr, code := jscrawl(t, append(args, "--dir", dir)...); code != 2 {
+			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
+		}
+	}
+}

@@ -1,0 +1,34 @@
+// SPIDER_NAME.ts: a jscrawl spider that reads a paginated JSON API and fetches details
+// inline, several at once.
+//
+//   jscrawl run --demo SPIDER_NAME.ts -o items.jsonl     (tries it on the built-in demo site)
+import { Request, Spider, type Response } from "jscrawl";
+
+interface Page {
+  books: { id: number; title: string; api: string }[];
+  next: string | null;
+}
+
+export default class SPIDER_CLASS extends Spider {
+  name = "SPIDER_NAME";
+  allowedDomains = ["127.0.0.1"];
+  baseUrl = "http://127.0.0.1:8000";
+  customSettings = { CONCURRENT_REQUESTS: 16 };
+
+  async *start() {
+    yield new Request(`${this.baseUrl}/api/books?page=1`);
+  }
+
+  async *parse(response: Response) {
+    const page: Page = await response.json();
+    // The details of one page, downloaded in parallel (each with a 10 s time limit).
+    const details = await Promise.all(
+      page.books.map((b) => fetch(response.urljoin(b.api), { signal: AbortSignal.timeout(10_000) })),
+    );
+    for (const d of details) {
+      const book = await d.json();
+      yield { id: book.id, title: book.title, price: book.price, stock: book.stock };
+    }
+    if (page.next) yield response.follow(page.next);
+  }
+}
