@@ -51,7 +51,7 @@ declare module "jscrawl" {
     constructor(url: string, options?: RequestOptions);
     url: string;
     method: string;
-    headers: Record<string, string | string[]>;
+    headers: RequestHeaders;
     body: string | null;
     callback: string | null;
     errback: string | null;
@@ -63,10 +63,29 @@ declare module "jscrawl" {
     replace(options?: RequestOptions & { url?: string }): Request;
   }
 
+  /**
+   * A request's headers: Headers-like (names case-insensitive) and also a plain object whose
+   * own properties are the headers (`request.headers["X-Tag"] = "1"`). Changes are sent.
+   */
+  export interface RequestHeaders extends Iterable<[string, string]> {
+    [name: string]: any;
+    get(name: string): string | null;
+    has(name: string): boolean;
+    set(name: string, value: string): void;
+    append(name: string, value: string): void;
+    delete(name: string): void;
+    entries(): IterableIterator<[string, string]>;
+    keys(): IterableIterator<string>;
+    forEach(fn: (value: string, name: string, headers: RequestHeaders) => void): void;
+  }
+
   /** Response headers; names are case-insensitive. */
   export interface Headers extends Iterable<[string, string]> {
     get(name: string): string | null;
     has(name: string): boolean;
+    set(name: string, value: string): void;
+    append(name: string, value: string): void;
+    delete(name: string): void;
     getAll(name: string): string[];
     entries(): IterableIterator<[string, string]>;
     keys(): IterableIterator<string>;

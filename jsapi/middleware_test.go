@@ -211,3 +211,38 @@ export const spiderMiddlewares = [
 		t.Errorf("spider_exceptions/TypeError = %d, want 1 (the unhandled one)\n%s", n, res.log)
 	}
 }
+
+// TestHeadersLike: request.headers and response.headers are Headers-like (get, set, has,
+// delete, append, iterable, case-insensitive); request header changes are sent, including
+// those a downloader middleware makes.
+func TestHeadersLike(t *testing.T) {
+	t.Parallel()
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Served", "yes")
+		fmt.Fprintf(w, "a=%s b=%s c=%s mw=%s", r.Header.Get("X-A"), strings.Join(r.Header.Values("X-B"), "+"), r.Header.Get("X-C"), r.Header.Get("X-Mw"))
+	}))
+	defer echo.Close()
+	res := crawl(t, newServer(t), spec{args: map[string]string{"echo": echo.URL}, src: `import { Request } from "jscrawl";
+export default class S {
+  name = "headers";
+  start() {
+    const r = new Request(this.echo, { headers: { "X-A": "1", "X-C": "gone" } });
+    r.headers.set("x-a", "2");
+    r.headers.append("X-B", "3");
+    r.headers.append("x-b", "4");
+    r.headers.delete("X-C");
+    this.checks = [r.headers.has("X-A"), r.headers.get("x-b"), [...r.headers].length].join(",");
+    return [r];
+  }
+  parse(r) {
+    r.headers.set("X-Local", "1");
+    return { body: r.body, served: r.headers.get("x-served"), local: r.headers.get("X-Local"), checks: this.checks };
+  }
+}
+export const downloaderMiddlewares = [{ processRequest(request) { request.headers.set("X-Mw", "m"); } }];
+`})
+	want := `{"body":"a=2 b=3+4 c= mw=m","served":"yes","local":"1","checks":"true,3, 4,2"}`
+	if got := lines(res.items); len(got) != 1 || got[0] != want {
+		t.Errorf("items = %v, want %s\n%s", got, want, res.log)
+	}
+}

@@ -109,6 +109,22 @@ func (st *vmState) natives() *goja.Object {
 		}
 		return rt.ToValue(strings.Join(vs, ", "))
 	})
+	set("headerSet", func(c goja.FunctionCall) goja.Value {
+		h := resp(c.Argument(0)).resp
+		if h.Headers == nil {
+			h.Headers = http.Header{}
+		}
+		if c.Argument(3).ToBoolean() {
+			h.Headers.Add(c.Argument(1).String(), c.Argument(2).String())
+		} else {
+			h.Headers.Set(c.Argument(1).String(), c.Argument(2).String())
+		}
+		return goja.Undefined()
+	})
+	set("headerDelete", func(c goja.FunctionCall) goja.Value {
+		resp(c.Argument(0)).resp.Headers.Del(c.Argument(1).String())
+		return goja.Undefined()
+	})
 	set("headerValues", func(c goja.FunctionCall) goja.Value {
 		return toJS(rt, resp(c.Argument(0)).resp.Headers.Values(c.Argument(1).String()))
 	})

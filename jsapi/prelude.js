@@ -39,7 +39,7 @@
       if (opts) {
         const o = opts;
         if (o.method) this.method = String(o.method).toUpperCase();
-        if (o.headers) this.headers = o.headers;
+        if (o.headers) this.headers = o.headers; // the setter makes it a RequestHeaders
         if (o.body !== undefined && o.body !== null) this.body = o.body;
         if (o.callback !== undefined && o.callback !== null) this.callback = methodName(o.callback, "callback");
         if (o.errback !== undefined && o.errback !== null) this.errback = methodName(o.errback, "errback");
@@ -58,11 +58,61 @@
     toString() { return "<" + this.method + " " + this.url + ">"; }
   }
   Object.assign(Request.prototype, { method: "GET", body: null, callback: null, errback: null, priority: 0, dontFilter: false });
+
+  // RequestHeaders is a request's headers: Headers-like (get, set, has, delete, append,
+  // iterable; names case-insensitive) and also a plain object whose own properties are the
+  // headers, so request.headers["X-Tag"] = "1" works too. Changes are sent.
+  const findKey = (obj, name) => {
+    const lower = String(name).toLowerCase();
+    for (const k of Object.keys(obj)) if (k.toLowerCase() === lower) return k;
+    return undefined;
+  };
+  const headerMethods = {
+    get(name) {
+      const k = findKey(this, name);
+      if (k === undefined) return null;
+      const v = this[k];
+      return Array.isArray(v) ? v.join(", ") : String(v);
+    },
+    has(name) { return findKey(this, name) !== undefined; },
+    set(name, value) {
+      const k = findKey(this, name);
+      if (k !== undefined && k !== name) delete this[k];
+      this[String(name)] = String(value);
+    },
+    append(name, value) {
+      const k = findKey(this, name);
+      if (k === undefined) { this[String(name)] = String(value); return; }
+      this[k] = [].concat(this[k], String(value));
+    },
+    delete(name) { const k = findKey(this, name); if (k !== undefined) delete this[k]; },
+    entries() { return Object.keys(this).map((k) => [k.toLowerCase(), this.get(k)])[Symbol.iterator](); },
+    keys() { return Object.keys(this).map((k) => k.toLowerCase())[Symbol.iterator](); },
+    forEach(fn) { for (const k of Object.keys(this)) fn(this.get(k), k.toLowerCase(), this); },
+    toJSON() { return Object.assign({}, this); },
+    [Symbol.iterator]() { return this.entries(); },
+  };
+  const requestHeadersProto = {};
+  for (const k of Reflect.ownKeys(headerMethods)) {
+    Object.defineProperty(requestHeadersProto, k, { value: headerMethods[k], writable: true, configurable: true });
+  }
+  const toRequestHeaders = (h) => {
+    const out = Object.create(requestHeadersProto); // always a copy: replace() must not share
+    if (h === undefined || h === null) return out;
+    if (h instanceof Headers) {
+      for (const k of h.keys()) { const all = h.getAll(k); out[k] = all.length === 1 ? all[0] : all; }
+      return out;
+    }
+    for (const k of Object.keys(h)) out[k] = Array.isArray(h[k]) ? h[k].slice() : h[k];
+    return out;
+  };
+
   for (const k of ["headers", "meta", "cbKwargs"]) {
+    const wrap = k === "headers" ? toRequestHeaders : (v) => v;
     const own = (self, v) => { Object.defineProperty(self, k, { value: v, writable: true, enumerable: true, configurable: true }); return v; };
     Object.defineProperty(Request.prototype, k, {
-      get() { return own(this, {}); },
-      set(v) { own(this, v); },
+      get() { return own(this, wrap(k === "headers" ? undefined : {})); },
+      set(v) { own(this, wrap(v)); },
       configurable: true,
     });
   }
@@ -80,6 +130,9 @@
     entries() { return n.headerEntries(this.#h)[Symbol.iterator](); }
     keys() { return n.headerEntries(this.#h).map((e) => e[0])[Symbol.iterator](); }
     forEach(fn) { for (const [k, v] of n.headerEntries(this.#h)) fn(v, k, this); }
+    set(name, value) { n.headerSet(this.#h, String(name), String(value), false); }
+    append(name, value) { n.headerSet(this.#h, String(name), String(value), true); }
+    delete(name) { n.headerDelete(this.#h, String(name)); }
     [Symbol.iterator]() { return this.entries(); }
     toJSON() { return Object.fromEntries(n.headerEntries(this.#h)); }
   }
@@ -348,6 +401,7 @@
     makeResponse(h) { return new Response(null, INTERNAL, h); },
     responseHandle(v) { return Response.handleOf(v); },
     makeRequest(url, o) { return new Request(url, o); },
+    requestHeadersProto,
     requestProto: Request.prototype,
     logger(name) {
       return { debug: makeLogger("debug"), info: makeLogger("info"), warn: makeLogger("warn"),
