@@ -194,8 +194,8 @@ func runAction(c *cli.Context) error {
 		return usageError("%v", err)
 	}
 	opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
-	if m := spider.DownloaderMiddlewares(); m != nil {
-		opts = append(opts, engine.WithDownloaderMiddlewares(m))
+	if m := spider.DownloaderMiddlewares(settings); m != nil {
+		opts = append(opts, engine.WithOrderedDownloaderMiddlewares(m...))
 	}
 	for _, p := range spider.Pipelines() {
 		opts = append(opts, engine.WithPipelines(p))

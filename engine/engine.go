@@ -8,6 +8,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,10 +51,31 @@ func WithHTTPClient(c *http.Client) Option { return func(e *Engine) { e.client =
 // WithScheduler replaces the default MemoryScheduler.
 func WithScheduler(s Scheduler) Option { return func(e *Engine) { e.sched = s } }
 
-// WithDownloaderMiddlewares adds downloader middlewares outside the built-in RetryMiddleware
-// (nearest the engine first).
+// WithDownloaderMiddlewares adds downloader middlewares at order 543, Scrapy's place for
+// user middlewares: on the engine side of the built-in RetryMiddleware (550). Several are
+// chained in the order given, nearest the engine first.
 func WithDownloaderMiddlewares(m ...DownloaderMiddleware) Option {
+	return func(e *Engine) {
+		for _, x := range m {
+			e.dlmws = append(e.dlmws, OrderedMiddleware{Order: DefaultMiddlewareOrder, M: x})
+		}
+	}
+}
+
+// WithOrderedDownloaderMiddlewares adds downloader middlewares at their order numbers among
+// the built-ins (Scrapy: DOWNLOADER_MIDDLEWARES; lower runs nearer the engine).
+func WithOrderedDownloaderMiddlewares(m ...OrderedMiddleware) Option {
 	return func(e *Engine) { e.dlmws = append(e.dlmws, m...) }
+}
+
+// DefaultMiddlewareOrder is the order number of a middleware that names none (Scrapy's
+// project template uses 543).
+const DefaultMiddlewareOrder = 543
+
+// OrderedMiddleware is a downloader middleware with its order number.
+type OrderedMiddleware struct {
+	Order int
+	M     DownloaderMiddleware
 }
 
 // Engine drives a Spider: it schedules its requests, downloads them through the middleware
@@ -74,7 +97,7 @@ type Engine struct {
 	stats     *Stats
 	client    *http.Client
 	sched     Scheduler
-	dlmws     []DownloaderMiddleware
+	dlmws     []OrderedMiddleware
 
 	downloader Downloader // compiled chain, also used by Download
 	inFilters  []SpiderInputFilter
@@ -155,19 +178,25 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	if e.sched == nil {
 		e.sched = NewMemoryScheduler(settings, nil, e.stats, e.logger)
 	}
-	mws := append(e.dlmws[:len(e.dlmws):len(e.dlmws)], NewRetryMiddleware(settings, e.stats, e.logger))
-	e.downloader = Chain(NewSlotDownloader(settings, NewHTTPDownloader(settings, e.client, e.stats)), mws...)
-	e.inFilters = []SpiderInputFilter{NewHTTPErrorMiddleware(settings, e.stats, e.logger)}
+	e.downloader = Chain(NewSlotDownloader(settings, NewHTTPDownloader(settings, e.client, e.stats)), e.downloaderChain()...)
 	var domains []string
 	if ad, ok := spider.(interface{ AllowedDomains() []string }); ok {
 		domains = ad.AllowedDomains()
 	}
-	e.outFilters = []SpiderOutputFilter{
-		NewSchemeMiddleware(settings, e.logger),
-		NewOffsiteMiddleware(domains, e.stats, e.logger),
-		RefererMiddleware{},
-		NewURLLengthMiddleware(settings, e.stats, e.logger),
-		NewDepthMiddleware(settings, e.stats, e.logger),
+	for _, b := range ordered(settings, types.SpiderMiddlewares, e.logger, []builtin[any]{
+		{"HttpErrorMiddleware", 50, NewHTTPErrorMiddleware(settings, e.stats, e.logger)},
+		{"SchemeMiddleware", 60, NewSchemeMiddleware(settings, e.logger)},
+		{"OffsiteMiddleware", 500, NewOffsiteMiddleware(domains, e.stats, e.logger)},
+		{"RefererMiddleware", 700, RefererMiddleware{}},
+		{"UrlLengthMiddleware", 800, NewURLLengthMiddleware(settings, e.stats, e.logger)},
+		{"DepthMiddleware", 900, NewDepthMiddleware(settings, e.stats, e.logger)},
+	}) {
+		if f, ok := b.(SpiderInputFilter); ok {
+			e.inFilters = append(e.inFilters, f)
+		}
+		if f, ok := b.(SpiderOutputFilter); ok {
+			e.outFilters = append(e.outFilters, f)
+		}
 	}
 	e.maxDownloads = max(settings.Int(types.ConcurrentRequests), 1)
 	e.maxParsing = 2 * e.maxDownloads
@@ -478,6 +507,69 @@ func (e *Engine) route(ctx context.Context, parent *types.Response, out types.Ou
 	} else {
 		e.send(ctx, RequestDropped, out.Request)
 	}
+}
+
+// builtin is a built-in middleware with its Scrapy name and default order number.
+type builtin[T any] struct {
+	name  string
+	order int
+	m     T
+}
+
+// ordered applies the setting key (name → order number, or null to disable) to the
+// built-ins and returns them sorted by order, nearest the engine first. An unknown name is
+// a warning.
+func ordered[T any](settings *types.Settings, key string, logger *slog.Logger, bs []builtin[T]) []T {
+	conf := settings.Map(key)
+	known := map[string]bool{}
+	var keep []builtin[T]
+	for _, b := range bs {
+		known[b.name] = true
+		if v, ok := conf[b.name]; ok {
+			if v == nil {
+				continue // disabled
+			}
+			if f, ok := v.(float64); ok {
+				b.order = int(f)
+			} else if n, ok := v.(int64); ok {
+				b.order = int(n)
+			} else if n, ok := v.(int); ok {
+				b.order = n
+			}
+		}
+		keep = append(keep, b)
+	}
+	for name := range conf {
+		if !known[name] {
+			logger.Warn(fmt.Sprintf("%s: unknown built-in middleware %q (known: %s)", key, name, builtinNames(bs)))
+		}
+	}
+	slices.SortStableFunc(keep, func(a, b builtin[T]) int { return a.order - b.order })
+	out := make([]T, len(keep))
+	for i, b := range keep {
+		out[i] = b.m
+	}
+	return out
+}
+
+func builtinNames[T any](bs []builtin[T]) string {
+	var names []string
+	for _, b := range bs {
+		names = append(names, b.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// downloaderChain is the built-in RetryMiddleware (550) and the added middlewares, sorted by
+// order number (DOWNLOADER_MIDDLEWARES moves or disables the built-in).
+func (e *Engine) downloaderChain() []DownloaderMiddleware {
+	bs := []builtin[DownloaderMiddleware]{{"RetryMiddleware", 550, NewRetryMiddleware(e.settings, e.stats, e.logger)}}
+	for _, m := range e.dlmws {
+		bs = append(bs, builtin[DownloaderMiddleware]{"", m.Order, m.M})
+	}
+	// Added middlewares have no name, so the setting cannot disable them; they sort among
+	// the built-ins by order, ties keeping the order they were added in.
+	return ordered(e.settings, types.DownloaderMiddlewares, e.logger, bs)
 }
 
 // Backlog returns how many requests wait to be downloaded: in the scheduler or emitted and

@@ -179,7 +179,7 @@ export const downloaderMiddlewares = [{
 	if err := sp.Bind(engine.New(sp, types.NewSettings())); err != nil {
 		b.Fatal(err)
 	}
-	mw := sp.DownloaderMiddlewares()
+	mw := sp.DownloaderMiddlewares(types.NewSettings())[0].M
 	next := engine.DownloaderFunc(func(_ context.Context, req *types.Request) (*types.Response, error) {
 		if req.Headers.Get("X-Tag") != "1" {
 			return nil, fmt.Errorf("header not sent")

@@ -275,6 +275,8 @@ declare module "jscrawl" {
    * processResponse and processException in reverse (Scrapy's order).
    */
   export interface DownloaderMiddleware {
+    /** Its place among the built-ins (RetryMiddleware is 550); 543 when absent. */
+    order?: number;
     /** undefined: go on (changes to the request are sent); a Response: skip the download;
      * a Request: schedule it instead. */
     processRequest?(request: Request, spider: any): Request | Response | void | null | Promise<Request | Response | void | null>;

@@ -3,6 +3,7 @@ package jsapi
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
@@ -18,17 +19,50 @@ import (
 // processResponse. It applies to scheduled and inline downloads alike and runs on the
 // spider's first VM. Called concurrently from download goroutines.
 type DownloaderMiddlewares struct {
-	s *Spider
-	n int
+	s   *Spider
+	idx []int // the middlewares of this group, by index in the export, in order
+	n   int
 }
 
-// DownloaderMiddlewares returns the JS downloader middlewares as one engine middleware, or
-// nil when the module exports none.
-func (s *Spider) DownloaderMiddlewares() engine.DownloaderMiddleware {
-	if s.dlmws == 0 {
+// DownloaderMiddlewares returns the JS downloader middlewares placed among the built-ins by
+// their `order` property (default 543, Scrapy's; lower runs nearer the engine). Middlewares
+// on the same side of the built-in RetryMiddleware (550, or its DOWNLOADER_MIDDLEWARES
+// number) form one group with the manager semantics above; nil when there are none.
+func (s *Spider) DownloaderMiddlewares(settings *types.Settings) []engine.OrderedMiddleware {
+	if len(s.dlmwOrders) == 0 {
 		return nil
 	}
-	return &DownloaderMiddlewares{s: s, n: s.dlmws}
+	retry, retryOn := 550, true
+	if v, ok := settings.Map(types.DownloaderMiddlewares)["RetryMiddleware"]; ok {
+		switch n := v.(type) {
+		case nil:
+			retryOn = false
+		case float64:
+			retry = int(n)
+		case int64:
+			retry = int(n)
+		case int:
+			retry = n
+		}
+	}
+	idx := make([]int, len(s.dlmwOrders))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return s.dlmwOrders[a] - s.dlmwOrders[b] })
+	var groups []engine.OrderedMiddleware
+	side := func(o int) bool { return retryOn && o >= retry }
+	for start := 0; start < len(idx); {
+		end := start + 1
+		for end < len(idx) && side(s.dlmwOrders[idx[end]]) == side(s.dlmwOrders[idx[start]]) {
+			end++
+		}
+		group := idx[start:end]
+		groups = append(groups, engine.OrderedMiddleware{Order: s.dlmwOrders[group[0]],
+			M: &DownloaderMiddlewares{s: s, idx: group, n: len(group)}})
+		start = end
+	}
+	return groups
 }
 
 // outcome is what one hook returned.
@@ -103,7 +137,7 @@ func (m *DownloaderMiddlewares) hook(ctx context.Context, i int, method string, 
 	updated := req
 	var jsReq goja.Value
 	err = st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
-		obj := st.dlmws[i]
+		obj := st.dlmws[m.idx[i]]
 		fn, ok := goja.AssertFunction(obj.Get(method))
 		if !ok {
 			return nil, nil
@@ -147,7 +181,7 @@ func (m *DownloaderMiddlewares) hook(ctx context.Context, i int, method string, 
 		case ok:
 			h, isResp := st.responseHandle(obj)
 			if !isResp {
-				return fmt.Errorf("%s of downloaderMiddlewares[%d] returned %s: return undefined, a Request or a Response", method, i, st.vm.Inspect(v))
+				return fmt.Errorf("%s of downloaderMiddlewares[%d] returned %s: return undefined, a Request or a Response", method, m.idx[i], st.vm.Inspect(v))
 			}
 			r := *h.resp
 			if r.Request == nil {
@@ -158,7 +192,7 @@ func (m *DownloaderMiddlewares) hook(ctx context.Context, i int, method string, 
 			}
 			out.resp = &r
 		default:
-			return fmt.Errorf("%s of downloaderMiddlewares[%d] returned %s: return undefined, a Request or a Response", method, i, v.String())
+			return fmt.Errorf("%s of downloaderMiddlewares[%d] returned %s: return undefined, a Request or a Response", method, m.idx[i], v.String())
 		}
 		return nil
 	})

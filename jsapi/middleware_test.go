@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -244,5 +245,56 @@ export const downloaderMiddlewares = [{ processRequest(request) { request.header
 	want := `{"body":"a=2 b=3+4 c= mw=m","served":"yes","local":"1","checks":"true,3, 4,2"}`
 	if got := lines(res.items); len(got) != 1 || got[0] != want {
 		t.Errorf("items = %v, want %s\n%s", got, want, res.log)
+	}
+}
+
+// TestMiddlewareOrder: a JS downloader middleware's order property places it among the
+// built-ins (after RetryMiddleware's 550 it sees every retry), DOWNLOADER_MIDDLEWARES and
+// SPIDER_MIDDLEWARES disable built-ins by name.
+func TestMiddlewareOrder(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int64
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.Error(w, "broken", http.StatusInternalServerError)
+	}))
+	defer site.Close()
+	src := `import { Request } from "jscrawl";
+const seen = { outer: 0, inner: 0 };
+export default class S {
+  name = "order";
+  allowedDomains = ["example.invalid"];
+  start() { return [new Request(this.site + "/x", { errback: "failed" })]; }
+  parse(r) {}
+  failed(f) { return { status: f.response ? f.response.status : 0 }; }
+  closed() { this.crawler.stats.set("outer", seen.outer); this.crawler.stats.set("inner", seen.inner); }
+}
+export const downloaderMiddlewares = [
+  { processRequest() { seen.outer++; } },                 // 543: before retries
+  { order: 560, processRequest() { seen.inner++; } },     // after RetryMiddleware: every attempt
+];
+`
+	for _, tc := range []struct {
+		name         string
+		settings     map[string]string
+		outer, inner int
+		items        int
+	}{
+		// The site is not in allowedDomains, but start requests pass offsite... only when
+		// OffsiteMiddleware is disabled; with it, nothing is downloaded.
+		{"offsite on", map[string]string{}, 0, 0, 0},
+		{"offsite off, retries", map[string]string{"SPIDER_MIDDLEWARES": `{"OffsiteMiddleware": null}`}, 1, 3, 1},
+		{"offsite off, retry off", map[string]string{"SPIDER_MIDDLEWARES": `{"OffsiteMiddleware": null}`,
+			"DOWNLOADER_MIDDLEWARES": `{"RetryMiddleware": null}`}, 1, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res := crawl(t, newServer(t), spec{src: src, args: map[string]string{"site": site.URL}, settings: tc.settings})
+			if o, i := statInt(res.stats, "outer"), statInt(res.stats, "inner"); o != tc.outer || i != tc.inner {
+				t.Errorf("processRequest calls: outer %d inner %d, want %d and %d\n%s", o, i, tc.outer, tc.inner, res.log)
+			}
+			if len(res.items) != tc.items {
+				t.Errorf("items = %v, want %d", lines(res.items), tc.items)
+			}
+		})
 	}
 }

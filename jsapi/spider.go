@@ -70,11 +70,11 @@ type Spider struct {
 	opts   Options
 	logger *slog.Logger // tagged with the spider name
 
-	name      string
-	allowed   []string
-	custom    map[string]any
-	pipelines int
-	dlmws     int
+	name       string
+	allowed    []string
+	custom     map[string]any
+	pipelines  int
+	dlmwOrders []int // the order number of each downloader middleware
 
 	crawler Crawler
 	schemes []string        // DOWNLOAD_SCHEMES, read once in Bind
@@ -140,7 +140,13 @@ func Load(prog *runtime.Program, opts Options) (*Spider, error) {
 			}
 		}
 		s.pipelines = len(st.pipelines)
-		s.dlmws = len(st.dlmws)
+		for _, m := range st.dlmws {
+			order := engine.DefaultMiddlewareOrder
+			if v := m.Get("order"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
+				order = int(v.ToInteger())
+			}
+			s.dlmwOrders = append(s.dlmwOrders, order)
+		}
 		return nil
 	})
 	if err != nil {

@@ -45,6 +45,8 @@ const (
 	RetryTimes                  = "RETRY_TIMES"
 	RobotsTxtObey               = "ROBOTSTXT_OBEY"
 	SchedulerMemoryQueue        = "SCHEDULER_MEMORY_QUEUE"
+	DownloaderMiddlewares       = "DOWNLOADER_MIDDLEWARES"
+	SpiderMiddlewares           = "SPIDER_MIDDLEWARES"
 	URLLengthLimit              = "URLLENGTH_LIMIT"
 	UserAgent                   = "USER_AGENT"
 )
@@ -116,6 +118,8 @@ var Defs = []Def{
 	{RetryTimes, KindInt, 2, "retries per request, after the first try"},
 	{RobotsTxtObey, KindBool, false, "obey robots.txt"},
 	{SchedulerMemoryQueue, KindString, "lifo", "order within one priority: lifo (depth-first, as Scrapy) or fifo"},
+	{DownloaderMiddlewares, KindMap, map[string]any{}, "built-in downloader middleware name → order number, or null to disable it"},
+	{SpiderMiddlewares, KindMap, map[string]any{}, "built-in spider middleware name → order number, or null to disable it"},
 	{URLLengthLimit, KindInt, 2083, "longest URL followed"},
 	{UserAgent, KindString, "jscrawl/" + Version + " (+https://github.com/jscrawl/jscrawl)", "User-Agent header"},
 }
