@@ -298,3 +298,52 @@ export const downloaderMiddlewares = [
 		})
 	}
 }
+
+// TestThrowingMiddlewares: a middleware that throws is logged with its JS stack and counted,
+// the request goes to its errback, and the crawl goes on.
+func TestThrowingMiddlewares(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `import { Request } from "jscrawl";
+export default class S {
+  name = "throwing";
+  start() {
+    return [
+      new Request("BASE/p/1", { meta: { boom: "request" }, errback: "failed" }),
+      new Request("BASE/p/2", { meta: { boom: "output" }, errback: "failed" }),
+      new Request("BASE/p/3"),
+    ];
+  }
+  parse(r) { return { page: r.url.slice(-4) }; }
+  failed(f) { return { failed: f.request.meta.boom, error: f.error.name, message: f.error.message }; }
+}
+export const downloaderMiddlewares = [{
+  async processRequest(request) { if (request.meta.boom === "request") throw new RangeError("mw request broke"); },
+}];
+export const spiderMiddlewares = [{
+  async *processSpiderOutput(response, result) {
+    for await (const x of result) {
+      if (response && response.meta.boom === "output" && x.page) throw new SyntaxError("mw output broke");
+      yield x;
+    }
+  },
+}];
+`})
+	got := lines(res.items)
+	sort.Strings(got)
+	want := []string{
+		`{"failed":"output","error":"SyntaxError","message":"mw output broke"}`,
+		`{"failed":"request","error":"RangeError","message":"mw request broke"}`,
+		`{"page":"/p/3"}`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("items =\n%s\nwant\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), res.log)
+	}
+	for _, w := range []string{"RangeError: mw request broke", "SyntaxError: mw output broke", "spider.ts:"} {
+		if !strings.Contains(res.log, w) {
+			t.Errorf("the log lacks %q (errors are logged with their JS stack)", w)
+		}
+	}
+	if n := statInt(res.stats, "spider_exceptions/SyntaxError"); n != 1 {
+		t.Errorf("spider_exceptions/SyntaxError = %d, want 1", n)
+	}
+}
