@@ -178,6 +178,7 @@ declare module "jscrawl" {
 
   /** The crawl's settings (defaults < customSettings < -s). */
   export interface Settings {
+    get<K extends keyof SettingsMap>(key: K, def?: SettingsMap[K]): SettingsMap[K];
     get(key: string, def?: unknown): any;
     getInt(key: string, def?: number): number;
     getFloat(key: string, def?: number): number;
@@ -258,7 +259,8 @@ declare module "jscrawl" {
     abstract name: string;
     allowedDomains?: string[];
     startUrls?: string[];
-    customSettings?: Record<string, unknown>;
+    /** Settings for this spider; known keys are type-checked (see SettingsMap). */
+    customSettings?: SettingsMap & Record<string, unknown>;
     crawler: Crawler;
     logger: Logger;
     /** Called after the -a arguments are set and before spider_opened: connect signals here. */
@@ -374,4 +376,83 @@ declare class URLSearchParams {
   append(name: string, value: string): void;
   delete(name: string): void;
   toString(): string;
+}
+
+// Generated from jscrawl's settings table.
+declare module "jscrawl" {
+  /** The settings jscrawl knows, with their types (defaults < customSettings < -s). */
+  export interface SettingsMap {
+    /** the bot's name (string). */
+    BOT_NAME?: string;
+    /** close the spider after this many items (0: never) (integer). */
+    CLOSESPIDER_ITEMCOUNT?: number;
+    /** close the spider after this many responses (0: never) (integer). */
+    CLOSESPIDER_PAGECOUNT?: number;
+    /** close the spider after this many seconds (0: never) (number of seconds). */
+    CLOSESPIDER_TIMEOUT?: number;
+    /** close the spider after this many errors (0: never) (integer). */
+    CLOSESPIDER_ERRORCOUNT?: number;
+    /** items processed by the pipelines at once (integer). */
+    CONCURRENT_ITEMS?: number;
+    /** downloads at once, over all domains (integer). */
+    CONCURRENT_REQUESTS?: number;
+    /** downloads at once per download slot (host) (integer). */
+    CONCURRENT_REQUESTS_PER_DOMAIN?: number;
+    /** headers added to every request that lacks them (object). */
+    DEFAULT_REQUEST_HEADERS?: Record<string, unknown>;
+    /** maximum depth of a followed request (0: no limit) (integer). */
+    DEPTH_LIMIT?: number;
+    /** priority adjustment per depth level (integer). */
+    DEPTH_PRIORITY?: number;
+    /** count requests per depth (request_depth_count/N) (boolean). */
+    DEPTH_STATS_VERBOSE?: boolean;
+    /** seconds between downloads from the same slot (number of seconds). */
+    DOWNLOAD_DELAY?: number;
+    /** largest response body in bytes (0: no limit) (integer). */
+    DOWNLOAD_MAXSIZE?: number;
+    /** URL schemes a spider may request (list). */
+    DOWNLOAD_SCHEMES?: unknown[];
+    /** seconds a download may take in all (number of seconds). */
+    DOWNLOAD_TIMEOUT?: number;
+    /** log every filtered duplicate, not just the first (boolean). */
+    DUPEFILTER_DEBUG?: boolean;
+    /** feed URI → {format, overwrite, fields, ...} (object). */
+    FEEDS?: Record<string, unknown>;
+    /** pass responses of every status to callbacks (boolean). */
+    HTTPERROR_ALLOW_ALL?: boolean;
+    /** non-2xx statuses passed to callbacks (list). */
+    HTTPERROR_ALLOWED_CODES?: unknown[];
+    /** seconds a callback may run synchronously before it is interrupted (number of seconds). */
+    JS_CALLBACK_TIMEOUT?: number;
+    /** JS VMs, each with its own spider instance (integer). */
+    JS_VMS?: number;
+    /** DEBUG, INFO, WARNING or ERROR (string). */
+    LOG_LEVEL?: string;
+    /** seconds between progress lines (number of seconds). */
+    LOGSTATS_INTERVAL?: number;
+    /** wait 0.5–1.5 × DOWNLOAD_DELAY (boolean). */
+    RANDOMIZE_DOWNLOAD_DELAY?: boolean;
+    /** follow HTTP redirects (boolean). */
+    REDIRECT_ENABLED?: boolean;
+    /** redirects followed per request (integer). */
+    REDIRECT_MAX_TIMES?: number;
+    /** retry failed downloads (boolean). */
+    RETRY_ENABLED?: boolean;
+    /** statuses that are retried (list). */
+    RETRY_HTTP_CODES?: unknown[];
+    /** retries per request, after the first try (integer). */
+    RETRY_TIMES?: number;
+    /** obey robots.txt (boolean). */
+    ROBOTSTXT_OBEY?: boolean;
+    /** order within one priority: lifo (depth-first, as Scrapy) or fifo (string). */
+    SCHEDULER_MEMORY_QUEUE?: string;
+    /** built-in downloader middleware name → order number, or null to disable it (object). */
+    DOWNLOADER_MIDDLEWARES?: Record<string, unknown>;
+    /** built-in spider middleware name → order number, or null to disable it (object). */
+    SPIDER_MIDDLEWARES?: Record<string, unknown>;
+    /** longest URL followed (integer). */
+    URLLENGTH_LIMIT?: number;
+    /** User-Agent header (string). */
+    USER_AGENT?: string;
+  }
 }

@@ -178,6 +178,7 @@ declare module "jscrawl" {
 
   /** The crawl's settings (defaults < customSettings < -s). */
   export interface Settings {
+    get<K extends keyof SettingsMap>(key: K, def?: SettingsMap[K]): SettingsMap[K];
     get(key: string, def?: unknown): any;
     getInt(key: string, def?: number): number;
     getFloat(key: string, def?: number): number;
@@ -258,7 +259,8 @@ declare module "jscrawl" {
     abstract name: string;
     allowedDomains?: string[];
     startUrls?: string[];
-    customSettings?: Record<string, unknown>;
+    /** Settings for this spider; known keys are type-checked (see SettingsMap). */
+    customSettings?: SettingsMap & Record<string, unknown>;
     crawler: Crawler;
     logger: Logger;
     /** Called after the -a arguments are set and before spider_opened: connect signals here. */

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,11 +24,39 @@ import (
 //go:embed prelude.js
 var preludeSrc string
 
-// TypeDefinitions is jscrawl.d.ts: TypeScript declarations of the "jscrawl" module and the
-// globals spiders see (written by `jscrawl types`).
-//
 //go:embed jscrawl.d.ts
-var TypeDefinitions string
+var typeDefinitions string
+
+// TypeDefinitions is jscrawl.d.ts: TypeScript declarations of the "jscrawl" module and the
+// globals spiders see, with every known setting and its type (written by `jscrawl types`).
+var TypeDefinitions = typeDefinitions + settingsDeclarations()
+
+// settingsDeclarations declares SettingsMap from types.Defs, so customSettings and
+// crawler.settings.get() are type-checked against the settings jscrawl knows.
+func settingsDeclarations() string {
+	var b strings.Builder
+	b.WriteString("\n// Generated from jscrawl's settings table.\ndeclare module \"jscrawl\" {\n")
+	b.WriteString("  /** The settings jscrawl knows, with their types (defaults < customSettings < -s). */\n")
+	b.WriteString("  export interface SettingsMap {\n")
+	for _, d := range types.Defs {
+		ts := "unknown"
+		switch d.Kind {
+		case types.KindInt, types.KindFloat, types.KindDuration:
+			ts = "number"
+		case types.KindBool:
+			ts = "boolean"
+		case types.KindString:
+			ts = "string"
+		case types.KindList:
+			ts = "unknown[]"
+		case types.KindMap:
+			ts = "Record<string, unknown>"
+		}
+		fmt.Fprintf(&b, "    /** %s (%s). */\n    %s?: %s;\n", d.Doc, d.Kind, d.Key, ts)
+	}
+	b.WriteString("  }\n}\n")
+	return b.String()
+}
 
 var preludeProg = goja.MustCompile("jscrawl-prelude.js", preludeSrc, true)
 
