@@ -221,10 +221,25 @@ declare module "jscrawl" {
     error?: { name: string; message: string };
   }
 
+  /** What each signal's event holds, besides `spider`. */
+  export interface SignalEvents {
+    engine_started: {};
+    spider_opened: {};
+    spider_idle: {};
+    spider_closed: { reason: string };
+    item_scraped: { item: Item; response?: Response };
+    item_dropped: { item: Item; response?: Response; error: { name: string; message: string } };
+    item_error: { item: Item; response?: Response; error: { name: string; message: string } };
+    request_scheduled: { request: Request };
+    request_dropped: { request: Request };
+    response_received: { response: Response; request: Request };
+    spider_error: { error: { name: string; message: string }; response?: Response };
+  }
+
   export interface Signals {
     /** Runs handler each time the signal is sent; an async handler is awaited. */
-    connect(name: SignalName, handler: (event: SignalEvent) => void | Promise<void>): void;
-    disconnect(name: SignalName, handler: (event: SignalEvent) => void | Promise<void>): void;
+    connect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
+    disconnect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
   }
 
   /** `this.crawler`: the running crawl as a spider sees it. */

@@ -79,13 +79,19 @@ export default class S {
       order.push("sync");
     });
     await sleep(1);
+    setInterval(() => {}, 1000);                     // never cleared, never awaited: must not keep the crawl open
+    setTimeout(() => {}, 60000);
+    const settled = await Promise.allSettled([Promise.resolve(1), Promise.reject(new Error("x"))]);
+    const any = await Promise.any([Promise.reject(new Error("a")), Promise.resolve("b")]);
+    const race = await Promise.race([sleep(50).then(() => "slow"), Promise.resolve("fast")]);
+    order.push(settled.map((s) => s.status).join("/"), any, race);
     let early = "";
     try { await fetch(r.url, { signal: AbortSignal.abort() }); } catch (e) { early = e.name; }
     return { order: order.join(","), early };
   }
 }
 `})
-	if got := lines(res.items); len(got) != 1 || got[0] != `{"order":"sync,microtask,immediate,timeout","early":"AbortError"}` {
+	if got := lines(res.items); len(got) != 1 || got[0] != `{"order":"sync,microtask,immediate,timeout,fulfilled/rejected,b,fast","early":"AbortError"}` {
 		t.Errorf("items = %v\n%s", got, res.log)
 	}
 }

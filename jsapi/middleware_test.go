@@ -311,6 +311,8 @@ export default class S {
       new Request("BASE/p/1", { meta: { boom: "request" }, errback: "failed" }),
       new Request("BASE/p/2", { meta: { boom: "output" }, errback: "failed" }),
       new Request("BASE/p/3"),
+      new Request("BASE/p/4", { meta: { boom: "response" }, errback: "failed" }),
+      new Request("http://127.0.0.1:1/refused", { meta: { boom: "exception" }, errback: "failed" }),
     ];
   }
   parse(r) { return { page: r.url.slice(-4) }; }
@@ -318,6 +320,11 @@ export default class S {
 }
 export const downloaderMiddlewares = [{
   async processRequest(request) { if (request.meta.boom === "request") throw new RangeError("mw request broke"); },
+  processResponse(request, response) {
+    if (request.meta.boom === "response") throw new TypeError("mw response broke");
+    return response;
+  },
+  processException(request, error) { if (request.meta.boom === "exception") throw new EvalError("mw exception broke"); },
 }];
 export const spiderMiddlewares = [{
   async *processSpiderOutput(response, result) {
@@ -331,19 +338,45 @@ export const spiderMiddlewares = [{
 	got := lines(res.items)
 	sort.Strings(got)
 	want := []string{
+		`{"failed":"exception","error":"EvalError","message":"mw exception broke"}`,
 		`{"failed":"output","error":"SyntaxError","message":"mw output broke"}`,
 		`{"failed":"request","error":"RangeError","message":"mw request broke"}`,
+		`{"failed":"response","error":"TypeError","message":"mw response broke"}`,
 		`{"page":"/p/3"}`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("items =\n%s\nwant\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), res.log)
 	}
-	for _, w := range []string{"RangeError: mw request broke", "SyntaxError: mw output broke", "spider.ts:"} {
+	for _, w := range []string{"RangeError: mw request broke", "TypeError: mw response broke", "EvalError: mw exception broke", "SyntaxError: mw output broke", "spider.ts:"} {
 		if !strings.Contains(res.log, w) {
 			t.Errorf("the log lacks %q (errors are logged with their JS stack)", w)
 		}
 	}
 	if n := statInt(res.stats, "spider_exceptions/SyntaxError"); n != 1 {
 		t.Errorf("spider_exceptions/SyntaxError = %d, want 1", n)
+	}
+}
+
+// TestThrowingProcessStart: an error in processStart is logged and counted; what it yielded
+// before is crawled.
+func TestThrowingProcessStart(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `import { Request } from "jscrawl";
+export default class S {
+  name = "startboom";
+  start() { return [new Request("BASE/p/1"), new Request("BASE/p/2")]; }
+  parse(r) { return { page: r.url.slice(-4) }; }
+}
+export const spiderMiddlewares = [{
+  async *processStart(start) {
+    for await (const r of start) { yield r; throw new URIError("start mw broke"); }
+  },
+}];
+`})
+	if got := lines(res.items); len(got) != 1 || got[0] != `{"page":"/p/1"}` {
+		t.Errorf("items = %v, want the one request yielded before the error", got)
+	}
+	if n := statInt(res.stats, "spider_exceptions/URIError"); n != 1 || !strings.Contains(res.log, "URIError: start mw broke") {
+		t.Errorf("spider_exceptions/URIError = %d; log:\n%s", n, res.log)
 	}
 }
