@@ -117,6 +117,15 @@ func TestFailingCallbackCancelsItsDownloads(t *testing.T) {
     await Promise.all([held, fetch(this.base + "/gate").then(() => { throw new RangeError("sibling failed"); })]);
     yield { unreachable: true };
   }`},
+		{"async function, fetch after an await, in a helper", `async parse(r) {
+    await null;
+    await this.both();
+  }
+  async both() {
+    await null;
+    const held = fetch(this.base + "/hold");
+    await Promise.all([held, fetch(this.base + "/gate").then(() => { throw new RangeError("sibling failed"); })]);
+  }`},
 		{"async function, fetch before the first await", `async parse(r) {
     const held = fetch(this.base + "/hold");
     await null;

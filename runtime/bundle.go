@@ -55,6 +55,10 @@ type BundleOptions struct {
 // wraps so the engine can drive generators without a promise per value.
 var asyncGenDecl = regexp.MustCompile(`var __asyncGenerator = `)
 
+// asyncDecl matches esbuild's helper for lowered async functions, which the prelude wraps so
+// the steps of an async function run in the scope of the callback that called it.
+var asyncDecl = regexp.MustCompile(`var __async = `)
+
 // Bundle builds entry (.ts, .js, .mjs, .cjs) with its relative imports and node_modules
 // packages into one CommonJS program, lowering what goja lacks (async generators,
 // for-await, ES modules), and compiles it. Errors name file:line:col. It reads only the
@@ -85,7 +89,7 @@ func Bundle(entry string, opts BundleOptions) (*Program, error) {
 		Sourcemap:         api.SourceMapExternal,
 		SourcesContent:    api.SourcesContentExclude,
 		Target:            api.ESNext,
-		Supported:         map[string]bool{"async-generator": false, "for-await": false},
+		Supported:         map[string]bool{"async-generator": false, "for-await": false, "async-await": false},
 		Charset:           api.CharsetUTF8,
 		LogLevel:          api.LogLevelSilent,
 		MinifyWhitespace:  opts.Minify,
@@ -121,7 +125,7 @@ func BundleSource(name, source string, opts BundleOptions) (*Program, error) {
 		External:  opts.External,
 		Sourcemap: api.SourceMapExternal,
 		Target:    api.ESNext,
-		Supported: map[string]bool{"async-generator": false, "for-await": false},
+		Supported: map[string]bool{"async-generator": false, "for-await": false, "async-await": false},
 		Charset:   api.CharsetUTF8,
 		LogLevel:  api.LogLevelSilent,
 		KeepNames: true,
@@ -153,6 +157,8 @@ func compileBundle(name, code string, srcMap []byte) (*Program, error) {
 	}
 	code = asyncGenDecl.ReplaceAllLiteralString(code,
 		"var __asyncGenerator = (t, a, g) => __jscrawlAsyncGen(__asyncGenerator0, t, a, g, __await); var __asyncGenerator0 = ")
+	code = asyncDecl.ReplaceAllLiteralString(code,
+		"var __async = (t, a, g) => __jscrawlAsync(__async0, t, a, g); var __async0 = ")
 	// The module wrapper stays on line 1 so line numbers are unchanged.
 	wrapped := "(function (exports, require, module, __filename, __dirname) {" + code +
 		"\n})\n//# sourceMappingURL=data:application/json;base64," + base64.StdEncoding.EncodeToString(srcMap) + "\n"

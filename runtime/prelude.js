@@ -45,6 +45,24 @@
   };
   Object.defineProperty(g, "__jscrawlScope", { value: () => currentScope });
 
+  // asyncFn replaces esbuild's __async (lowered async functions): an async function called
+  // while a callback's code runs keeps that callback's scope in every later step, after each
+  // await, so the downloads it starts are the callback's too.
+  function asyncFn(orig, self, args, gen) {
+    const scope = currentScope;
+    if (scope === null) return orig(self, args, gen);
+    return orig(self, args, function () {
+      const it = gen.apply(this, arguments);
+      const run = (f, v) => {
+        const prev = currentScope;
+        currentScope = scope;
+        try { return f.call(it, v); } finally { currentScope = prev; }
+      };
+      return { next: (v) => run(it.next, v), throw: (e) => run(it.throw, e) };
+    });
+  }
+  Object.defineProperty(g, "__jscrawlAsync", { value: asyncFn });
+
   // call runs fn.apply(self, args) in a new scope and drives its result in the same scope.
   // wrap, when given, transforms the result before it is driven (spider middlewares).
   function call(fn, self, args, onValue, onDone, wrap) {
