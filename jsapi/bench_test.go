@@ -46,9 +46,7 @@ func BenchmarkParseCallback(b *testing.B) { benchParse(b, false) }
 func BenchmarkParseCallbackParallel(b *testing.B) { benchParse(b, true) }
 
 func benchParse(b *testing.B, parallel bool) {
-	dir := b.TempDir()
-	src := filepath.Join(dir, "bench.js")
-	if err := os.WriteFile(src, []byte(`export default class S {
+	sp := benchSpider(b, `export default class S {
   name = "bench";
   async *parse(response) {
     for (const p of response.css("div.product")) {
@@ -61,22 +59,7 @@ func benchParse(b *testing.B, parallel bool) {
     for (const href of response.css("a::attr(href)").getall()) yield response.follow(href);
   }
 }
-`), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	prog, err := runtime.Bundle(src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	sp, err := jsapi.Load(prog, jsapi.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sp.Close()
-	settings := types.NewSettings()
-	if err := sp.Bind(engine.New(sp, settings)); err != nil {
-		b.Fatal(err)
-	}
+`)
 	pages := make([][]byte, 64)
 	for i := range pages {
 		pages[i] = benchPage(i)
@@ -116,27 +99,11 @@ func benchParse(b *testing.B, parallel bool) {
 // BenchmarkPipeline measures the per-item overhead of a JS item pipeline: the item crosses
 // to the VM, processItem runs (async, as users write it), and the result comes back.
 func BenchmarkPipeline(b *testing.B) {
-	dir := b.TempDir()
-	src := filepath.Join(dir, "pipe.js")
-	if err := os.WriteFile(src, []byte(`export default class S { name = "pipe"; }
+	sp := benchSpider(b, `export default class S { name = "pipe"; }
 export const pipelines = [{
   async processItem(item) { item.price = Number(item.price.slice(1)); return item; },
 }];
-`), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	prog, err := runtime.Bundle(src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	sp, err := jsapi.Load(prog, jsapi.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sp.Close()
-	if err := sp.Bind(engine.New(sp, types.NewSettings())); err != nil {
-		b.Fatal(err)
-	}
+`)
 	p := sp.Pipelines()[0]
 	ctx := context.Background()
 	item := types.Item{{Key: "name", Value: "Product 7"}, {Key: "price", Value: "$554.33"},
@@ -157,28 +124,12 @@ export const pipelines = [{
 // middleware with async processRequest (changing a header) and processResponse hooks; the
 // download itself is a Go function returning a ready response.
 func BenchmarkDownloaderMiddleware(b *testing.B) {
-	dir := b.TempDir()
-	src := filepath.Join(dir, "mw.js")
-	if err := os.WriteFile(src, []byte(`export default class S { name = "mw"; }
+	sp := benchSpider(b, `export default class S { name = "mw"; }
 export const downloaderMiddlewares = [{
   async processRequest(request) { request.headers["X-Tag"] = "1"; },
   async processResponse(request, response) { return response; },
 }];
-`), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	prog, err := runtime.Bundle(src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	sp, err := jsapi.Load(prog, jsapi.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer sp.Close()
-	if err := sp.Bind(engine.New(sp, types.NewSettings())); err != nil {
-		b.Fatal(err)
-	}
+`)
 	mw := sp.DownloaderMiddlewares(types.NewSettings())[0].M
 	next := engine.DownloaderFunc(func(_ context.Context, req *types.Request) (*types.Response, error) {
 		if req.Headers.Get("X-Tag") != "1" {
@@ -193,4 +144,27 @@ export const downloaderMiddlewares = [{
 			b.Fatal(err)
 		}
 	}
+}
+
+// benchSpider bundles and loads a spider module for a benchmark and binds it to an engine
+// with default settings (the engine is not run).
+func benchSpider(b *testing.B, code string) *jsapi.Spider {
+	b.Helper()
+	src := filepath.Join(b.TempDir(), "spider.js")
+	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	prog, err := runtime.Bundle(src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp, err := jsapi.Load(prog, jsapi.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = sp.Close() })
+	if err := sp.Bind(engine.New(sp, types.NewSettings())); err != nil {
+		b.Fatal(err)
+	}
+	return sp
 }
