@@ -101,7 +101,7 @@ type Engine struct {
 
 	downloader Downloader // compiled chain, also used by Download
 	inFilters  []SpiderInputFilter
-	outFilters []SpiderOutputFilter
+	outFilters []OutputFilter // nearest the engine first
 
 	sigMu    sync.RWMutex
 	handlers map[Signal][]SignalHandler
@@ -183,7 +183,7 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	if ad, ok := spider.(interface{ AllowedDomains() []string }); ok {
 		domains = ad.AllowedDomains()
 	}
-	for _, b := range ordered(settings, types.SpiderMiddlewares, e.logger, []builtin[any]{
+	for _, b := range orderedBuiltins(settings, types.SpiderMiddlewares, e.logger, []builtin[any]{
 		{"HttpErrorMiddleware", 50, NewHTTPErrorMiddleware(settings, e.stats, e.logger)},
 		{"SchemeMiddleware", 60, NewSchemeMiddleware(settings, e.logger)},
 		{"OffsiteMiddleware", 500, NewOffsiteMiddleware(domains, e.stats, e.logger)},
@@ -191,11 +191,11 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 		{"UrlLengthMiddleware", 800, NewURLLengthMiddleware(settings, e.stats, e.logger)},
 		{"DepthMiddleware", 900, NewDepthMiddleware(settings, e.stats, e.logger)},
 	}) {
-		if f, ok := b.(SpiderInputFilter); ok {
+		if f, ok := b.m.(SpiderInputFilter); ok {
 			e.inFilters = append(e.inFilters, f)
 		}
-		if f, ok := b.(SpiderOutputFilter); ok {
-			e.outFilters = append(e.outFilters, f)
+		if f, ok := b.m.(SpiderOutputFilter); ok {
+			e.outFilters = append(e.outFilters, OutputFilter{Name: b.name, Order: b.order, Filter: f})
 		}
 	}
 	e.maxDownloads = max(settings.Int(types.ConcurrentRequests), 1)
@@ -206,6 +206,19 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	e.errorLimit = int64(settings.Int(types.CloseSpiderErrorCount))
 	return e
 }
+
+// OutputFilter is an enabled built-in spider output filter with its Scrapy name and order
+// number (after SPIDER_MIDDLEWARES).
+type OutputFilter struct {
+	Name   string
+	Order  int
+	Filter SpiderOutputFilter
+}
+
+// OutputFilters returns the enabled built-in spider output filters, nearest the engine
+// first. A spider whose own middlewares sit among them runs the ones above its
+// middlewares itself and marks its outputs with types.Output.FilteredFrom.
+func (e *Engine) OutputFilters() []OutputFilter { return slices.Clone(e.outFilters) }
 
 // Stats returns the stats collector.
 func (e *Engine) Stats() *Stats { return e.stats }
@@ -493,9 +506,15 @@ func (e *Engine) route(ctx context.Context, parent *types.Response, out types.Ou
 	if e.closing {
 		return
 	}
-	for _, f := range e.outFilters {
+	// Spider side first, as Scrapy's process_spider_output; the spider may have run the
+	// filters above out.FilteredFrom already (between its own middlewares).
+	for i := len(e.outFilters) - 1; i >= 0; i-- {
+		f := e.outFilters[i]
+		if out.FilteredFrom > 0 && f.Order >= out.FilteredFrom {
+			continue
+		}
 		var ok bool
-		if out, ok = f.ProcessSpiderOutput(ctx, parent, out); !ok {
+		if out, ok = f.Filter.ProcessSpiderOutput(ctx, parent, out); !ok {
 			return
 		}
 	}
@@ -520,6 +539,16 @@ type builtin[T any] struct {
 // built-ins and returns them sorted by order, nearest the engine first. An unknown name is
 // a warning.
 func ordered[T any](settings *types.Settings, key string, logger *slog.Logger, bs []builtin[T]) []T {
+	keep := orderedBuiltins(settings, key, logger, bs)
+	out := make([]T, len(keep))
+	for i, b := range keep {
+		out[i] = b.m
+	}
+	return out
+}
+
+// orderedBuiltins is ordered keeping each built-in's name and final order number.
+func orderedBuiltins[T any](settings *types.Settings, key string, logger *slog.Logger, bs []builtin[T]) []builtin[T] {
 	conf := settings.Map(key)
 	known := map[string]bool{}
 	var keep []builtin[T]
@@ -545,11 +574,7 @@ func ordered[T any](settings *types.Settings, key string, logger *slog.Logger, b
 		}
 	}
 	slices.SortStableFunc(keep, func(a, b builtin[T]) int { return a.order - b.order })
-	out := make([]T, len(keep))
-	for i, b := range keep {
-		out[i] = b.m
-	}
-	return out
+	return keep
 }
 
 func builtinNames[T any](bs []builtin[T]) string {

@@ -310,6 +310,9 @@ declare module "jscrawl" {
    * `async *` method that iterates it with `for await`.
    */
   export interface SpiderMiddleware {
+    /** Its place among the built-in output filters (OffsiteMiddleware 500, RefererMiddleware
+     * 700, UrlLengthMiddleware 800, DepthMiddleware 900); 543 when absent. */
+    order?: number;
     processStart?(start: AsyncIterable<Output>, spider: any): AsyncIterable<Output | Output[]>;
     processSpiderOutput?(response: Response | null, result: AsyncIterable<Output>, spider: any): AsyncIterable<Output | Output[]>;
     /** An error from the callback or an earlier stage: return an iterable of outputs to

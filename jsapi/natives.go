@@ -57,6 +57,35 @@ func (st *vmState) natives() *goja.Object {
 		}
 		return h
 	}
+	// outputFilters(ids, request, responseHandle|null) runs the engine's built-in spider
+	// output filters ids (spider side first) on a request a callback produced: the request
+	// as they changed it, or null when one dropped it.
+	set("outputFilters", func(c goja.FunctionCall) goja.Value {
+		var ids []int
+		if err := rt.ExportTo(c.Argument(0), &ids); err != nil {
+			throwType("outputFilters: " + err.Error())
+		}
+		req, err := requestFromJS(rt, c.Argument(1).ToObject(rt))
+		if err != nil {
+			panic(rt.NewTypeError(err.Error()))
+		}
+		var parent *types.Response
+		if h, ok := c.Argument(2).Export().(*respHandle); ok {
+			parent = h.resp
+		}
+		out := types.Output{Request: req}
+		for _, id := range ids {
+			var keep bool
+			if out, keep = st.s.outFilters[id].Filter.ProcessSpiderOutput(st.s.ctx, parent, out); !keep || out.Request == nil {
+				return goja.Null()
+			}
+		}
+		v, err := st.requestToJS(out.Request)
+		if err != nil {
+			panic(rt.NewGoError(err))
+		}
+		return v
+	})
 	set("checkURL", func(c goja.FunctionCall) goja.Value {
 		raw := c.Argument(0)
 		who := c.Argument(1).String()

@@ -105,9 +105,10 @@ type Spider struct {
 	pipelines  int
 	dlmwOrders []int // the order number of each downloader middleware
 
-	crawler Crawler
-	schemes []string        // DOWNLOAD_SCHEMES, read once in Bind
-	ctx     context.Context // the crawl's context, for inline downloads
+	crawler    Crawler
+	outFilters []engine.OutputFilter // the engine's built-in spider output filters
+	schemes    []string              // DOWNLOAD_SCHEMES, read once in Bind
+	ctx        context.Context       // the crawl's context, for inline downloads
 
 	mu     sync.Mutex
 	states map[*runtime.VM]*vmState
@@ -129,6 +130,7 @@ type vmState struct {
 	makeRequest  goja.Callable
 	pipelines    []*goja.Object
 	dlmws        []*goja.Object // downloaderMiddlewares, in order
+	filteredFrom int            // outputs of callbacks passed the output filters from this order up
 	helpers      *goja.Object
 	requestProto *goja.Object
 	selProto     *goja.Object // Selector methods
@@ -237,6 +239,9 @@ func (s *Spider) Pipelines() []engine.Pipeline {
 func (s *Spider) Bind(c Crawler) error {
 	s.crawler = c
 	s.schemes = c.Settings().StringList(types.DownloadSchemes)
+	if f, ok := c.(interface{ OutputFilters() []engine.OutputFilter }); ok {
+		s.outFilters = f.OutputFilters()
+	}
 	s.mu.Lock()
 	var wanted []engine.Signal
 	for sig := range s.signals {
@@ -284,6 +289,12 @@ func (s *Spider) Open(ctx context.Context) error {
 		vms = s.pool.All()
 	}
 	for _, vm := range vms {
+		st := s.state(vm)
+		err := st.await(ctx, func(*goja.Runtime) (goja.Value, error) { return nil, st.setOutputFilters() },
+			func(goja.Value) error { return nil })
+		if err != nil {
+			return err
+		}
 		if err := s.setup(ctx, vm); err != nil {
 			return fmt.Errorf("%s.setup(): %w", s.name, err)
 		}
@@ -519,5 +530,29 @@ func (st *vmState) construct(exports *goja.Object) error {
 	if _, err := set(goja.Undefined(), rt.NewArray(list...)); err != nil {
 		return err
 	}
+	if st.s.crawler != nil {
+		return st.setOutputFilters()
+	}
+	return nil
+}
+
+// setOutputFilters tells the prelude the engine's built-in spider output filters, so those
+// that the JS spider middlewares' order numbers place on their spider side run among them
+// (natives.outputFilters); on the loop.
+func (st *vmState) setOutputFilters() error {
+	rt := st.rt
+	list := make([]any, len(st.s.outFilters))
+	for i, f := range st.s.outFilters {
+		o := rt.NewObject()
+		_ = o.Set("order", f.Order)
+		_ = o.Set("id", i)
+		list[i] = o
+	}
+	set, _ := goja.AssertFunction(st.helper("setOutputFilters"))
+	from, err := set(goja.Undefined(), rt.NewArray(list...))
+	if err != nil {
+		return err
+	}
+	st.filteredFrom = int(from.ToInteger())
 	return nil
 }
