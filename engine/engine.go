@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -112,6 +111,7 @@ type Engine struct {
 	// engine goroutine's last pass (read by Backlog from any goroutine).
 	inboxReqs atomic.Int64
 	schedLen  atomic.Int64
+	active    atomic.Int64 // scheduled downloads in flight, for Progress
 	spare     []event
 	wake      chan struct{}
 	running   bool
@@ -470,6 +470,7 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 		e.route(ctx, ev.parent, ev.out)
 	case evDownloaded:
 		e.downloads--
+		e.active.Add(-1)
 		e.downloaded(ctx, ev.req, ev.resp, ev.err)
 	case evParsed:
 		e.parsing--
@@ -602,6 +603,10 @@ func (e *Engine) downloaderChain() []DownloaderMiddleware {
 // (Scrapy consumes start requests lazily, when the scheduler has room).
 func (e *Engine) Backlog() int { return int(e.inboxReqs.Load() + e.schedLen.Load()) }
 
+// InFlight returns the number of scheduled downloads in flight (inline ones not counted).
+// Safe from any goroutine.
+func (e *Engine) InFlight() int { return int(e.active.Load()) }
+
 // admit starts downloads while there is room (Scrapy: needs_backout).
 func (e *Engine) admit(ctx context.Context) {
 	defer func() { e.schedLen.Store(int64(e.sched.Len())) }()
@@ -611,6 +616,7 @@ func (e *Engine) admit(ctx context.Context) {
 			return
 		}
 		e.downloads++
+		e.active.Add(1)
 		e.wg.Go(func() {
 			resp, err := e.downloader.Fetch(ctx, req)
 			if err == nil {
@@ -796,11 +802,9 @@ func (e *Engine) finish(ctx context.Context, start time.Time) {
 	e.stats.Inc("response_received_count", 0)
 	e.stats.Set("finish_time", end.UTC().Format(time.RFC3339))
 	e.stats.Set("elapsed_time_seconds", end.Sub(start).Seconds())
-	dump, err := json.MarshalIndent(e.stats.Snapshot(), "", "  ")
-	if err != nil {
-		dump = []byte(err.Error())
-	}
-	e.logger.Info("Dumping stats:\n" + string(dump))
+	// One record with the stats as an attribute: the text handler writes it as Scrapy's
+	// indented dump, the JSON one as an object.
+	e.logger.LogAttrs(context.WithoutCancel(ctx), slog.LevelInfo, "Dumping stats", slog.Any("stats", e.stats.Snapshot()))
 	e.logger.Info(fmt.Sprintf("Spider closed (%s)", reason))
 }
 

@@ -444,6 +444,10 @@ declare module "jscrawl" {
     JS_CALLBACK_TIMEOUT?: number;
     /** JS VMs, each with its own spider instance (integer). */
     JS_VMS?: number;
+    /** write the log to this file only (empty: stderr) (string). */
+    LOG_FILE?: string;
+    /** text (Scrapy's lines) or json (one object per record) (string). */
+    LOG_FORMAT?: string;
     /** DEBUG, INFO, WARNING or ERROR (string). */
     LOG_LEVEL?: string;
     /** seconds between progress lines (number of seconds). */
@@ -468,6 +472,8 @@ declare module "jscrawl" {
     DOWNLOADER_MIDDLEWARES?: Record<string, unknown>;
     /** built-in spider middleware name → order number, or null to disable it (object). */
     SPIDER_MIDDLEWARES?: Record<string, unknown>;
+    /** stat name → condition such as ">= 100", checked at the end (exit code 99 when one fails) (object). */
+    THRESHOLDS?: Record<string, unknown>;
     /** longest URL followed (integer). */
     URLLENGTH_LIMIT?: number;
     /** User-Agent header (string). */

@@ -35,6 +35,8 @@ const (
 	HTTPErrorAllowedCodes       = "HTTPERROR_ALLOWED_CODES"
 	JSCallbackTimeout           = "JS_CALLBACK_TIMEOUT"
 	JSVMs                       = "JS_VMS"
+	LogFile                     = "LOG_FILE"
+	LogFormat                   = "LOG_FORMAT"
 	LogLevel                    = "LOG_LEVEL"
 	LogStatsInterval            = "LOGSTATS_INTERVAL"
 	RandomizeDownloadDelay      = "RANDOMIZE_DOWNLOAD_DELAY"
@@ -47,6 +49,7 @@ const (
 	SchedulerMemoryQueue        = "SCHEDULER_MEMORY_QUEUE"
 	DownloaderMiddlewares       = "DOWNLOADER_MIDDLEWARES"
 	SpiderMiddlewares           = "SPIDER_MIDDLEWARES"
+	Thresholds                  = "THRESHOLDS"
 	URLLengthLimit              = "URLLENGTH_LIMIT"
 	UserAgent                   = "USER_AGENT"
 )
@@ -108,6 +111,8 @@ var Defs = []Def{
 	{HTTPErrorAllowedCodes, KindList, []any{}, "non-2xx statuses passed to callbacks"},
 	{JSCallbackTimeout, KindDuration, 60.0, "seconds a callback may run synchronously before it is interrupted"},
 	{JSVMs, KindInt, 1, "JS VMs, each with its own spider instance"},
+	{LogFile, KindString, "", "write the log to this file only (empty: stderr)"},
+	{LogFormat, KindString, "text", "text (Scrapy's lines) or json (one object per record)"},
 	{LogLevel, KindString, "INFO", "DEBUG, INFO, WARNING or ERROR"},
 	{LogStatsInterval, KindDuration, 60.0, "seconds between progress lines"},
 	{RandomizeDownloadDelay, KindBool, true, "wait 0.5–1.5 × DOWNLOAD_DELAY"},
@@ -120,6 +125,7 @@ var Defs = []Def{
 	{SchedulerMemoryQueue, KindString, "lifo", "order within one priority: lifo (depth-first, as Scrapy) or fifo"},
 	{DownloaderMiddlewares, KindMap, map[string]any{}, "built-in downloader middleware name → order number, or null to disable it"},
 	{SpiderMiddlewares, KindMap, map[string]any{}, "built-in spider middleware name → order number, or null to disable it"},
+	{Thresholds, KindMap, map[string]any{}, "stat name → condition such as \">= 100\", checked at the end (exit code 99 when one fails)"},
 	{URLLengthLimit, KindInt, 2083, "longest URL followed"},
 	{UserAgent, KindString, "jscrawl/" + Version + " (+https://github.com/jscrawl/jscrawl)", "User-Agent header"},
 }
