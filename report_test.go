@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -128,4 +129,70 @@ func TestStatsAndLogOutputs(t *testing.T) {
 	if _, stderr, code := jscrawl(t, "run", "--demo", spider, "-s", "LOG_FORMAT=xml"); code != 2 || !strings.Contains(stderr, "LOG_FORMAT") {
 		t.Errorf("LOG_FORMAT=xml: exit %d, want 2 naming the setting\n%s", code, stderr)
 	}
+}
+
+// TestFeedsSettingFromJS: customSettings.FEEDS with camelCase options and an itemFilter
+// function (settings given in JS only), next to a plain feed of the same crawl.
+func TestFeedsSettingFromJS(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := `import { Request } from "jscrawl";
+export default class Filtered {
+  name = "filtered";
+  customSettings = {
+    FEEDS: {
+      "DIR/cheap-%(batch_id)d.jsonl": { batchItemCount: 3, itemFilter: async (item) => item.price < 20 },
+      "DIR/all.csv": { fields: ["title", "price"] },
+    },
+  };
+  *start() { yield new Request(this.baseUrl + "/catalogue/page-1.html"); }
+  *parse(response) {
+    for (const b of response.css("article.product_pod")) {
+      yield { title: b.css("h3 a::attr(title)").get(), price: parseFloat(b.css(".price_color::text").get().replace(/[^0-9.]/g, "")) };
+    }
+  }
+}
+`
+	spider := writeFile(t, dir, "filtered.ts", strings.ReplaceAll(src, "DIR", filepath.ToSlash(dir)))
+	if _, stderr, code := jscrawl(t, "run", "--demo", spider); code != 0 {
+		t.Fatalf("exit code %d\n%s", code, stderr)
+	}
+	all := strings.Split(strings.TrimSpace(readFileT(t, filepath.Join(dir, "all.csv"))), "\n")
+	if len(all) != 21 || all[0] != "title,price" {
+		t.Fatalf("all.csv has %d lines (want header + 20): %q", len(all), all[:min(3, len(all))])
+	}
+	var cheap []map[string]any
+	matches, _ := filepath.Glob(filepath.Join(dir, "cheap-*.jsonl"))
+	for _, m := range matches {
+		items := jsonLines(t, readFileT(t, m))
+		if len(items) > 3 {
+			t.Errorf("%s has %d items, want at most batchItemCount 3", m, len(items))
+		}
+		cheap = append(cheap, items...)
+	}
+	want := 0
+	for _, l := range all[1:] {
+		if p, err := strconv.ParseFloat(l[strings.LastIndexByte(l, ',')+1:], 64); err != nil {
+			t.Fatalf("all.csv line %q: %v", l, err)
+		} else if p < 20 {
+			want++
+		}
+	}
+	if len(cheap) == 0 || len(cheap) != want || len(cheap) == 20 {
+		t.Errorf("cheap feeds have %d items, want the %d under 20 of 20", len(cheap), want)
+	}
+	for _, it := range cheap {
+		if it["price"].(float64) >= 20 {
+			t.Errorf("itemFilter let through %v", it)
+		}
+	}
+}
+
+func readFileT(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

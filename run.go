@@ -251,6 +251,7 @@ func runAction(c *cli.Context) error {
 		}
 		for uri, cfg := range extra {
 			if _, ok := feeds[uri]; !ok {
+				cfg.ItemFilter = spider.ItemFilter(uri)
 				feeds[uri] = cfg
 			}
 		}
