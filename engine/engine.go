@@ -178,7 +178,9 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	if e.sched == nil {
 		e.sched = NewMemoryScheduler(settings, nil, e.stats, e.logger)
 	}
-	e.downloader = Chain(NewSlotDownloader(settings, NewHTTPDownloader(settings, e.client, e.stats)), e.downloaderChain()...)
+	hd := NewHTTPDownloader(settings, e.client, e.stats)
+	hd.logger = e.logger
+	e.downloader = Chain(NewSlotDownloader(settings, hd), e.downloaderChain()...)
 	var domains []string
 	if ad, ok := spider.(interface{ AllowedDomains() []string }); ok {
 		domains = ad.AllowedDomains()

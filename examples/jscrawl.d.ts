@@ -429,10 +429,30 @@ declare module "jscrawl" {
     DOWNLOAD_SCHEMES?: unknown[];
     /** seconds a download may take in all (number of seconds). */
     DOWNLOAD_TIMEOUT?: number;
+    /** verify TLS certificates (false: accept any) (boolean). */
+    DOWNLOAD_VERIFY_TLS?: boolean;
+    /** response size in bytes that logs a warning (0: never) (integer). */
+    DOWNLOAD_WARNSIZE?: number;
     /** log every filtered duplicate, not just the first (boolean). */
     DUPEFILTER_DEBUG?: boolean;
     /** feed URI → {format, overwrite, fields, ...} (object). */
     FEEDS?: Record<string, unknown>;
+    /** rfc2616 policy: store responses even without a cache directive (boolean). */
+    HTTPCACHE_ALWAYS_STORE?: boolean;
+    /** HTTP cache folder, relative to the working folder (string). */
+    HTTPCACHE_DIR?: string;
+    /** cache responses on disk and serve them again (HttpCacheMiddleware) (boolean). */
+    HTTPCACHE_ENABLED?: boolean;
+    /** seconds a cached response stays fresh (0: forever) (integer). */
+    HTTPCACHE_EXPIRATION_SECS?: number;
+    /** statuses never cached (list). */
+    HTTPCACHE_IGNORE_HTTP_CODES?: unknown[];
+    /** ignore requests that are not cached instead of downloading them (boolean). */
+    HTTPCACHE_IGNORE_MISSING?: boolean;
+    /** URL schemes never cached (list). */
+    HTTPCACHE_IGNORE_SCHEMES?: unknown[];
+    /** dummy (cache everything) or rfc2616 (HTTP caching rules, RFC 9111) (string). */
+    HTTPCACHE_POLICY?: string;
     /** pass responses of every status to callbacks (boolean). */
     HTTPERROR_ALLOW_ALL?: boolean;
     /** non-2xx statuses passed to callbacks (list). */
