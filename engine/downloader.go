@@ -479,11 +479,12 @@ func (d *HTTPDownloader) readBody(ctx context.Context, req *types.Request, hresp
 		dm = &meter{r: r, max: lim.maxSize, warnAt: lim.warnSize, warn: warn}
 		out = dm
 	}
-	var b bytes.Buffer
+	size := int64(0)
 	if cl > 0 && dm == nil {
-		b.Grow(int(cl) + bytes.MinRead)
+		size = cl
 	}
-	if _, err := b.ReadFrom(out); err != nil {
+	body, err := readAll(out, size, lim.maxSize)
+	if err != nil {
 		enc := ""
 		if dm != nil {
 			enc = strings.Join(encs, ", ")
@@ -494,7 +495,41 @@ func (d *HTTPDownloader) readBody(ctx context.Context, req *types.Request, hresp
 		hresp.Header.Del("Content-Encoding")
 		hresp.Header.Del("Content-Length")
 	}
-	return b.Bytes(), int(raw.n), nil
+	return body, int(raw.n), nil
+}
+
+// readAll reads r to the end into a buffer sized for size bytes (when known) that grows by
+// doubling but never past limit+1 (limit 0: no limit), so a body cut off at the limit
+// costs about the limit in memory, not twice it.
+func readAll(r io.Reader, size, limit int64) ([]byte, error) {
+	c := int64(32 << 10)
+	if size > 0 {
+		c = size + 1 // +1 to see io.EOF without growing
+	}
+	if limit > 0 {
+		c = min(c, limit+1)
+	}
+	buf := make([]byte, 0, c)
+	for {
+		if len(buf) == cap(buf) {
+			n := int64(cap(buf)) * 2
+			if limit > 0 {
+				n = min(n, limit+1)
+			}
+			if n <= int64(cap(buf)) {
+				n = int64(cap(buf)) + 32<<10 // the meter ends the read past the limit
+			}
+			buf = slices.Grow(buf, int(n)-len(buf))
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }
 
 // bodyError names an error met while reading a body: the raw meter's own error (the
