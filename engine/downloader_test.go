@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/enginetest"
@@ -68,6 +69,22 @@ func TestDownloadBodiesAndSchemes(t *testing.T) {
 		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 5000000\r\n\r\n")
 		<-done
 	})
+	trickle := rawServer(t, func(c net.Conn, done <-chan struct{}) {
+		io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n")
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+			if _, err := io.WriteString(c, "."); err != nil {
+				return
+			}
+		}
+	})
+	silent := rawServer(t, func(c net.Conn, done <-chan struct{}) { <-done })
 	dir := t.TempDir()
 	page := filepath.Join(dir, "page.html")
 	if err := os.WriteFile(page, []byte("<h1>local</h1>"), 0o644); err != nil {
@@ -90,6 +107,8 @@ func TestDownloadBodiesAndSchemes(t *testing.T) {
 		{"meta.downloadMaxsize", types.Request{URL: srv.URL + "/big?bytes=5000", Meta: types.Item{{Key: "downloadMaxsize", Value: 1000.0}}}, nil, "MaxSizeError", 0, "", ""},
 		{"meta.downloadMaxsize raises the limit", types.Request{URL: srv.URL + "/big?bytes=5000", Meta: types.Item{{Key: "downloadMaxsize", Value: 0}}}, map[string]any{types.DownloadMaxSize: 1000}, "", 200, "xxxxx", ""},
 		{"meta.downloadTimeout", types.Request{URL: srv.URL + "/delay?ms=60000", Meta: types.Item{{Key: "downloadTimeout", Value: 0.05}}}, map[string]any{types.RetryEnabled: false}, "TimeoutError", 0, "", ""},
+		{"DOWNLOAD_TIMEOUT over a byte per 100 ms forever", types.Request{URL: trickle}, map[string]any{types.DownloadTimeout: 0.5, types.RetryEnabled: false}, "TimeoutError", 0, "", ""},
+		{"DOWNLOAD_TIMEOUT over a server that never answers", types.Request{URL: silent}, map[string]any{types.DownloadTimeout: 0.5, types.RetryEnabled: false}, "TimeoutError", 0, "", ""},
 		{"file", types.Request{URL: fileURL}, files, "", 200, "<h1>local</h1>", "text/html; charset=utf-8"},
 		{"file missing", types.Request{URL: fileURL + ".gone"}, files, "", 404, "", ""},
 		{"file over maxsize", types.Request{URL: fileURL}, map[string]any{types.DownloadSchemes: []any{"file"}, types.DownloadMaxSize: 5}, "MaxSizeError", 0, "", ""},
