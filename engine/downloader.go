@@ -455,9 +455,10 @@ func (d *HTTPDownloader) readBody(ctx context.Context, req *types.Request, hresp
 			next = brotli.NewReader(r)
 		case "zstd":
 			var z *zstd.Decoder
-			// One goroutine and a bounded window: a download is one stream.
+			// One goroutine, and the 8 MB window RFC 9659 allows zstd in HTTP: a frame
+			// asking for more is refused instead of allocated.
 			if z, err = zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
-				zstd.WithDecoderMaxWindow(64<<20)); err == nil {
+				zstd.WithDecoderMaxWindow(8<<20)); err == nil {
 				next = z
 				closers = append(closers, closerFunc(func() error { z.Close(); return nil }))
 			}

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bytes"
+	"compress/flate"
 	"context"
 	"io"
 	"net"
@@ -63,6 +64,15 @@ func TestDownloadBodiesAndSchemes(t *testing.T) {
 		w.Write(b.Bytes())
 	}))
 	t.Cleanup(zsrv.Close)
+	rawDeflate := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var b bytes.Buffer
+		fw, _ := flate.NewWriter(&b, flate.DefaultCompression)
+		io.WriteString(fw, "raw deflate, no zlib header")
+		fw.Close()
+		w.Header().Set("Content-Encoding", "deflate")
+		w.Write(b.Bytes())
+	}))
+	t.Cleanup(rawDeflate.Close)
 	// A server promising more than DOWNLOAD_MAXSIZE, then sending nothing: only checking
 	// Content-Length before reading fails fast instead of timing out.
 	promise := rawServer(t, func(c net.Conn, done <-chan struct{}) {
@@ -103,6 +113,7 @@ func TestDownloadBodiesAndSchemes(t *testing.T) {
 		ctype   string
 	}{
 		{"zstd", types.Request{URL: zsrv.URL}, nil, "", 200, `{"zstd":true}`, ""},
+		{"raw deflate", types.Request{URL: rawDeflate.URL}, nil, "", 200, "raw deflate, no zlib header", ""},
 		{"Content-Length over maxsize fails before reading", types.Request{URL: promise}, map[string]any{types.DownloadMaxSize: 1000, types.DownloadTimeout: 30}, "MaxSizeError", 0, "", ""},
 		{"meta.downloadMaxsize", types.Request{URL: srv.URL + "/big?bytes=5000", Meta: types.Item{{Key: "downloadMaxsize", Value: 1000.0}}}, nil, "MaxSizeError", 0, "", ""},
 		{"meta.downloadMaxsize raises the limit", types.Request{URL: srv.URL + "/big?bytes=5000", Meta: types.Item{{Key: "downloadMaxsize", Value: 0}}}, map[string]any{types.DownloadMaxSize: 1000}, "", 200, "xxxxx", ""},
