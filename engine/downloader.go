@@ -429,7 +429,11 @@ func (d *HTTPDownloader) readBody(ctx context.Context, req *types.Request, hresp
 		d.logger.Warn(fmt.Sprintf("Expected response size (%d) larger than download warn size (%d) in request %s", cl, lim.warnSize, reqString(req)))
 	}
 	raw := &meter{r: hresp.Body, max: lim.maxSize, warnAt: lim.warnSize, warn: warn}
-	encs := contentEncodings(hresp.Header.Get("Content-Encoding"))
+	var encs []string
+	if cl != 0 && hresp.StatusCode != http.StatusNoContent && hresp.StatusCode != http.StatusNotModified &&
+		hresp.Request.Method != http.MethodHead {
+		encs = contentEncodings(hresp.Header.Get("Content-Encoding"))
+	}
 	var r io.Reader = raw
 	var closers []io.Closer
 	defer func() {
@@ -470,6 +474,9 @@ func (d *HTTPDownloader) readBody(ctx context.Context, req *types.Request, hresp
 			break
 		}
 		if err != nil {
+			if raw.n == 0 && raw.err == nil {
+				return nil, 0, nil // an empty body, whatever its Content-Encoding says
+			}
 			return nil, 0, d.bodyError(ctx, lim, req, hresp, raw, err, encs[i])
 		}
 		r = next
@@ -485,6 +492,9 @@ func (d *HTTPDownloader) readBody(ctx context.Context, req *types.Request, hresp
 		size = cl
 	}
 	body, err := readAll(out, size, lim.maxSize)
+	if err != nil && raw.n == 0 && raw.err == nil {
+		return nil, 0, nil // an empty body, whatever its Content-Encoding says
+	}
 	if err != nil {
 		enc := ""
 		if dm != nil {
