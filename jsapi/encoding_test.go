@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/text/encoding/japanese"
@@ -101,4 +102,39 @@ export default class S {
 	equalLines(t, "items", res.lines(t), []string{
 		fmt.Sprintf(`{"huge":%d,"end":"/end","made":"<p>café</p>","madeCss":"café","enc":"utf-8"}`, len(line)),
 	}, res.log)
+}
+
+// TestHTTPCacheFromJS runs a JS spider twice with HTTPCACHE_ENABLED: the second run is
+// served from the cache (response.flags is ["cached"]) and yields the same items.
+func TestHTTPCacheFromJS(t *testing.T) {
+	t.Parallel()
+	hits := 0
+	var mu sync.Mutex
+	mux := http.NewServeMux()
+	mux.HandleFunc("/p/{n}", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<h1>Page %s</h1><a href="/p/2">next</a>`, r.PathValue("n"))
+	})
+	srv := &server{Server: httptest.NewServer(mux)}
+	t.Cleanup(srv.Close)
+	sp := spec{settings: map[string]string{"HTTPCACHE_ENABLED": "true", "HTTPCACHE_DIR": t.TempDir()}, src: `export default class S {
+  name = "cached";
+  startUrls = ["BASE/p/1"];
+  *parse(r) {
+    yield { h1: r.css("h1::text").get(), cached: r.flags.includes("cached") };
+    yield r.follow("/p/2");
+  }
+}`}
+	first := crawl(t, srv, sp)
+	second := crawl(t, srv, sp)
+	equalLines(t, "first run", first.sorted(t), []string{`{"h1":"Page 1","cached":false}`, `{"h1":"Page 2","cached":false}`}, first.log)
+	equalLines(t, "second run", second.sorted(t), []string{`{"h1":"Page 1","cached":true}`, `{"h1":"Page 2","cached":true}`}, second.log)
+	mu.Lock()
+	defer mu.Unlock()
+	if hits != 2 || second.stat("httpcache/hit") != 2 {
+		t.Errorf("server hits = %d (want 2, all in the first run), httpcache/hit = %d (want 2)", hits, second.stat("httpcache/hit"))
+	}
 }
