@@ -178,7 +178,9 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	if e.sched == nil {
 		e.sched = NewMemoryScheduler(settings, nil, e.stats, e.logger)
 	}
-	e.downloader = Chain(NewSlotDownloader(settings, NewHTTPDownloader(settings, e.client, e.stats)), e.downloaderChain()...)
+	hd := NewHTTPDownloader(settings, e.client, e.stats)
+	hd.logger = e.logger
+	e.downloader = Chain(NewSlotDownloader(settings, hd), e.downloaderChain()...)
 	var domains []string
 	if ad, ok := spider.(interface{ AllowedDomains() []string }); ok {
 		domains = ad.AllowedDomains()
@@ -586,10 +588,13 @@ func builtinNames[T any](bs []builtin[T]) string {
 	return strings.Join(names, ", ")
 }
 
-// downloaderChain is the built-in RetryMiddleware (550) and the added middlewares, sorted by
+// downloaderChain is the built-in RetryMiddleware (550) and HttpCacheMiddleware (900) and the added middlewares, sorted by
 // order number (DOWNLOADER_MIDDLEWARES moves or disables the built-in).
 func (e *Engine) downloaderChain() []DownloaderMiddleware {
-	bs := []builtin[DownloaderMiddleware]{{"RetryMiddleware", 550, NewRetryMiddleware(e.settings, e.stats, e.logger)}}
+	bs := []builtin[DownloaderMiddleware]{
+		{"RetryMiddleware", 550, NewRetryMiddleware(e.settings, e.stats, e.logger)},
+		{"HttpCacheMiddleware", 900, NewHTTPCacheMiddleware(e.settings, e.spiderName(), e.stats, e.logger)},
+	}
 	for _, m := range e.dlmws {
 		bs = append(bs, builtin[DownloaderMiddleware]{"", m.Order, m.M})
 	}

@@ -136,8 +136,14 @@ declare module "jscrawl" {
     readonly request: Request;
     /** The request's meta. */
     readonly meta: Record<string, any>;
-    /** The body decoded to text (charset from the header, a BOM or `<meta charset>`). */
+    /** The body decoded to text (charset from a BOM, the header, `<meta charset>`, else sniffed). */
     readonly body: string;
+    /** The encoding `body` was decoded with, a WHATWG name such as "utf-8" or "shift_jis" (Scrapy: response.encoding). */
+    readonly encoding: string;
+    /** The HTTP version, "HTTP/1.1" or "HTTP/2.0"; "" for file: and data: URLs (Scrapy: response.protocol). */
+    readonly protocol: string;
+    /** How the response was obtained: ["cached"] when the HTTP cache served it (Scrapy: response.flags). */
+    readonly flags: string[];
     text(): Promise<string>;
     json<T = any>(): Promise<T>;
     css(query: string): SelectorList;
@@ -432,10 +438,30 @@ declare module "jscrawl" {
     DOWNLOAD_SCHEMES?: unknown[];
     /** seconds a download may take in all (number of seconds). */
     DOWNLOAD_TIMEOUT?: number;
+    /** verify TLS certificates (false: accept any) (boolean). */
+    DOWNLOAD_VERIFY_TLS?: boolean;
+    /** response size in bytes that logs a warning (0: never) (integer). */
+    DOWNLOAD_WARNSIZE?: number;
     /** log every filtered duplicate, not just the first (boolean). */
     DUPEFILTER_DEBUG?: boolean;
     /** feed URI → {format, overwrite, fields, ...} (object). */
     FEEDS?: Record<string, unknown>;
+    /** rfc2616 policy: store responses even without a cache directive (boolean). */
+    HTTPCACHE_ALWAYS_STORE?: boolean;
+    /** HTTP cache folder, relative to the working folder (string). */
+    HTTPCACHE_DIR?: string;
+    /** cache responses on disk and serve them again (HttpCacheMiddleware) (boolean). */
+    HTTPCACHE_ENABLED?: boolean;
+    /** seconds a cached response stays fresh (0: forever) (integer). */
+    HTTPCACHE_EXPIRATION_SECS?: number;
+    /** statuses never cached (list). */
+    HTTPCACHE_IGNORE_HTTP_CODES?: unknown[];
+    /** ignore requests that are not cached instead of downloading them (boolean). */
+    HTTPCACHE_IGNORE_MISSING?: boolean;
+    /** URL schemes never cached (list). */
+    HTTPCACHE_IGNORE_SCHEMES?: unknown[];
+    /** dummy (cache everything) or rfc2616 (HTTP caching rules, RFC 9111) (string). */
+    HTTPCACHE_POLICY?: string;
     /** pass responses of every status to callbacks (boolean). */
     HTTPERROR_ALLOW_ALL?: boolean;
     /** non-2xx statuses passed to callbacks (list). */

@@ -186,6 +186,12 @@
     get meta() { return this.request.meta; }
     get headers() { return this.#headers || (this.#headers = new Headers(this.#h)); }
     get body() { return n.text(this.#h); }
+    /** The HTTP version ("HTTP/1.1", "HTTP/2.0"; "" for file: and data:). */
+    get protocol() { return n.responseProtocol(this.#h); }
+    /** How the response was obtained: ["cached"] when served by the HTTP cache. */
+    get flags() { return n.responseFlags(this.#h); }
+    /** The encoding the body was decoded with (WHATWG name). */
+    get encoding() { return n.responseEncoding(this.#h); }
     async text() { return n.text(this.#h); }
     async json() { return JSON.parse(n.text(this.#h)); }
     css(q) { return n.css(this.#h, String(q)); }

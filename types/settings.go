@@ -29,8 +29,18 @@ const (
 	DownloadMaxSize             = "DOWNLOAD_MAXSIZE"
 	DownloadSchemes             = "DOWNLOAD_SCHEMES"
 	DownloadTimeout             = "DOWNLOAD_TIMEOUT"
+	DownloadVerifyTLS           = "DOWNLOAD_VERIFY_TLS"
+	DownloadWarnSize            = "DOWNLOAD_WARNSIZE"
 	DupeFilterDebug             = "DUPEFILTER_DEBUG"
 	Feeds                       = "FEEDS"
+	HTTPCacheAlwaysStore        = "HTTPCACHE_ALWAYS_STORE"
+	HTTPCacheDir                = "HTTPCACHE_DIR"
+	HTTPCacheEnabled            = "HTTPCACHE_ENABLED"
+	HTTPCacheExpirationSecs     = "HTTPCACHE_EXPIRATION_SECS"
+	HTTPCacheIgnoreHTTPCodes    = "HTTPCACHE_IGNORE_HTTP_CODES"
+	HTTPCacheIgnoreMissing      = "HTTPCACHE_IGNORE_MISSING"
+	HTTPCacheIgnoreSchemes      = "HTTPCACHE_IGNORE_SCHEMES"
+	HTTPCachePolicy             = "HTTPCACHE_POLICY"
 	HTTPErrorAllowAll           = "HTTPERROR_ALLOW_ALL"
 	HTTPErrorAllowedCodes       = "HTTPERROR_ALLOWED_CODES"
 	JSCallbackTimeout           = "JS_CALLBACK_TIMEOUT"
@@ -105,8 +115,18 @@ var Defs = []Def{
 	{DownloadMaxSize, KindInt, 1 << 30, "largest response body in bytes (0: no limit)"},
 	{DownloadSchemes, KindList, []any{"http", "https"}, "URL schemes a spider may request"},
 	{DownloadTimeout, KindDuration, 180.0, "seconds a download may take in all"},
+	{DownloadVerifyTLS, KindBool, true, "verify TLS certificates (false: accept any)"},
+	{DownloadWarnSize, KindInt, 32 << 20, "response size in bytes that logs a warning (0: never)"},
 	{DupeFilterDebug, KindBool, false, "log every filtered duplicate, not just the first"},
 	{Feeds, KindMap, map[string]any{}, "feed URI → {format, overwrite, fields, ...}"},
+	{HTTPCacheAlwaysStore, KindBool, false, "rfc2616 policy: store responses even without a cache directive"},
+	{HTTPCacheDir, KindString, ".jscrawl/httpcache", "HTTP cache folder, relative to the working folder"},
+	{HTTPCacheEnabled, KindBool, false, "cache responses on disk and serve them again (HttpCacheMiddleware)"},
+	{HTTPCacheExpirationSecs, KindInt, 0, "seconds a cached response stays fresh (0: forever)"},
+	{HTTPCacheIgnoreHTTPCodes, KindList, []any{}, "statuses never cached"},
+	{HTTPCacheIgnoreMissing, KindBool, false, "ignore requests that are not cached instead of downloading them"},
+	{HTTPCacheIgnoreSchemes, KindList, []any{"file"}, "URL schemes never cached"},
+	{HTTPCachePolicy, KindString, "dummy", "dummy (cache everything) or rfc2616 (HTTP caching rules, RFC 9111)"},
 	{HTTPErrorAllowAll, KindBool, false, "pass responses of every status to callbacks"},
 	{HTTPErrorAllowedCodes, KindList, []any{}, "non-2xx statuses passed to callbacks"},
 	{JSCallbackTimeout, KindDuration, 60.0, "seconds a callback may run synchronously before it is interrupted"},
