@@ -71,3 +71,49 @@ func TestSplit(t *testing.T) {
 		}
 	}
 }
+
+// TestXPathCache: a hot expression is compiled once, whatever the number of pages, and
+// compiled again only for concurrent evaluations that find every copy busy; namespace
+// bindings are part of the key.
+func TestXPathCache(t *testing.T) {
+	t.Parallel()
+	expr := "//li[@class='cache-test']/text()"
+	doc, err := Parse([]byte(`<ul><li class="cache-test">x</li></ul>`), "text/html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q1, err := CompileXPath(expr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		q, err := CompileXPath(expr, nil)
+		if err != nil || q != q1 {
+			t.Fatalf("recompiled: %p != %p (%v)", q, q1, err)
+		}
+		rs, err := q.Select(doc.Root())
+		if err != nil || len(rs) != 1 {
+			t.Fatalf("%v %v", rs, err)
+		}
+	}
+	q1.mu.Lock()
+	free := len(q1.free)
+	q1.mu.Unlock()
+	if free != 1 {
+		t.Errorf("sequential use made %d compiled copies, want 1", free)
+	}
+	q2, err := CompileXPath(expr, map[string]string{"a": "urn:a"})
+	if err != nil || q2 == q1 {
+		t.Errorf("namespaces not part of the key: %p %v", q2, err)
+	}
+	q3, _ := CompileXPath(expr, map[string]string{"a": "urn:a"})
+	if q3 != q2 {
+		t.Error("same namespaces compiled twice")
+	}
+	if _, err := CompileXPath("//a[", nil); err == nil {
+		t.Error("no error")
+	}
+	if _, err := CompileXPath("//a[", nil); err == nil {
+		t.Error("cached error lost")
+	}
+}
