@@ -134,3 +134,6 @@ func (r Result) EachAttr(fn func(name, value string)) {
 		}
 	}
 }
+
+// Document returns the document the result belongs to, or nil for a Result made by hand.
+func (r Result) Document() *Document { return r.doc }

@@ -36,9 +36,9 @@ const maxFreeExprs = 16
 type XPathQuery struct {
 	src     string
 	reorder bool // the expression may give nodes out of document order (unions, reverse axes)
-	ns   map[string]string
-	mu   sync.Mutex
-	free []*xpath.Expr
+	ns      map[string]string
+	mu      sync.Mutex
+	free    []*xpath.Expr
 }
 
 // String returns the expression as it was given.
