@@ -218,7 +218,7 @@ func (st *vmState) natives() *goja.Object {
 		if err != nil {
 			panic(rt.NewGoError(fmt.Errorf("parse %s: %w", h.resp.URL, err)))
 		}
-		return st.selectAll(c.Argument(1).String(), nil, doc.Root())
+		return st.selectAll(c.Argument(1).String(), doc.Root())
 	})
 	// rootSelector(h) is response.selector: the root of the document, whose namespaces
 	// response.xpath uses.
@@ -228,7 +228,7 @@ func (st *vmState) natives() *goja.Object {
 		if err != nil {
 			panic(rt.NewGoError(fmt.Errorf("parse %s: %w", h.resp.URL, err)))
 		}
-		return st.newSelector(doc.Root(), nil)
+		return st.newSelector(doc.Root())
 	})
 	// parseSelector(text, type) backs new Selector({ text, type }).
 	set("parseSelector", func(c goja.FunctionCall) goja.Value {
@@ -246,7 +246,7 @@ func (st *vmState) natives() *goja.Object {
 		if err != nil {
 			panic(rt.NewGoError(err))
 		}
-		return st.newSelector(doc.Root(), nil)
+		return st.newSelector(doc.Root())
 	})
 	set("jmespath", func(c goja.FunctionCall) goja.Value {
 		h := resp(c.Argument(0))

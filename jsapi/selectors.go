@@ -42,7 +42,7 @@ func (l *jsList) Get(i int) goja.Value {
 		l.elems = make([]goja.Value, len(l.res))
 	}
 	if l.elems[i] == nil {
-		l.elems[i] = l.st.newSelector(l.res[i], l.ns)
+		l.elems[i] = l.st.newSelectorNS(l.res[i], l.ns)
 	}
 	return l.elems[i]
 }
@@ -50,25 +50,38 @@ func (l *jsList) Get(i int) goja.Value {
 func (l *jsList) Set(int, goja.Value) bool { return false }
 func (l *jsList) SetLen(int) bool          { return false }
 
-func (st *vmState) newSelector(r selector.Result, ns map[string]string) goja.Value {
+// newSelector makes a Selector with no namespaces registered.
+func (st *vmState) newSelector(r selector.Result) goja.Value { return st.newSelectorNS(r, nil) }
+
+// newSelectorNS makes a Selector whose xpath() knows the namespaces ns (not copied).
+func (st *vmState) newSelectorNS(r selector.Result, ns map[string]string) goja.Value {
 	o := st.rt.NewDynamicObject(&jsSelector{r: r, ns: ns})
 	_ = o.SetPrototype(st.selProto)
 	return o
 }
 
-func (st *vmState) newList(res []selector.Result, ns map[string]string) goja.Value {
+// newList makes a SelectorList with no namespaces registered.
+func (st *vmState) newList(res []selector.Result) goja.Value { return st.newListNS(res, nil) }
+
+// newListNS makes a SelectorList whose selectors know the namespaces ns (not copied).
+func (st *vmState) newListNS(res []selector.Result, ns map[string]string) goja.Value {
 	o := st.rt.NewDynamicArray(&jsList{st: st, res: res, ns: ns})
 	_ = o.SetPrototype(st.listProto)
 	return o
 }
 
 // selectAll compiles q (cached) and runs it on in; invalid CSS throws a TypeError naming q.
-func (st *vmState) selectAll(q string, ns map[string]string, in ...selector.Result) goja.Value {
+func (st *vmState) selectAll(q string, in ...selector.Result) goja.Value {
+	return st.selectAllNS(q, nil, in...)
+}
+
+// selectAllNS is selectAll whose results know the namespaces ns.
+func (st *vmState) selectAllNS(q string, ns map[string]string, in ...selector.Result) goja.Value {
 	query, err := selector.Compile(q)
 	if err != nil {
 		panic(st.rt.NewTypeError(err.Error()))
 	}
-	return st.newList(query.Select(in...), ns)
+	return st.newListNS(query.Select(in...), ns)
 }
 
 // xpathAll compiles expr (cached) with the namespaces ns plus the optional object extra
@@ -93,7 +106,7 @@ func (st *vmState) xpathAll(expr goja.Value, extra goja.Value, ns map[string]str
 	if err != nil {
 		panic(st.rt.NewTypeError(err.Error()))
 	}
-	return st.newList(rs, ns)
+	return st.newListNS(rs, ns)
 }
 
 func (st *vmState) attribObject(r selector.Result) goja.Value {
@@ -141,7 +154,7 @@ func (st *vmState) installSelectors() {
 	sp, lp := st.selProto, st.listProto
 	method(sp, "css", func(c goja.FunctionCall) goja.Value {
 		s := this(c)
-		return st.selectAll(c.Argument(0).String(), s.ns, s.r)
+		return st.selectAllNS(c.Argument(0).String(), s.ns, s.r)
 	})
 	method(sp, "xpath", func(c goja.FunctionCall) goja.Value {
 		s := this(c)
@@ -191,7 +204,7 @@ func (st *vmState) installSelectors() {
 	})
 	method(lp, "css", func(c goja.FunctionCall) goja.Value {
 		l := list(c)
-		return st.selectAll(c.Argument(0).String(), l.ns, l.res...)
+		return st.selectAllNS(c.Argument(0).String(), l.ns, l.res...)
 	})
 	method(lp, "xpath", func(c goja.FunctionCall) goja.Value {
 		l := list(c)
