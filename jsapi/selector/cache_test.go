@@ -1,6 +1,7 @@
 package selector
 
 import (
+	"math"
 	"strconv"
 	"testing"
 )
@@ -115,5 +116,22 @@ func TestXPathCache(t *testing.T) {
 	}
 	if _, err := CompileXPath("//a[", nil); err == nil {
 		t.Error("cached error lost")
+	}
+}
+
+func TestPyFloat(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		f    float64
+		want string
+	}{
+		{0, "0.0"}, {1, "1.0"}, {15, "15.0"}, {1.5, "1.5"}, {-2, "-2.0"},
+		{0.30000000000000004, "0.30000000000000004"}, {1e15, "1000000000000000.0"}, {1e16, "1e+16"},
+		{0.0001, "0.0001"}, {0.00001, "1e-05"}, {1.5e-7, "1.5e-07"},
+		{math.NaN(), "nan"}, {math.Inf(1), "inf"}, {math.Inf(-1), "-inf"}, {math.Copysign(0, -1), "-0.0"},
+	} {
+		if got := pyFloat(tc.f); got != tc.want {
+			t.Errorf("pyFloat(%v) = %q, want %q", tc.f, got, tc.want)
+		}
 	}
 }
