@@ -88,6 +88,7 @@ export default class S {
       onText: r.xpath("//h3/a/text()").xpath(".").getall(),
       selectorXpath: r.selector.xpath("//title/text()").get(),
       fromText: new Selector({ text: "<ul><li>1</li><li>2</li></ul>" }).xpath("//li/text()").getall(),
+      fromResponse: new Selector(r) === r.selector,
       invalid,
     };
   }
@@ -98,7 +99,7 @@ export default class S {
 		`"xpathThenCss":["Price: £9.99 (was £12.50)","Price: £19.00"],"mixed":"/w/2","isList":true,` +
 		`"attrib":{"href":"/w/1","title":"Widget & Co"},"listAttrib":{"href":"/w/1","title":"Widget & Co"},` +
 		`"element":"<a href=\"/w/2\" title=\"Gadget\">Gadget</a>","onText":[],"selectorXpath":"Shop",` +
-		`"fromText":["1","2"],"invalid":"TypeError: XPath error: expression must evaluate to a node-set in //a["}`}
+		`"fromText":["1","2"],"fromResponse":true,"invalid":"TypeError: XPath error: expression must evaluate to a node-set in //a["}`}
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}

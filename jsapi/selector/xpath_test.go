@@ -158,6 +158,8 @@ const rss = `<?xml version="1.0"?>
 <item><title>Two &amp; more</title><link>http://example.com/2</link><pubDate>Tue, 02 Jan 2024</pubDate><description><![CDATA[<p>Hi</p>]]></description></item>
 </channel></rss>`
 
+const mixedCase = `<r xml:lang="en" Foo="1"><!-- note --><Item Kind="x">a &lt; b</Item></r>`
+
 func parseXML(t testing.TB, body string) *selector.Document {
 	t.Helper()
 	d, err := selector.ParseXML([]byte(body), "application/xml")
@@ -196,6 +198,11 @@ func TestXPathXMLNamespaces(t *testing.T) {
 			[]string{`<title xmlns:atom="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/">One</title>`}},
 		{"self-closing", rss, "//atom:link", atom, []string{`<atom:link xmlns:atom="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/" href="http://example.com/feed" rel="self"/>`}},
 		{"declarations are not attributes", rss, "count(/rss/@*)", nil, []string{"1.0"}},
+		{"xml:lang is bound", mixedCase, "/r/@xml:lang", nil, []string{"en"}},
+		{"attribute case kept", mixedCase, "/r/@Foo", nil, []string{"1"}},
+		{"attribute case sensitive", mixedCase, "/r/@foo", nil, nil},
+		{"element case kept in output", mixedCase, "//Item", nil, []string{`<Item Kind="x">a &lt; b</Item>`}},
+		{"comment", mixedCase, "//comment()", nil, []string{"<!-- note -->"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
