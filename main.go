@@ -41,7 +41,8 @@ func newApp() *cli.App {
 		}
 		return cli.Exit(fmt.Sprintf("%v (see %s --help)", err, name), 2)
 	}
-	cmds := []*cli.Command{runCommand(), newCommand(), demoCommand(), typesCommand(), versionCommand()}
+	cmds := []*cli.Command{runCommand(), newCommand(), demoCommand(), typesCommand(), versionCommand(),
+		fetchCommand(), parseCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = usage
 	}
