@@ -42,7 +42,7 @@ func newApp() *cli.App {
 		return cli.Exit(fmt.Sprintf("%v (see %s --help)", err, name), 2)
 	}
 	cmds := []*cli.Command{runCommand(), newCommand(), demoCommand(), typesCommand(), versionCommand(),
-		fetchCommand(), parseCommand(), bundleCommand(), settingsCommand(), benchCommand()}
+		fetchCommand(), parseCommand(), bundleCommand(), settingsCommand(), benchCommand(), shellCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = usage
 	}

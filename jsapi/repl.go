@@ -1,0 +1,200 @@
+package jsapi
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/jscrawl/jscrawl/runtime"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+//go:embed repl.js
+var replSrc string
+
+var replProg = goja.MustCompile("jscrawl-shell.js", replSrc, true)
+
+// ErrRestarted is returned by REPL.Eval when the VM was interrupted (Ctrl-C in a busy
+// loop, or JS_CALLBACK_TIMEOUT) and replaced by a fresh one: the variables defined so far
+// are gone; response is bound again.
+var ErrRestarted = errors.New("the JS VM was interrupted and restarted: variables defined so far are gone")
+
+// REPL evaluates code typed at `jscrawl shell` on the spider's first VM. There, spider is
+// the spider instance, response and request are the last downloaded page and its request,
+// fetch(url) downloads through the crawler and re-binds both, and console writes to the
+// REPL's output. Use a REPL from one goroutine.
+type REPL struct {
+	s     *Spider
+	print func(string)
+
+	vm      *runtime.VM
+	st      *vmState
+	inspect goja.Callable // used on the loop
+	setResp goja.Callable // used on the loop
+	resp    *types.Response
+}
+
+// NewREPL prepares the spider's first VM for a REPL; call it after Bind. print receives
+// console output, one line per call; it is called on the VM's loop.
+func (s *Spider) NewREPL(print func(string)) (*REPL, error) {
+	r := &REPL{s: s, print: print}
+	if err := r.init(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *REPL) init() error {
+	vm, err := r.s.vm0()
+	if err != nil {
+		return err
+	}
+	st := r.s.state(vm)
+	if st == nil {
+		return fmt.Errorf("repl: no spider state on the VM")
+	}
+	r.vm, r.st = vm, st
+	return vm.Do(context.Background(), func(rt *goja.Runtime) error {
+		f, err := rt.RunProgram(replProg)
+		if err != nil {
+			return err
+		}
+		init, _ := goja.AssertFunction(f)
+		hooks := rt.NewObject()
+		_ = hooks.Set("print", func(line string) { r.print(line) })
+		_ = hooks.Set("bound", func(c goja.FunctionCall) goja.Value {
+			if obj, ok := c.Argument(0).(*goja.Object); ok {
+				if h, ok := st.responseHandle(obj); ok {
+					r.resp = h.resp
+				}
+			}
+			return goja.Undefined()
+		})
+		res, err := init(goja.Undefined(), rt.GlobalObject(), st.exports, st.spider, hooks)
+		if err != nil {
+			return runtime.ToScriptError(err)
+		}
+		o := res.ToObject(rt)
+		r.inspect, _ = goja.AssertFunction(o.Get("inspect"))
+		r.setResp, _ = goja.AssertFunction(o.Get("setResponse"))
+		if r.resp != nil {
+			return r.bind(r.resp)
+		}
+		return nil
+	})
+}
+
+// bind sets response and request to resp; on the loop.
+func (r *REPL) bind(resp *types.Response) error {
+	jr, err := r.st.responseToJS(&respHandle{resp: resp})
+	if err != nil {
+		return err
+	}
+	_, err = r.setResp(goja.Undefined(), jr)
+	return err
+}
+
+// SetResponse binds response and request to resp.
+func (r *REPL) SetResponse(ctx context.Context, resp *types.Response) error {
+	return r.vm.Do(ctx, func(*goja.Runtime) error { return r.bind(resp) })
+}
+
+// Response returns the response bound now, nil before the first fetch.
+func (r *REPL) Response() *types.Response {
+	var resp *types.Response
+	_ = r.vm.Do(context.Background(), func(*goja.Runtime) error { resp = r.resp; return nil })
+	return resp
+}
+
+// Eval runs src as a script in the global scope and returns its value as the REPL shows
+// it; a promise is awaited first. Top-level await works in a lone expression or a
+// declaration (let x = await fetch(u)); a top-level let or const may be declared again, as
+// in Node's REPL. A thrown error or a rejection is returned as a *runtime.ScriptError, a
+// syntax error as an error naming the line and column. If the VM broke (see Interrupt), it
+// is replaced and ErrRestarted returned.
+func (r *REPL) Eval(ctx context.Context, src string) (string, error) {
+	if r.vm.Broken() {
+		return "", r.restart()
+	}
+	var out string
+	err := r.st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
+		prog, err := compileREPL(src)
+		if err != nil {
+			return nil, err
+		}
+		v, err := rt.RunProgram(prog)
+		if err != nil {
+			return nil, err
+		}
+		return v, nil
+	}, func(v goja.Value) error {
+		if v == nil {
+			out = "undefined"
+			return nil
+		}
+		s, err := r.inspect(goja.Undefined(), v)
+		if err != nil {
+			return runtime.ToScriptError(err)
+		}
+		out = s.String()
+		return nil
+	})
+	if r.vm.Broken() || errors.Is(err, runtime.ErrClosed) {
+		return "", r.restart()
+	}
+	return out, err
+}
+
+func (r *REPL) restart() error {
+	if err := r.init(); err != nil {
+		return fmt.Errorf("%w; restarting failed: %v", ErrRestarted, err)
+	}
+	return ErrRestarted
+}
+
+// Interrupt stops an evaluation whose code runs synchronously (an endless loop): if the VM
+// does not answer within wait, it is interrupted; the next Eval then restarts it. An
+// evaluation only waiting for a promise is left alone (cancel Eval's context instead).
+// Safe from any goroutine.
+func (r *REPL) Interrupt(wait time.Duration) {
+	vm := r.vm
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	if err := vm.Do(ctx, func(*goja.Runtime) error { return nil }); errors.Is(err, context.DeadlineExceeded) {
+		vm.Interrupt("interrupted (Ctrl-C)")
+	}
+}
+
+// firstDecl matches a script that starts with a let or const declaration.
+var firstDecl = regexp.MustCompile(`^(\s*)(?:let|const)(\s)`)
+
+// awaitDecl matches "var NAME = await EXPR" (after firstDecl's rewrite).
+var awaitDecl = regexp.MustCompile(`^\s*var\s+([A-Za-z_$][\w$]*)\s*=\s*(await\b[\s\S]*)$`)
+
+// compileREPL compiles one REPL input: a leading let/const becomes var (so it can be typed
+// again), and code using await at the top level runs in an async function.
+func compileREPL(src string) (*goja.Program, error) {
+	src = firstDecl.ReplaceAllString(src, "${1}var$2")
+	prog, err := goja.Compile("<shell>", src, false)
+	if err == nil || !strings.Contains(src, "await") {
+		return prog, err
+	}
+	if m := awaitDecl.FindStringSubmatch(src); m != nil {
+		if p, err2 := goja.Compile("<shell>", "var "+m[1]+"; (async () => { "+m[1]+" = "+m[2]+"\n})()", false); err2 == nil {
+			return p, nil
+		}
+	}
+	body := strings.TrimRight(strings.TrimSpace(src), "; \t\n")
+	if p, err2 := goja.Compile("<shell>", "(async () => (\n"+body+"\n))()", false); err2 == nil {
+		return p, nil
+	}
+	if p, err2 := goja.Compile("<shell>", "(async () => {\n"+src+"\n})()", false); err2 == nil {
+		return p, nil
+	}
+	return nil, err
+}
