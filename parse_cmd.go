@@ -45,7 +45,7 @@ Examples:
    jscrawl parse https://example.com/ --spider spider.ts --depth 2 -a category=travel
    jscrawl parse https://example.com/ --spider spider.ts --meta '{"page": 1}' --pipelines`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "spider", Usage: "the spider `FILE` (.ts, .js)", Required: true},
+			&cli.StringFlag{Name: "spider", Usage: "the spider `FILE` (.ts, .js) (required)"},
 			&cli.StringFlag{Name: "callback", Aliases: []string{"c"}, Value: "parse", Usage: "spider method to call with the response (`NAME`)"},
 			&cli.IntFlag{Name: "depth", Aliases: []string{"d"}, Value: 1, Usage: "levels of requests to follow (`N`; 1: only URL)"},
 			&cli.StringFlag{Name: "meta", Aliases: []string{"m"}, Usage: "request meta as a `JSON` object"},
@@ -64,6 +64,9 @@ func parseAction(c *cli.Context) error {
 		return usageError("parse needs exactly one URL (got %d): jscrawl parse URL --spider spider.ts [--callback NAME]", c.NArg())
 	}
 	rawURL := c.Args().First()
+	if c.String("spider") == "" {
+		return usageError("parse needs the spider: jscrawl parse %s --spider spider.ts [--callback NAME]", rawURL)
+	}
 	depth := c.Int("depth")
 	if depth < 1 {
 		return usageError("--depth %d: want 1 or more (1 parses only the URL)", depth)
