@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jscrawl/jscrawl/examples/demosite"
 )
 
 // jscrawlIn runs the binary in dir (the package folder when empty) with stdin and returns
@@ -402,5 +404,42 @@ func TestCommandHelp(t *testing.T) {
 		if cmd != "version" && !strings.Contains(stdout, "Examples:") {
 			t.Errorf("%s --help has no examples:\n%s", cmd, stdout)
 		}
+	}
+}
+
+// TestGuideShellSession replays the shell session shown in docs/guide.md against the demo
+// site: the lines after "> " and "... " are typed, the others are the expected output.
+func TestGuideShellSession(t *testing.T) {
+	t.Parallel()
+	guide, err := os.ReadFile("docs/guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)### `jscrawl shell`.*?```sh\n(jscrawl shell [^\n]*)\n```\n```text\n(.*?)```").FindSubmatch(guide)
+	if m == nil {
+		t.Fatal("no shell session in docs/guide.md")
+	}
+	srv, err := demosite.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	base := strings.TrimSuffix(srv.URL(), "/")
+	fix := func(s string) string { return strings.ReplaceAll(s, "http://127.0.0.1:8000", base) }
+	var input, want strings.Builder
+	for _, l := range strings.Split(strings.TrimRight(string(m[2]), "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(l, "> "):
+			input.WriteString(fix(l[2:]) + "\n")
+		case strings.HasPrefix(l, "... "):
+			input.WriteString(fix(l[4:]) + "\n")
+		default:
+			want.WriteString(fix(l) + "\n")
+		}
+	}
+	args := append(strings.Fields(fix(string(m[1])))[1:], "-a", "baseUrl="+base)
+	stdout, stderr, code := jscrawlIn(t, "", input.String(), args...)
+	if code != 0 || stdout != want.String() {
+		t.Errorf("guide's shell session: exit code %d\ngot:\n%s\nwant:\n%s\n%s", code, stdout, want.String(), stderr)
 	}
 }
