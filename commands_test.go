@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -441,5 +443,73 @@ func TestGuideShellSession(t *testing.T) {
 	stdout, stderr, code := jscrawlIn(t, "", input.String(), args...)
 	if code != 0 || stdout != want.String() {
 		t.Errorf("guide's shell session: exit code %d\ngot:\n%s\nwant:\n%s\n%s", code, stdout, want.String(), stderr)
+	}
+}
+
+// TestShellCtrlC interrupts an endless loop typed at the shell with SIGINT: the loop stops,
+// the VM restarts with response still bound, and the REPL goes on.
+func TestShellCtrlC(t *testing.T) {
+	t.Parallel()
+	srv := siteServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "shell", srv.URL+"/list/3")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	next := func() string {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("shell ended early\n%s", stderr.String())
+			}
+			return l
+		case <-ctx.Done():
+			t.Fatalf("no output in time\n%s", stderr.String())
+		}
+		return ""
+	}
+	_, _ = io.WriteString(stdin, "let kept = 1\nconsole.log(\"looping\"); while (true) {}\n")
+	if l := next(); l != "undefined" {
+		t.Fatalf("first line %q", l)
+	}
+	if l := next(); l != "looping" {
+		t.Fatalf("second line %q", l)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	if l := next(); l != "Uncaught: interrupted; the JS VM was interrupted and restarted: variables defined so far are gone" {
+		t.Errorf("after Ctrl-C: %q", l)
+	}
+	_, _ = io.WriteString(stdin, "typeof kept\nresponse.url\n.exit\n")
+	_ = stdin.Close()
+	for _, want := range []string{"'undefined'", "'" + srv.URL + "/list/3'"} {
+		if l := next(); l != want {
+			t.Errorf("got %q, want %q", l, want)
+		}
+	}
+	for range lines {
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("shell: %v\n%s", err, stderr.String())
 	}
 }

@@ -279,9 +279,12 @@ func (sh *shell) eval(ctx context.Context, src string, sigs <-chan os.Signal) {
 	case r = <-done:
 	case <-sigs:
 		cancel()
-		sh.repl.Interrupt(200 * time.Millisecond)
+		broke := sh.repl.Interrupt(200 * time.Millisecond)
 		r = <-done
-		if errors.Is(r.err, context.Canceled) {
+		switch {
+		case broke:
+			r.err = fmt.Errorf("interrupted; %w", jsapi.ErrRestarted)
+		case errors.Is(r.err, context.Canceled):
 			r.err = errors.New("interrupted")
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -27,12 +28,13 @@ var ErrRestarted = errors.New("the JS VM was interrupted and restarted: variable
 // REPL evaluates code typed at `jscrawl shell` on the spider's first VM. There, spider is
 // the spider instance, response and request are the last downloaded page and its request,
 // fetch(url) downloads through the crawler and re-binds both, and console writes to the
-// REPL's output. Use a REPL from one goroutine.
+// REPL's output. Use a REPL from one goroutine; only Interrupt may be called from another.
 type REPL struct {
 	s     *Spider
 	print func(string)
 
 	vm      *runtime.VM
+	cur     atomic.Pointer[runtime.VM] // vm, for Interrupt
 	st      *vmState
 	inspect goja.Callable // used on the loop
 	setResp goja.Callable // used on the loop
@@ -59,6 +61,7 @@ func (r *REPL) init() error {
 		return fmt.Errorf("repl: no spider state on the VM")
 	}
 	r.vm, r.st = vm, st
+	r.cur.Store(vm)
 	return vm.Do(context.Background(), func(rt *goja.Runtime) error {
 		f, err := rt.RunProgram(replProg)
 		if err != nil {
@@ -115,11 +118,14 @@ func (r *REPL) Response() *types.Response {
 // it; a promise is awaited first. Top-level await works in a lone expression or a
 // declaration (let x = await fetch(u)); a top-level let or const may be declared again, as
 // in Node's REPL. A thrown error or a rejection is returned as a *runtime.ScriptError, a
-// syntax error as an error naming the line and column. If the VM broke (see Interrupt), it
-// is replaced and ErrRestarted returned.
+// syntax error as an error naming the line and column. If the VM broke while src ran
+// (JS_CALLBACK_TIMEOUT), it is replaced and ErrRestarted returned; a VM broken by
+// Interrupt is replaced before src runs.
 func (r *REPL) Eval(ctx context.Context, src string) (string, error) {
 	if r.vm.Broken() {
-		return "", r.restart()
+		if err := r.restart(); !errors.Is(err, ErrRestarted) {
+			return "", err
+		}
 	}
 	var out string
 	err := r.st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
@@ -158,16 +164,19 @@ func (r *REPL) restart() error {
 }
 
 // Interrupt stops an evaluation whose code runs synchronously (an endless loop): if the VM
-// does not answer within wait, it is interrupted; the next Eval then restarts it. An
-// evaluation only waiting for a promise is left alone (cancel Eval's context instead).
-// Safe from any goroutine.
-func (r *REPL) Interrupt(wait time.Duration) {
-	vm := r.vm
+// does not answer within wait, it is interrupted and Interrupt reports true; the next Eval
+// runs on a fresh VM, without the variables defined so far. An evaluation only waiting for
+// a promise is left alone (cancel Eval's context instead). Call it while Eval runs on
+// another goroutine.
+func (r *REPL) Interrupt(wait time.Duration) bool {
+	vm := r.cur.Load()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	if err := vm.Do(ctx, func(*goja.Runtime) error { return nil }); errors.Is(err, context.DeadlineExceeded) {
 		vm.Interrupt("interrupted (Ctrl-C)")
+		return true
 	}
+	return false
 }
 
 // firstDecl matches a script that starts with a let or const declaration.
