@@ -17,8 +17,9 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Wiring shared by the commands that load a spider or download (parse, shell, fetch,
-// settings, bench); run.go has its own copy of the same steps.
+// Wiring shared by the commands that load a spider or download (run, parse, shell, fetch,
+// settings, bench). run.go still parses its own -s/-a values and applies customSettings
+// itself (it also warns about unknown settings).
 
 // Flags the spider commands share with run.
 func settingFlag() cli.Flag {
@@ -97,8 +98,8 @@ func commandLogger(w io.Writer, settings *types.Settings, stats *engine.Stats) (
 	return slog.New(engine.NewLogHandler(w, lv, stats)), lv
 }
 
-// bundleError turns a runtime.Bundle error into the message run prints: a syntax error
-// shows its line with a caret under the column.
+// bundleError turns a runtime.Bundle error into an exit error: a syntax error shows its
+// line with a caret under the column, as compilers do.
 func bundleError(err error) error {
 	var se *runtime.SyntaxError
 	if errors.As(err, &se) && se.LineText != "" {
