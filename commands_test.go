@@ -378,6 +378,12 @@ func TestShell(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(stdout, "undefined\nGlobals:") || !strings.HasSuffix(stdout, "\n2\n") {
 		t.Errorf("shell without URL: exit code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	// A local file is read, as Scrapy's shell does.
+	page := writeFile(t, t.TempDir(), "page.html", "<html><head><title>Saved</title></head></html>")
+	stdout, stderr, code = jscrawlIn(t, "", "response.css(\"title::text\").get()\nresponse.url.startsWith(\"file:///\")\n", "shell", page)
+	if code != 0 || stdout != "'Saved'\ntrue\n" {
+		t.Errorf("shell FILE: exit code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 	// A fetch that fails is an error in the REPL, not the end of it.
 	stdout, _, code = jscrawlIn(t, "", "fetch(\"http://127.0.0.1:1/\")\n\"still here\"\n", "shell", "-s", "RETRY_ENABLED=false")
 	if code != 0 || !strings.HasPrefix(stdout, "Uncaught ConnectionRefusedError") || !strings.HasSuffix(stdout, "'still here'\n") {
@@ -511,5 +517,15 @@ func TestShellCtrlC(t *testing.T) {
 	}
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("shell: %v\n%s", err, stderr.String())
+	}
+}
+
+func TestVersionVerbose(t *testing.T) {
+	t.Parallel()
+	stdout, _, code := jscrawl(t, "version", "-v")
+	for _, dep := range []string{"\ngo go1.", "\ngithub.com/dop251/goja v", "\ngithub.com/evanw/esbuild v"} {
+		if code != 0 || !strings.Contains(stdout, dep) {
+			t.Errorf("version -v lacks %q: exit code %d\n%s", dep, code, stdout)
+		}
 	}
 }

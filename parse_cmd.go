@@ -241,21 +241,17 @@ func (p *parseSpider) Parse(ctx context.Context, resp *types.Response, emit engi
 	if resp.Request.Depth == 0 {
 		p.parsed.Store(true)
 	}
-	return p.Spider.Parse(ctx, resp, p.record(resp, emit))
+	return p.Spider.Parse(ctx, resp, p.record(resp.Request.Depth+1, emit))
 }
 
 // Errback runs the errback and records its outputs.
 func (p *parseSpider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit) error {
-	return p.Spider.Errback(ctx, f, p.record(f.Response, emit))
+	return p.Spider.Errback(ctx, f, p.record(f.Request.Depth+1, emit))
 }
 
-// record prints each output and passes on the items to pipelines (with --pipelines) and
-// the requests to follow (above the depth limit).
-func (p *parseSpider) record(resp *types.Response, emit engine.Emit) engine.Emit {
-	level := 1
-	if resp != nil && resp.Request != nil {
-		level = resp.Request.Depth + 1
-	}
+// record prints each output of a callback at level (1: the URL's) and passes on the items
+// to pipelines (with --pipelines) and the requests to follow (above the depth limit).
+func (p *parseSpider) record(level int, emit engine.Emit) engine.Emit {
 	return func(o types.Output) {
 		switch {
 		case o.Request != nil:

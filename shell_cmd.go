@@ -7,9 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +22,7 @@ import (
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/jsapi"
 	"github.com/jscrawl/jscrawl/runtime"
+	"github.com/jscrawl/jscrawl/types"
 	"github.com/urfave/cli/v2"
 )
 
@@ -43,9 +48,10 @@ func shellCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "shell",
 		Usage:     "try selectors and spider code interactively: a JavaScript REPL with response, fetch() and your spider",
-		ArgsUsage: "[URL]",
+		ArgsUsage: "[URL|FILE]",
 		Description: `Starts a JavaScript REPL on the crawler's JS runtime. With a URL, it is downloaded first and
-bound to response (and its request to request). fetch(url) downloads another page through
+bound to response (and its request to request); a path to a local file (./page.html) is
+read instead. fetch(url) downloads another page through
 the crawler (settings, -s, the spider's downloader middlewares) and re-binds response. With
 --spider FILE the spider is loaded (its customSettings and -a arguments apply) and bound to
 spider, so its methods can be called on the page.
@@ -58,6 +64,7 @@ on the next line. Errors are printed and the REPL goes on. .help lists what is t
 Examples:
    jscrawl shell https://example.com/
    jscrawl shell https://example.com/ --spider spider.ts -a category=travel
+   jscrawl shell ./saved-page.html
    echo 'response.css("title::text").get()' | jscrawl shell https://example.com/`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "spider", Usage: "load the spider `FILE` and bind it to spider"},
@@ -104,6 +111,21 @@ func shellAction(c *cli.Context) error {
 		}
 		defer spider.Close()
 	}
+	// A local file becomes the response; its file: URL must pass the scheme check of the
+	// Request it carries.
+	var local *types.Response
+	if c.NArg() == 1 {
+		resp, ok, err := localResponse(c.Args().First())
+		if err != nil {
+			return cli.Exit(fmt.Sprintf("shell: %v", err), 1)
+		}
+		if ok {
+			local = resp
+			if err := settings.Set(types.DownloadSchemes, append(slices.Clone(settings.List(types.DownloadSchemes)), "file"), types.PriorityCmdline+1); err != nil {
+				return err
+			}
+		}
+	}
 	opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
 	if m := spider.DownloaderMiddlewares(settings); m != nil {
 		opts = append(opts, engine.WithOrderedDownloaderMiddlewares(m...))
@@ -137,9 +159,16 @@ func shellAction(c *cli.Context) error {
 		sh.loadHistory()
 	}
 	if c.NArg() == 1 {
-		u, _ := json.Marshal(c.Args().First())
-		if _, err := repl.Eval(ctx, "fetch("+string(u)+")"); err != nil {
-			fmt.Fprintf(stderr, "Could not fetch %s: %v\n", c.Args().First(), err)
+		target := c.Args().First()
+		if local != nil {
+			if err := repl.SetResponse(ctx, local); err != nil {
+				return cli.Exit(fmt.Sprintf("shell: %v", err), 1)
+			}
+		} else {
+			u, _ := json.Marshal(target)
+			if _, err := repl.Eval(ctx, "fetch("+string(u)+")"); err != nil {
+				fmt.Fprintf(stderr, "Could not fetch %s: %v\n", target, err)
+			}
 		}
 	}
 	bound := "response is not bound yet: fetch(url) downloads a page"
@@ -341,4 +370,30 @@ func (sh *shell) loadHistory() {
 	if len(sh.history) > 1000 {
 		sh.history = sh.history[len(sh.history)-1000:]
 	}
+}
+
+// localResponse makes a response of a local file, as Scrapy's shell opens ./page.html: ok
+// is false when target is not an existing file path (a URL, for instance).
+func localResponse(target string) (*types.Response, bool, error) {
+	if strings.Contains(target, "://") {
+		return nil, false, nil
+	}
+	if fi, err := os.Stat(target); err != nil || fi.IsDir() {
+		return nil, false, nil
+	}
+	abs, err := filepath.Abs(target)
+	if err != nil {
+		return nil, true, err
+	}
+	body, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, true, err
+	}
+	ct := mime.TypeByExtension(filepath.Ext(abs))
+	if ct == "" {
+		ct = "text/html"
+	}
+	u := (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+	return &types.Response{URL: u, Status: 200, Headers: http.Header{"Content-Type": {ct}}, Body: body,
+		Request: &types.Request{URL: u}}, true, nil
 }
