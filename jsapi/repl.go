@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/dop251/goja"
+	"github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -137,6 +139,13 @@ func (r *REPL) Eval(ctx context.Context, src string) (string, error) {
 		if err != nil {
 			return nil, err
 		}
+		if _, ok := v.Export().(*goja.Promise); ok {
+			// Eval reports a rejection itself: mark it handled, so it is not also logged
+			// as an unhandled rejection.
+			if catch, ok := goja.AssertFunction(v.ToObject(rt).Get("catch")); ok {
+				_, _ = catch(v, rt.ToValue(func(goja.FunctionCall) goja.Value { return goja.Undefined() }))
+			}
+		}
 		return v, nil
 	}, func(v goja.Value) error {
 		if v == nil {
@@ -182,28 +191,106 @@ func (r *REPL) Interrupt(wait time.Duration) bool {
 // firstDecl matches a script that starts with a let or const declaration.
 var firstDecl = regexp.MustCompile(`^(\s*)(?:let|const)(\s)`)
 
-// awaitDecl matches "var NAME = await EXPR" (after firstDecl's rewrite).
-var awaitDecl = regexp.MustCompile(`^\s*var\s+([A-Za-z_$][\w$]*)\s*=\s*(await\b[\s\S]*)$`)
-
 // compileREPL compiles one REPL input: a leading let/const becomes var (so it can be typed
-// again), and code using await at the top level runs in an async function.
+// again), and code using await at the top level runs in an async function (see
+// asyncWrap).
 func compileREPL(src string) (*goja.Program, error) {
 	src = firstDecl.ReplaceAllString(src, "${1}var$2")
 	prog, err := goja.Compile("<shell>", src, false)
 	if err == nil || !strings.Contains(src, "await") {
 		return prog, err
 	}
-	if m := awaitDecl.FindStringSubmatch(src); m != nil {
-		if p, err2 := goja.Compile("<shell>", "var "+m[1]+"; (async () => { "+m[1]+" = "+m[2]+"\n})()", false); err2 == nil {
+	if wrapped, ok := asyncWrap(src); ok {
+		if p, err2 := goja.Compile("<shell>", wrapped, false); err2 == nil {
 			return p, nil
 		}
 	}
-	body := strings.TrimRight(strings.TrimSpace(src), "; \t\n")
-	if p, err2 := goja.Compile("<shell>", "(async () => (\n"+body+"\n))()", false); err2 == nil {
-		return p, nil
-	}
-	if p, err2 := goja.Compile("<shell>", "(async () => {\n"+src+"\n})()", false); err2 == nil {
-		return p, nil
-	}
 	return nil, err
+}
+
+// asyncWrap rewrites src, which uses await at the top level, into an async arrow function
+// called at once, as Node's REPL does: its top-level declarations with initializers become
+// assignments to globals (so they outlive the input), and a last expression statement is
+// returned (so its value is printed).
+func asyncWrap(src string) (string, bool) {
+	const head = "(async () => {\n"
+	wrapped := head + src + "\n})()"
+	prog, err := parser.ParseFile(nil, "", wrapped, 0)
+	if err != nil || len(prog.Body) != 1 {
+		return "", false
+	}
+	es, ok := prog.Body[0].(*ast.ExpressionStatement)
+	if !ok {
+		return "", false
+	}
+	call, ok := es.Expression.(*ast.CallExpression)
+	if !ok {
+		return "", false
+	}
+	arrow, ok := call.Callee.(*ast.ArrowFunctionLiteral)
+	if !ok {
+		return "", false
+	}
+	block, ok := arrow.Body.(*ast.BlockStatement)
+	if !ok {
+		return "", false
+	}
+	type edit struct {
+		at, del int // 0-based offset in wrapped, bytes replaced
+		text    string
+	}
+	var edits []edit
+	declare := func(start, end int, keyword string, list []*ast.Binding) {
+		for _, b := range list {
+			if b.Initializer == nil {
+				return // "let x;" stays local
+			}
+		}
+		edits = append(edits, edit{start, len(keyword), "("}, edit{end, 0, ")"})
+	}
+	prevEnd := len(head)
+	for i, st := range block.List {
+		stStart := prevEnd
+		prevEnd = int(st.Idx1()) - 1
+		switch d := st.(type) {
+		case *ast.LexicalDeclaration:
+			declare(int(d.Idx0())-1, int(d.Idx1())-1, d.Token.String(), d.List)
+		case *ast.VariableStatement:
+			declare(int(d.Idx0())-1, int(d.Idx1())-1, "var", d.List)
+		case *ast.ExpressionStatement:
+			if i == len(block.List)-1 {
+				// The expression's positions leave out its enclosing parentheses: return
+				// from before them.
+				start, end := returnSpan(wrapped, stStart, int(d.Idx0())-1, int(d.Idx1())-1)
+				edits = append(edits, edit{start, 0, "return ("}, edit{end, 0, ")"})
+			}
+		}
+	}
+	for i := len(edits) - 1; i >= 0; i-- {
+		e := edits[i]
+		if e.at < len(head) || e.at+e.del > len(wrapped) {
+			return "", false
+		}
+		wrapped = wrapped[:e.at] + e.text + wrapped[e.at+e.del:]
+	}
+	return wrapped, true
+}
+
+// returnSpan widens the expression wrapped[x0:x1] of the statement that starts at or after
+// from to the parentheses around it, which its positions leave out: from the statement's
+// first character to the first end at or after x1 where the text parses as an expression.
+func returnSpan(wrapped string, from, x0, x1 int) (int, int) {
+	start := from
+	for start < x0 && strings.ContainsRune(" \t\r\n;", rune(wrapped[start])) {
+		start++
+	}
+	for end := x1; end <= len(wrapped); end++ {
+		if _, err := parser.ParseFile(nil, "", "(async () => (\n"+wrapped[start:end]+"\n))", 0); err == nil {
+			return start, end
+		}
+		if end < len(wrapped) && !strings.ContainsRune(") \t\r\n", rune(wrapped[end])) {
+			break
+		}
+	}
+	return x0, x1
 }

@@ -26,7 +26,7 @@
         const isClass = /^class\b/.test(Function.prototype.toString.call(v));
         // Go natives are named after their Go function: show the property name instead.
         let name = v.name || "(anonymous)";
-        if (/[\/(*]/.test(name)) name = key || "(native)";
+        if (/[\/*]/.test(v.name)) name = key || "(native)";
         return (isClass ? "[class " : "[Function: ") + name + "]";
       }
     }
@@ -67,7 +67,19 @@
     const one = prefix + open + " " + parts.join(", ") + " " + close;
     if (one.length <= 76 && one.indexOf("\n") < 0) return one;
     const pad = "  ".repeat(depth + 1);
-    return prefix + open + "\n" + parts.map((p) => pad + p).join(",\n") + "\n" + "  ".repeat(depth) + close;
+    let rows = parts;
+    if (isArr && parts.length > 6 && parts.every((p) => p.length <= 16 && p.indexOf("\n") < 0)) {
+      // Many short values (numbers, short strings): several a row, as Node does.
+      rows = [];
+      let row = "";
+      for (const p of parts) {
+        if (row && pad.length + row.length + p.length + 2 > 80) { rows.push(row.slice(0, -1)); row = ""; }
+        row += p + ", ";
+      }
+      rows.push(row.slice(0, -2));
+      return prefix + open + "\n" + rows.map((r) => pad + r).join("\n") + "\n" + "  ".repeat(depth) + close;
+    }
+    return prefix + open + "\n" + rows.map((p) => pad + p).join(",\n") + "\n" + "  ".repeat(depth) + close;
   }
   const inspect = (v) => show(v, 0, []);
 
