@@ -133,7 +133,7 @@ func (r *REPL) Eval(ctx context.Context, src string) (string, error) {
 	err := r.st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
 		prog, err := compileREPL(src)
 		if err != nil {
-			return nil, err
+			return nil, &runtime.ScriptError{Name: "SyntaxError", Message: strings.TrimPrefix(err.Error(), "SyntaxError: ")}
 		}
 		v, err := rt.RunProgram(prog)
 		if err != nil {

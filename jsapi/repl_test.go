@@ -90,7 +90,7 @@ func TestREPLEval(t *testing.T) {
 		{`throw new TypeError("bad")`, "TypeError: bad"},
 		{`Promise.reject(new Error("rejected"))`, "Error: rejected"},
 		{`fetch("` + closedURL(t) + `")`, "ConnectionRefusedError"},
-		{`1 +* 2`, "SyntaxError"},
+		{`1 +* 2`, "SyntaxError: <shell>: Line 1:4 Unexpected token *"},
 	} {
 		_, err := r.Eval(ctx, tc.src)
 		var se *runtime.ScriptError
