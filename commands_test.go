@@ -121,6 +121,12 @@ func TestFetch(t *testing.T) {
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "connection refused") || !strings.Contains(stderr, closed.URL+"/x") {
 		t.Errorf("fetch of a closed port: exit code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	// --spider: the spider's customSettings apply.
+	spider := writeFile(t, t.TempDir(), "ua.js", `export default class { name = "ua"; customSettings = { USER_AGENT: "spiderbot/3" }; }`)
+	stdout, stderr, code = jscrawl(t, "fetch", "--headers", "--spider", spider, srv.URL+"/latin1")
+	if code != 0 || !strings.Contains(stdout, "\nX-Seen-User-Agent: spiderbot/3\n") {
+		t.Errorf("fetch --spider: exit code %d, stdout %q\n%s", code, stdout, stderr)
+	}
 	_, stderr, code = jscrawl(t, "fetch")
 	if code != 2 || !strings.Contains(stderr, "fetch needs exactly one URL") {
 		t.Errorf("fetch without URL: exit code %d, stderr %q", code, stderr)
@@ -192,6 +198,15 @@ func TestParse(t *testing.T) {
 	slices.Sort(texts)
 	if code != 0 || len(items) != 9 || texts[0] != "item 1.1" || texts[8] != "item 3.3" || len(reqs) != 6 {
 		t.Errorf("parse --depth 2: exit code %d, items %v, %d requests\n%s", code, texts, len(reqs), stderr)
+	}
+
+	stdout, _, code = jscrawl(t, "parse", "--spider", spider, "--depth", "2", "--noitems", srv.URL+"/list/1")
+	if items, reqs := parseLines(t, stdout); code != 0 || len(items) != 0 || len(reqs) != 6 {
+		t.Errorf("parse --noitems: exit code %d, %d items, %d requests", code, len(items), len(reqs))
+	}
+	stdout, _, code = jscrawl(t, "parse", "--spider", spider, "--nolinks", srv.URL+"/list/1")
+	if items, reqs := parseLines(t, stdout); code != 0 || len(items) != 3 || len(reqs) != 0 {
+		t.Errorf("parse --nolinks: exit code %d, %d items, %d requests", code, len(items), len(reqs))
 	}
 
 	// --callback; --pipelines runs the pipelines (dropped items are not printed).

@@ -29,10 +29,13 @@ Examples:
    jscrawl fetch https://example.com/ > page.html
    jscrawl fetch --headers https://example.com/
    jscrawl fetch -s USER_AGENT=mybot/1.0 -s DOWNLOAD_TIMEOUT=10 https://example.com/
-   jscrawl fetch --no-redirect http://example.com/old-page`,
+   jscrawl fetch --no-redirect http://example.com/old-page
+   jscrawl fetch --spider spider.ts https://example.com/   (the spider's settings and middlewares)`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "headers", Usage: "print the status line and the response headers instead of the body"},
 			&cli.BoolFlag{Name: "no-redirect", Usage: "do not follow redirects (REDIRECT_ENABLED=false)"},
+			&cli.StringFlag{Name: "spider", Usage: "download as the spider `FILE` would: its customSettings and downloader middlewares apply"},
+			argFlag(),
 			settingFlag(),
 			logLevelFlag("WARNING"),
 		},
@@ -54,8 +57,32 @@ func fetchAction(c *cli.Context) error {
 	}
 	stdout, stderr := stdio(c)
 	stats := engine.NewStats()
-	logger, _ := commandLogger(stderr, settings, stats)
-	eng := engine.New(idleSpider{}, settings, engine.WithLogger(logger), engine.WithStats(stats))
+	logger, lv := commandLogger(stderr, settings, stats)
+	var eng *engine.Engine
+	if file := c.String("spider"); file != "" {
+		args, err := spiderArgs(c)
+		if err != nil {
+			return err
+		}
+		spider, err := loadSpider(file, args, logger)
+		if err != nil {
+			return err
+		}
+		defer spider.Close()
+		if err := applyCustomSettings(settings, spider, file, lv); err != nil {
+			return err
+		}
+		opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
+		if m := spider.DownloaderMiddlewares(settings); m != nil {
+			opts = append(opts, engine.WithOrderedDownloaderMiddlewares(m...))
+		}
+		eng = engine.New(spider, settings, opts...)
+		if err := spider.Bind(eng); err != nil {
+			return cli.Exit(fmt.Sprintf("%s: %v", file, err), 1)
+		}
+	} else {
+		eng = engine.New(idleSpider{}, settings, engine.WithLogger(logger), engine.WithStats(stats))
+	}
 
 	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -51,6 +51,8 @@ Examples:
 			&cli.StringFlag{Name: "meta", Aliases: []string{"m"}, Usage: "request meta as a `JSON` object"},
 			&cli.StringFlag{Name: "cbkwargs", Usage: "keyword arguments of the callback as a `JSON` object (its second argument)"},
 			&cli.BoolFlag{Name: "pipelines", Usage: "run the spider's item pipelines"},
+			&cli.BoolFlag{Name: "noitems", Usage: "do not print items"},
+			&cli.BoolFlag{Name: "nolinks", Usage: "do not print requests (they are still followed with --depth)"},
 			argFlag(),
 			settingFlag(),
 			logLevelFlag("WARNING"),
@@ -106,7 +108,7 @@ func parseAction(c *cli.Context) error {
 			DontFilter: true},
 		depth:     depth,
 		pipelines: c.Bool("pipelines"),
-		out:       &jsonLineWriter{w: stdout},
+		out:       &jsonLineWriter{w: stdout, noItems: c.Bool("noitems"), noLinks: c.Bool("nolinks")},
 	}
 	opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
 	if m := spider.DownloaderMiddlewares(settings); m != nil {
@@ -278,12 +280,16 @@ type requestJSON struct {
 // jsonLineWriter writes {"kind": value} lines; safe for concurrent use. The first write
 // error is kept in err.
 type jsonLineWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	err error
+	mu               sync.Mutex
+	w                io.Writer
+	err              error
+	noItems, noLinks bool // --noitems, --nolinks
 }
 
 func (j *jsonLineWriter) write(kind string, v any) {
+	if (kind == "item" && j.noItems) || (kind == "request" && j.noLinks) {
+		return
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
