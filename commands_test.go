@@ -544,3 +544,28 @@ func TestVersionVerbose(t *testing.T) {
 		}
 	}
 }
+
+// TestGuideParseExample runs the parse example of docs/guide.md against the demo site and
+// checks the first line it shows.
+func TestGuideParseExample(t *testing.T) {
+	t.Parallel()
+	guide, err := os.ReadFile("docs/guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)### `jscrawl parse`.*?```sh\n(jscrawl parse [^\n]*)\n```\n```text\n([^\n]*)\n").FindSubmatch(guide)
+	if m == nil {
+		t.Fatal("no parse example in docs/guide.md")
+	}
+	srv, err := demosite.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	base := strings.TrimSuffix(srv.URL(), "/")
+	fix := func(s string) string { return strings.ReplaceAll(s, "http://127.0.0.1:8000", base) }
+	stdout, stderr, code := jscrawl(t, strings.Fields(fix(string(m[1])))[1:]...)
+	if first, _, _ := strings.Cut(stdout, "\n"); code != 0 || first != fix(string(m[2])) {
+		t.Errorf("guide's parse example: exit code %d, first line %q, want %q\n%s", code, first, fix(string(m[2])), stderr)
+	}
+}
