@@ -3,6 +3,8 @@
 //	jscrawl run spider.ts -o items.jsonl -s CONCURRENT_REQUESTS=32 -a category=travel
 //	jscrawl run --demo examples/books.ts -o books.jsonl
 //	jscrawl demo --addr 127.0.0.1:8000
+//	jscrawl shell http://127.0.0.1:8000/ --spider examples/books.ts
+//	jscrawl parse http://127.0.0.1:8000/catalogue/page-1.html --spider examples/books.ts
 package main
 
 import (
@@ -41,7 +43,8 @@ func newApp() *cli.App {
 		}
 		return cli.Exit(fmt.Sprintf("%v (see %s --help)", err, name), 2)
 	}
-	cmds := []*cli.Command{runCommand(), newCommand(), demoCommand(), typesCommand(), versionCommand()}
+	cmds := []*cli.Command{runCommand(), shellCommand(), fetchCommand(), parseCommand(), newCommand(),
+		bundleCommand(), benchCommand(), settingsCommand(), demoCommand(), typesCommand(), versionCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = usage
 	}

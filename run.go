@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,8 +18,6 @@ import (
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/feed"
 	"github.com/jscrawl/jscrawl/examples/demosite"
-	"github.com/jscrawl/jscrawl/jsapi"
-	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
 	"github.com/urfave/cli/v2"
 )
@@ -198,19 +195,9 @@ func runAction(c *cli.Context) error {
 		logger.Info("Demo site running at " + srv.URL())
 	}
 
-	prog, err := runtime.Bundle(file, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	spider, err := loadSpider(file, args, logger)
 	if err != nil {
-		var se *runtime.SyntaxError
-		if errors.As(err, &se) && se.LineText != "" {
-			// Show the line and a caret under the column, as compilers do.
-			col := min(max(se.Column-1, 0), len(se.LineText))
-			return cli.Exit(fmt.Sprintf("%v\n    %s\n    %s^", err, se.LineText, strings.Repeat(" ", col)), 1)
-		}
-		return cli.Exit(err.Error(), 1)
-	}
-	spider, err := jsapi.Load(prog, jsapi.Options{Args: args, Logger: logger})
-	if err != nil {
-		return cli.Exit(fmt.Sprintf("%s: %v", file, err), 1)
+		return err
 	}
 	defer spider.Close()
 

@@ -327,3 +327,28 @@ func TestReservationsKeepWaitOpen(t *testing.T) {
 		t.Fatal("reservation did not run")
 	}
 }
+
+func TestIncomplete(t *testing.T) {
+	t.Parallel()
+	for src, want := range map[string]bool{
+		"function f() {":        true,
+		"[1,":                   true,
+		"`abc":                  true,
+		"/* comment":            true,
+		"a +":                   true,
+		"foo(":                  true,
+		"let x = ":              true,
+		"x.":                    true,
+		"({a: 1":                true,
+		"1 + 1":                 false,
+		"":                      false,
+		"}":                     false, // an error more input cannot fix
+		"a b":                   false,
+		`"unterminated`:         false,
+		"function f() {\n}\nf(": true,
+	} {
+		if got := runtime.Incomplete(src); got != want {
+			t.Errorf("Incomplete(%q) = %v, want %v", src, got, want)
+		}
+	}
+}

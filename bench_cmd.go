@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/jsapi"
+	"github.com/jscrawl/jscrawl/runtime"
+	"github.com/jscrawl/jscrawl/types"
+	"github.com/urfave/cli/v2"
+)
+
+// benchSpider follows every link of the synthetic site, as scrapy bench's spider does.
+const benchSpider = `import { Request, Spider } from "jscrawl";
+export default class BenchSpider extends Spider {
+  name = "bench";
+  baseUrl = "";
+  *start() { yield new Request(this.baseUrl + "/page/0"); }
+  *parse(response) {
+    for (const href of response.css("a::attr(href)").getall()) yield response.follow(href);
+  }
+}
+`
+
+// benchPages is the number of pages of the synthetic site and benchLinks the links on each.
+const (
+	benchPages = 100000
+	benchLinks = 20
+)
+
+func benchCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "bench",
+		Usage: "measure how fast this machine crawls: a local link site and a link-following spider",
+		Description: `Serves a synthetic site in-process (100,000 pages of 20 links each, no network involved) and
+crawls it with a built-in spider that follows every link, for --timeout seconds
+(CLOSESPIDER_TIMEOUT). The log prints "Crawled N pages (at X pages/min)" every second, as
+scrapy bench does; the summary line goes to stdout. -s changes settings such as
+CONCURRENT_REQUESTS or JS_VMS to compare configurations.
+
+Examples:
+   jscrawl bench
+   jscrawl bench --timeout 30
+   jscrawl bench -s CONCURRENT_REQUESTS=64 -s JS_VMS=2`,
+		Flags: []cli.Flag{
+			&cli.Float64Flag{Name: "timeout", Value: 10, Usage: "crawl for `SECONDS` (CLOSESPIDER_TIMEOUT)"},
+			settingFlag(),
+			logLevelFlag("INFO"),
+		},
+		Action: benchAction,
+	}
+}
+
+func benchAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError("bench takes no arguments (got %q); see jscrawl bench --help", c.Args().First())
+	}
+	if c.Float64("timeout") <= 0 {
+		return usageError("--timeout %v: want a number of seconds above 0", c.Float64("timeout"))
+	}
+	settings, err := commandSettings(c, "INFO")
+	if err != nil {
+		return err
+	}
+	for k, v := range map[string]any{
+		types.CloseSpiderTimeout: c.Float64("timeout"),
+		types.LogStatsInterval:   1.0,
+	} {
+		if err := settings.Set(k, v, types.PrioritySpider); err != nil {
+			return err
+		}
+	}
+	stdout, stderr := stdio(c)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("bench: start the local site: %v", err), 1)
+	}
+	srv := &http.Server{Handler: benchSite(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	base := "http://" + ln.Addr().String()
+
+	stats := engine.NewStats()
+	logger, _ := commandLogger(stderr, settings, stats)
+	logger.Info("Bench site running at " + base)
+	prog, err := runtime.BundleSource("bench.js", benchSpider, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("bench: %v", err), 1)
+	}
+	spider, err := jsapi.Load(prog, jsapi.Options{Args: map[string]string{"baseUrl": base}, Logger: logger})
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("bench: %v", err), 1)
+	}
+	defer spider.Close()
+	eng := engine.New(spider, settings, engine.WithLogger(logger), engine.WithStats(stats))
+	if err := spider.Bind(eng); err != nil {
+		return cli.Exit(fmt.Sprintf("bench: %v", err), 1)
+	}
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := eng.Run(ctx); err != nil {
+		return cli.Exit(fmt.Sprintf("bench could not run: %v", err), 1)
+	}
+	pages := stats.Int("response_received_count")
+	secs, _ := stats.Get("elapsed_time_seconds").(float64)
+	rate := 0.0
+	if secs > 0 {
+		rate = float64(pages) / secs * 60
+	}
+	fmt.Fprintf(stdout, "Bench: %d pages in %.1f s (%.0f pages/min), %d requests scheduled, %d errors, finish reason %v\n",
+		pages, secs, rate, stats.Int("scheduler/enqueued"), stats.Int("log_count/ERROR"), stats.Get("finish_reason"))
+	if ctx.Err() != nil {
+		return cli.Exit("bench: interrupted", 130)
+	}
+	return nil
+}
+
+// benchSite serves /page/N: a small HTML page with benchLinks links to other pages spread
+// over benchPages (a fixed permutation, so the crawl sees new pages for a long time).
+func benchSite() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /page/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, err := strconv.Atoi(r.PathValue("n"))
+		if err != nil || n < 0 || n >= benchPages {
+			http.NotFound(w, r)
+			return
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "<!DOCTYPE html><html><head><title>Page %d</title></head><body><h1>Page %d</h1><ul>\n", n, n)
+		for i := 1; i <= benchLinks; i++ {
+			next := (n*benchLinks + i*7919) % benchPages
+			fmt.Fprintf(&b, "<li><a href=\"/page/%d\">page %d</a></li>\n", next, next)
+		}
+		b.WriteString("</ul></body></html>\n")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(b.String()))
+	})
+	return mux
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/types"
+	"github.com/urfave/cli/v2"
+)
+
+func fetchCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "fetch",
+		Usage:     "download a URL with the crawler's downloader and print the body",
+		ArgsUsage: "URL",
+		Description: `Downloads URL as a spider would (USER_AGENT, DEFAULT_REQUEST_HEADERS, redirects, retries,
+DOWNLOAD_TIMEOUT) and writes the body to stdout, after content decoding (gzip, deflate, br)
+and without charset conversion. Logs go to stderr (WARNING and above unless -L says otherwise).
+
+A response of any status is printed and the exit code is 0, as Scrapy's fetch; a download
+that fails (DNS, refused connection, timeout) exits with 1 and says why.
+
+Examples:
+   jscrawl fetch https://example.com/ > page.html
+   jscrawl fetch --headers https://example.com/
+   jscrawl fetch -s USER_AGENT=mybot/1.0 -s DOWNLOAD_TIMEOUT=10 https://example.com/
+   jscrawl fetch --no-redirect http://example.com/old-page
+   jscrawl fetch --spider spider.ts https://example.com/   (the spider's settings and middlewares)`,
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "headers", Usage: "print the status line and the response headers instead of the body"},
+			&cli.BoolFlag{Name: "no-redirect", Usage: "do not follow redirects (REDIRECT_ENABLED=false)"},
+			&cli.StringFlag{Name: "spider", Usage: "download as the spider `FILE` would: its customSettings and downloader middlewares apply"},
+			argFlag(),
+			settingFlag(),
+			logLevelFlag("WARNING"),
+		},
+		Action: fetchAction,
+	}
+}
+
+func fetchAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageError("fetch needs exactly one URL (got %d): jscrawl fetch https://example.com/", c.NArg())
+	}
+	rawURL := c.Args().First()
+	settings, err := commandSettings(c, "WARNING")
+	if err != nil {
+		return err
+	}
+	if c.Bool("no-redirect") {
+		_ = settings.Set(types.RedirectEnabled, false, types.PriorityCmdline)
+	}
+	stdout, stderr := stdio(c)
+	stats := engine.NewStats()
+	logger, lv := commandLogger(stderr, settings, stats)
+	var eng *engine.Engine
+	if file := c.String("spider"); file != "" {
+		args, err := spiderArgs(c)
+		if err != nil {
+			return err
+		}
+		spider, err := loadSpider(file, args, logger)
+		if err != nil {
+			return err
+		}
+		defer spider.Close()
+		if err := applyCustomSettings(settings, spider, file, lv); err != nil {
+			return err
+		}
+		opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
+		if m := spider.DownloaderMiddlewares(settings); m != nil {
+			opts = append(opts, engine.WithOrderedDownloaderMiddlewares(m...))
+		}
+		eng = engine.New(spider, settings, opts...)
+		if err := spider.Bind(eng); err != nil {
+			return cli.Exit(fmt.Sprintf("%s: %v", file, err), 1)
+		}
+	} else {
+		eng = engine.New(idleSpider{}, settings, engine.WithLogger(logger), engine.WithStats(stats))
+	}
+
+	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	resp, err := eng.Download(ctx, &types.Request{URL: rawURL})
+	if err != nil {
+		if ctx.Err() != nil {
+			return cli.Exit("fetch: interrupted", 130)
+		}
+		return cli.Exit(fmt.Sprintf("%v (is the URL right and the site reachable? -s DOWNLOAD_TIMEOUT=SECONDS allows more time)", err), 1)
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		logger.Warn(fmt.Sprintf("%s answered with status %d", resp.URL, resp.Status))
+	}
+	if c.Bool("headers") {
+		_, err = fmt.Fprint(stdout, formatHeaders(resp))
+	} else {
+		_, err = stdout.Write(resp.Body)
+	}
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("fetch: write: %v", err), 1)
+	}
+	return nil
+}
+
+// formatHeaders renders the status line ("200 OK") and the headers, one "Name: value" a
+// line in name order.
+func formatHeaders(resp *types.Response) string {
+	s := fmt.Sprintf("%d %s\n", resp.Status, http.StatusText(resp.Status))
+	keys := make([]string, 0, len(resp.Headers))
+	for k := range resp.Headers {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range resp.Headers[k] {
+			s += k + ": " + v + "\n"
+		}
+	}
+	return s
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/types"
+	"github.com/urfave/cli/v2"
+)
+
+func settingsCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "settings",
+		Usage: "print the settings a crawl would run with",
+		Description: `Prints every setting with its value: the defaults, overridden by a spider's customSettings
+(--spider FILE) and by -s KEY=VALUE, as "jscrawl run" applies them. Values are JSON; a table
+by default, one JSON object with --json. --get KEY prints one value (text as is, anything
+else as JSON).
+
+Examples:
+   jscrawl settings
+   jscrawl settings --get CONCURRENT_REQUESTS
+   jscrawl settings --spider spider.ts --get DOWNLOAD_DELAY
+   jscrawl settings -s CONCURRENT_REQUESTS=32 --json`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "get", Usage: "print the value of the setting `KEY` only"},
+			&cli.BoolFlag{Name: "json", Usage: "print all settings as one JSON object"},
+			&cli.StringFlag{Name: "spider", Usage: "apply the customSettings of the spider `FILE`"},
+			argFlag(),
+			settingFlag(),
+		},
+		Action: settingsAction,
+	}
+}
+
+func settingsAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usageError("settings takes no arguments (got %q): use --spider FILE for a spider's settings", c.Args().First())
+	}
+	settings, err := commandSettings(c, "")
+	if err != nil {
+		return err
+	}
+	stdout, stderr := stdio(c)
+	if file := c.String("spider"); file != "" {
+		args, err := spiderArgs(c)
+		if err != nil {
+			return err
+		}
+		logger, _ := commandLogger(stderr, settings, engine.NewStats())
+		spider, err := loadSpider(file, args, logger)
+		if err != nil {
+			return err
+		}
+		defer spider.Close()
+		if err := applyCustomSettings(settings, spider, file, nil); err != nil {
+			return err
+		}
+	}
+	if key := c.String("get"); key != "" {
+		v := settings.Get(key)
+		if v == nil && !settings.Known(key) {
+			return cli.Exit(fmt.Sprintf("settings: unknown setting %s (jscrawl settings lists them all)", key), 1)
+		}
+		if s, ok := v.(string); ok {
+			fmt.Fprintln(stdout, s)
+			return nil
+		}
+		fmt.Fprintln(stdout, settingJSON(v))
+		return nil
+	}
+	if c.Bool("json") {
+		all := map[string]any{}
+		for _, k := range settings.Keys() {
+			all[k] = settings.Get(k)
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(all)
+	}
+	return settingsTable(stdout, settings)
+}
+
+// settingsTable writes KEY VALUE rows, sorted by key.
+func settingsTable(w io.Writer, settings *types.Settings) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tVALUE")
+	for _, k := range settings.Keys() {
+		fmt.Fprintf(tw, "%s\t%s\n", k, settingJSON(settings.Get(k)))
+	}
+	return tw.Flush()
+}
+
+func settingJSON(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
