@@ -100,13 +100,13 @@ func TestFetch(t *testing.T) {
 	}
 	// Options after the URL; redirects are followed.
 	stdout, stderr, code = jscrawl(t, "fetch", srv.URL+"/old", "--headers", "-s", "USER_AGENT=testbot/1.0")
-	if code != 0 || !strings.HasPrefix(stdout, "200 OK\n") ||
+	if code != 0 || !strings.HasPrefix(stdout, "HTTP/1.1 200 OK\n") ||
 		!strings.Contains(stdout, "\nContent-Type: text/html; charset=iso-8859-1\n") ||
 		!strings.Contains(stdout, "\nX-Seen-User-Agent: testbot/1.0\n") || strings.Contains(stdout, "caf") {
 		t.Errorf("fetch --headers: exit code %d, stdout %q\n%s", code, stdout, stderr)
 	}
 	stdout, _, code = jscrawl(t, "fetch", "--no-redirect", "--headers", srv.URL+"/old")
-	if code != 0 || !strings.HasPrefix(stdout, "302 Found\n") || !strings.Contains(stdout, "\nLocation: /latin1\n") {
+	if code != 0 || !strings.HasPrefix(stdout, "HTTP/1.1 302 Found\n") || !strings.Contains(stdout, "\nLocation: /latin1\n") {
 		t.Errorf("fetch --no-redirect: exit code %d, stdout %q", code, stdout)
 	}
 	// A 404 is printed, with a warning, and exits 0 (Scrapy's fetch).

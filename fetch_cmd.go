@@ -107,10 +107,13 @@ func fetchAction(c *cli.Context) error {
 	return nil
 }
 
-// formatHeaders renders the status line ("200 OK") and the headers, one "Name: value" a
-// line in name order.
+// formatHeaders renders the status line ("HTTP/1.1 200 OK", without the protocol when it
+// is unknown) and the headers, one "Name: value" a line in name order.
 func formatHeaders(resp *types.Response) string {
 	s := fmt.Sprintf("%d %s\n", resp.Status, http.StatusText(resp.Status))
+	if resp.Protocol != "" {
+		s = resp.Protocol + " " + s
+	}
 	keys := make([]string, 0, len(resp.Headers))
 	for k := range resp.Headers {
 		keys = append(keys, k)

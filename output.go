@@ -71,9 +71,9 @@ func logHandler(format string, w io.Writer, level slog.Leveler, stats *engine.St
 	return nil, fmt.Errorf("LOG_FORMAT %q: want text or json", format)
 }
 
-// isTerminal reports whether w is a terminal (a character device).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether v (a writer or reader) is a terminal (a character device).
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
 	if !ok {
 		return false
 	}

@@ -190,15 +190,6 @@ type shell struct {
 	histFile    string
 }
 
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 func (sh *shell) prompt(s string) {
 	if sh.interactive {
 		fmt.Fprint(sh.stderr, s)
