@@ -99,7 +99,8 @@ type Engine struct {
 	sched     Scheduler
 	dlmws     []OrderedMiddleware
 
-	downloader Downloader // compiled chain, also used by Download
+	downloader Downloader      // compiled chain, also used by Download
+	slots      *SlotDownloader // the bottom of the chain, above the HTTP downloader
 	inFilters  []SpiderInputFilter
 	outFilters []SpiderOutputFilter
 
@@ -178,7 +179,8 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	if e.sched == nil {
 		e.sched = NewMemoryScheduler(settings, nil, e.stats, e.logger)
 	}
-	e.downloader = Chain(NewSlotDownloader(settings, NewHTTPDownloader(settings, e.client, e.stats)), e.downloaderChain()...)
+	e.slots = NewSlotDownloader(settings, NewHTTPDownloader(settings, e.client, e.stats), SlotLogger(e.logger))
+	e.downloader = Chain(e.slots, e.downloaderChain()...)
 	var domains []string
 	if ad, ok := spider.(interface{ AllowedDomains() []string }); ok {
 		domains = ad.AllowedDomains()
@@ -560,10 +562,13 @@ func builtinNames[T any](bs []builtin[T]) string {
 	return strings.Join(names, ", ")
 }
 
-// downloaderChain is the built-in RetryMiddleware (550) and the added middlewares, sorted by
-// order number (DOWNLOADER_MIDDLEWARES moves or disables the built-in).
+// downloaderChain is the built-in downloader middlewares and the added ones, sorted by
+// order number (DOWNLOADER_MIDDLEWARES moves or disables a built-in).
 func (e *Engine) downloaderChain() []DownloaderMiddleware {
-	bs := []builtin[DownloaderMiddleware]{{"RetryMiddleware", 550, NewRetryMiddleware(e.settings, e.stats, e.logger)}}
+	bs := []builtin[DownloaderMiddleware]{
+		{"RobotsTxtMiddleware", 100, NewRobotsTxtMiddleware(e.settings, e.stats, e.logger, e.slots)},
+		{"RetryMiddleware", 550, NewRetryMiddleware(e.settings, e.stats, e.logger, e.slots)},
+	}
 	for _, m := range e.dlmws {
 		bs = append(bs, builtin[DownloaderMiddleware]{"", m.Order, m.M})
 	}

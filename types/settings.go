@@ -13,42 +13,52 @@ import (
 
 // Setting keys, verbatim from Scrapy where Scrapy has them.
 const (
-	BotName                     = "BOT_NAME"
-	CloseSpiderItemCount        = "CLOSESPIDER_ITEMCOUNT"
-	CloseSpiderPageCount        = "CLOSESPIDER_PAGECOUNT"
-	CloseSpiderTimeout          = "CLOSESPIDER_TIMEOUT"
-	CloseSpiderErrorCount       = "CLOSESPIDER_ERRORCOUNT"
-	ConcurrentItems             = "CONCURRENT_ITEMS"
-	ConcurrentRequests          = "CONCURRENT_REQUESTS"
-	ConcurrentRequestsPerDomain = "CONCURRENT_REQUESTS_PER_DOMAIN"
-	DefaultRequestHeaders       = "DEFAULT_REQUEST_HEADERS"
-	DepthLimit                  = "DEPTH_LIMIT"
-	DepthPriority               = "DEPTH_PRIORITY"
-	DepthStatsVerbose           = "DEPTH_STATS_VERBOSE"
-	DownloadDelay               = "DOWNLOAD_DELAY"
-	DownloadMaxSize             = "DOWNLOAD_MAXSIZE"
-	DownloadSchemes             = "DOWNLOAD_SCHEMES"
-	DownloadTimeout             = "DOWNLOAD_TIMEOUT"
-	DupeFilterDebug             = "DUPEFILTER_DEBUG"
-	Feeds                       = "FEEDS"
-	HTTPErrorAllowAll           = "HTTPERROR_ALLOW_ALL"
-	HTTPErrorAllowedCodes       = "HTTPERROR_ALLOWED_CODES"
-	JSCallbackTimeout           = "JS_CALLBACK_TIMEOUT"
-	JSVMs                       = "JS_VMS"
-	LogLevel                    = "LOG_LEVEL"
-	LogStatsInterval            = "LOGSTATS_INTERVAL"
-	RandomizeDownloadDelay      = "RANDOMIZE_DOWNLOAD_DELAY"
-	RedirectEnabled             = "REDIRECT_ENABLED"
-	RedirectMaxTimes            = "REDIRECT_MAX_TIMES"
-	RetryEnabled                = "RETRY_ENABLED"
-	RetryHTTPCodes              = "RETRY_HTTP_CODES"
-	RetryTimes                  = "RETRY_TIMES"
-	RobotsTxtObey               = "ROBOTSTXT_OBEY"
-	SchedulerMemoryQueue        = "SCHEDULER_MEMORY_QUEUE"
-	DownloaderMiddlewares       = "DOWNLOADER_MIDDLEWARES"
-	SpiderMiddlewares           = "SPIDER_MIDDLEWARES"
-	URLLengthLimit              = "URLLENGTH_LIMIT"
-	UserAgent                   = "USER_AGENT"
+	AutoThrottleEnabled           = "AUTOTHROTTLE_ENABLED"
+	AutoThrottleStartDelay        = "AUTOTHROTTLE_START_DELAY"
+	AutoThrottleMaxDelay          = "AUTOTHROTTLE_MAX_DELAY"
+	AutoThrottleTargetConcurrency = "AUTOTHROTTLE_TARGET_CONCURRENCY"
+	AutoThrottleDebug             = "AUTOTHROTTLE_DEBUG"
+	BotName                       = "BOT_NAME"
+	CloseSpiderItemCount          = "CLOSESPIDER_ITEMCOUNT"
+	CloseSpiderPageCount          = "CLOSESPIDER_PAGECOUNT"
+	CloseSpiderTimeout            = "CLOSESPIDER_TIMEOUT"
+	CloseSpiderErrorCount         = "CLOSESPIDER_ERRORCOUNT"
+	ConcurrentItems               = "CONCURRENT_ITEMS"
+	ConcurrentRequests            = "CONCURRENT_REQUESTS"
+	ConcurrentRequestsPerDomain   = "CONCURRENT_REQUESTS_PER_DOMAIN"
+	DefaultRequestHeaders         = "DEFAULT_REQUEST_HEADERS"
+	DepthLimit                    = "DEPTH_LIMIT"
+	DepthPriority                 = "DEPTH_PRIORITY"
+	DepthStatsVerbose             = "DEPTH_STATS_VERBOSE"
+	DownloadDelay                 = "DOWNLOAD_DELAY"
+	DownloadMaxSize               = "DOWNLOAD_MAXSIZE"
+	DownloadSchemes               = "DOWNLOAD_SCHEMES"
+	DownloadSlots                 = "DOWNLOAD_SLOTS"
+	DownloadTimeout               = "DOWNLOAD_TIMEOUT"
+	DupeFilterDebug               = "DUPEFILTER_DEBUG"
+	Feeds                         = "FEEDS"
+	HTTPErrorAllowAll             = "HTTPERROR_ALLOW_ALL"
+	HTTPErrorAllowedCodes         = "HTTPERROR_ALLOWED_CODES"
+	JSCallbackTimeout             = "JS_CALLBACK_TIMEOUT"
+	JSVMs                         = "JS_VMS"
+	LogLevel                      = "LOG_LEVEL"
+	LogStatsInterval              = "LOGSTATS_INTERVAL"
+	RandomizeDownloadDelay        = "RANDOMIZE_DOWNLOAD_DELAY"
+	RedirectEnabled               = "REDIRECT_ENABLED"
+	RedirectMaxTimes              = "REDIRECT_MAX_TIMES"
+	RetryEnabled                  = "RETRY_ENABLED"
+	RetryBackoffBase              = "RETRY_BACKOFF_BASE"
+	RetryBackoffMax               = "RETRY_BACKOFF_MAX"
+	RetryHTTPCodes                = "RETRY_HTTP_CODES"
+	RetryTimes                    = "RETRY_TIMES"
+	RobotsTxtCrawlDelayMax        = "ROBOTSTXT_CRAWL_DELAY_MAX"
+	RobotsTxtObey                 = "ROBOTSTXT_OBEY"
+	RobotsTxtUserAgent            = "ROBOTSTXT_USER_AGENT"
+	SchedulerMemoryQueue          = "SCHEDULER_MEMORY_QUEUE"
+	DownloaderMiddlewares         = "DOWNLOADER_MIDDLEWARES"
+	SpiderMiddlewares             = "SPIDER_MIDDLEWARES"
+	URLLengthLimit                = "URLLENGTH_LIMIT"
+	UserAgent                     = "USER_AGENT"
 )
 
 // Version is jscrawl's version, used in the default USER_AGENT.
@@ -83,6 +93,11 @@ type Def struct {
 
 // Defs lists every setting jscrawl knows, with Scrapy's defaults where Scrapy has the key.
 var Defs = []Def{
+	{AutoThrottleDebug, KindBool, false, "log every AutoThrottle delay change"},
+	{AutoThrottleEnabled, KindBool, false, "adapt each slot's delay to the server's latency"},
+	{AutoThrottleMaxDelay, KindDuration, 60.0, "highest delay AutoThrottle sets"},
+	{AutoThrottleStartDelay, KindDuration, 5.0, "AutoThrottle's first delay per slot"},
+	{AutoThrottleTargetConcurrency, KindFloat, 1.0, "downloads AutoThrottle aims to have in flight per slot"},
 	{BotName, KindString, "jscrawl", "the bot's name"},
 	{CloseSpiderItemCount, KindInt, 0, "close the spider after this many items (0: never)"},
 	{CloseSpiderPageCount, KindInt, 0, "close the spider after this many responses (0: never)"},
@@ -101,6 +116,7 @@ var Defs = []Def{
 	{DownloadDelay, KindDuration, 0.0, "seconds between downloads from the same slot"},
 	{DownloadMaxSize, KindInt, 1 << 30, "largest response body in bytes (0: no limit)"},
 	{DownloadSchemes, KindList, []any{"http", "https"}, "URL schemes a spider may request"},
+	{DownloadSlots, KindMap, map[string]any{}, "host glob → {concurrency, delay, randomizeDelay} for matching slots"},
 	{DownloadTimeout, KindDuration, 180.0, "seconds a download may take in all"},
 	{DupeFilterDebug, KindBool, false, "log every filtered duplicate, not just the first"},
 	{Feeds, KindMap, map[string]any{}, "feed URI → {format, overwrite, fields, ...}"},
@@ -114,9 +130,13 @@ var Defs = []Def{
 	{RedirectEnabled, KindBool, true, "follow HTTP redirects"},
 	{RedirectMaxTimes, KindInt, 20, "redirects followed per request"},
 	{RetryEnabled, KindBool, true, "retry failed downloads"},
+	{RetryBackoffBase, KindDuration, 1.0, "seconds before the first retry, doubled for each further one (±50% jitter)"},
+	{RetryBackoffMax, KindDuration, 60.0, "longest wait before a retry, Retry-After included"},
 	{RetryHTTPCodes, KindList, []any{500, 502, 503, 504, 522, 524, 408, 429}, "statuses that are retried"},
 	{RetryTimes, KindInt, 2, "retries per request, after the first try"},
-	{RobotsTxtObey, KindBool, false, "obey robots.txt"},
+	{RobotsTxtCrawlDelayMax, KindDuration, 60.0, "longest robots.txt Crawl-delay honoured"},
+	{RobotsTxtObey, KindBool, true, "obey robots.txt"},
+	{RobotsTxtUserAgent, KindString, "", "user agent matched against robots.txt groups (empty: the first product token of USER_AGENT)"},
 	{SchedulerMemoryQueue, KindString, "lifo", "order within one priority: lifo (depth-first, as Scrapy) or fifo"},
 	{DownloaderMiddlewares, KindMap, map[string]any{}, "built-in downloader middleware name → order number, or null to disable it"},
 	{SpiderMiddlewares, KindMap, map[string]any{}, "built-in spider middleware name → order number, or null to disable it"},
