@@ -211,7 +211,9 @@ func TestStdoutOnlyItems(t *testing.T) {
 	for k, want := range map[string]any{
 		"item_scraped_count":                   float64(20),
 		"finish_reason":                        "finished",
-		"downloader/response_status_count/200": float64(1),
+		"downloader/response_status_count/200": float64(2), // the page and robots.txt (ROBOTSTXT_OBEY is on by default)
+		"robotstxt/request_count":              float64(1),
+		"robotstxt/response_count":             float64(1),
 	} {
 		if stats[k] != want {
 			t.Errorf("stats[%q] = %v, want %v", k, stats[k], want)

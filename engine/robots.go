@@ -14,8 +14,8 @@ import (
 	"github.com/jscrawl/jscrawl/types"
 )
 
-// robotsErrorTTL is how long a robots.txt that answered 5xx or could not be fetched counts
-// as "disallow all" before it is fetched again.
+// robotsErrorTTL is how long the verdict on a robots.txt that answered 5xx (disallow all)
+// or could not be fetched (allow all) stands before it is fetched again.
 const robotsErrorTTL = 60 * time.Second
 
 // RobotsTxtMiddleware drops requests that the site's robots.txt disallows for our user
@@ -26,8 +26,10 @@ const robotsErrorTTL = 60 * time.Second
 // wait for that one fetch, and the rules stay in memory for the crawl. A 2xx is parsed
 // (github.com/temoto/robotstxt) and the group of the user agent applied: ROBOTSTXT_USER_AGENT,
 // else the request's User-Agent header, else USER_AGENT, reduced to its first product token
-// ("jscrawl" from "jscrawl/0.1.0 (+https://...)"). A 4xx allows everything. A 5xx or a
-// network error disallows everything for a minute, after which robots.txt is fetched again.
+// ("jscrawl" from "jscrawl/0.1.0 (+https://...)"). A 4xx allows everything. A 5xx (after
+// the RetryMiddleware's retries) disallows everything for a minute, after which robots.txt
+// is fetched again. A network error lets requests through for a minute, so each fails (or
+// not) with its own error, as Scrapy does, then robots.txt is fetched again.
 // The group's Crawl-delay becomes the slot's minimum delay (SlotDownloader.SetMinDelay), at
 // most ROBOTSTXT_CRAWL_DELAY_MAX.
 //
@@ -203,10 +205,13 @@ func (m *RobotsTxtMiddleware) fetch(ctx context.Context, origin string, next Dow
 		return nil, time.Time{}
 	}
 	if err != nil {
+		// The site could not be reached. Let its requests through, so that each fails (or
+		// succeeds) with its own download error rather than a robots.txt one, and ask again
+		// after a while.
 		name := ErrorName(err)
 		m.stats.Inc("robotstxt/exception_count/"+name, 1)
-		m.logger.Error(fmt.Sprintf("Error downloading %s: %v", reqString(r), err))
-		return robotsDisallowAll, time.Now().Add(m.errorTTL)
+		m.logger.Warn(fmt.Sprintf("Error downloading %s, allowing the site for %s: %v", reqString(r), m.errorTTL, err))
+		return robotsAllowAll, time.Now().Add(m.errorTTL)
 	}
 	m.stats.Inc("robotstxt/response_count", 1)
 	m.stats.Inc("robotstxt/response_status_count/"+itoa(resp.Status), 1)
