@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"slices"
 	"strconv"
@@ -121,9 +120,8 @@ func (m *RetryMiddleware) backoff(n int) time.Duration {
 	if m.base <= 0 {
 		return 0
 	}
-	d := float64(m.base) * float64(uint64(1)<<min(n-1, 62))
-	d *= 0.5 + rand.Float64()
-	return time.Duration(min(d, float64(m.maxWait)))
+	d := float64(m.base) * float64(uint64(1)<<min(max(n-1, 0), 62))
+	return min(jitter(time.Duration(min(d, float64(1<<62)))), m.maxWait)
 }
 
 // retryAfter parses a Retry-After value, delta seconds or an HTTP date, as a wait from now.

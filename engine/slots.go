@@ -334,7 +334,7 @@ func (d *SlotDownloader) wait(ctx context.Context, s *slot) error {
 	}
 	d.mu.Unlock()
 	if s.randomize {
-		delay = time.Duration(float64(delay) * (0.5 + rand.Float64()))
+		delay = jitter(delay)
 	}
 	for {
 		d.mu.Lock()
@@ -357,6 +357,11 @@ func (d *SlotDownloader) wait(ctx context.Context, s *slot) error {
 	}
 	s.lastStart = time.Now()
 	return nil
+}
+
+// jitter returns d times a random factor in [0.5, 1.5) (Scrapy: RANDOMIZE_DOWNLOAD_DELAY).
+func jitter(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * (0.5 + rand.Float64()))
 }
 
 func later(a, b time.Time) time.Time {
