@@ -76,11 +76,11 @@ func TestSlotOverrideMatching(t *testing.T) {
 	d := NewSlotDownloader(settingsWith(t, map[string]any{
 		types.ConcurrentRequestsPerDomain: 8, types.DownloadDelay: 0.5,
 		types.DownloadSlots: map[string]any{
-			"*.example.com":     map[string]any{"concurrency": 2.0, "delay": 1.5},
-			"api.example.com":   map[string]any{"concurrency": 1.0},
-			"*":                 map[string]any{"delay": 0.0, "randomize_delay": false},
+			"*.example.com":      map[string]any{"concurrency": 2.0, "delay": 1.5},
+			"api.example.com":    map[string]any{"concurrency": 1.0},
+			"*":                  map[string]any{"delay": 0.0, "randomize_delay": false},
 			"static.example.o?g": map[string]any{"concurrency": 5.0},
-			"[bad":              map[string]any{"concurrency": 9.0},
+			"[bad":               map[string]any{"concurrency": 9.0},
 		},
 	}), nil)
 	for _, tc := range []struct {
