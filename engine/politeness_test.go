@@ -328,7 +328,7 @@ func TestRobotsTxtCrawl(t *testing.T) {
 		},
 		errback: func(f *types.Failure) {
 			mu.Lock()
-			failed = append(failed, f.Name+" "+f.Request.URL)
+			failed = append(failed, f.Name+" "+f.Message)
 			mu.Unlock()
 		},
 	}
@@ -347,7 +347,7 @@ func TestRobotsTxtCrawl(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(failed) != 2 || !strings.HasPrefix(failed[0], "IgnoreRequest ") {
+	if len(failed) != 2 || !strings.HasPrefix(failed[0], "IgnoreRequest ") || !strings.Contains(failed[0], srv.URL+"/private/") {
 		t.Errorf("errbacks: %v", failed)
 	}
 }

@@ -122,7 +122,7 @@ func (m *RobotsTxtMiddleware) Fetch(ctx context.Context, req *types.Request, nex
 	if !data.TestAgent(u.RequestURI(), productToken(agent)) {
 		m.stats.Inc("robotstxt/forbidden", 1)
 		m.logger.Debug("Forbidden by robots.txt: " + reqString(req))
-		return nil, fmt.Errorf("forbidden by robots.txt: %w", ErrIgnoreRequest)
+		return nil, fmt.Errorf("%w: forbidden by robots.txt: %s", ErrIgnoreRequest, req.URL)
 	}
 	return next.Fetch(ctx, req)
 }
