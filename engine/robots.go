@@ -115,11 +115,12 @@ func (m *RobotsTxtMiddleware) Fetch(ctx context.Context, req *types.Request, nex
 			agent = h
 		}
 	}
-	group := data.FindGroup(productToken(agent))
+	token := productToken(agent)
+	group := data.FindGroup(token)
 	if group.CrawlDelay > 0 && m.slots != nil {
 		m.slots.SetMinDelay(SlotKey(req), min(group.CrawlDelay, m.crawlDelayMax))
 	}
-	if !data.TestAgent(u.RequestURI(), productToken(agent)) {
+	if !data.TestAgent(u.RequestURI(), token) {
 		m.stats.Inc("robotstxt/forbidden", 1)
 		m.logger.Debug("Forbidden by robots.txt: " + reqString(req))
 		return nil, fmt.Errorf("%w: forbidden by robots.txt: %s", ErrIgnoreRequest, req.URL)
