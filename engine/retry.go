@@ -21,10 +21,11 @@ import (
 //
 // Retry n waits RETRY_BACKOFF_BASE·2^(n-1), ±50% at random, at most RETRY_BACKOFF_MAX. A
 // Retry-After header (seconds or an HTTP date, honoured up to RETRY_BACKOFF_MAX) on a
-// retried response makes the wait at least that long, counted from the response, and
+// retryable response makes the wait at least that long, counted from the response, and
 // pauses the whole download slot as long (SlotDownloader.PauseUntil), so queued requests to
-// the same host wait too. The wait blocks the download's goroutine, honours ctx and holds
-// no download slot or CONCURRENT_REQUESTS place (the middleware sits above the slots).
+// the same host wait too, also when this request has no retries left. The wait blocks the
+// download's goroutine, honours ctx and holds no download slot or CONCURRENT_REQUESTS place
+// (the middleware sits above the slots).
 //
 // Stats: retry/count, retry/reason_count/<reason> (the status, as 503, or the error name,
 // as TimeoutError), retry/max_reached.
@@ -84,6 +85,18 @@ func (m *RetryMiddleware) Fetch(ctx context.Context, req *types.Request, next Do
 		default:
 			return resp, nil
 		}
+		// A Retry-After pauses the slot even when this request gives up: the server asked
+		// the whole site to wait.
+		var ra time.Duration
+		if resp != nil {
+			now := time.Now()
+			if d, ok := retryAfter(resp.Headers.Get("Retry-After"), now); ok && d > 0 {
+				ra = min(d, m.maxWait)
+				if m.slots != nil {
+					m.slots.PauseUntil(SlotKey(req), now.Add(ra))
+				}
+			}
+		}
 		if req.Retries >= maxTimes {
 			m.stats.Inc("retry/max_reached", 1)
 			m.logger.Error(fmt.Sprintf("Gave up retrying %s (failed %d times): %s", reqString(req), req.Retries+1, reasonText(resp, err)))
@@ -95,17 +108,7 @@ func (m *RetryMiddleware) Fetch(ctx context.Context, req *types.Request, next Do
 		retry.DontFilter = true
 		m.stats.Inc("retry/count", 1)
 		m.stats.Inc("retry/reason_count/"+reason, 1)
-		wait := m.backoff(retry.Retries)
-		if resp != nil {
-			now := time.Now()
-			if ra, ok := retryAfter(resp.Headers.Get("Retry-After"), now); ok {
-				ra = min(ra, m.maxWait)
-				wait = max(wait, ra)
-				if m.slots != nil && ra > 0 {
-					m.slots.PauseUntil(SlotKey(req), now.Add(ra))
-				}
-			}
-		}
+		wait := max(m.backoff(retry.Retries), ra)
 		m.logger.Debug(fmt.Sprintf("Retrying %s (failed %d times, next try in %s): %s", reqString(req), retry.Retries, wait.Round(time.Millisecond), reasonText(resp, err)))
 		if err := sleepCtx(ctx, wait); err != nil {
 			return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}

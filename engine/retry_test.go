@@ -207,3 +207,29 @@ func (f handlerFunc) Handle(_ context.Context, r slog.Record) error {
 }
 func (f handlerFunc) WithAttrs([]slog.Attr) slog.Handler { return f }
 func (f handlerFunc) WithGroup(string) slog.Handler      { return f }
+
+// TestRetryAfterNoRetriesLeft: a Retry-After pauses the slot even when the request that got
+// it gives up.
+func TestRetryAfterNoRetriesLeft(t *testing.T) {
+	t.Parallel()
+	srv := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/busy" {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}
+	})
+	e, _ := newEngine(t, &enginetestSpider, map[string]any{types.RetryTimes: 0})
+	resp, err := e.Download(context.Background(), &types.Request{URL: srv.URL + "/busy"})
+	if err != nil || resp.Status != 429 {
+		t.Fatalf("resp %v, err %v", resp, err)
+	}
+	if _, err := e.Download(context.Background(), &types.Request{URL: srv.URL + "/next"}); err != nil {
+		t.Fatal(err)
+	}
+	if gap := srv.at("/next")[0].Sub(srv.at("/busy")[0]); gap < 900*time.Millisecond {
+		t.Errorf("next request %v after the 429 with Retry-After: 1, want ≥ 900ms", gap)
+	}
+	if n := stat(e, "retry/max_reached"); n != 1 {
+		t.Errorf("retry/max_reached = %d", n)
+	}
+}
