@@ -91,8 +91,8 @@ func TestInterrupt(t *testing.T) {
 			if err != nil && !errors.As(err, &ee) {
 				t.Fatal(err)
 			}
-			if code := cmd.ProcessState.ExitCode(); code != 0 {
-				t.Fatalf("exit code %d:\n%s", code, log.String())
+			if code := cmd.ProcessState.ExitCode(); code != 130 {
+				t.Fatalf("exit code %d, want 130:\n%s", code, log.String())
 			}
 			if took > tc.maxLength {
 				t.Errorf("took %v after the signal, want < %v", took, tc.maxLength)

@@ -51,9 +51,11 @@ func newApp() *cli.App {
 		Version:                version(),
 		UseShortOptionHandling: false,
 		HideHelpCommand:        true,
-		Commands:               cmds,
-		ExitErrHandler:         func(*cli.Context, error) {}, // main prints and exits
-		OnUsageError:           usage,
+		// -s 'FEEDS={"a.csv": {...}, "b.json": {...}}' and file names keep their commas.
+		DisableSliceFlagSeparator: true,
+		Commands:                  cmds,
+		ExitErrHandler:            func(*cli.Context, error) {}, // main prints and exits
+		OnUsageError:              usage,
 	}
 }
 

@@ -35,7 +35,11 @@ func runCommand() *cli.Command {
 Examples:
    jscrawl run spider.ts -o items.jsonl
    jscrawl run spider.ts -O items.json -s CONCURRENT_REQUESTS=32 -a category=travel
-   jscrawl run --demo examples/books.ts -o -:jsonl     (items to stdout, logs to stderr)`,
+   jscrawl run --demo examples/books.ts -o -:jsonl     (items to stdout, logs to stderr)
+   jscrawl run spider.ts --threshold 'item_scraped_count >= 100' --threshold 'log_count/ERROR == 0'
+
+Exit codes: 0 done, 1 the spider could not run, 2 a bad option or setting, 99 a threshold
+failed, 130 stopped by Ctrl-C.`,
 		Flags: []cli.Flag{
 			&cli.StringSliceFlag{Name: "o", Aliases: []string{"output"}, Usage: "append items to `FILE` (format from the extension: .jsonl .json .csv .xml; -:jsonl is stdout)"},
 			&cli.StringSliceFlag{Name: "O", Aliases: []string{"overwrite-output"}, Usage: "write items to `FILE`, replacing it"},
@@ -43,6 +47,8 @@ Examples:
 			&cli.StringSliceFlag{Name: "a", Usage: "set a spider argument, `NAME=VALUE` (repeatable)"},
 			&cli.StringFlag{Name: "L", Aliases: []string{"loglevel"}, Usage: "log `LEVEL`: DEBUG, INFO, WARNING, ERROR (the LOG_LEVEL setting)"},
 			&cli.BoolFlag{Name: "demo", Usage: "start the built-in demo site and pass its address as the argument baseUrl"},
+			&cli.StringFlag{Name: "stats-json", Usage: "write the final stats to `FILE` as JSON"},
+			&cli.StringSliceFlag{Name: "threshold", Usage: "check a stat at the end, `'KEY OP VALUE'` such as 'item_scraped_count >= 100' (repeatable; exit code 99 when one fails)"},
 			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the crawl to `FILE` (for go tool pprof)"},
 		},
 		Action: runAction,
@@ -114,6 +120,14 @@ func runAction(c *cli.Context) error {
 			feeds[uri] = cfg
 		}
 	}
+	var thresholds []engine.Threshold
+	for _, arg := range c.StringSlice("threshold") {
+		th, err := engine.ParseThreshold(arg)
+		if err != nil {
+			return usageError("--threshold: %v", err)
+		}
+		thresholds = append(thresholds, th)
+	}
 	settings := types.NewSettings()
 	for _, k := range cmdOrder {
 		if err := settings.Set(k, cmdSettings[k], types.PriorityCmdline); err != nil {
@@ -127,7 +141,52 @@ func runAction(c *cli.Context) error {
 	stats := engine.NewStats()
 	lv := new(slog.LevelVar) // customSettings may change LOG_LEVEL after the spider loads
 	lv.Set(level)
-	logger := slog.New(engine.NewLogHandler(stderr, lv, stats))
+	// On a terminal a live status line sits under the log; LOG_FILE and LOG_FORMAT from
+	// customSettings switch the log's destination once the spider is loaded.
+	var status *statusLine
+	logOut := stderr
+	if isTerminal(stderr) {
+		status = &statusLine{w: stderr}
+		logOut = status
+	}
+	logSw := newLogSwitch(engine.NewLogHandler(logOut, lv, stats))
+	logger := slog.New(logSw)
+	// setLog applies LOG_FILE and LOG_FORMAT: from the command line at once, again once the
+	// spider's customSettings are in.
+	var logFile *os.File
+	defer func() {
+		if logFile != nil {
+			logFile.Close()
+		}
+	}()
+	logConf := [2]string{"", "text"}
+	setLog := func() error {
+		conf := [2]string{settings.String(types.LogFile), settings.String(types.LogFormat)}
+		if conf == logConf {
+			return nil
+		}
+		w := logOut
+		if conf[0] != "" {
+			f, err := os.OpenFile(conf[0], os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+			if err != nil {
+				return usageError("LOG_FILE: %v", err)
+			}
+			if logFile != nil {
+				logFile.Close()
+			}
+			logFile, w = f, f
+		}
+		h, err := logHandler(conf[1], w, lv, stats)
+		if err != nil {
+			return usageError("%v", err)
+		}
+		logSw.set(h)
+		logConf = conf
+		return nil
+	}
+	if err := setLog(); err != nil {
+		return err
+	}
 
 	if c.Bool("demo") {
 		srv, err := demosite.Start("127.0.0.1:0")
@@ -176,6 +235,14 @@ func runAction(c *cli.Context) error {
 		return usageError("LOG_LEVEL: %v", err)
 	}
 	lv.Set(level)
+	if err := setLog(); err != nil {
+		return err
+	}
+	more, err := engine.ThresholdsFromSetting(settings.Map(types.Thresholds))
+	if err != nil {
+		return usageError("%v", err)
+	}
+	thresholds = append(more, thresholds...)
 
 	if fs := settings.Map(types.Feeds); len(fs) > 0 {
 		extra, err := feed.FromSettings(fs)
@@ -184,6 +251,7 @@ func runAction(c *cli.Context) error {
 		}
 		for uri, cfg := range extra {
 			if _, ok := feeds[uri]; !ok {
+				cfg.ItemFilter = spider.ItemFilter(uri)
 				feeds[uri] = cfg
 			}
 		}
@@ -244,8 +312,34 @@ func runAction(c *cli.Context) error {
 		}
 		defer stop()
 	}
-	if err := eng.Run(ctx); err != nil {
+	stopStatus := func() {}
+	if status != nil {
+		pctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			progress{stats: stats, inFlight: eng.InFlight, queued: eng.Backlog, start: start}.run(pctx, status, time.Second)
+		}()
+		stopStatus = func() { stop(); <-done }
+	}
+	err = eng.Run(ctx)
+	stopStatus()
+	if err != nil {
 		return cli.Exit(fmt.Sprintf("crawl could not run: %v", err), 1)
+	}
+	// The feeds are written and closed by now.
+	final := stats.Snapshot()
+	if path := c.String("stats-json"); path != "" {
+		if err := writeStatsJSON(path, final); err != nil {
+			logger.Error(fmt.Sprintf("--stats-json: %v", err))
+		}
+	}
+	passed := checkThresholds(stderr, thresholds, final)
+	switch {
+	case final["finish_reason"] == "shutdown" || ctx.Err() != nil:
+		return cli.Exit("", 130)
+	case !passed:
+		return cli.Exit("", 99)
 	}
 	return nil
 }

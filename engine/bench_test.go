@@ -1,10 +1,14 @@
 package engine_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine"
@@ -59,5 +63,58 @@ func BenchmarkFingerprint(b *testing.B) {
 	r := &types.Request{URL: "http://Example.com:80/a/b?z=1&a=2#frag"}
 	for b.Loop() {
 		_ = r.Fingerprint()
+	}
+}
+
+// BenchmarkHTTPDownloader measures HTTPDownloader.Fetch against a local server: a 1 KiB
+// page one request at a time, the same page from GOMAXPROCS goroutines, and a 100 KiB
+// gzipped page (decoded while it streams) in parallel. It reports requests/s.
+func BenchmarkHTTPDownloader(b *testing.B) {
+	page := bytes.Repeat([]byte("<p>hello world</p>\n"), 1024/19)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(bytes.Repeat([]byte("<p>hello world</p>\n"), 100*1024/19))
+	zw.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.Path == "/gzip" {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gz.Bytes())
+			return
+		}
+		w.Write(page)
+	}))
+	defer srv.Close()
+	s := types.NewSettings()
+	s.Set(types.ConcurrentRequests, 64, types.PriorityCmdline)
+	fetch := func(b *testing.B, d *engine.HTTPDownloader, url string) {
+		resp, err := d.Fetch(context.Background(), &types.Request{URL: url})
+		if err != nil || resp.Status != 200 {
+			b.Fatal(err)
+		}
+	}
+	b.Run("1KiB", func(b *testing.B) {
+		d := engine.NewHTTPDownloader(s, nil, nil)
+		b.ReportAllocs()
+		for b.Loop() {
+			fetch(b, d, srv.URL+"/")
+		}
+		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+	})
+	for _, path := range []string{"/", "/gzip"} {
+		name := "1KiB-parallel"
+		if path == "/gzip" {
+			name = "100KiB-gzip-parallel"
+		}
+		b.Run(name, func(b *testing.B) {
+			d := engine.NewHTTPDownloader(s, nil, nil)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					fetch(b, d, srv.URL+path)
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "req/s")
+		})
 	}
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -102,7 +101,7 @@ type Engine struct {
 	downloader Downloader      // compiled chain, also used by Download
 	slots      *SlotDownloader // the bottom of the chain, above the HTTP downloader
 	inFilters  []SpiderInputFilter
-	outFilters []SpiderOutputFilter
+	outFilters []OutputFilter // nearest the engine first
 
 	sigMu    sync.RWMutex
 	handlers map[Signal][]SignalHandler
@@ -113,6 +112,7 @@ type Engine struct {
 	// engine goroutine's last pass (read by Backlog from any goroutine).
 	inboxReqs atomic.Int64
 	schedLen  atomic.Int64
+	active    atomic.Int64 // scheduled downloads in flight, for Progress
 	spare     []event
 	wake      chan struct{}
 	running   bool
@@ -179,13 +179,15 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	if e.sched == nil {
 		e.sched = NewMemoryScheduler(settings, nil, e.stats, e.logger)
 	}
-	e.slots = NewSlotDownloader(settings, NewHTTPDownloader(settings, e.client, e.stats), SlotLogger(e.logger))
+	hd := NewHTTPDownloader(settings, e.client, e.stats)
+	hd.logger = e.logger
+	e.slots = NewSlotDownloader(settings, hd, SlotLogger(e.logger))
 	e.downloader = Chain(e.slots, e.downloaderChain()...)
 	var domains []string
 	if ad, ok := spider.(interface{ AllowedDomains() []string }); ok {
 		domains = ad.AllowedDomains()
 	}
-	for _, b := range ordered(settings, types.SpiderMiddlewares, e.logger, []builtin[any]{
+	for _, b := range orderedBuiltins(settings, types.SpiderMiddlewares, e.logger, []builtin[any]{
 		{"HttpErrorMiddleware", 50, NewHTTPErrorMiddleware(settings, e.stats, e.logger)},
 		{"SchemeMiddleware", 60, NewSchemeMiddleware(settings, e.logger)},
 		{"OffsiteMiddleware", 500, NewOffsiteMiddleware(domains, e.stats, e.logger)},
@@ -193,11 +195,11 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 		{"UrlLengthMiddleware", 800, NewURLLengthMiddleware(settings, e.stats, e.logger)},
 		{"DepthMiddleware", 900, NewDepthMiddleware(settings, e.stats, e.logger)},
 	}) {
-		if f, ok := b.(SpiderInputFilter); ok {
+		if f, ok := b.m.(SpiderInputFilter); ok {
 			e.inFilters = append(e.inFilters, f)
 		}
-		if f, ok := b.(SpiderOutputFilter); ok {
-			e.outFilters = append(e.outFilters, f)
+		if f, ok := b.m.(SpiderOutputFilter); ok {
+			e.outFilters = append(e.outFilters, OutputFilter{Name: b.name, Order: b.order, Filter: f})
 		}
 	}
 	e.maxDownloads = max(settings.Int(types.ConcurrentRequests), 1)
@@ -208,6 +210,19 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	e.errorLimit = int64(settings.Int(types.CloseSpiderErrorCount))
 	return e
 }
+
+// OutputFilter is an enabled built-in spider output filter with its Scrapy name and order
+// number (after SPIDER_MIDDLEWARES).
+type OutputFilter struct {
+	Name   string
+	Order  int
+	Filter SpiderOutputFilter
+}
+
+// OutputFilters returns the enabled built-in spider output filters, nearest the engine
+// first. A spider whose own middlewares sit among them runs the ones above its
+// middlewares itself and marks its outputs with types.Output.FilteredFrom.
+func (e *Engine) OutputFilters() []OutputFilter { return slices.Clone(e.outFilters) }
 
 // Stats returns the stats collector.
 func (e *Engine) Stats() *Stats { return e.stats }
@@ -459,6 +474,7 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 		e.route(ctx, ev.parent, ev.out)
 	case evDownloaded:
 		e.downloads--
+		e.active.Add(-1)
 		e.downloaded(ctx, ev.req, ev.resp, ev.err)
 	case evParsed:
 		e.parsing--
@@ -495,9 +511,15 @@ func (e *Engine) route(ctx context.Context, parent *types.Response, out types.Ou
 	if e.closing {
 		return
 	}
-	for _, f := range e.outFilters {
+	// Spider side first, as Scrapy's process_spider_output; the spider may have run the
+	// filters above out.FilteredFrom already (between its own middlewares).
+	for i := len(e.outFilters) - 1; i >= 0; i-- {
+		f := e.outFilters[i]
+		if out.FilteredFrom > 0 && f.Order >= out.FilteredFrom {
+			continue
+		}
 		var ok bool
-		if out, ok = f.ProcessSpiderOutput(ctx, parent, out); !ok {
+		if out, ok = f.Filter.ProcessSpiderOutput(ctx, parent, out); !ok {
 			return
 		}
 	}
@@ -522,6 +544,16 @@ type builtin[T any] struct {
 // built-ins and returns them sorted by order, nearest the engine first. An unknown name is
 // a warning.
 func ordered[T any](settings *types.Settings, key string, logger *slog.Logger, bs []builtin[T]) []T {
+	keep := orderedBuiltins(settings, key, logger, bs)
+	out := make([]T, len(keep))
+	for i, b := range keep {
+		out[i] = b.m
+	}
+	return out
+}
+
+// orderedBuiltins is ordered keeping each built-in's name and final order number.
+func orderedBuiltins[T any](settings *types.Settings, key string, logger *slog.Logger, bs []builtin[T]) []builtin[T] {
 	conf := settings.Map(key)
 	known := map[string]bool{}
 	var keep []builtin[T]
@@ -547,11 +579,7 @@ func ordered[T any](settings *types.Settings, key string, logger *slog.Logger, b
 		}
 	}
 	slices.SortStableFunc(keep, func(a, b builtin[T]) int { return a.order - b.order })
-	out := make([]T, len(keep))
-	for i, b := range keep {
-		out[i] = b.m
-	}
-	return out
+	return keep
 }
 
 func builtinNames[T any](bs []builtin[T]) string {
@@ -562,12 +590,14 @@ func builtinNames[T any](bs []builtin[T]) string {
 	return strings.Join(names, ", ")
 }
 
-// downloaderChain is the built-in downloader middlewares and the added ones, sorted by
-// order number (DOWNLOADER_MIDDLEWARES moves or disables a built-in).
+// downloaderChain is the built-in downloader middlewares (RobotsTxtMiddleware 100,
+// RetryMiddleware 550, HttpCacheMiddleware 900) and the added ones, sorted by order number
+// (DOWNLOADER_MIDDLEWARES moves or disables a built-in).
 func (e *Engine) downloaderChain() []DownloaderMiddleware {
 	bs := []builtin[DownloaderMiddleware]{
 		{"RobotsTxtMiddleware", 100, NewRobotsTxtMiddleware(e.settings, e.stats, e.logger, e.slots)},
 		{"RetryMiddleware", 550, NewRetryMiddleware(e.settings, e.stats, e.logger, e.slots)},
+		{"HttpCacheMiddleware", 900, NewHTTPCacheMiddleware(e.settings, e.spiderName(), e.stats, e.logger)},
 	}
 	for _, m := range e.dlmws {
 		bs = append(bs, builtin[DownloaderMiddleware]{"", m.Order, m.M})
@@ -582,6 +612,10 @@ func (e *Engine) downloaderChain() []DownloaderMiddleware {
 // (Scrapy consumes start requests lazily, when the scheduler has room).
 func (e *Engine) Backlog() int { return int(e.inboxReqs.Load() + e.schedLen.Load()) }
 
+// InFlight returns the number of scheduled downloads in flight (inline ones not counted).
+// Safe from any goroutine.
+func (e *Engine) InFlight() int { return int(e.active.Load()) }
+
 // admit starts downloads while there is room (Scrapy: needs_backout).
 func (e *Engine) admit(ctx context.Context) {
 	defer func() { e.schedLen.Store(int64(e.sched.Len())) }()
@@ -591,6 +625,7 @@ func (e *Engine) admit(ctx context.Context) {
 			return
 		}
 		e.downloads++
+		e.active.Add(1)
 		e.wg.Go(func() {
 			resp, err := e.downloader.Fetch(ctx, req)
 			if err == nil {
@@ -776,11 +811,9 @@ func (e *Engine) finish(ctx context.Context, start time.Time) {
 	e.stats.Inc("response_received_count", 0)
 	e.stats.Set("finish_time", end.UTC().Format(time.RFC3339))
 	e.stats.Set("elapsed_time_seconds", end.Sub(start).Seconds())
-	dump, err := json.MarshalIndent(e.stats.Snapshot(), "", "  ")
-	if err != nil {
-		dump = []byte(err.Error())
-	}
-	e.logger.Info("Dumping stats:\n" + string(dump))
+	// One record with the stats as an attribute: the text handler writes it as Scrapy's
+	// indented dump, the JSON one as an object.
+	e.logger.LogAttrs(context.WithoutCancel(ctx), slog.LevelInfo, "Dumping stats", slog.Any("stats", e.stats.Snapshot()))
 	e.logger.Info(fmt.Sprintf("Spider closed (%s)", reason))
 }
 

@@ -424,9 +424,9 @@ func TestDownload(t *testing.T) {
 		{"headers", types.Request{URL: "/echo", Headers: http.Header{"Accept": {"text/x"}}}, nil, "", 200, `"Accept":["text/x"]`, "/echo", 0},
 		{"user agent", types.Request{URL: "/echo"}, map[string]any{types.UserAgent: "ua-test"}, "", 200, `"User-Agent":["ua-test"]`, "/echo", 0},
 		{"default headers", types.Request{URL: "/echo"}, nil, "", 200, `"Accept-Language":["en"]`, "/echo", 0},
-		{"accept-encoding", types.Request{URL: "/echo"}, nil, "", 200, `"Accept-Encoding":["gzip, deflate, br"]`, "/echo", 0},
-		{"maxsize", types.Request{URL: "/big?bytes=5000"}, map[string]any{types.DownloadMaxSize: 1000}, "MaxSizeExceededError", 0, "", "", 0},
-		{"maxsize decompressed", types.Request{URL: "/big?bytes=5000&gzip=1"}, map[string]any{types.DownloadMaxSize: 1000}, "MaxSizeExceededError", 0, "", "", 0},
+		{"accept-encoding", types.Request{URL: "/echo"}, nil, "", 200, `"Accept-Encoding":["gzip, deflate, br, zstd"]`, "/echo", 0},
+		{"maxsize", types.Request{URL: "/big?bytes=5000"}, map[string]any{types.DownloadMaxSize: 1000}, "MaxSizeError", 0, "", "", 0},
+		{"maxsize decompressed", types.Request{URL: "/big?bytes=5000&gzip=1"}, map[string]any{types.DownloadMaxSize: 1000}, "MaxSizeError", 0, "", "", 0},
 		{"under maxsize", types.Request{URL: "/big?bytes=1000&gzip=1"}, map[string]any{types.DownloadMaxSize: 1000}, "", 200, "xxxx", "/big", 0},
 		{"timeout", types.Request{URL: "/delay?ms=60000"}, map[string]any{types.DownloadTimeout: 0.05, types.RetryEnabled: false}, "TimeoutError", 0, "", "", 0},
 		{"timeout while body trickles", types.Request{URL: "/trickle?chunks=1000&ms=10"}, map[string]any{types.DownloadTimeout: 0.1, types.RetryEnabled: false}, "TimeoutError", 0, "", "", 0},
@@ -454,7 +454,7 @@ func TestDownload(t *testing.T) {
 				if stat(e, "downloader/exception_type_count/"+tc.errName) < 1 {
 					t.Errorf("no exception stat: %v", e.Stats().Snapshot())
 				}
-				if tc.errName == "MaxSizeExceededError" && stat(e, "download/maxsize") != 1 {
+				if tc.errName == "MaxSizeError" && stat(e, "download/maxsize") != 1 {
 					t.Error("no download/maxsize stat")
 				}
 				return
@@ -929,7 +929,7 @@ func TestErrorName(t *testing.T) {
 		{fmt.Errorf("x: %w", engine.ErrIgnoreRequest), "IgnoreRequest"},
 		{&net.DNSError{Err: "no such host", Name: "x.invalid"}, "DNSLookupError"},
 		{fmt.Errorf("wrapped: %w", &jsError{"x"}), "TypeError"},
-		{&engine.DownloadError{Name: "MaxSizeExceededError", URL: "http://x/", Err: errors.New("big")}, "MaxSizeExceededError"},
+		{&engine.DownloadError{Name: "MaxSizeError", URL: "http://x/", Err: errors.New("big")}, "MaxSizeError"},
 		{errors.New("plain"), "Error"},
 		{nil, ""},
 	} {

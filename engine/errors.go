@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -17,9 +19,12 @@ const (
 	NameTimeout               = "TimeoutError"
 	NameConnectionRefused     = "ConnectionRefusedError"
 	NameDNSLookup             = "DNSLookupError"
-	NameConnectionLost        = "ConnectionLostError"
-	NameResponseNeverReceived = "ResponseNeverReceived"
-	NameMaxSizeExceeded       = "MaxSizeExceededError"
+	NameConnectionLost        = "ConnectionLostError"   // the connection closed early (EOF)
+	NameConnectionReset       = "ConnectionResetError"  // the peer reset the connection (ECONNRESET)
+	NameResponseNeverReceived = "ResponseNeverReceived" // the connection closed before a response
+	NameMaxSize               = "MaxSizeError"          // over DOWNLOAD_MAXSIZE, raw or decoded
+	NameBadResponse           = "BadResponseError"      // malformed status line or headers, body shorter than Content-Length, undecodable Content-Encoding
+	NameSSL                   = "SSLError"              // TLS handshake or certificate verification failed
 	NameRedirectLoop          = "RedirectLoopError"
 	NameInvalidURL            = "InvalidURLError"
 	NameNotSupported          = "NotSupported"
@@ -64,8 +69,8 @@ func (e *HTTPError) ErrorName() string { return NameHTTPError }
 // ErrorName returns a Scrapy-style class name for err, as used in Failure.Name and in the
 // exception stats. An error that has an ErrorName() string method anywhere in its chain
 // (DownloadError, HTTPError, a JS ScriptError reporting "TypeError") names itself; common
-// network errors map to TimeoutError, ConnectionRefusedError, DNSLookupError and
-// ConnectionLostError; ErrIgnoreRequest is IgnoreRequest; anything else is "Error".
+// network errors map to TimeoutError, ConnectionRefusedError, DNSLookupError,
+// ConnectionResetError, SSLError and ConnectionLostError; ErrIgnoreRequest is IgnoreRequest; anything else is "Error".
 func ErrorName(err error) string {
 	if err == nil {
 		return ""
@@ -107,19 +112,37 @@ func classify(err error, lost string) string {
 		return NameDNSLookup
 	case errors.As(err, &ne) && ne.Timeout():
 		return NameTimeout
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNABORTED):
+		return NameConnectionReset
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF),
-		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE),
-		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, net.ErrClosed):
+		errors.Is(err, syscall.EPIPE), errors.Is(err, net.ErrClosed):
 		return lost
+	case isTLSError(err):
+		return NameSSL
 	}
 	return NameError
+}
+
+// isTLSError reports whether err comes from a TLS handshake or certificate check.
+func isTLSError(err error) bool {
+	var (
+		cv  *tls.CertificateVerificationError
+		rh  tls.RecordHeaderError
+		al  tls.AlertError
+		ua  x509.UnknownAuthorityError
+		he  x509.HostnameError
+		ci  x509.CertificateInvalidError
+		ech *tls.ECHRejectionError
+	)
+	return errors.As(err, &cv) || errors.As(err, &rh) || errors.As(err, &al) || errors.As(err, &ua) ||
+		errors.As(err, &he) || errors.As(err, &ci) || errors.As(err, &ech)
 }
 
 // retryable reports whether a download error is worth another try (Scrapy's
 // RetryMiddleware.EXCEPTIONS_TO_RETRY).
 func retryable(err error) bool {
 	switch ErrorName(err) {
-	case NameTimeout, NameConnectionRefused, NameDNSLookup, NameConnectionLost, NameResponseNeverReceived:
+	case NameTimeout, NameConnectionRefused, NameDNSLookup, NameConnectionLost, NameConnectionReset, NameResponseNeverReceived:
 		return true
 	}
 	return false

@@ -54,7 +54,8 @@ type SpiderInputFilter interface {
 
 // SpiderOutputFilter sees every request and item a spider produces before the engine routes
 // it (Scrapy: process_spider_output, as DepthMiddleware and OffsiteMiddleware). resp is nil
-// for start requests. Returning false drops the output. Called on the engine goroutine.
+// for start requests. Returning false drops the output. Called on the engine goroutine, or
+// by a spider that runs it among its own middlewares, so it must be safe for concurrent use.
 type SpiderOutputFilter interface {
 	ProcessSpiderOutput(ctx context.Context, resp *types.Response, out types.Output) (types.Output, bool)
 }

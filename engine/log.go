@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -88,10 +89,18 @@ func (h *logHandler) Handle(_ context.Context, r slog.Record) error {
 	logger := h.logger
 	var attrs bytes.Buffer
 	attrs.Write(h.attrs)
+	var dump []byte
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key == "logger" && h.group == "" {
 			logger = a.Value.String()
 			return true
+		}
+		if m, ok := a.Value.Any().(map[string]any); ok && a.Key == "stats" && h.group == "" {
+			// Scrapy's "Dumping stats:" block, indented JSON on the following lines.
+			if b, err := json.MarshalIndent(m, "", "  "); err == nil {
+				dump = b
+				return true
+			}
 		}
 		appendAttr(&attrs, h.group, a)
 		return true
@@ -113,6 +122,10 @@ func (h *logHandler) Handle(_ context.Context, r slog.Record) error {
 	b.WriteString(": ")
 	b.WriteString(r.Message)
 	b.Write(attrs.Bytes())
+	if dump != nil {
+		b.WriteString(":\n")
+		b.Write(dump)
+	}
 	b.WriteByte('\n')
 	h.out.mu.Lock()
 	defer h.out.mu.Unlock()
@@ -172,5 +185,51 @@ func (h *logHandler) WithGroup(name string) slog.Handler {
 	return &c
 }
 
+// NewJSONLogHandler returns a slog.Handler that writes one JSON object per record to w
+// (LOG_FORMAT=json): time, level (Scrapy's names), logger, msg and the attributes; the
+// stats dump is one record with a "stats" object. Like NewLogHandler it counts
+// log_count/<LEVEL> in stats, which may be nil.
+func NewJSONLogHandler(w io.Writer, level slog.Leveler, stats *Stats) slog.Handler {
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{
+		Level: level,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.LevelKey {
+				if l, ok := a.Value.Any().(slog.Level); ok {
+					a.Value = slog.StringValue(levelName(l))
+				}
+			}
+			return a
+		},
+	})
+	return countingHandler{h, stats}
+}
+
+// countingHandler counts log_count/<LEVEL> for each record its Handler writes.
+type countingHandler struct {
+	slog.Handler
+	stats *Stats
+}
+
+// Handle implements slog.Handler.
+func (h countingHandler) Handle(ctx context.Context, r slog.Record) error {
+	if h.stats != nil {
+		h.stats.Inc("log_count/"+levelName(r.Level), 1)
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+// WithAttrs implements slog.Handler.
+func (h countingHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return countingHandler{h.Handler.WithAttrs(as), h.stats}
+}
+
+// WithGroup implements slog.Handler.
+func (h countingHandler) WithGroup(name string) slog.Handler {
+	return countingHandler{h.Handler.WithGroup(name), h.stats}
+}
+
 // Interface guards
-var _ slog.Handler = (*logHandler)(nil)
+var (
+	_ slog.Handler = (*logHandler)(nil)
+	_ slog.Handler = countingHandler{}
+)

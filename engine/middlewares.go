@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -83,9 +84,10 @@ func (m *HTTPErrorMiddleware) ProcessSpiderInput(_ context.Context, resp *types.
 // OffsiteMiddleware): a host is allowed when it equals an allowed domain or is a subdomain
 // of one; ports are ignored; no allowed domains allows all. dontFilter requests pass. Stats:
 // offsite/filtered, offsite/domains (distinct hosts); the first request to each host is
-// logged at DEBUG. Called on the engine goroutine only.
+// logged at DEBUG. Safe for concurrent use.
 type OffsiteMiddleware struct {
 	domains []string
+	mu      sync.Mutex
 	seen    map[string]bool
 	stats   *Stats
 	logger  *slog.Logger
@@ -141,8 +143,11 @@ func (m *OffsiteMiddleware) ProcessSpiderOutput(_ context.Context, _ *types.Resp
 	if m.Allowed(host) {
 		return out, true
 	}
-	if !m.seen[host] {
-		m.seen[host] = true
+	m.mu.Lock()
+	first := !m.seen[host]
+	m.seen[host] = true
+	m.mu.Unlock()
+	if first {
 		m.stats.Inc("offsite/domains", 1)
 		m.logger.Debug(fmt.Sprintf("Filtered offsite request to %q: %s", host, reqString(req)))
 	}
@@ -153,7 +158,7 @@ func (m *OffsiteMiddleware) ProcessSpiderOutput(_ context.Context, _ *types.Resp
 // DepthMiddleware sets each request's depth to its parent response's depth plus one,
 // drops requests deeper than DEPTH_LIMIT, lowers priority by depth×DEPTH_PRIORITY and
 // tracks request_depth_max (and request_depth_count/<n> with DEPTH_STATS_VERBOSE)
-// (Scrapy: DepthMiddleware). Called on the engine goroutine only.
+// (Scrapy: DepthMiddleware). Safe for concurrent use.
 type DepthMiddleware struct {
 	limit, prio int
 	verbose     bool

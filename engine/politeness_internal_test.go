@@ -202,3 +202,19 @@ func settingsWith(t *testing.T, kv map[string]any) *types.Settings {
 	}
 	return s
 }
+
+// TestRobotsTxtIgnoredBelow: a robots.txt request dropped by a middleware below (an offline
+// HTTP cache) allows the site.
+func TestRobotsTxtIgnoredBelow(t *testing.T) {
+	t.Parallel()
+	next := DownloaderFunc(func(_ context.Context, req *types.Request) (*types.Response, error) {
+		if req.URL == "http://h.test/robots.txt" {
+			return nil, ErrIgnoreRequest
+		}
+		return &types.Response{URL: req.URL, Status: 200, Request: req}, nil
+	})
+	m := NewRobotsTxtMiddleware(settingsWith(t, nil), NewStats(), nil, nil)
+	if _, err := m.Fetch(context.Background(), &types.Request{URL: "http://h.test/page"}, next); err != nil {
+		t.Errorf("err = %v", err)
+	}
+}

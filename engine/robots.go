@@ -205,6 +205,11 @@ func (m *RobotsTxtMiddleware) fetch(ctx context.Context, origin string, next Dow
 	if ctx.Err() != nil {
 		return nil, time.Time{}
 	}
+	if err != nil && errors.Is(err, ErrIgnoreRequest) {
+		// A middleware below dropped it (HTTPCACHE_IGNORE_MISSING offline): no rules.
+		m.logger.Debug(fmt.Sprintf("Ignoring %s, allowing the site: %v", reqString(r), err))
+		return robotsAllowAll, time.Time{}
+	}
 	if err != nil {
 		// The site could not be reached. Let its requests through, so that each fails (or
 		// succeeds) with its own download error rather than a robots.txt one, and ask again

@@ -136,8 +136,14 @@ declare module "jscrawl" {
     readonly request: Request;
     /** The request's meta. */
     readonly meta: Record<string, any>;
-    /** The body decoded to text (charset from the header, a BOM or `<meta charset>`). */
+    /** The body decoded to text (charset from a BOM, the header, `<meta charset>`, else sniffed). */
     readonly body: string;
+    /** The encoding `body` was decoded with, a WHATWG name such as "utf-8" or "shift_jis" (Scrapy: response.encoding). */
+    readonly encoding: string;
+    /** The HTTP version, "HTTP/1.1" or "HTTP/2.0"; "" for file: and data: URLs (Scrapy: response.protocol). */
+    readonly protocol: string;
+    /** How the response was obtained: ["cached"] when the HTTP cache served it (Scrapy: response.flags). */
+    readonly flags: string[];
     text(): Promise<string>;
     json<T = any>(): Promise<T>;
     css(query: string): SelectorList;
@@ -310,6 +316,9 @@ declare module "jscrawl" {
    * `async *` method that iterates it with `for await`.
    */
   export interface SpiderMiddleware {
+    /** Its place among the built-in output filters (OffsiteMiddleware 500, RefererMiddleware
+     * 700, UrlLengthMiddleware 800, DepthMiddleware 900); 543 when absent. */
+    order?: number;
     processStart?(start: AsyncIterable<Output>, spider: any): AsyncIterable<Output | Output[]>;
     processSpiderOutput?(response: Response | null, result: AsyncIterable<Output>, spider: any): AsyncIterable<Output | Output[]>;
     /** An error from the callback or an earlier stage: return an iterable of outputs to
@@ -441,10 +450,30 @@ declare module "jscrawl" {
     DOWNLOAD_SLOTS?: Record<string, unknown>;
     /** seconds a download may take in all (number of seconds). */
     DOWNLOAD_TIMEOUT?: number;
+    /** verify TLS certificates (false: accept any) (boolean). */
+    DOWNLOAD_VERIFY_TLS?: boolean;
+    /** response size in bytes that logs a warning (0: never) (integer). */
+    DOWNLOAD_WARNSIZE?: number;
     /** log every filtered duplicate, not just the first (boolean). */
     DUPEFILTER_DEBUG?: boolean;
     /** feed URI → {format, overwrite, fields, ...} (object). */
     FEEDS?: Record<string, unknown>;
+    /** rfc2616 policy: store responses even without a cache directive (boolean). */
+    HTTPCACHE_ALWAYS_STORE?: boolean;
+    /** HTTP cache folder, relative to the working folder (string). */
+    HTTPCACHE_DIR?: string;
+    /** cache responses on disk and serve them again (HttpCacheMiddleware) (boolean). */
+    HTTPCACHE_ENABLED?: boolean;
+    /** seconds a cached response stays fresh (0: forever) (integer). */
+    HTTPCACHE_EXPIRATION_SECS?: number;
+    /** statuses never cached (list). */
+    HTTPCACHE_IGNORE_HTTP_CODES?: unknown[];
+    /** ignore requests that are not cached instead of downloading them (boolean). */
+    HTTPCACHE_IGNORE_MISSING?: boolean;
+    /** URL schemes never cached (list). */
+    HTTPCACHE_IGNORE_SCHEMES?: unknown[];
+    /** dummy (cache everything) or rfc2616 (HTTP caching rules, RFC 9111) (string). */
+    HTTPCACHE_POLICY?: string;
     /** pass responses of every status to callbacks (boolean). */
     HTTPERROR_ALLOW_ALL?: boolean;
     /** non-2xx statuses passed to callbacks (list). */
@@ -453,6 +482,10 @@ declare module "jscrawl" {
     JS_CALLBACK_TIMEOUT?: number;
     /** JS VMs, each with its own spider instance (integer). */
     JS_VMS?: number;
+    /** write the log to this file only (empty: stderr) (string). */
+    LOG_FILE?: string;
+    /** text (Scrapy's lines) or json (one object per record) (string). */
+    LOG_FORMAT?: string;
     /** DEBUG, INFO, WARNING or ERROR (string). */
     LOG_LEVEL?: string;
     /** seconds between progress lines (number of seconds). */
@@ -485,6 +518,8 @@ declare module "jscrawl" {
     DOWNLOADER_MIDDLEWARES?: Record<string, unknown>;
     /** built-in spider middleware name → order number, or null to disable it (object). */
     SPIDER_MIDDLEWARES?: Record<string, unknown>;
+    /** stat name → condition such as ">= 100", checked at the end (exit code 99 when one fails) (object). */
+    THRESHOLDS?: Record<string, unknown>;
     /** longest URL followed (integer). */
     URLLENGTH_LIMIT?: number;
     /** User-Agent header (string). */

@@ -33,8 +33,9 @@ func (s *Spider) run(ctx context.Context, vm *runtime.VM, where string, emit eng
 	prepare func(st *vmState) (invocation, error)) error {
 	st := s.state(vm)
 	done := make(chan error, 1)
+	filteredFrom := 0 // set on the loop before the first value
 	onValue := func(v goja.Value) goja.Value {
-		st.emitValue(v, where, emit)
+		st.emitValue(v, where, filteredFrom, emit)
 		if !lazy || s.crawler == nil {
 			return nil
 		}
@@ -54,6 +55,7 @@ func (s *Spider) run(ctx context.Context, vm *runtime.VM, where string, emit eng
 			done <- runtime.ToScriptError(err)
 			return
 		}
+		filteredFrom = inv.filteredFrom
 		if inv.fn == nil {
 			vm.Drive(inv.result, onValue, func(err error) { done <- err })
 			return
@@ -109,6 +111,16 @@ func (st *vmState) wrap(helper string, args ...goja.Value) goja.Value {
 	return w
 }
 
+// wrapped adds the spider middlewares' processSpiderOutput chain for a callback of response
+// (null for an errback without one) to inv.
+func (st *vmState) wrapped(inv invocation, response goja.Value) invocation {
+	inv.wrap = st.wrap("wrapOutput", response)
+	if inv.wrap != nil {
+		inv.filteredFrom = st.filteredFrom
+	}
+	return inv
+}
+
 func isFunction(v goja.Value) bool {
 	_, ok := goja.AssertFunction(v)
 	return ok
@@ -119,7 +131,10 @@ type invocation struct {
 	fn, this goja.Value
 	args     []goja.Value
 	wrap     goja.Value // nil, or a JS function applied to the result (spider middlewares)
-	result   goja.Value
+	// filteredFrom marks the outputs (types.Output.FilteredFrom) when wrap ran the built-in
+	// output filters from this order number up.
+	filteredFrom int
+	result       goja.Value
 }
 
 // startHighWater is the backlog at which start() pauses: enough queued requests to keep
@@ -155,13 +170,14 @@ func (st *vmState) waitBacklog(ctx context.Context) goja.Value {
 // emitValue converts one value a callback produced and hands it to the engine; on the loop.
 // A value that is neither a Request nor an item object is logged and counted, and the
 // callback goes on.
-func (st *vmState) emitValue(v goja.Value, where string, emit engine.Emit) {
+func (st *vmState) emitValue(v goja.Value, where string, filteredFrom int, emit engine.Emit) {
 	out, err := st.toOutput(v)
 	if err != nil {
 		st.s.countException(&runtime.ScriptError{Name: "TypeError"})
 		st.s.logger.Error(fmt.Sprintf("TypeError: %s: %v", where, err))
 		return
 	}
+	out.FilteredFrom = filteredFrom
 	emit(out)
 }
 
@@ -290,8 +306,7 @@ func (s *Spider) Parse(ctx context.Context, resp *types.Response, emit engine.Em
 		if err != nil {
 			return invocation{}, err
 		}
-		return invocation{fn: fn, this: st.spider, args: []goja.Value{jr, toJS(st.rt, kwargs(resp.Request.CbKwargs))},
-			wrap: st.wrap("wrapOutput", jr)}, nil
+		return st.wrapped(invocation{fn: fn, this: st.spider, args: []goja.Value{jr, toJS(st.rt, kwargs(resp.Request.CbKwargs))}}, jr), nil
 	})
 }
 
@@ -336,7 +351,7 @@ func (s *Spider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit
 		} else {
 			_ = fo.Set("response", goja.Null())
 		}
-		return invocation{fn: fn, this: st.spider, args: []goja.Value{fo}, wrap: st.wrap("wrapOutput", fo.Get("response"))}, nil
+		return st.wrapped(invocation{fn: fn, this: st.spider, args: []goja.Value{fo}}, fo.Get("response")), nil
 	})
 }
 

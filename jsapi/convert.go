@@ -174,7 +174,14 @@ func requestFromJS(rt *goja.Runtime, obj *goja.Object) (*types.Request, error) {
 				if req.Meta, err = exportObject(rt, o, "meta", 0); err != nil {
 					return nil, err
 				}
-				// depth and redirectUrls are the engine's; they come back from Go fields.
+				// depth and redirectUrls are the engine's Go fields. A depth set here is a
+				// start request's (or one a built-in filter ran on between JS middlewares);
+				// DepthMiddleware sets it again for requests a callback produces.
+				if dv := o.Get("depth"); dv != nil {
+					if d, ok := dv.Export().(int64); ok && d >= 0 {
+						req.Depth = int(d)
+					}
+				}
 				req.Meta = dropKeys(req.Meta, "depth", "redirectUrls")
 			}
 		case "priority":

@@ -136,8 +136,14 @@ declare module "jscrawl" {
     readonly request: Request;
     /** The request's meta. */
     readonly meta: Record<string, any>;
-    /** The body decoded to text (charset from the header, a BOM or `<meta charset>`). */
+    /** The body decoded to text (charset from a BOM, the header, `<meta charset>`, else sniffed). */
     readonly body: string;
+    /** The encoding `body` was decoded with, a WHATWG name such as "utf-8" or "shift_jis" (Scrapy: response.encoding). */
+    readonly encoding: string;
+    /** The HTTP version, "HTTP/1.1" or "HTTP/2.0"; "" for file: and data: URLs (Scrapy: response.protocol). */
+    readonly protocol: string;
+    /** How the response was obtained: ["cached"] when the HTTP cache served it (Scrapy: response.flags). */
+    readonly flags: string[];
     text(): Promise<string>;
     json<T = any>(): Promise<T>;
     css(query: string): SelectorList;
@@ -310,6 +316,9 @@ declare module "jscrawl" {
    * `async *` method that iterates it with `for await`.
    */
   export interface SpiderMiddleware {
+    /** Its place among the built-in output filters (OffsiteMiddleware 500, RefererMiddleware
+     * 700, UrlLengthMiddleware 800, DepthMiddleware 900); 543 when absent. */
+    order?: number;
     processStart?(start: AsyncIterable<Output>, spider: any): AsyncIterable<Output | Output[]>;
     processSpiderOutput?(response: Response | null, result: AsyncIterable<Output>, spider: any): AsyncIterable<Output | Output[]>;
     /** An error from the callback or an earlier stage: return an iterable of outputs to

@@ -380,3 +380,79 @@ export const spiderMiddlewares = [{
 		t.Errorf("spider_exceptions/URIError = %d; log:\n%s", n, res.log)
 	}
 }
+
+// TestSpiderMiddlewareAmongBuiltins: a JS spider middleware's order places it among the
+// built-in output filters (DepthMiddleware 900, RefererMiddleware 700, OffsiteMiddleware
+// 500): at the default 543 it sees requests with their depth and Referer set and never
+// sees those DEPTH_LIMIT dropped, but still sees offsite ones; at 950 it sees them raw;
+// SPIDER_MIDDLEWARES moves a built-in to the other side.
+func TestSpiderMiddlewareAmongBuiltins(t *testing.T) {
+	t.Parallel()
+	src := `import { Request } from "jscrawl";
+export default class S {
+  name = "among";
+  allowedDomains = ["127.0.0.1"];
+  start() { return [new Request("BASE/p/1")]; }
+  *parse(r) {
+    yield { page: new URL(r.url).pathname };
+    if (r.url.endsWith("/p/1")) {
+      yield new Request("BASE/p/2");
+      yield new Request("http://offsite.invalid/x");
+    } else {
+      yield new Request("BASE/p/3");
+    }
+  }
+}
+export const spiderMiddlewares = [{
+  order: ORDER,
+  async *processSpiderOutput(response, result, spider) {
+    for await (const x of result) {
+      if (x instanceof Request) {
+        const d = x.meta.depth === undefined ? "u" : x.meta.depth;
+        const where = x.url.includes("offsite") ? "offsite" : new URL(x.url).pathname;
+        spider.crawler.stats.inc("seen" + where + "|" + d + "|" + (x.headers.get("Referer") ? "y" : "n"));
+      }
+      yield x;
+    }
+  },
+}];
+`
+	for _, tc := range []struct {
+		name     string
+		order    string
+		settings map[string]string
+		seen     []string
+		unseen   []string
+	}{
+		{"default order 543", "543", nil,
+			[]string{"seen/p/2|1|y", "seenoffsite|1|y"}, []string{"seen/p/3|2|y", "seen/p/3|u|n"}},
+		{"order 950: before every built-in", "950", nil,
+			[]string{"seen/p/2|u|n", "seenoffsite|u|n", "seen/p/3|u|n"}, nil},
+		{"DepthMiddleware moved to 100", "543", map[string]string{"SPIDER_MIDDLEWARES": `{"DepthMiddleware": 100}`},
+			[]string{"seen/p/2|0|y", "seen/p/3|0|y"}, []string{"seen/p/2|1|y"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			settings := map[string]string{"DEPTH_LIMIT": "1"}
+			for k, v := range tc.settings {
+				settings[k] = v
+			}
+			res := crawl(t, newServer(t), spec{src: strings.Replace(src, "ORDER", tc.order, 1), settings: settings})
+			for _, k := range tc.seen {
+				if statInt(res.stats, k) != 1 {
+					t.Errorf("middleware did not see %q once; stats %v\n%s", k, res.stats, res.log)
+				}
+			}
+			for _, k := range tc.unseen {
+				if statInt(res.stats, k) != 0 {
+					t.Errorf("middleware saw %q", k)
+				}
+			}
+			if got := lines(res.items); len(got) != 2 {
+				t.Errorf("items = %v, want /p/1 and /p/2 (depth limit 1, offsite filtered)", got)
+			}
+			if statInt(res.stats, "offsite/filtered") != 1 {
+				t.Errorf("offsite/filtered = %v, want 1", res.stats["offsite/filtered"])
+			}
+		})
+	}
+}

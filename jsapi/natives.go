@@ -21,6 +21,7 @@ type respHandle struct {
 	docErr  error
 	text    string
 	hasText bool
+	made    bool // built by new Response(...) in JS, from text
 }
 
 func (h *respHandle) contentType() string { return h.resp.Headers.Get("Content-Type") }
@@ -38,7 +39,7 @@ func (h *respHandle) document() (*selector.Document, error) {
 		if d, ok := h.resp.Parsed.(*selector.Document); ok {
 			h.doc = d
 		} else {
-			h.doc, h.docErr = selector.Parse(h.resp.Body, h.contentType())
+			h.doc, h.docErr = selector.ParseText(h.body())
 		}
 	}
 	return h.doc, h.docErr
@@ -57,6 +58,35 @@ func (st *vmState) natives() *goja.Object {
 		}
 		return h
 	}
+	// outputFilters(ids, request, responseHandle|null) runs the engine's built-in spider
+	// output filters ids (spider side first) on a request a callback produced: the request
+	// as they changed it, or null when one dropped it.
+	set("outputFilters", func(c goja.FunctionCall) goja.Value {
+		var ids []int
+		if err := rt.ExportTo(c.Argument(0), &ids); err != nil {
+			throwType("outputFilters: " + err.Error())
+		}
+		req, err := requestFromJS(rt, c.Argument(1).ToObject(rt))
+		if err != nil {
+			panic(rt.NewTypeError(err.Error()))
+		}
+		var parent *types.Response
+		if h, ok := c.Argument(2).Export().(*respHandle); ok {
+			parent = h.resp
+		}
+		out := types.Output{Request: req}
+		for _, id := range ids {
+			var keep bool
+			if out, keep = st.s.outFilters[id].Filter.ProcessSpiderOutput(st.s.ctx, parent, out); !keep || out.Request == nil {
+				return goja.Null()
+			}
+		}
+		v, err := st.requestToJS(out.Request)
+		if err != nil {
+			panic(rt.NewGoError(err))
+		}
+		return v
+	})
 	set("checkURL", func(c goja.FunctionCall) goja.Value {
 		raw := c.Argument(0)
 		who := c.Argument(1).String()
@@ -154,6 +184,22 @@ func (st *vmState) natives() *goja.Object {
 	})
 	set("responseURL", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).resp.URL) })
 	set("responseStatus", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).resp.Status) })
+	set("responseProtocol", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).resp.Protocol) })
+	set("responseFlags", func(c goja.FunctionCall) goja.Value {
+		flags := resp(c.Argument(0)).resp.Flags
+		out := make([]any, len(flags))
+		for i, f := range flags {
+			out[i] = f
+		}
+		return rt.NewArray(out...)
+	})
+	set("responseEncoding", func(c goja.FunctionCall) goja.Value {
+		h := resp(c.Argument(0))
+		if h.made {
+			return rt.ToValue("utf-8")
+		}
+		return rt.ToValue(selector.Encoding(h.resp.Body, h.contentType()))
+	})
 	// newResponse(body, status, headers, url, request) backs new Response(...).
 	set("newResponse", func(c goja.FunctionCall) goja.Value {
 		r := &types.Response{Body: []byte(c.Argument(0).String()), Status: int(c.Argument(1).ToInteger()), URL: c.Argument(3).String()}
@@ -177,7 +223,9 @@ func (st *vmState) natives() *goja.Object {
 				r.URL = req.URL
 			}
 		}
-		return rt.ToValue(&respHandle{resp: r})
+		// The body is text already: it must not be decoded again by the charset its
+		// headers may name.
+		return rt.ToValue(&respHandle{resp: r, text: c.Argument(0).String(), hasText: true, made: true})
 	})
 	set("text", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).body()) })
 	set("css", func(c goja.FunctionCall) goja.Value {

@@ -186,6 +186,12 @@
     get meta() { return this.request.meta; }
     get headers() { return this.#headers || (this.#headers = new Headers(this.#h)); }
     get body() { return n.text(this.#h); }
+    /** The HTTP version ("HTTP/1.1", "HTTP/2.0"; "" for file: and data:). */
+    get protocol() { return n.responseProtocol(this.#h); }
+    /** How the response was obtained: ["cached"] when served by the HTTP cache. */
+    get flags() { return n.responseFlags(this.#h); }
+    /** The encoding the body was decoded with (WHATWG name). */
+    get encoding() { return n.responseEncoding(this.#h); }
     async text() { return n.text(this.#h); }
     async json() { return JSON.parse(n.text(this.#h)); }
     css(q) { return n.css(this.#h, String(q)); }
@@ -320,9 +326,52 @@
   // returns an iterable, that replaces the stage's output and passes the later stages only.
   // An error a stage raises itself goes to the later stages.
   const asyncIter = (it) => it[Symbol.asyncIterator]();
+  // The built-in Go spider output filters ({ order, id }, nearest the engine first) that a
+  // JS middleware's order places on the spider side of it run here, between the JS stages
+  // (one native call per run of consecutive filters); the engine runs the rest.
+  let goFilters = [];
+  let outputStages = null; // stages, spider side first; built on first use
+  const goStage = (ids) => ({
+    processSpiderOutput(response, result) {
+      const h = response instanceof Response ? Response.handleOf(response) : null;
+      const filter = (v) => (v instanceof Request ? n.outputFilters(ids, v, h) : v);
+      return {
+        [Symbol.asyncIterator]() {
+          const it = asyncIter(result);
+          const next = () => Promise.resolve(it.next()).then((r) => {
+            if (r.done) return r;
+            if (Array.isArray(r.value)) return { value: r.value.map(filter).filter((v) => v !== null), done: false };
+            const v = filter(r.value);
+            return v === null ? next() : { value: v, done: false };
+          });
+          return { next };
+        },
+      };
+    },
+  });
+  const mwOrder = (m) => (typeof m.order === "number" && m.order >= 0 ? m.order : 543);
+  const buildOutputStages = () => {
+    const js = spiderMiddlewares.filter((m) =>
+      typeof m.processSpiderOutput === "function" || typeof m.processSpiderException === "function");
+    if (js.length === 0) return { stages: [], from: 0 };
+    const min = Math.min(...js.map(mwOrder));
+    const all = js.map((m) => ({ order: mwOrder(m), m }))
+      .concat(goFilters.filter((g) => g.order > min).map((g) => ({ order: g.order, go: g.id })))
+      .sort((a, b) => a.order - b.order)
+      .reverse();
+    const stages = [];
+    for (let i = 0; i < all.length; i++) {
+      if (all[i].go === undefined) { stages.push(all[i].m); continue; }
+      const ids = [];
+      while (i < all.length && all[i].go !== undefined) ids.push(all[i++].go);
+      i--;
+      stages.push(goStage(ids));
+    }
+    return { stages, from: goFilters.some((g) => g.order > min) ? min + 1 : 0 };
+  };
   const wrapOutput = (response) => {
-    const stages = spiderMiddlewares.filter((m) =>
-      typeof m.processSpiderOutput === "function" || typeof m.processSpiderException === "function").reverse();
+    if (outputStages === null) outputStages = buildOutputStages();
+    const stages = outputStages.stages;
     if (stages.length === 0) return undefined;
     // tap records the errors that come out of a stage's input.
     const tap = (iterable, seen) => ({
@@ -394,7 +443,14 @@
     },
     signals,
     dispatchSignal,
-    setSpiderMiddlewares(list) { spiderMiddlewares = list; },
+    setSpiderMiddlewares(list) { spiderMiddlewares = list; outputStages = null; },
+    // setOutputFilters returns the order number from which the built-in output filters run
+    // here (0: none do).
+    setOutputFilters(filters) {
+      goFilters = filters;
+      outputStages = buildOutputStages();
+      return outputStages.from;
+    },
     wrapStart,
     wrapOutput,
     crawlerDownload,

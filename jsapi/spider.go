@@ -99,15 +99,17 @@ type Spider struct {
 	opts   Options
 	logger *slog.Logger // tagged with the spider name
 
-	name       string
-	allowed    []string
-	custom     map[string]any
-	pipelines  int
-	dlmwOrders []int // the order number of each downloader middleware
+	name        string
+	allowed     []string
+	custom      map[string]any
+	itemFilters map[string]bool // feed URIs of customSettings.FEEDS with an itemFilter
+	pipelines   int
+	dlmwOrders  []int // the order number of each downloader middleware
 
-	crawler Crawler
-	schemes []string        // DOWNLOAD_SCHEMES, read once in Bind
-	ctx     context.Context // the crawl's context, for inline downloads
+	crawler    Crawler
+	outFilters []engine.OutputFilter // the engine's built-in spider output filters
+	schemes    []string              // DOWNLOAD_SCHEMES, read once in Bind
+	ctx        context.Context       // the crawl's context, for inline downloads
 
 	mu     sync.Mutex
 	states map[*runtime.VM]*vmState
@@ -129,6 +131,7 @@ type vmState struct {
 	makeRequest  goja.Callable
 	pipelines    []*goja.Object
 	dlmws        []*goja.Object // downloaderMiddlewares, in order
+	filteredFrom int            // outputs of callbacks passed the output filters from this order up
 	helpers      *goja.Object
 	requestProto *goja.Object
 	selProto     *goja.Object // Selector methods
@@ -167,6 +170,7 @@ func Load(prog *runtime.Program, opts Options) (*Spider, error) {
 			for _, k := range obj.Keys() {
 				s.custom[k] = exportSetting(rt, obj.Get(k))
 			}
+			s.takeItemFilters(rt, obj)
 		}
 		s.pipelines = len(st.pipelines)
 		for _, m := range st.dlmws {
@@ -219,6 +223,58 @@ func (s *Spider) Name() string { return s.name }
 // AllowedDomains returns the spider's allowedDomains (nil: all).
 func (s *Spider) AllowedDomains() []string { return s.allowed }
 
+// takeItemFilters finds the itemFilter functions of customSettings.FEEDS, which settings
+// (plain data) cannot hold: it records their feed URIs and removes them from s.custom.
+func (s *Spider) takeItemFilters(rt *goja.Runtime, custom *goja.Object) {
+	feeds, ok := custom.Get(types.Feeds).(*goja.Object)
+	if !ok {
+		return
+	}
+	exported, _ := s.custom[types.Feeds].(map[string]any)
+	for _, uri := range feeds.Keys() {
+		opts, ok := feeds.Get(uri).(*goja.Object)
+		if !ok || !isFunction(opts.Get("itemFilter")) {
+			continue
+		}
+		if s.itemFilters == nil {
+			s.itemFilters = map[string]bool{}
+		}
+		s.itemFilters[uri] = true
+		if o, ok := exported[uri].(map[string]any); ok {
+			delete(o, "itemFilter")
+		}
+	}
+}
+
+// ItemFilter returns the JS itemFilter of the feed uri in customSettings.FEEDS, as a Go
+// function that calls it on the spider's first VM (a promise is awaited; the result is
+// taken as a boolean), or nil when that feed has none.
+func (s *Spider) ItemFilter(uri string) func(types.Item) (bool, error) {
+	if !s.itemFilters[uri] {
+		return nil
+	}
+	return func(item types.Item) (bool, error) {
+		vm, err := s.vm0()
+		if err != nil {
+			return false, err
+		}
+		st := s.state(vm)
+		var keep bool
+		err = st.await(s.ctx, func(rt *goja.Runtime) (goja.Value, error) {
+			feeds := st.spider.Get("customSettings").ToObject(rt).Get(types.Feeds).ToObject(rt)
+			fn, ok := goja.AssertFunction(feeds.Get(uri).ToObject(rt).Get("itemFilter"))
+			if !ok {
+				return nil, fmt.Errorf("customSettings.FEEDS[%q].itemFilter is no longer a function", uri)
+			}
+			return fn(goja.Undefined(), toJS(rt, item))
+		}, func(v goja.Value) error {
+			keep = v != nil && v.ToBoolean()
+			return nil
+		})
+		return keep, err
+	}
+}
+
 // CustomSettings returns the spider's customSettings (Scrapy: custom_settings).
 func (s *Spider) CustomSettings() map[string]any { return s.custom }
 
@@ -237,6 +293,9 @@ func (s *Spider) Pipelines() []engine.Pipeline {
 func (s *Spider) Bind(c Crawler) error {
 	s.crawler = c
 	s.schemes = c.Settings().StringList(types.DownloadSchemes)
+	if f, ok := c.(interface{ OutputFilters() []engine.OutputFilter }); ok {
+		s.outFilters = f.OutputFilters()
+	}
 	s.mu.Lock()
 	var wanted []engine.Signal
 	for sig := range s.signals {
@@ -284,6 +343,12 @@ func (s *Spider) Open(ctx context.Context) error {
 		vms = s.pool.All()
 	}
 	for _, vm := range vms {
+		st := s.state(vm)
+		err := st.await(ctx, func(*goja.Runtime) (goja.Value, error) { return nil, st.setOutputFilters() },
+			func(goja.Value) error { return nil })
+		if err != nil {
+			return err
+		}
 		if err := s.setup(ctx, vm); err != nil {
 			return fmt.Errorf("%s.setup(): %w", s.name, err)
 		}
@@ -519,5 +584,29 @@ func (st *vmState) construct(exports *goja.Object) error {
 	if _, err := set(goja.Undefined(), rt.NewArray(list...)); err != nil {
 		return err
 	}
+	if st.s.crawler != nil {
+		return st.setOutputFilters()
+	}
+	return nil
+}
+
+// setOutputFilters tells the prelude the engine's built-in spider output filters, so those
+// that the JS spider middlewares' order numbers place on their spider side run among them
+// (natives.outputFilters); on the loop.
+func (st *vmState) setOutputFilters() error {
+	rt := st.rt
+	list := make([]any, len(st.s.outFilters))
+	for i, f := range st.s.outFilters {
+		o := rt.NewObject()
+		_ = o.Set("order", f.Order)
+		_ = o.Set("id", i)
+		list[i] = o
+	}
+	set, _ := goja.AssertFunction(st.helper("setOutputFilters"))
+	from, err := set(goja.Undefined(), rt.NewArray(list...))
+	if err != nil {
+		return err
+	}
+	st.filteredFrom = int(from.ToInteger())
 	return nil
 }

@@ -10,6 +10,12 @@ type Response struct {
 	Headers http.Header
 	Body    []byte
 	Request *Request // the request that produced it (after middlewares)
+	// Protocol is the HTTP version the response came with, as net/http reports it
+	// ("HTTP/1.1", "HTTP/2.0"); "" for file: and data: (Scrapy: response.protocol).
+	Protocol string
+	// Flags mark how the response was obtained, as Scrapy's response.flags: "cached" for
+	// one served by HttpCacheMiddleware.
+	Flags []string
 	// Parsed caches a parsed form of Body (an HTML document) made off the JS loop by the
 	// downloader's goroutine; nil when not parsed yet. Its type belongs to the reader.
 	Parsed any

@@ -29,12 +29,24 @@ const (
 	DownloadMaxSize             = "DOWNLOAD_MAXSIZE"
 	DownloadSchemes             = "DOWNLOAD_SCHEMES"
 	DownloadTimeout             = "DOWNLOAD_TIMEOUT"
+	DownloadVerifyTLS           = "DOWNLOAD_VERIFY_TLS"
+	DownloadWarnSize            = "DOWNLOAD_WARNSIZE"
 	DupeFilterDebug             = "DUPEFILTER_DEBUG"
 	Feeds                       = "FEEDS"
+	HTTPCacheAlwaysStore        = "HTTPCACHE_ALWAYS_STORE"
+	HTTPCacheDir                = "HTTPCACHE_DIR"
+	HTTPCacheEnabled            = "HTTPCACHE_ENABLED"
+	HTTPCacheExpirationSecs     = "HTTPCACHE_EXPIRATION_SECS"
+	HTTPCacheIgnoreHTTPCodes    = "HTTPCACHE_IGNORE_HTTP_CODES"
+	HTTPCacheIgnoreMissing      = "HTTPCACHE_IGNORE_MISSING"
+	HTTPCacheIgnoreSchemes      = "HTTPCACHE_IGNORE_SCHEMES"
+	HTTPCachePolicy             = "HTTPCACHE_POLICY"
 	HTTPErrorAllowAll           = "HTTPERROR_ALLOW_ALL"
 	HTTPErrorAllowedCodes       = "HTTPERROR_ALLOWED_CODES"
 	JSCallbackTimeout           = "JS_CALLBACK_TIMEOUT"
 	JSVMs                       = "JS_VMS"
+	LogFile                     = "LOG_FILE"
+	LogFormat                   = "LOG_FORMAT"
 	LogLevel                    = "LOG_LEVEL"
 	LogStatsInterval            = "LOGSTATS_INTERVAL"
 	RandomizeDownloadDelay      = "RANDOMIZE_DOWNLOAD_DELAY"
@@ -47,6 +59,7 @@ const (
 	SchedulerMemoryQueue        = "SCHEDULER_MEMORY_QUEUE"
 	DownloaderMiddlewares       = "DOWNLOADER_MIDDLEWARES"
 	SpiderMiddlewares           = "SPIDER_MIDDLEWARES"
+	Thresholds                  = "THRESHOLDS"
 	URLLengthLimit              = "URLLENGTH_LIMIT"
 	UserAgent                   = "USER_AGENT"
 )
@@ -122,12 +135,24 @@ var Defs = []Def{
 	{DownloadSchemes, KindList, []any{"http", "https"}, "URL schemes a spider may request"},
 	{DownloadSlots, KindMap, map[string]any{}, "host glob → {concurrency, delay, randomizeDelay} for matching slots"},
 	{DownloadTimeout, KindDuration, 180.0, "seconds a download may take in all"},
+	{DownloadVerifyTLS, KindBool, true, "verify TLS certificates (false: accept any)"},
+	{DownloadWarnSize, KindInt, 32 << 20, "response size in bytes that logs a warning (0: never)"},
 	{DupeFilterDebug, KindBool, false, "log every filtered duplicate, not just the first"},
 	{Feeds, KindMap, map[string]any{}, "feed URI → {format, overwrite, fields, ...}"},
+	{HTTPCacheAlwaysStore, KindBool, false, "rfc2616 policy: store responses even without a cache directive"},
+	{HTTPCacheDir, KindString, ".jscrawl/httpcache", "HTTP cache folder, relative to the working folder"},
+	{HTTPCacheEnabled, KindBool, false, "cache responses on disk and serve them again (HttpCacheMiddleware)"},
+	{HTTPCacheExpirationSecs, KindInt, 0, "seconds a cached response stays fresh (0: forever)"},
+	{HTTPCacheIgnoreHTTPCodes, KindList, []any{}, "statuses never cached"},
+	{HTTPCacheIgnoreMissing, KindBool, false, "ignore requests that are not cached instead of downloading them"},
+	{HTTPCacheIgnoreSchemes, KindList, []any{"file"}, "URL schemes never cached"},
+	{HTTPCachePolicy, KindString, "dummy", "dummy (cache everything) or rfc2616 (HTTP caching rules, RFC 9111)"},
 	{HTTPErrorAllowAll, KindBool, false, "pass responses of every status to callbacks"},
 	{HTTPErrorAllowedCodes, KindList, []any{}, "non-2xx statuses passed to callbacks"},
 	{JSCallbackTimeout, KindDuration, 60.0, "seconds a callback may run synchronously before it is interrupted"},
 	{JSVMs, KindInt, 1, "JS VMs, each with its own spider instance"},
+	{LogFile, KindString, "", "write the log to this file only (empty: stderr)"},
+	{LogFormat, KindString, "text", "text (Scrapy's lines) or json (one object per record)"},
 	{LogLevel, KindString, "INFO", "DEBUG, INFO, WARNING or ERROR"},
 	{LogStatsInterval, KindDuration, 60.0, "seconds between progress lines"},
 	{RandomizeDownloadDelay, KindBool, true, "wait 0.5–1.5 × DOWNLOAD_DELAY"},
@@ -144,6 +169,7 @@ var Defs = []Def{
 	{SchedulerMemoryQueue, KindString, "lifo", "order within one priority: lifo (depth-first, as Scrapy) or fifo"},
 	{DownloaderMiddlewares, KindMap, map[string]any{}, "built-in downloader middleware name → order number, or null to disable it"},
 	{SpiderMiddlewares, KindMap, map[string]any{}, "built-in spider middleware name → order number, or null to disable it"},
+	{Thresholds, KindMap, map[string]any{}, "stat name → condition such as \">= 100\", checked at the end (exit code 99 when one fails)"},
 	{URLLengthLimit, KindInt, 2083, "longest URL followed"},
 	{UserAgent, KindString, "jscrawl/" + Version + " (+https://github.com/jscrawl/jscrawl)", "User-Agent header"},
 }

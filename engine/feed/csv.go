@@ -28,8 +28,10 @@ type CSV struct {
 // NewCSV returns a CSV writer to w; it uses cfg.Fields. Warnings go to slog.Default().
 func NewCSV(w io.Writer, cfg Config) *CSV {
 	return &CSV{
-		out:     w,
-		w:       csv.NewWriter(w),
+		out: w,
+		// Hide a *bufio.Writer from csv.NewWriter, which would otherwise adopt it as its own
+		// buffer, so the Flush after each record would flush the feed's buffer to the file.
+		w:       csv.NewWriter(struct{ io.Writer }{w}),
 		logger:  slog.Default(),
 		columns: slices.Clone(cfg.Fields),
 		warned:  map[string]bool{},

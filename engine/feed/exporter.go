@@ -75,6 +75,9 @@ type Config struct {
 	// BatchItemCount starts a new file every this many items (0: one file); the URI must
 	// then contain %(batch_id)d or %(batch_time)s.
 	BatchItemCount int
+	// ItemFilter, when set, decides which items the feed writes (the FEEDS option
+	// itemFilter, a JS function); an error is the feed's export error.
+	ItemFilter func(types.Item) (bool, error)
 }
 
 // validate checks the options that do not depend on the storage.
@@ -88,7 +91,7 @@ func (c Config) validate() error {
 		return fmt.Errorf("indent %d is negative", c.Indent)
 	}
 	if c.BatchItemCount < 0 {
-		return fmt.Errorf("batch_item_count %d is negative", c.BatchItemCount)
+		return fmt.Errorf("batchItemCount %d is negative", c.BatchItemCount)
 	}
 	if i := slices.Index(c.Fields, ""); i >= 0 {
 		return fmt.Errorf("fields[%d] is empty", i)

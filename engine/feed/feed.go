@@ -91,7 +91,7 @@ func open(uri string, cfg Config, env Env) (*Feed, error) {
 		return nil, err
 	}
 	if cfg.BatchItemCount > 0 && !strings.Contains(uri, "%(batch_id)") && !strings.Contains(uri, "%(batch_time)s") {
-		return nil, errors.New("batch_item_count needs %(batch_id)d or %(batch_time)s in the uri")
+		return nil, errors.New("batchItemCount needs %(batch_id)d or %(batch_time)s in the uri")
 	}
 	if env.Now.IsZero() {
 		env.Now = time.Now()
@@ -185,6 +185,15 @@ func (f *Feed) Export(item types.Item) error {
 	defer f.mu.Unlock()
 	if f.done {
 		return fmt.Errorf("export to %s: %w", f.uri, ErrClosed)
+	}
+	if f.cfg.ItemFilter != nil {
+		keep, err := f.cfg.ItemFilter(item)
+		if err != nil {
+			return fmt.Errorf("export to %s: itemFilter: %w", f.uri, err)
+		}
+		if !keep {
+			return nil
+		}
 	}
 	if f.cur == nil || f.cfg.BatchItemCount > 0 && f.cur.items >= f.cfg.BatchItemCount {
 		if err := f.nextBatch(); err != nil {

@@ -447,7 +447,7 @@ func TestOpenErrors(t *testing.T) {
 		{"folder as target", dir, feed.Config{Format: "csv"}, quietEnv, "is a folder"},
 		{"unknown placeholder", filepath.Join(dir, "%(foo)s.json"), feed.Config{}, quietEnv, "unknown placeholder %(foo)s"},
 		{"no spider name", filepath.Join(dir, "%(name)s.json"), feed.Config{}, feed.Env{}, "no name"},
-		{"batches", filepath.Join(dir, "x.json"), feed.Config{BatchItemCount: 10}, quietEnv, "batch_item_count"},
+		{"batches", filepath.Join(dir, "x.json"), feed.Config{BatchItemCount: 10}, quietEnv, "batchItemCount"},
 		{"encoding", filepath.Join(dir, "x.json"), feed.Config{Encoding: "cp1252"}, quietEnv, "encoding"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -497,5 +497,34 @@ func TestExportDuringFlushes(t *testing.T) {
 	}
 	if got := strings.Count(readPartial(t, path), "\n"); got != n {
 		t.Errorf("%d lines, want %d", got, n)
+	}
+}
+
+// TestItemFilter: a feed with an ItemFilter writes only the items it accepts, and batches
+// count written items only.
+func TestItemFilter(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cheap := func(it types.Item) (bool, error) {
+		p, _ := it.Get("price")
+		return p.(float64) < 10, nil
+	}
+	writeFeed(t, filepath.Join(dir, "cheap-%(batch_id)d.jsonl"), feed.Config{ItemFilter: cheap, BatchItemCount: 2}, quietEnv,
+		item("name", "a", "price", 5.0), item("name", "b", "price", 50.0), item("name", "c", "price", 7.0), item("name", "d", "price", 9.0))
+	if got := readFile(t, filepath.Join(dir, "cheap-1.jsonl")); got != `{"name":"a","price":5}`+"\n"+`{"name":"c","price":7}`+"\n" {
+		t.Errorf("batch 1 = %q", got)
+	}
+	if got := readFile(t, filepath.Join(dir, "cheap-2.jsonl")); got != `{"name":"d","price":9}`+"\n" {
+		t.Errorf("batch 2 = %q", got)
+	}
+	f, err := feed.Open(filepath.Join(dir, "x.jsonl"), feed.Config{ItemFilter: func(types.Item) (bool, error) {
+		return false, errors.New("boom")
+	}}, quietEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Export(item("a", 1)); err == nil || !strings.Contains(err.Error(), "itemFilter: boom") {
+		t.Errorf("a failing filter: err = %v", err)
 	}
 }

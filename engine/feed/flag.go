@@ -44,11 +44,13 @@ func ParseFlag(arg string, overwrite bool) (uri string, cfg Config, err error) {
 }
 
 // knownOptions are the FEEDS options that FromSettings understands.
-var knownOptions = []string{"batch_item_count", "encoding", "fields", "format", "indent", "overwrite"}
+var knownOptions = []string{"batchItemCount", "encoding", "fields", "format", "indent", "overwrite"}
 
 // FromSettings parses the FEEDS setting: a JSON object from feed URI to options (Scrapy:
 // FEEDS). The options are format (optional when the URI's extension names one),
-// overwrite, fields (a list of names), indent, encoding and batch_item_count. An unknown
+// overwrite, fields (a list of names), indent, encoding and batchItemCount (Scrapy's
+// batch_item_count is accepted too); itemFilter is a JS function, so the spider's loader
+// takes it out of customSettings and sets Config.ItemFilter. An unknown
 // option, or one of the wrong type, is an error naming the URI, so a typo fails loudly.
 func FromSettings(feeds map[string]any) (map[string]Config, error) {
 	out := make(map[string]Config, len(feeds))
@@ -87,8 +89,10 @@ func parseOptions(uri string, v any) (Config, error) {
 			cfg.Overwrite, err = toBool(val)
 		case "indent":
 			cfg.Indent, err = toInt(val)
-		case "batch_item_count":
+		case "batchItemCount", "batch_item_count":
 			cfg.BatchItemCount, err = toInt(val)
+		case "itemFilter", "item_filter":
+			return cfg, fmt.Errorf("itemFilter must be a JS function (item) => boolean in the spider's customSettings.FEEDS")
 		case "encoding":
 			if val != nil {
 				s, ok := val.(string)

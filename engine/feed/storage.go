@@ -249,7 +249,7 @@ func expandURI(uri string, p uriParams) (string, error) {
 		case key == "batch_time" && verb == "s" && p.batchID > 0:
 			return p.batchTime.UTC().Format(TimeLayout + ".000000")
 		}
-		fail(fmt.Errorf("unknown placeholder %s in the feed uri (want %%(name)s or %%(time)s, and with batch_item_count %%(batch_id)d or %%(batch_time)s)", m))
+		fail(fmt.Errorf("unknown placeholder %s in the feed uri (want %%(name)s or %%(time)s, and with batchItemCount %%(batch_id)d or %%(batch_time)s)", m))
 		return m
 	})
 	return out, err

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
 )
 
 // Document is a parsed HTML page. It is never modified after Parse, so any number of
@@ -55,13 +56,7 @@ func (d *Document) Node() *html.Node { return d.node }
 // windows-1252 (as Scrapy's auto-detection falls back to cp1252). Invalid UTF-8 sequences
 // become U+FFFD and a leading byte order mark is dropped.
 func DecodeText(body []byte, contentType string) string {
-	enc, name, certain := charset.DetermineEncoding(body, contentType)
-	if !certain && name == "windows-1252" && !metaCharset(body) {
-		// DetermineEncoding's default guess, made from the first 1024 bytes only.
-		if utf8.Valid(body) {
-			name = "utf-8"
-		}
-	}
+	enc, name := detect(body, contentType)
 	var s string
 	if name == "utf-8" {
 		s = string(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
@@ -76,6 +71,25 @@ func DecodeText(body []byte, contentType string) string {
 		return strings.ToValidUTF8(string(body), "\uFFFD")
 	}
 	return strings.TrimPrefix(string(b), "\uFEFF")
+}
+
+// Encoding returns the WHATWG name of the encoding DecodeText uses for body ("utf-8",
+// "windows-1252", "shift_jis", ...), as Scrapy's response.encoding.
+func Encoding(body []byte, contentType string) string {
+	_, name := detect(body, contentType)
+	return name
+}
+
+// detect is the encoding choice of DecodeText, the one place it is made.
+func detect(body []byte, contentType string) (encoding.Encoding, string) {
+	enc, name, certain := charset.DetermineEncoding(body, contentType)
+	if !certain && name == "windows-1252" && !metaCharset(body) {
+		// DetermineEncoding's default guess, made from the first 1024 bytes only.
+		if utf8.Valid(body) {
+			return enc, "utf-8"
+		}
+	}
+	return enc, name
 }
 
 // metaCharset reports whether the first 1024 bytes of body declare an encoding in a <meta>

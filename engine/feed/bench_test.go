@@ -1,0 +1,45 @@
+package feed_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/jscrawl/jscrawl/engine/feed"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// BenchmarkFeed writes book-like items (eight fields, a nested list) to a real file in each
+// format, through the buffered Feed with its flush timer, as a crawl does; items/s is the
+// figure to compare with a crawl's rate.
+func BenchmarkFeed(b *testing.B) {
+	item := types.Item{
+		{Key: "title", Value: "A Light in the Attic"},
+		{Key: "price", Value: 51.77},
+		{Key: "rating", Value: int64(3)},
+		{Key: "availability", Value: "In stock (22 available)"},
+		{Key: "upc", Value: "a897fe39b1053632"},
+		{Key: "category", Value: "Poetry"},
+		{Key: "url", Value: "http://127.0.0.1:8000/catalogue/a-light-in-the-attic_1000/index.html"},
+		{Key: "tags", Value: []any{"poetry", "classic", "illustrated"}},
+	}
+	for _, format := range []string{"jsonl", "json", "csv", "xml", "jsonl.gz"} {
+		b.Run(format, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "items."+format)
+			f, err := feed.Open(path, feed.Config{Overwrite: true}, feed.Env{SpiderName: "bench"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if err := f.Export(item); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := f.Close(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "items/s")
+		})
+	}
+}
