@@ -10,7 +10,6 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
-	"github.com/jscrawl/jscrawl/jsapi/selector"
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -288,8 +287,8 @@ func isHTML(resp *types.Response) bool {
 // HTML is parsed here, on the calling goroutine, so the JS loop only runs JS.
 func (s *Spider) Parse(ctx context.Context, resp *types.Response, emit engine.Emit) error {
 	h := &respHandle{resp: resp}
-	if isHTML(resp) {
-		h.doc, h.docErr = selector.Parse(resp.Body, resp.Headers.Get("Content-Type"))
+	if isHTML(resp) || isXML(resp) {
+		h.doc, h.docErr = parseDocument(resp)
 	}
 	vm, release, err := s.acquire()
 	if err != nil {

@@ -92,18 +92,66 @@ declare module "jscrawl" {
     forEach(fn: (value: string, name: string, headers: Headers) => void): void;
   }
 
-  /** One match of a CSS query: an element, a text node or an attribute value. */
+  /** A regular expression for `re()` and `reFirst()`: a RegExp or its source. */
+  export type Pattern = RegExp | string;
+
+  /** Prefix → namespace URI bindings for XPath. */
+  export type Namespaces = Record<string, string>;
+
+  /**
+   * One match of a CSS or XPath query (parsel: Selector): an element, a text node, an
+   * attribute value, or a string, number or boolean computed by an XPath expression.
+   */
   export interface Selector {
     /** Selects inside this element (parsel: `::text`, `*::text`, `::attr(name)`). */
     css(query: string): SelectorList;
-    /** The element's outer HTML, or the text or attribute value. */
+    /**
+     * Evaluates an XPath 1.0 expression from this element (relative: `./a/@href`; absolute:
+     * `//a`). Text nodes and attributes come back as selectors whose `get()` is their
+     * string; numbers and booleans as parsel writes them (`"2.0"`, `"1"`/`"0"`).
+     * `namespaces` adds prefixes for this call only. Throws a TypeError
+     * (`XPath error: ... in <expr>`) when the expression is invalid.
+     */
+    xpath(expr: string, namespaces?: Namespaces): SelectorList;
+    /** The element's outer HTML (or XML), or the text, attribute value or computed string. */
     get(): string;
     getall(): string[];
-    /** The element's attributes (empty for text and attributes). */
+    /**
+     * Matches of `pattern` in `get()`: each whole match, or the values of its groups when it
+     * has some (an unmatched group gives `""`), or only the first match's group named
+     * `extract` when there is one. Flags other than i, m and s are ignored. Character
+     * references other than `&lt;` and `&amp;` are replaced unless `replaceEntities` is false.
+     */
+    re(pattern: Pattern, replaceEntities?: boolean): string[];
+    /** The first string `re()` gives, or `def` (default `null`). */
+    reFirst(pattern: Pattern): string | null;
+    reFirst<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
+    /** Runs a JMESPath expression on the JSON this selector holds (a `<script>` block's text
+     * or a text/attribute value); `null` when it holds no JSON or nothing matches. */
+    jmespath(expr: string): any;
+    /** Binds `prefix` for this selector's `xpath()` and the selectors it produces from now on. */
+    registerNamespace(prefix: string, uri: string): void;
+    /** Drops every namespace of the whole XML document, so `//loc` matches a sitemap's `<loc>`. */
+    removeNamespaces(): void;
+    /** The element's attributes (empty for text and attributes; XML namespace declarations
+     * left out). */
     readonly attrib: Record<string, string>;
   }
 
-  /** The matches of a CSS query, in document order. */
+  /** What `new Selector(...)` parses: a string of HTML (default) or XML. */
+  export interface SelectorInit {
+    text: string;
+    type?: "html" | "xml";
+  }
+
+  /** `new Selector({ text, type })` parses a string (parsel: `Selector(text=..., type=...)`);
+   * `new Selector(response)` is `response.selector`. */
+  export const Selector: {
+    new (init: SelectorInit | Response): Selector;
+    readonly prototype: Selector;
+  };
+
+  /** The matches of a CSS or XPath query, in document order. */
   export interface SelectorList extends ReadonlyArray<Selector> {
     /** The first match as a string, or `null` when there is none. */
     get(): string | null;
@@ -111,9 +159,22 @@ declare module "jscrawl" {
     get<D>(def: D): string | D;
     getall(): string[];
     css(query: string): SelectorList;
+    /** `xpath()` of each element, concatenated. */
+    xpath(expr: string, namespaces?: Namespaces): SelectorList;
+    /** `re()` of each selector, concatenated. */
+    re(pattern: Pattern, replaceEntities?: boolean): string[];
+    /** The first string `re()` gives over the list, or `def` (default `null`). */
+    reFirst(pattern: Pattern): string | null;
+    reFirst<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
     /** The first element's attributes, `{}` for an empty list. */
     readonly attrib: Record<string, string>;
   }
+
+  /** SelectorLists come from `css()` and `xpath()`; this value is for `instanceof`. */
+  export const SelectorList: {
+    new (): never;
+    readonly prototype: SelectorList;
+  };
 
   /** Options of `new Response(body, init)`. */
   export interface ResponseInit {
@@ -147,6 +208,23 @@ declare module "jscrawl" {
     text(): Promise<string>;
     json<T = any>(): Promise<T>;
     css(query: string): SelectorList;
+    /** XPath 1.0 from the root element (see `Selector.xpath`), with the namespaces
+     * registered on `response.selector`. An XML response (an XML Content-Type, or none and
+     * an XML declaration) is parsed as XML: its namespaces need a prefix
+     * (`response.selector.registerNamespace("s", uri)`) or `removeNamespaces()`. */
+    xpath(expr: string, namespaces?: Namespaces): SelectorList;
+    /** The root Selector of the document (parsel: response.selector). */
+    readonly selector: Selector;
+    /** Runs a JMESPath expression on the body parsed as JSON (parsed once per response) and
+     * returns a plain value (`null` when nothing matches; object keys sorted). Throws a
+     * TypeError when the body is not JSON or the expression is invalid. */
+    jmespath(expr: string): any;
+    /**
+     * Every `<script type="application/ld+json">` block parsed, arrays spread and `@graph`
+     * nodes flattened into the list (each with the block's `@context` unless it has one).
+     * Invalid blocks are skipped and counted in the `jsonld/invalid` stat.
+     */
+    jsonLd(): Record<string, any>[];
     /** Resolves a URL against the response's URL. */
     urljoin(href: string): string;
     /** A Request for a link: a URL (relative is fine), an `<a>` Selector or a Request. */

@@ -22,6 +22,9 @@ type respHandle struct {
 	text    string
 	hasText bool
 	made    bool // built by new Response(...) in JS, from text
+	json    any  // the body parsed as JSON, for jmespath()
+	jsonErr error
+	hasJSON bool
 }
 
 func (h *respHandle) contentType() string { return h.resp.Headers.Get("Content-Type") }
@@ -39,7 +42,11 @@ func (h *respHandle) document() (*selector.Document, error) {
 		if d, ok := h.resp.Parsed.(*selector.Document); ok {
 			h.doc = d
 		} else {
-			h.doc, h.docErr = selector.ParseText(h.body())
+			if isXML(h.resp) {
+				h.doc, h.docErr = parseDocument(h.resp)
+			} else {
+				h.doc, h.docErr = selector.ParseText(h.body())
+			}
 		}
 	}
 	return h.doc, h.docErr
@@ -235,6 +242,68 @@ func (st *vmState) natives() *goja.Object {
 			panic(rt.NewGoError(fmt.Errorf("parse %s: %w", h.resp.URL, err)))
 		}
 		return st.selectAll(c.Argument(1).String(), doc.Root())
+	})
+	// rootSelector(h) is response.selector: the root of the document, whose namespaces
+	// response.xpath uses.
+	set("rootSelector", func(c goja.FunctionCall) goja.Value {
+		h := resp(c.Argument(0))
+		doc, err := h.document()
+		if err != nil {
+			panic(rt.NewGoError(fmt.Errorf("parse %s: %w", h.resp.URL, err)))
+		}
+		return st.newSelector(doc.Root())
+	})
+	// parseSelector(text, type) backs new Selector({ text, type }).
+	set("parseSelector", func(c goja.FunctionCall) goja.Value {
+		text := c.Argument(0).String()
+		var doc *selector.Document
+		var err error
+		switch typ := c.Argument(1).String(); typ {
+		case "xml":
+			doc, _ = selector.ParseXML([]byte(text), "text/xml; charset=utf-8")
+		case "html":
+			doc, err = selector.ParseText(text)
+		default:
+			throwType(fmt.Sprintf("new Selector(): type must be \"html\" or \"xml\", got %q", typ))
+		}
+		if err != nil {
+			panic(rt.NewGoError(err))
+		}
+		return st.newSelector(doc.Root())
+	})
+	set("jmespath", func(c goja.FunctionCall) goja.Value {
+		h := resp(c.Argument(0))
+		data, err := h.jsonValue()
+		if err != nil {
+			throwType("response.jmespath(): " + err.Error())
+		}
+		return st.jmesSearch("response.jmespath()", c.Argument(1).String(), data)
+	})
+	// jsonLdTexts(h) returns the text of every <script type="application/ld+json">.
+	set("jsonLdTexts", func(c goja.FunctionCall) goja.Value {
+		h := resp(c.Argument(0))
+		doc, err := h.document()
+		if err != nil || doc.IsXML() {
+			return rt.NewArray()
+		}
+		rs, err := selector.Select([]selector.Result{doc.Root()}, `script[type="application/ld+json" i]`)
+		if err != nil {
+			panic(rt.NewGoError(err))
+		}
+		out := make([]any, len(rs))
+		for i, r := range rs {
+			out[i] = r.Text()
+		}
+		return rt.NewArray(out...)
+	})
+	set("statInc", func(c goja.FunctionCall) goja.Value {
+		if st.s.crawler != nil {
+			st.s.crawler.Stats().Inc(c.Argument(0).String(), 1)
+		}
+		return goja.Undefined()
+	})
+	set("replaceEntities", func(c goja.FunctionCall) goja.Value {
+		return rt.ToValue(selector.ReplaceEntities(c.Argument(0).String()))
 	})
 	set("selectorHref", func(c goja.FunctionCall) goja.Value {
 		s, ok := c.Argument(0).Export().(*jsSelector)

@@ -137,12 +137,102 @@
     toJSON() { return Object.fromEntries(n.headerEntries(this.#h)); }
   }
 
-  // Selector and SelectorList are Go-backed (see selectors.go); these functions only give
-  // them names and instanceof.
-  function Selector() { throw new TypeError("Selectors come from response.css()"); }
+  // Selector and SelectorList are Go-backed (see selectors.go); these functions give them
+  // names and instanceof, and new Selector({ text, type }) parses a string (parsel's
+  // Selector(text=..., type=...)); new Selector(response) is response.selector.
+  function Selector(init) {
+    if (new.target && init !== null && typeof init === "object") {
+      if (init instanceof Response) return init.selector;
+      if (typeof init.text === "string") return n.parseSelector(init.text, init.type === undefined ? "html" : String(init.type));
+    }
+    throw new TypeError("Selectors come from response.css() and response.xpath(), or new Selector({ text, type })");
+  }
   Selector.prototype = n.selectorProto();
-  function SelectorList() { throw new TypeError("SelectorLists come from response.css()"); }
+  function SelectorList() { throw new TypeError("SelectorLists come from response.css() and response.xpath()"); }
   SelectorList.prototype = n.listProto();
+
+  // re() and reFirst() as parsel's: all matches of a RegExp or a string pattern (Python's
+  // (?P<name>...) accepted), the groups' values instead of the whole match when it has
+  // groups, only the first match's "extract" group when it has one; flags other than i, m
+  // and s are ignored. Entities other than &lt; and &amp; are replaced unless
+  // replaceEntities is false.
+  const regexCache = new Map();
+  const regexOf = new WeakMap();
+  function toRegExp(pattern) {
+    if (pattern instanceof RegExp) {
+      let re = regexOf.get(pattern);
+      if (!re) regexOf.set(pattern, (re = new RegExp(pattern.source, "g" + pattern.flags.replace(/[^ims]/g, ""))));
+      return re;
+    }
+    const key = String(pattern);
+    let re = regexCache.get(key);
+    if (!re) {
+      if (regexCache.size >= 256) regexCache.clear();
+      const src = key.replace(/\(\?P</g, "(?<").replace(/\(\?P=(\w+)\)/g, "\\k<$1>");
+      regexCache.set(key, (re = new RegExp(src, "g")));
+    }
+    return re;
+  }
+  function extractRegex(re, text, replaceEntities) {
+    const out = [];
+    re.lastIndex = 0;
+    let m = re.exec(text);
+    if (m !== null && m.groups && Object.prototype.hasOwnProperty.call(m.groups, "extract")) {
+      if (m.groups.extract !== undefined) out.push(m.groups.extract);
+    } else {
+      while (m !== null) {
+        if (m.length === 1) out.push(m[0]);
+        else for (let i = 1; i < m.length; i++) out.push(m[i] === undefined ? "" : m[i]);
+        if (m[0] === "") re.lastIndex++;
+        m = re.exec(text);
+      }
+    }
+    if (replaceEntities !== false) {
+      for (let i = 0; i < out.length; i++) if (out[i].indexOf("&") >= 0) out[i] = n.replaceEntities(out[i]);
+    }
+    return out;
+  }
+  const selectorMethods = {
+    re(pattern, replaceEntities) { return extractRegex(toRegExp(pattern), this.get(), replaceEntities); },
+    reFirst(pattern, def, replaceEntities) {
+      const r = extractRegex(toRegExp(pattern), this.get(), replaceEntities);
+      return r.length > 0 ? r[0] : (def === undefined ? null : def);
+    },
+  };
+  const listMethods = {
+    re(pattern, replaceEntities) {
+      const re = toRegExp(pattern);
+      const out = [];
+      for (const text of this.getall()) out.push(...extractRegex(re, text, replaceEntities));
+      return out;
+    },
+    reFirst(pattern, def, replaceEntities) {
+      const re = toRegExp(pattern);
+      for (const text of this.getall()) {
+        const r = extractRegex(re, text, replaceEntities);
+        if (r.length > 0) return r[0];
+      }
+      return def === undefined ? null : def;
+    },
+  };
+  for (const [proto, methods] of [[Selector.prototype, selectorMethods], [SelectorList.prototype, listMethods]]) {
+    for (const k of Object.keys(methods)) {
+      Object.defineProperty(proto, k, { value: methods[k], writable: true, configurable: true });
+    }
+  }
+
+  // flattenLd appends the JSON-LD nodes of a parsed block to out: arrays are spread and an
+  // "@graph" gives its nodes, each with the block's "@context" unless it has its own.
+  function flattenLd(v, out, context) {
+    if (Array.isArray(v)) { for (const x of v) flattenLd(x, out, context); return; }
+    if (v === null || typeof v !== "object") return;
+    if (v["@graph"] !== undefined) {
+      flattenLd(v["@graph"], out, v["@context"] !== undefined ? v["@context"] : context);
+      return;
+    }
+    if (context !== undefined && v["@context"] === undefined) v = Object.assign({ "@context": context }, v);
+    out.push(v);
+  }
 
   function followRequest(resp, target, opts) {
     if (target instanceof Request) return opts ? target.replace(opts) : target;
@@ -154,7 +244,7 @@
 
   const INTERNAL = Symbol("internal");
   class Response {
-    #h; #req; #headers;
+    #h; #req; #headers; #sel; #ldCounted = false;
     // new Response(body, { status, headers, url, request }) builds a response, WHATWG-style
     // (a downloader middleware may return one instead of downloading).
     constructor(body, init, h) {
@@ -194,7 +284,26 @@
     get encoding() { return n.responseEncoding(this.#h); }
     async text() { return n.text(this.#h); }
     async json() { return JSON.parse(n.text(this.#h)); }
-    css(q) { return n.css(this.#h, String(q)); }
+    /** The document's root Selector (parsel: response.selector); its namespaces serve xpath(). */
+    get selector() { return this.#sel || (this.#sel = n.rootSelector(this.#h)); }
+    css(q) { return this.#sel ? this.#sel.css(q) : n.css(this.#h, String(q)); }
+    xpath(q, namespaces) { return this.selector.xpath(q, namespaces); }
+    jmespath(q) { return n.jmespath(this.#h, String(q)); }
+    jsonLd() {
+      const out = [];
+      for (const text of n.jsonLdTexts(this.#h)) {
+        let v;
+        try {
+          v = JSON.parse(text);
+        } catch (e) {
+          if (!this.#ldCounted) n.statInc("jsonld/invalid");
+          continue;
+        }
+        flattenLd(v, out, undefined);
+      }
+      this.#ldCounted = true;
+      return out;
+    }
     urljoin(href) { return n.urljoin(this.url, String(href)); }
     follow(target, opts) { return followRequest(this, target, opts); }
     followAll(targets, opts) {

@@ -1,13 +1,21 @@
 package jsapi
 
 import (
+	"encoding/json"
+
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/jsapi/selector"
 )
 
 // jsSelector is a JS Selector: a Go-backed object (no own properties) whose methods live on
-// the shared prototype selProto. Creating one costs no JS constructor call.
-type jsSelector struct{ r selector.Result }
+// the shared prototype selProto. Creating one costs no JS constructor call. ns holds the
+// namespaces registered for xpath(); it is never modified, only replaced
+// (registerNamespace), so selectors derived from this one share it as parsel copies its
+// dict.
+type jsSelector struct {
+	r  selector.Result
+	ns map[string]string
+}
 
 func (*jsSelector) Get(string) goja.Value       { return nil }
 func (*jsSelector) Set(string, goja.Value) bool { return false }
@@ -20,6 +28,7 @@ func (*jsSelector) Keys() []string              { return nil }
 type jsList struct {
 	st    *vmState
 	res   []selector.Result
+	ns    map[string]string // namespaces of the selector the list came from
 	elems []goja.Value
 }
 
@@ -33,7 +42,7 @@ func (l *jsList) Get(i int) goja.Value {
 		l.elems = make([]goja.Value, len(l.res))
 	}
 	if l.elems[i] == nil {
-		l.elems[i] = l.st.newSelector(l.res[i])
+		l.elems[i] = l.st.newSelectorNS(l.res[i], l.ns)
 	}
 	return l.elems[i]
 }
@@ -41,33 +50,79 @@ func (l *jsList) Get(i int) goja.Value {
 func (l *jsList) Set(int, goja.Value) bool { return false }
 func (l *jsList) SetLen(int) bool          { return false }
 
-func (st *vmState) newSelector(r selector.Result) goja.Value {
-	o := st.rt.NewDynamicObject(&jsSelector{r})
+// newSelector makes a Selector with no namespaces registered.
+func (st *vmState) newSelector(r selector.Result) goja.Value { return st.newSelectorNS(r, nil) }
+
+// newSelectorNS makes a Selector whose xpath() knows the namespaces ns (not copied).
+func (st *vmState) newSelectorNS(r selector.Result, ns map[string]string) goja.Value {
+	o := st.rt.NewDynamicObject(&jsSelector{r: r, ns: ns})
 	_ = o.SetPrototype(st.selProto)
 	return o
 }
 
-func (st *vmState) newList(res []selector.Result) goja.Value {
-	o := st.rt.NewDynamicArray(&jsList{st: st, res: res})
+// newList makes a SelectorList with no namespaces registered.
+func (st *vmState) newList(res []selector.Result) goja.Value { return st.newListNS(res, nil) }
+
+// newListNS makes a SelectorList whose selectors know the namespaces ns (not copied).
+func (st *vmState) newListNS(res []selector.Result, ns map[string]string) goja.Value {
+	o := st.rt.NewDynamicArray(&jsList{st: st, res: res, ns: ns})
 	_ = o.SetPrototype(st.listProto)
 	return o
 }
 
 // selectAll compiles q (cached) and runs it on in; invalid CSS throws a TypeError naming q.
 func (st *vmState) selectAll(q string, in ...selector.Result) goja.Value {
+	return st.selectAllNS(q, nil, in...)
+}
+
+// selectAllNS is selectAll whose results know the namespaces ns.
+func (st *vmState) selectAllNS(q string, ns map[string]string, in ...selector.Result) goja.Value {
 	query, err := selector.Compile(q)
 	if err != nil {
 		panic(st.rt.NewTypeError(err.Error()))
 	}
-	return st.newList(query.Select(in...))
+	return st.newListNS(query.Select(in...), ns)
+}
+
+// xpathAll compiles expr (cached) with the namespaces ns plus the optional object extra
+// and runs it on in; an invalid expression throws a TypeError with parsel's message
+// ("XPath error: ... in <expr>").
+func (st *vmState) xpathAll(expr goja.Value, extra goja.Value, ns map[string]string, in ...selector.Result) goja.Value {
+	bindings := ns
+	if o, ok := extra.(*goja.Object); ok {
+		bindings = make(map[string]string, len(ns)+len(o.Keys()))
+		for k, v := range ns {
+			bindings[k] = v
+		}
+		for _, k := range o.Keys() {
+			bindings[k] = o.Get(k).String()
+		}
+	}
+	q, err := selector.CompileXPath(expr.String(), bindings)
+	if err != nil {
+		panic(st.rt.NewTypeError(err.Error()))
+	}
+	rs, err := q.Select(in...)
+	if err != nil {
+		panic(st.rt.NewTypeError(err.Error()))
+	}
+	return st.newListNS(rs, ns)
 }
 
 func (st *vmState) attribObject(r selector.Result) goja.Value {
 	o := st.rt.NewObject()
-	for _, a := range r.Attrib() {
-		_ = o.Set(a.Key, a.Val)
-	}
+	r.EachAttr(func(k, v string) { _ = o.Set(k, v) })
 	return o
+}
+
+// selectorJSON returns what selector.jmespath() queries: the JSON in a text or attribute
+// value, or in an element's text (a <script> block); nil when it is not JSON.
+func selectorJSON(r selector.Result) any {
+	var v any
+	if err := json.Unmarshal([]byte(r.Text()), &v); err != nil {
+		return nil
+	}
+	return v
 }
 
 // installSelectors makes the Selector and SelectorList prototypes with native methods.
@@ -98,7 +153,31 @@ func (st *vmState) installSelectors() {
 	}
 	sp, lp := st.selProto, st.listProto
 	method(sp, "css", func(c goja.FunctionCall) goja.Value {
-		return st.selectAll(c.Argument(0).String(), this(c).r)
+		s := this(c)
+		return st.selectAllNS(c.Argument(0).String(), s.ns, s.r)
+	})
+	method(sp, "xpath", func(c goja.FunctionCall) goja.Value {
+		s := this(c)
+		return st.xpathAll(c.Argument(0), c.Argument(1), s.ns, s.r)
+	})
+	method(sp, "registerNamespace", func(c goja.FunctionCall) goja.Value {
+		s := this(c)
+		ns := make(map[string]string, len(s.ns)+1)
+		for k, v := range s.ns {
+			ns[k] = v
+		}
+		ns[c.Argument(0).String()] = c.Argument(1).String()
+		s.ns = ns
+		return goja.Undefined()
+	})
+	method(sp, "removeNamespaces", func(c goja.FunctionCall) goja.Value {
+		if d := this(c).r.Document(); d != nil {
+			d.RemoveNamespaces()
+		}
+		return goja.Undefined()
+	})
+	method(sp, "jmespath", func(c goja.FunctionCall) goja.Value {
+		return st.jmesSearch("selector.jmespath()", c.Argument(0).String(), selectorJSON(this(c).r))
 	})
 	method(sp, "get", func(c goja.FunctionCall) goja.Value { return rt.ToValue(this(c).r.Get()) })
 	method(sp, "getall", func(c goja.FunctionCall) goja.Value { return rt.NewArray(this(c).r.Get()) })
@@ -124,7 +203,12 @@ func (st *vmState) installSelectors() {
 		return rt.NewArray(out...)
 	})
 	method(lp, "css", func(c goja.FunctionCall) goja.Value {
-		return st.selectAll(c.Argument(0).String(), list(c).res...)
+		l := list(c)
+		return st.selectAllNS(c.Argument(0).String(), l.ns, l.res...)
+	})
+	method(lp, "xpath", func(c goja.FunctionCall) goja.Value {
+		l := list(c)
+		return st.xpathAll(c.Argument(0), c.Argument(1), l.ns, l.res...)
 	})
 	getter(lp, "attrib", func(c goja.FunctionCall) goja.Value {
 		l := list(c)

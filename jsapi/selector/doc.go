@@ -1,10 +1,18 @@
-// Package selector implements parsel-compatible CSS selection over golang.org/x/net/html
-// trees: the engine behind response.css(...) in spiders (Scrapy: parsel.Selector and
-// parsel.SelectorList). It knows nothing about goja; package jsapi binds it to JS.
+// Package selector implements parsel-compatible CSS and XPath selection over
+// golang.org/x/net/html trees: the engine behind response.css(...) and response.xpath(...)
+// in spiders (Scrapy: parsel.Selector and parsel.SelectorList). It knows nothing about
+// goja; package jsapi binds it to JS.
 //
-// A page is parsed once with [Parse] into a [Document] and then queried many times with
-// [Select] (or a compiled [Query]). Results are [Result] values that point into the shared,
-// read-only tree without copying: an element, a text node or an attribute value.
+// A page is parsed once with [Parse] (HTML) or [ParseXML] (XML, namespaces kept) into a
+// [Document] and then queried many times with [Select] (or a compiled [Query]) and [XPath]
+// (or a compiled [XPathQuery], or [Document.XPath]). Both languages work on the same tree,
+// so their results chain in either order. Results are [Result] values that point into the
+// shared, read-only tree without copying: an element, a text node or an attribute value, or
+// a string computed by an XPath expression. Compiled CSS and XPath expressions are cached
+// by their text.
+//
+// XPath is XPath 1.0 as implemented by github.com/antchfx/xpath, over a navigator of this
+// package; see [XPathQuery.Select] for how results map to parsel's.
 //
 // # Semantics (as parsel, which translates CSS to XPath with the prefix descendant-or-self::)
 //

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -16,6 +17,10 @@ import (
 type Document struct {
 	node *html.Node // the DocumentNode
 	root *html.Node // the <html> element (parsel's root), or node if there is none
+	xml  *xmlInfo   // nil for HTML documents
+
+	orderOnce sync.Once
+	order     map[*html.Node]int // document order of every node, made when an XPath result needs sorting
 }
 
 // Parse decodes body with DecodeText and parses it as HTML5 (scripting disabled, so
@@ -43,7 +48,10 @@ func ParseText(text string) (*Document, error) {
 
 // Root returns the document's root element, <html>, as parsel's Selector(text=...) does: its
 // Get is the whole page and selecting from it reaches every element.
-func (d *Document) Root() Result { return Result{Node: d.root, Kind: KindElement} }
+func (d *Document) Root() Result { return Result{Node: d.root, Kind: KindElement, doc: d} }
+
+// IsXML reports whether the document was parsed by ParseXML.
+func (d *Document) IsXML() bool { return d.xml != nil }
 
 // Node returns the underlying DocumentNode, for code that walks the tree itself. It must
 // not be modified.

@@ -35,10 +35,16 @@ func (k Kind) String() string {
 //   - KindElement: Node is the element; Value is "".
 //   - KindText: Node is the text node; Value is its text.
 //   - KindAttr: Node is the element carrying the attribute; Value is the attribute value.
+//
+// An XPath expression whose value is a string, number or boolean gives a KindText result
+// with a nil Node and the value as parsel writes it (see XPath). Results remember their
+// Document, so XPath and serialisation know an XML document from an HTML one; a Result
+// made by hand counts as HTML.
 type Result struct {
 	Node  *html.Node
 	Value string
 	Kind  Kind
+	doc   *Document
 }
 
 // Get returns what parsel's get() returns: the outer HTML of an element, serialised by
@@ -52,6 +58,10 @@ func (r Result) Get() string {
 		return ""
 	}
 	var b strings.Builder
+	if r.doc != nil && r.doc.xml != nil {
+		r.doc.xml.render(&b, r.Node)
+		return b.String()
+	}
 	// Render fails only on an ErrorNode, which the parser never produces, or on a write
 	// error, which strings.Builder never returns.
 	_ = html.Render(&b, r.Node)
@@ -105,3 +115,25 @@ func appendText(b *strings.Builder, n *html.Node) {
 		}
 	}
 }
+
+// EachAttr calls fn with the name and value of each attribute of an element result, in
+// document order, as parsel's attrib holds them. In an XML document names are as written,
+// prefix included ("xml:lang"; lxml would show "{uri}lang"), and namespace declarations are
+// left out. Text and attribute results have none.
+func (r Result) EachAttr(fn func(name, value string)) {
+	attrs := r.Attrib()
+	if r.doc == nil || r.doc.xml == nil {
+		for _, a := range attrs {
+			fn(a.Key, a.Val)
+		}
+		return
+	}
+	for i, a := range attrs {
+		if !isDeclaration(a.Key) {
+			fn(r.doc.xml.attrQName(r.Node, i), a.Val)
+		}
+	}
+}
+
+// Document returns the document the result belongs to, or nil for a Result made by hand.
+func (r Result) Document() *Document { return r.doc }

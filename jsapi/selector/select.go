@@ -26,7 +26,7 @@ func (q *Query) Select(in ...Result) []Result {
 		if r.Kind != KindElement || r.Node == nil {
 			continue
 		}
-		out = q.appendFrom(out, r.Node)
+		out = q.appendFrom(out, r.Node, r.doc)
 	}
 	return out
 }
@@ -37,14 +37,15 @@ type evaluation struct {
 	scope *html.Node // context element; nil when the context is the document node
 	check bool       // whether a match must verify that its leftmost node is within scope
 	out   []Result
-	deep  uint64 // q.textDeep | q.attrDeep
+	deep  uint64    // q.textDeep | q.attrDeep
+	doc   *Document // recorded in every result
 }
 
 // appendFrom appends the results of q from the context node ctx to out, in document order
 // and without duplicates. It visits each candidate node once and tests every comma group on
 // it, so a union needs no sorting.
-func (q *Query) appendFrom(out []Result, ctx *html.Node) []Result {
-	e := evaluation{q: q, out: out, deep: q.textDeep | q.attrDeep}
+func (q *Query) appendFrom(out []Result, ctx *html.Node, doc *Document) []Result {
+	e := evaluation{q: q, out: out, deep: q.textDeep | q.attrDeep, doc: doc}
 	if ctx.Type == html.DocumentNode {
 		for c := ctx.FirstChild; c != nil; c = c.NextSibling {
 			e.visit(c, 0, 0)
@@ -74,12 +75,12 @@ func (e *evaluation) visit(n *html.Node, parent, above uint64) {
 	switch n.Type {
 	case html.TextNode:
 		if parent&q.textOwn != 0 || above&q.textDeep != 0 {
-			e.out = append(e.out, Result{Node: n, Value: n.Data, Kind: KindText})
+			e.out = append(e.out, Result{Node: n, Value: n.Data, Kind: KindText, doc: e.doc})
 		}
 	case html.ElementNode:
 		m := e.match(n)
 		if m&q.elem != 0 {
-			e.out = append(e.out, Result{Node: n, Kind: KindElement})
+			e.out = append(e.out, Result{Node: n, Kind: KindElement, doc: e.doc})
 		}
 		self := above | m&e.deep
 		if attrs := m&q.attrOwn | self&q.attrDeep; attrs != 0 && len(n.Attr) > 0 {
@@ -100,7 +101,7 @@ func (e *evaluation) appendAttrs(n *html.Node, mask uint64) {
 				continue
 			}
 			if attrNamed(a, gs[i].attr) {
-				e.out = append(e.out, Result{Node: n, Value: a.Val, Kind: KindAttr})
+				e.out = append(e.out, Result{Node: n, Value: a.Val, Kind: KindAttr, doc: e.doc})
 				break
 			}
 		}

@@ -1,0 +1,320 @@
+package selector
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"strings"
+	"sync/atomic"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/charset"
+)
+
+// xmlNamespace is the URI bound to the reserved prefix xml.
+const xmlNamespace = "http://www.w3.org/XML/1998/namespace"
+
+// ErrNoRoot is wrapped by ParseXML's error when the input holds no element at all.
+var ErrNoRoot = errors.New("no root element")
+
+// xmlInfo is what an XML document keeps beyond its html.Node tree.
+//
+// XML documents use the same tree as HTML ones, so css() keeps working on them unchanged:
+// an element's Data and an attribute's Key are the qualified name as written
+// ("atom:link") in lower case, as the HTML parser gives them, and an element's Namespace
+// is its namespace URI. XPath and serialisation need the names as written: names records
+// them where lower-casing changed them, and the URI of every prefixed attribute.
+type xmlInfo struct {
+	names map[nameKey]xmlName
+	noNS  atomic.Bool // RemoveNamespaces was called
+}
+
+// nameKey names an element (attr -1) or its attribute number attr.
+type nameKey struct {
+	n    *html.Node
+	attr int
+}
+
+type xmlName struct{ prefix, local, uri string }
+
+// ParseXML parses body as an XML document (Scrapy: XmlResponse; parsel: type "xml"), for
+// XPath with namespaces. The encoding comes from the charset parameter of contentType, else
+// the XML declaration, else UTF-8.
+//
+// Like lxml's recover mode, which parsel uses, it is lenient: unknown entities stay as
+// text, end tags close up to the matching open element (or are ignored), and on a syntax
+// error the document keeps what parsed before it. The error is then returned too, but the
+// document is never nil and always usable; an input without any element gives an error
+// wrapping ErrNoRoot.
+func ParseXML(body []byte, contentType string) (*Document, error) {
+	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
+	var in io.Reader = bytes.NewReader(body)
+	reader := charset.NewReaderLabel
+	if _, params, err := mime.ParseMediaType(contentType); err == nil && params["charset"] != "" {
+		if enc, name := charset.Lookup(params["charset"]); enc != nil && name != "utf-8" {
+			in = enc.NewDecoder().Reader(in)
+			// The text is UTF-8 now, whatever the XML declaration says.
+			reader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
+		}
+	}
+	dec := xml.NewDecoder(in)
+	dec.Strict = false
+	dec.Entity = xml.HTMLEntity
+	dec.CharsetReader = reader
+
+	x := &xmlInfo{names: map[nameKey]xmlName{}}
+	top := &html.Node{Type: html.DocumentNode}
+	d := &Document{node: top, root: top, xml: x}
+	type frame struct {
+		n     *html.Node
+		ns    map[string]string // prefix → URI in scope ("" is the default namespace)
+		qname string
+	}
+	stack := []frame{{n: top, ns: map[string]string{"xml": xmlNamespace}}}
+	var perr error
+	for {
+		tok, err := dec.RawToken()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				perr = err
+			}
+			break
+		}
+		cur := stack[len(stack)-1]
+		switch t := tok.(type) {
+		case xml.StartElement:
+			ns := cur.ns
+			copied := false
+			for _, a := range t.Attr {
+				prefix, ok := declaredPrefix(a.Name)
+				if !ok {
+					continue
+				}
+				if !copied {
+					ns = make(map[string]string, len(cur.ns)+1)
+					for k, v := range cur.ns {
+						ns[k] = v
+					}
+					copied = true
+				}
+				ns[prefix] = a.Value
+			}
+			qname := qualified(t.Name)
+			el := &html.Node{Type: html.ElementNode, Data: strings.ToLower(qname), Namespace: ns[t.Name.Space]}
+			if el.Data != qname {
+				x.names[nameKey{el, -1}] = xmlName{prefix: t.Name.Space, local: t.Name.Local}
+			}
+			if len(t.Attr) > 0 {
+				el.Attr = make([]html.Attribute, len(t.Attr))
+			}
+			for i, a := range t.Attr {
+				q := qualified(a.Name)
+				el.Attr[i] = html.Attribute{Key: strings.ToLower(q), Val: a.Value}
+				uri := ""
+				if _, decl := declaredPrefix(a.Name); !decl && a.Name.Space != "" {
+					uri = ns[a.Name.Space]
+				}
+				if uri != "" || el.Attr[i].Key != q {
+					x.names[nameKey{el, i}] = xmlName{prefix: a.Name.Space, local: a.Name.Local, uri: uri}
+				}
+			}
+			cur.n.AppendChild(el)
+			if d.root == top {
+				d.root = el
+			}
+			stack = append(stack, frame{n: el, ns: ns, qname: qname})
+		case xml.EndElement:
+			q := qualified(t.Name)
+			for i := len(stack) - 1; i > 0; i-- {
+				if stack[i].qname == q {
+					stack = stack[:i]
+					break
+				}
+			}
+		case xml.CharData:
+			if cur.n == top {
+				continue // whitespace around the root element
+			}
+			if last := cur.n.LastChild; last != nil && last.Type == html.TextNode {
+				last.Data += string(t)
+			} else {
+				cur.n.AppendChild(&html.Node{Type: html.TextNode, Data: string(t)})
+			}
+		case xml.Comment:
+			cur.n.AppendChild(&html.Node{Type: html.CommentNode, Data: string(t)})
+		}
+	}
+	if perr != nil {
+		return d, fmt.Errorf("parse xml: %w", perr)
+	}
+	if d.root == top {
+		return d, fmt.Errorf("parse xml: %w", ErrNoRoot)
+	}
+	return d, nil
+}
+
+// declaredPrefix reports whether an attribute name is a namespace declaration (xmlns or
+// xmlns:p), and the prefix it declares ("" for the default namespace).
+func declaredPrefix(n xml.Name) (string, bool) {
+	switch {
+	case n.Space == "xmlns":
+		return n.Local, true
+	case n.Space == "" && n.Local == "xmlns":
+		return "", true
+	}
+	return "", false
+}
+
+func qualified(n xml.Name) string {
+	if n.Space == "" {
+		return n.Local
+	}
+	return n.Space + ":" + n.Local
+}
+
+// isDeclaration reports whether a lower-cased attribute key is a namespace declaration.
+func isDeclaration(key string) bool { return key == "xmlns" || strings.HasPrefix(key, "xmlns:") }
+
+// RemoveNamespaces makes the document namespace-less for XPath and serialisation, as
+// parsel's Selector.remove_namespaces(): "//loc" then matches a sitemap's <loc> although it
+// is in the sitemap namespace, prefixes are dropped ("atom:link" is "link") and namespace
+// declarations are neither attributes nor serialised. It affects every selector of the
+// document, and does nothing on an HTML document (which has no namespaces). Safe for
+// concurrent use, but queries running at the same time may see either state.
+func (d *Document) RemoveNamespaces() {
+	if d.xml != nil {
+		d.xml.noNS.Store(true)
+	}
+}
+
+// elemName returns the prefix and local name of element n as written.
+func (x *xmlInfo) elemName(n *html.Node) (prefix, local string) {
+	if nm, ok := x.names[nameKey{n, -1}]; ok {
+		prefix, local = nm.prefix, nm.local
+	} else if i := strings.IndexByte(n.Data, ':'); i >= 0 {
+		prefix, local = n.Data[:i], n.Data[i+1:]
+	} else {
+		local = n.Data
+	}
+	if x.noNS.Load() {
+		prefix = ""
+	}
+	return prefix, local
+}
+
+// attrName returns the prefix, local name and namespace URI of attribute i of n.
+func (x *xmlInfo) attrName(n *html.Node, i int) (prefix, local, uri string) {
+	if nm, ok := x.names[nameKey{n, i}]; ok {
+		prefix, local, uri = nm.prefix, nm.local, nm.uri
+	} else if k := n.Attr[i].Key; strings.IndexByte(k, ':') >= 0 {
+		prefix, local, _ = strings.Cut(k, ":")
+	} else {
+		local = k
+	}
+	if x.noNS.Load() {
+		prefix, uri = "", ""
+	}
+	return prefix, local, uri
+}
+
+// attrQName returns the qualified name of attribute i of n as parsel's attrib shows it
+// (lxml shows "{uri}local"; jscrawl keeps the prefix: "xml:lang").
+func (x *xmlInfo) attrQName(n *html.Node, i int) string {
+	p, l, _ := x.attrName(n, i)
+	if p == "" {
+		return l
+	}
+	return p + ":" + l
+}
+
+var (
+	xmlTextEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	xmlAttrEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", `"`, "&quot;", "\n", "&#10;", "\r", "&#13;", "\t", "&#9;")
+)
+
+// render writes n as XML, as lxml's tostring(method="xml"): childless elements are
+// self-closing, and an element taken out of its document carries the namespace
+// declarations of its ancestors.
+func (x *xmlInfo) render(b *strings.Builder, n *html.Node) {
+	if n.Type == html.ElementNode && !x.noNS.Load() {
+		// Declarations in scope from the ancestors, nearest first, unless n redeclares them.
+		seen := map[string]bool{}
+		for _, a := range n.Attr {
+			if isDeclaration(a.Key) {
+				seen[a.Key] = true
+			}
+		}
+		var inherited []html.Attribute
+		for p := n.Parent; p != nil && p.Type == html.ElementNode; p = p.Parent {
+			for i, a := range p.Attr {
+				if isDeclaration(a.Key) && !seen[a.Key] {
+					seen[a.Key] = true
+					inherited = append(inherited, html.Attribute{Key: x.attrQName(p, i), Val: a.Val})
+				}
+			}
+		}
+		x.renderNode(b, n, inherited)
+		return
+	}
+	x.renderNode(b, n, nil)
+}
+
+func (x *xmlInfo) renderNode(b *strings.Builder, n *html.Node, extra []html.Attribute) {
+	switch n.Type {
+	case html.DocumentNode:
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			x.renderNode(b, c, nil)
+		}
+	case html.TextNode:
+		_, _ = xmlTextEscaper.WriteString(b, n.Data)
+	case html.CommentNode:
+		b.WriteString("<!--")
+		b.WriteString(n.Data)
+		b.WriteString("-->")
+	case html.ElementNode:
+		prefix, local := x.elemName(n)
+		name := local
+		if prefix != "" {
+			name = prefix + ":" + local
+		}
+		noNS := x.noNS.Load()
+		b.WriteByte('<')
+		b.WriteString(name)
+		attr := func(k, v string) {
+			b.WriteByte(' ')
+			b.WriteString(k)
+			b.WriteString(`="`)
+			_, _ = xmlAttrEscaper.WriteString(b, v)
+			b.WriteByte('"')
+		}
+		if !noNS {
+			for i, a := range n.Attr {
+				if isDeclaration(a.Key) {
+					attr(x.attrQName(n, i), a.Val)
+				}
+			}
+			for _, a := range extra {
+				attr(a.Key, a.Val)
+			}
+		}
+		for i, a := range n.Attr {
+			if !isDeclaration(a.Key) {
+				attr(x.attrQName(n, i), a.Val)
+			}
+		}
+		if n.FirstChild == nil {
+			b.WriteString("/>")
+			return
+		}
+		b.WriteByte('>')
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			x.renderNode(b, c, nil)
+		}
+		b.WriteString("</")
+		b.WriteString(name)
+		b.WriteByte('>')
+	}
+}
