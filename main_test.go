@@ -211,7 +211,9 @@ func TestStdoutOnlyItems(t *testing.T) {
 	for k, want := range map[string]any{
 		"item_scraped_count":                   float64(20),
 		"finish_reason":                        "finished",
-		"downloader/response_status_count/200": float64(1),
+		"downloader/response_status_count/200": float64(2), // the page and robots.txt (ROBOTSTXT_OBEY is on by default)
+		"robotstxt/request_count":              float64(1),
+		"robotstxt/response_count":             float64(1),
 	} {
 		if stats[k] != want {
 			t.Errorf("stats[%q] = %v, want %v", k, stats[k], want)
@@ -548,5 +550,49 @@ func TestVersion(t *testing.T) {
 	stdout, _, code = jscrawl(t, "version", "-v")
 	if code != 0 || !strings.HasPrefix(stdout, "jscrawl "+types.Version+"\ngo go1.") {
 		t.Errorf("version -v: exit code %d, stdout %q", code, stdout)
+	}
+}
+
+// TestRobotsTxtDemo: by default the demo site's robots.txt is obeyed: /private/ is not
+// fetched and goes to the errback as IgnoreRequest; -s ROBOTSTXT_OBEY=false fetches it.
+func TestRobotsTxtDemo(t *testing.T) {
+	t.Parallel()
+	spider := writeFile(t, t.TempDir(), "private.js", `import { Request } from "jscrawl";
+export default class Private {
+  name = "private";
+  baseUrl = "http://127.0.0.1:1";
+  *start() {
+    yield new Request(this.baseUrl + "/private/", { errback: "failed" });
+    yield new Request(this.baseUrl + "/quotes/");
+  }
+  *parse(response) { yield { url: response.url.replace(this.baseUrl, "") }; }
+  *failed(failure) { yield { failed: failure.request.url.replace(this.baseUrl, ""), name: failure.error.name }; }
+}
+`)
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		want      []string
+		forbidden any
+	}{
+		{"obeyed", nil, []string{`{"failed":"/private/","name":"IgnoreRequest"}`, `{"url":"/quotes/"}`}, float64(1)},
+		{"ROBOTSTXT_OBEY=false", []string{"-s", "ROBOTSTXT_OBEY=false"}, []string{`{"url":"/private/"}`, `{"url":"/quotes/"}`}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := append([]string{"run", "--demo", spider, "-o", "-:jsonl"}, tc.args...)
+			stdout, stderr, code := jscrawl(t, args...)
+			if code != 0 {
+				t.Fatalf("exit code %d\n%s", code, stderr)
+			}
+			got := strings.Split(strings.TrimSpace(stdout), "\n")
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("items = %q, want %q\n%s", got, tc.want, stderr)
+			}
+			if _, stats := statsDump(t, stderr); stats["robotstxt/forbidden"] != tc.forbidden {
+				t.Errorf("robotstxt/forbidden = %v, want %v", stats["robotstxt/forbidden"], tc.forbidden)
+			}
+		})
 	}
 }

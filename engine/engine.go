@@ -98,7 +98,8 @@ type Engine struct {
 	sched     Scheduler
 	dlmws     []OrderedMiddleware
 
-	downloader Downloader // compiled chain, also used by Download
+	downloader Downloader      // compiled chain, also used by Download
+	slots      *SlotDownloader // the bottom of the chain, above the HTTP downloader
 	inFilters  []SpiderInputFilter
 	outFilters []OutputFilter // nearest the engine first
 
@@ -180,7 +181,8 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	}
 	hd := NewHTTPDownloader(settings, e.client, e.stats)
 	hd.logger = e.logger
-	e.downloader = Chain(NewSlotDownloader(settings, hd), e.downloaderChain()...)
+	e.slots = NewSlotDownloader(settings, hd, SlotLogger(e.logger))
+	e.downloader = Chain(e.slots, e.downloaderChain()...)
 	var domains []string
 	if ad, ok := spider.(interface{ AllowedDomains() []string }); ok {
 		domains = ad.AllowedDomains()
@@ -588,11 +590,13 @@ func builtinNames[T any](bs []builtin[T]) string {
 	return strings.Join(names, ", ")
 }
 
-// downloaderChain is the built-in RetryMiddleware (550) and HttpCacheMiddleware (900) and the added middlewares, sorted by
-// order number (DOWNLOADER_MIDDLEWARES moves or disables the built-in).
+// downloaderChain is the built-in downloader middlewares (RobotsTxtMiddleware 100,
+// RetryMiddleware 550, HttpCacheMiddleware 900) and the added ones, sorted by order number
+// (DOWNLOADER_MIDDLEWARES moves or disables a built-in).
 func (e *Engine) downloaderChain() []DownloaderMiddleware {
 	bs := []builtin[DownloaderMiddleware]{
-		{"RetryMiddleware", 550, NewRetryMiddleware(e.settings, e.stats, e.logger)},
+		{"RobotsTxtMiddleware", 100, NewRobotsTxtMiddleware(e.settings, e.stats, e.logger, e.slots)},
+		{"RetryMiddleware", 550, NewRetryMiddleware(e.settings, e.stats, e.logger, e.slots)},
 		{"HttpCacheMiddleware", 900, NewHTTPCacheMiddleware(e.settings, e.spiderName(), e.stats, e.logger)},
 	}
 	for _, m := range e.dlmws {

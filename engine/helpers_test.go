@@ -13,11 +13,15 @@ import (
 	"github.com/jscrawl/jscrawl/types"
 )
 
-// settings returns defaults overridden by kv.
+// settings returns defaults overridden by kv. Tests do not obey robots.txt (a /robots.txt
+// request per origin would skew request counts) and retry after 1–3 ms unless kv says
+// otherwise.
 func settings(t testing.TB, kv map[string]any) *types.Settings {
 	t.Helper()
 	s := types.NewSettings()
 	s.Set(types.LogStatsInterval, 0, types.PriorityCmdline)
+	s.Set(types.RobotsTxtObey, false, types.PriorityCmdline)
+	s.Set(types.RetryBackoffBase, 0.002, types.PriorityCmdline)
 	for k, v := range kv {
 		if err := s.Set(k, v, types.PriorityCmdline); err != nil {
 			t.Fatal(err)

@@ -1,9 +1,14 @@
 package engine
 
 import (
+	"cmp"
 	"context"
+	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"net/url"
+	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -15,36 +20,78 @@ import (
 const slotGCInterval = 30 * time.Second
 
 // SlotDownloader limits downloads per slot and overall before handing them to the next
-// Downloader (Scrapy: the Downloader's slots). A slot is keyed by the request's host name,
-// or by meta.downloadSlot; it allows CONCURRENT_REQUESTS_PER_DOMAIN downloads at once and
-// spaces their starts by DOWNLOAD_DELAY (times 0.5–1.5 with RANDOMIZE_DOWNLOAD_DELAY). All
-// slots share one limit of CONCURRENT_REQUESTS, which inline downloads share too. Waiting
-// honours ctx. Slots without downloads are garbage-collected. Safe for concurrent use.
+// Downloader (Scrapy: the Downloader's slots and the AutoThrottle extension). A slot is
+// keyed by SlotKey: the request's host name, or meta.downloadSlot.
+//
+// A slot allows CONCURRENT_REQUESTS_PER_DOMAIN downloads at once and spaces their starts by
+// DOWNLOAD_DELAY (times 0.5–1.5 with RANDOMIZE_DOWNLOAD_DELAY); DOWNLOAD_SLOTS overrides
+// the three per slot by glob. With AUTOTHROTTLE_ENABLED the delay of each slot follows the
+// server's latency instead (Scrapy's algorithm), never below the configured delay and never
+// above AUTOTHROTTLE_MAX_DELAY, and it doubles on a 429 or 503. SetMinDelay puts a floor
+// under a slot's delay (robots.txt Crawl-delay) and PauseUntil holds all of a slot's
+// downloads back until a time (Retry-After).
+//
+// All slots share one limit of CONCURRENT_REQUESTS, which inline downloads share too.
+// Waiting honours ctx. Idle slots are garbage-collected unless they carry a minimum delay or
+// a pause that still matters. Safe for concurrent use.
 type SlotDownloader struct {
 	next      Downloader
 	global    chan struct{}
 	perSlot   int
 	delay     time.Duration
 	randomize bool
+	overrides []slotOverride // most specific first
+	throttle  *autoThrottle  // nil when AutoThrottle is off
+	logger    *slog.Logger
 
 	mu     sync.Mutex
 	slots  map[string]*slot
 	lastGC time.Time
 }
 
-type slot struct {
-	sem      chan struct{}
-	refs     int // downloads holding or waiting for the slot; guarded by SlotDownloader.mu
-	lastSeen time.Time
-
-	delayMu   sync.Mutex
-	lastStart time.Time
+// slotOverride is one DOWNLOAD_SLOTS entry.
+type slotOverride struct {
+	glob        string
+	concurrency int           // 0: CONCURRENT_REQUESTS_PER_DOMAIN
+	delay       time.Duration // -1: DOWNLOAD_DELAY
+	randomize   *bool         // nil: RANDOMIZE_DOWNLOAD_DELAY
 }
+
+// autoThrottle holds the AUTOTHROTTLE_* settings.
+type autoThrottle struct {
+	start, max time.Duration
+	target     float64
+	debug      bool
+}
+
+type slot struct {
+	sem chan struct{}
+	// Configuration, fixed when the slot is made.
+	delay     time.Duration
+	randomize bool
+
+	// Guarded by SlotDownloader.mu.
+	refs        int // downloads holding or waiting for the slot
+	lastSeen    time.Time
+	minDelay    time.Duration // SetMinDelay; not randomized
+	pausedUntil time.Time     // PauseUntil
+	atDelay     time.Duration // AutoThrottle's current delay
+
+	startMu   sync.Mutex // serializes the delay waits of the slot's downloads
+	lastStart time.Time  // guarded by startMu
+}
+
+// SlotOption configures a SlotDownloader in NewSlotDownloader.
+type SlotOption func(*SlotDownloader)
+
+// SlotLogger sets the logger of a SlotDownloader (default: none), used for AUTOTHROTTLE_DEBUG
+// lines and DOWNLOAD_SLOTS warnings.
+func SlotLogger(l *slog.Logger) SlotOption { return func(d *SlotDownloader) { d.logger = l } }
 
 // NewSlotDownloader returns a SlotDownloader configured from settings that sends
 // downloads on to next.
-func NewSlotDownloader(settings *types.Settings, next Downloader) *SlotDownloader {
-	return &SlotDownloader{
+func NewSlotDownloader(settings *types.Settings, next Downloader, opts ...SlotOption) *SlotDownloader {
+	d := &SlotDownloader{
 		next:      next,
 		global:    make(chan struct{}, max(settings.Int(types.ConcurrentRequests), 1)),
 		perSlot:   max(settings.Int(types.ConcurrentRequestsPerDomain), 1),
@@ -53,10 +100,84 @@ func NewSlotDownloader(settings *types.Settings, next Downloader) *SlotDownloade
 		slots:     map[string]*slot{},
 		lastGC:    time.Now(),
 	}
+	for _, o := range opts {
+		o(d)
+	}
+	d.logger = orDiscard(d.logger)
+	if settings.Bool(types.AutoThrottleEnabled) {
+		d.throttle = &autoThrottle{
+			start:  settings.Duration(types.AutoThrottleStartDelay),
+			max:    settings.Duration(types.AutoThrottleMaxDelay),
+			target: settings.Float(types.AutoThrottleTargetConcurrency),
+			debug:  settings.Bool(types.AutoThrottleDebug),
+		}
+		if d.throttle.target <= 0 {
+			d.throttle.target = 1
+		}
+	}
+	d.overrides = parseSlotOverrides(settings.Map(types.DownloadSlots), d.logger)
+	return d
 }
 
-// slotKey returns the download slot of req.
-func slotKey(req *types.Request) string {
+// parseSlotOverrides reads DOWNLOAD_SLOTS: glob → {concurrency, delay, randomizeDelay}
+// (Scrapy's randomize_delay is accepted too). Globs are sorted most specific first: globs
+// without wildcards, then longer ones.
+func parseSlotOverrides(m map[string]any, logger *slog.Logger) []slotOverride {
+	var out []slotOverride
+	for glob, v := range m {
+		glob = strings.ToLower(strings.TrimSpace(glob))
+		if _, err := path.Match(glob, ""); err != nil {
+			logger.Warn(fmt.Sprintf("DOWNLOAD_SLOTS: bad glob %q: %v", glob, err))
+			continue
+		}
+		conf, ok := v.(map[string]any)
+		if !ok {
+			logger.Warn(fmt.Sprintf("DOWNLOAD_SLOTS: %q: want an object {concurrency, delay, randomizeDelay}", glob))
+			continue
+		}
+		o := slotOverride{glob: glob, delay: -1}
+		if n, ok := toInt(conf["concurrency"]); ok && n > 0 {
+			o.concurrency = n
+		}
+		if f, ok := toFloat(conf["delay"]); ok && f >= 0 {
+			o.delay = time.Duration(f * float64(time.Second))
+		}
+		for _, k := range []string{"randomizeDelay", "randomize_delay"} {
+			if b, ok := conf[k].(bool); ok {
+				o.randomize = &b
+			}
+		}
+		out = append(out, o)
+	}
+	slices.SortFunc(out, func(a, b slotOverride) int {
+		wa, wb := strings.ContainsAny(a.glob, "*?["), strings.ContainsAny(b.glob, "*?[")
+		if wa != wb {
+			if wa {
+				return 1
+			}
+			return -1
+		}
+		return cmp.Or(len(b.glob)-len(a.glob), strings.Compare(a.glob, b.glob))
+	})
+	return out
+}
+
+func toFloat(v any) (float64, bool) {
+	switch v := v.(type) {
+	case float64:
+		return v, true
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	}
+	return 0, false
+}
+
+// SlotKey returns the download slot of req: meta.downloadSlot when set, else the request's
+// host name in lower case (Scrapy: Downloader.get_slot_key). Middlewares use it to address
+// SetMinDelay and PauseUntil.
+func SlotKey(req *types.Request) string {
 	if v, ok := req.MetaValue("downloadSlot").(string); ok && v != "" {
 		return v
 	}
@@ -76,24 +197,61 @@ func slotKey(req *types.Request) string {
 	return strings.ToLower(u)
 }
 
+// newSlot makes the slot for key from the settings and DOWNLOAD_SLOTS. Called with d.mu held.
+func (d *SlotDownloader) newSlot(key string) *slot {
+	conc, delay, randomize := d.perSlot, d.delay, d.randomize
+	lkey := strings.ToLower(key)
+	for _, o := range d.overrides {
+		if ok, _ := path.Match(o.glob, lkey); !ok {
+			continue
+		}
+		if o.concurrency > 0 {
+			conc = o.concurrency
+		}
+		if o.delay >= 0 {
+			delay = o.delay
+		}
+		if o.randomize != nil {
+			randomize = *o.randomize
+		}
+		break
+	}
+	s := &slot{sem: make(chan struct{}, conc), delay: delay, randomize: randomize}
+	if d.throttle != nil {
+		s.atDelay = max(d.throttle.start, delay)
+	}
+	return s
+}
+
+// slotLocked returns the slot for key, making it when missing. Called with d.mu held.
+func (d *SlotDownloader) slotLocked(key string) *slot {
+	s := d.slots[key]
+	if s == nil {
+		s = d.newSlot(key)
+		d.slots[key] = s
+	}
+	return s
+}
+
+// idle reports whether s can be forgotten: nothing uses it and nothing it remembers
+// matters any more. Called with d.mu held.
+func (s *slot) idle(now time.Time, keep time.Duration) bool {
+	return s.refs == 0 && s.minDelay == 0 && !now.Before(s.pausedUntil) && now.Sub(s.lastSeen) > keep
+}
+
 func (d *SlotDownloader) acquireSlot(key string) *slot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := time.Now()
 	if now.Sub(d.lastGC) > slotGCInterval {
 		d.lastGC = now
-		keep := max(d.delay*2, slotGCInterval)
 		for k, s := range d.slots {
-			if s.refs == 0 && now.Sub(s.lastSeen) > keep {
+			if s.idle(now, max(s.delay*2, s.atDelay*2, slotGCInterval)) {
 				delete(d.slots, k)
 			}
 		}
 	}
-	s := d.slots[key]
-	if s == nil {
-		s = &slot{sem: make(chan struct{}, d.perSlot)}
-		d.slots[key] = s
-	}
+	s := d.slotLocked(key)
 	s.refs++
 	return s
 }
@@ -103,14 +261,37 @@ func (d *SlotDownloader) releaseSlot(key string, s *slot) {
 	defer d.mu.Unlock()
 	s.refs--
 	s.lastSeen = time.Now()
-	if s.refs == 0 && d.delay == 0 {
+	if s.delay == 0 && d.throttle == nil && s.idle(s.lastSeen, -1) && d.slots[key] == s {
 		delete(d.slots, key) // nothing to remember without a delay
+	}
+}
+
+// SetMinDelay sets a floor under the delay between download starts of slot key, whatever
+// DOWNLOAD_DELAY, DOWNLOAD_SLOTS or AutoThrottle say; it is not randomized. 0 removes it.
+// RobotsTxtMiddleware sets a robots.txt Crawl-delay with it. The slot is kept while it has
+// a minimum delay. Safe for concurrent use.
+func (d *SlotDownloader) SetMinDelay(key string, delay time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.slotLocked(key).minDelay = max(delay, 0)
+}
+
+// PauseUntil holds back every download of slot key that has not started yet, queued ones
+// included, until t; an earlier t than a pause already set changes nothing.
+// RetryMiddleware applies a Retry-After with it. The slot is kept until t. Safe for
+// concurrent use.
+func (d *SlotDownloader) PauseUntil(key string, t time.Time) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.slotLocked(key)
+	if t.After(s.pausedUntil) {
+		s.pausedUntil = t
 	}
 }
 
 // Fetch implements Downloader.
 func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.Response, error) {
-	key := slotKey(req)
+	key := SlotKey(req)
 	s := d.acquireSlot(key)
 	defer d.releaseSlot(key, s)
 	select {
@@ -119,10 +300,8 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: ctx.Err()}
 	}
 	defer func() { <-s.sem }()
-	if d.delay > 0 {
-		if err := d.wait(ctx, s); err != nil {
-			return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
-		}
+	if err := d.wait(ctx, s); err != nil {
+		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
 	}
 	select {
 	case d.global <- struct{}{}:
@@ -130,30 +309,112 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: ctx.Err()}
 	}
 	defer func() { <-d.global }()
-	return d.next.Fetch(ctx, req)
+	if d.throttle == nil {
+		return d.next.Fetch(ctx, req)
+	}
+	start := time.Now()
+	resp, err := d.next.Fetch(ctx, req)
+	if err == nil && resp != nil {
+		// The latency includes the body: Fetch returns after reading it. Scrapy measures up
+		// to the headers; for pages of ordinary size the difference is small.
+		d.adjust(key, s, time.Since(start), resp)
+	}
+	return resp, err
 }
 
-// wait blocks until DOWNLOAD_DELAY has passed since the slot's previous start.
+// wait blocks until the slot's delay has passed since its previous start and any pause is
+// over. A pause set while waiting is noticed when the wait ends.
 func (d *SlotDownloader) wait(ctx context.Context, s *slot) error {
-	s.delayMu.Lock()
-	defer s.delayMu.Unlock()
-	delay := d.delay
-	if d.randomize {
-		delay = time.Duration(float64(delay) * (0.5 + rand.Float64()))
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	d.mu.Lock()
+	delay := s.delay
+	if d.throttle != nil {
+		delay = s.atDelay
 	}
-	if !s.lastStart.IsZero() {
-		if w := time.Until(s.lastStart.Add(delay)); w > 0 {
-			t := time.NewTimer(w)
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-				t.Stop()
-				return ctx.Err()
-			}
+	d.mu.Unlock()
+	if s.randomize {
+		delay = jitter(delay)
+	}
+	for {
+		d.mu.Lock()
+		until := s.pausedUntil
+		if !s.lastStart.IsZero() {
+			until = later(until, s.lastStart.Add(max(delay, s.minDelay)))
+		}
+		d.mu.Unlock()
+		w := time.Until(until)
+		if w <= 0 {
+			break
+		}
+		t := time.NewTimer(w)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
 		}
 	}
 	s.lastStart = time.Now()
 	return nil
+}
+
+// jitter returns d times a random factor in [0.5, 1.5) (Scrapy: RANDOMIZE_DOWNLOAD_DELAY).
+func jitter(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * (0.5 + rand.Float64()))
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// adjust is AutoThrottle's step after a response (Scrapy: AutoThrottle._adjust_delay): the
+// target delay is latency / AUTOTHROTTLE_TARGET_CONCURRENCY and the new delay the mean of
+// the old one and the target, at least the target, within [configured delay,
+// AUTOTHROTTLE_MAX_DELAY]. A non-200 response never lowers the delay; a 429 or 503 doubles
+// it (at least AUTOTHROTTLE_START_DELAY).
+func (d *SlotDownloader) adjust(key string, s *slot, latency time.Duration, resp *types.Response) {
+	at := d.throttle
+	target := time.Duration(float64(latency) / at.target)
+	d.mu.Lock()
+	old := s.atDelay
+	var nd time.Duration
+	if resp.Status == 429 || resp.Status == 503 {
+		nd = max(2*old, target, at.start)
+	} else {
+		nd = max((old+target)/2, target)
+	}
+	nd = min(max(nd, s.delay), max(at.max, s.delay))
+	if resp.Status != 200 && nd < old {
+		nd = old
+	}
+	s.atDelay = nd
+	conc := len(s.sem)
+	d.mu.Unlock()
+	if at.debug {
+		d.logger.Info(fmt.Sprintf("slot: %s | conc:%2d | delay:%5d ms (%+d) | latency:%5d ms | size:%6d bytes",
+			key, conc, nd.Milliseconds(), (nd - old).Milliseconds(), latency.Milliseconds(), len(resp.Body)))
+	}
+}
+
+// Delay returns the current delay between download starts of slot key without
+// randomization (the configured or AutoThrottle delay, at least the minimum delay), and
+// false when the slot does not exist. For tests and diagnostics.
+func (d *SlotDownloader) Delay(key string) (time.Duration, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.slots[key]
+	if s == nil {
+		return 0, false
+	}
+	delay := s.delay
+	if d.throttle != nil {
+		delay = s.atDelay
+	}
+	return max(delay, s.minDelay), true
 }
 
 // Interface guards

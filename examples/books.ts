@@ -21,7 +21,7 @@ const RATINGS: Record<string, number> = { One: 1, Two: 2, Three: 3, Four: 4, Fiv
 export default class BooksSpider extends Spider {
   name = "books";
   allowedDomains = ["127.0.0.1"];
-  customSettings = { CONCURRENT_REQUESTS: 32 };
+  customSettings = { CONCURRENT_REQUESTS: 32, ROBOTSTXT_OBEY: true };
 
   // Spider arguments (-a key=value) are set after the constructor, so they override these
   // defaults; that is why the start URL is built in start(), not in a class field.

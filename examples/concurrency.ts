@@ -15,7 +15,7 @@ export default class ConcurrencySpider extends Spider {
   n = "100";
   ms = "1000";
   sequential = "false";
-  customSettings = { CONCURRENT_REQUESTS: 100, CONCURRENT_REQUESTS_PER_DOMAIN: 100 };
+  customSettings = { CONCURRENT_REQUESTS: 100, CONCURRENT_REQUESTS_PER_DOMAIN: 100, ROBOTSTXT_OBEY: true };
 
   async *start() {
     yield new Request(`${this.baseUrl}/`, { callback: this.fanOut });

@@ -25,6 +25,7 @@ export default class InlineSpider extends Spider {
   name = "inline";
   allowedDomains = ["127.0.0.1"];
   baseUrl = "http://127.0.0.1:8000";
+  customSettings = { ROBOTSTXT_OBEY: true };
 
   async *start() {
     yield new Request(`${this.baseUrl}/catalogue/page-1.html`);

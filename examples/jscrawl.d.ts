@@ -484,6 +484,16 @@ declare class URLSearchParams {
 declare module "jscrawl" {
   /** The settings jscrawl knows, with their types (defaults < customSettings < -s). */
   export interface SettingsMap {
+    /** log every AutoThrottle delay change (boolean). */
+    AUTOTHROTTLE_DEBUG?: boolean;
+    /** adapt each slot's delay to the server's latency (boolean). */
+    AUTOTHROTTLE_ENABLED?: boolean;
+    /** highest delay AutoThrottle sets (number of seconds). */
+    AUTOTHROTTLE_MAX_DELAY?: number;
+    /** AutoThrottle's first delay per slot (number of seconds). */
+    AUTOTHROTTLE_START_DELAY?: number;
+    /** downloads AutoThrottle aims to have in flight per slot (number). */
+    AUTOTHROTTLE_TARGET_CONCURRENCY?: number;
     /** the bot's name (string). */
     BOT_NAME?: string;
     /** close the spider after this many items (0: never) (integer). */
@@ -514,6 +524,8 @@ declare module "jscrawl" {
     DOWNLOAD_MAXSIZE?: number;
     /** URL schemes a spider may request (list). */
     DOWNLOAD_SCHEMES?: unknown[];
+    /** host glob → {concurrency, delay, randomizeDelay} for matching slots (object). */
+    DOWNLOAD_SLOTS?: Record<string, unknown>;
     /** seconds a download may take in all (number of seconds). */
     DOWNLOAD_TIMEOUT?: number;
     /** verify TLS certificates (false: accept any) (boolean). */
@@ -564,12 +576,20 @@ declare module "jscrawl" {
     REDIRECT_MAX_TIMES?: number;
     /** retry failed downloads (boolean). */
     RETRY_ENABLED?: boolean;
+    /** seconds before the first retry, doubled for each further one (±50% jitter) (number of seconds). */
+    RETRY_BACKOFF_BASE?: number;
+    /** longest wait before a retry, Retry-After included (number of seconds). */
+    RETRY_BACKOFF_MAX?: number;
     /** statuses that are retried (list). */
     RETRY_HTTP_CODES?: unknown[];
     /** retries per request, after the first try (integer). */
     RETRY_TIMES?: number;
+    /** longest robots.txt Crawl-delay honoured (number of seconds). */
+    ROBOTSTXT_CRAWL_DELAY_MAX?: number;
     /** obey robots.txt (boolean). */
     ROBOTSTXT_OBEY?: boolean;
+    /** user agent matched against robots.txt groups (empty: the first product token of USER_AGENT) (string). */
+    ROBOTSTXT_USER_AGENT?: string;
     /** order within one priority: lifo (depth-first, as Scrapy) or fifo (string). */
     SCHEDULER_MEMORY_QUEUE?: string;
     /** built-in downloader middleware name → order number, or null to disable it (object). */

@@ -9,6 +9,7 @@ export default {
   name: "quotes",
   allowedDomains: ["127.0.0.1"],
   baseUrl: "http://127.0.0.1:8000", // -a baseUrl=... (set for you by --demo)
+  customSettings: { ROBOTSTXT_OBEY: true }, // the default, stated: /private/ is never fetched
 
   *start() {
     yield new Request(`${this.baseUrl}/quotes/`);

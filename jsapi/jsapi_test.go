@@ -240,6 +240,10 @@ func crawl(t *testing.T, srv *server, sp spec) result {
 	}
 	t.Cleanup(func() { _ = spider.Close() })
 	settings := types.NewSettings()
+	// Tests do not obey robots.txt (a /robots.txt request per origin would skew request
+	// counts) and retry after milliseconds, unless the spider or the test says otherwise.
+	settings.Set(types.RobotsTxtObey, false, types.PriorityDefault)
+	settings.Set(types.RetryBackoffBase, 0.002, types.PriorityDefault)
 	for k, v := range spider.CustomSettings() {
 		if err := settings.Set(k, v, types.PrioritySpider); err != nil {
 			t.Fatal(err)

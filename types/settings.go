@@ -64,6 +64,20 @@ const (
 	UserAgent                   = "USER_AGENT"
 )
 
+// Setting keys of politeness: download slots, AutoThrottle, robots.txt and retries.
+const (
+	AutoThrottleDebug             = "AUTOTHROTTLE_DEBUG"
+	AutoThrottleEnabled           = "AUTOTHROTTLE_ENABLED"
+	AutoThrottleMaxDelay          = "AUTOTHROTTLE_MAX_DELAY"
+	AutoThrottleStartDelay        = "AUTOTHROTTLE_START_DELAY"
+	AutoThrottleTargetConcurrency = "AUTOTHROTTLE_TARGET_CONCURRENCY"
+	DownloadSlots                 = "DOWNLOAD_SLOTS"
+	RetryBackoffBase              = "RETRY_BACKOFF_BASE"
+	RetryBackoffMax               = "RETRY_BACKOFF_MAX"
+	RobotsTxtCrawlDelayMax        = "ROBOTSTXT_CRAWL_DELAY_MAX"
+	RobotsTxtUserAgent            = "ROBOTSTXT_USER_AGENT"
+)
+
 // Version is jscrawl's version, used in the default USER_AGENT.
 const Version = "0.1.0"
 
@@ -96,6 +110,11 @@ type Def struct {
 
 // Defs lists every setting jscrawl knows, with Scrapy's defaults where Scrapy has the key.
 var Defs = []Def{
+	{AutoThrottleDebug, KindBool, false, "log every AutoThrottle delay change"},
+	{AutoThrottleEnabled, KindBool, false, "adapt each slot's delay to the server's latency"},
+	{AutoThrottleMaxDelay, KindDuration, 60.0, "highest delay AutoThrottle sets"},
+	{AutoThrottleStartDelay, KindDuration, 5.0, "AutoThrottle's first delay per slot"},
+	{AutoThrottleTargetConcurrency, KindFloat, 1.0, "downloads AutoThrottle aims to have in flight per slot"},
 	{BotName, KindString, "jscrawl", "the bot's name"},
 	{CloseSpiderItemCount, KindInt, 0, "close the spider after this many items (0: never)"},
 	{CloseSpiderPageCount, KindInt, 0, "close the spider after this many responses (0: never)"},
@@ -114,6 +133,7 @@ var Defs = []Def{
 	{DownloadDelay, KindDuration, 0.0, "seconds between downloads from the same slot"},
 	{DownloadMaxSize, KindInt, 1 << 30, "largest response body in bytes (0: no limit)"},
 	{DownloadSchemes, KindList, []any{"http", "https"}, "URL schemes a spider may request"},
+	{DownloadSlots, KindMap, map[string]any{}, "host glob → {concurrency, delay, randomizeDelay} for matching slots"},
 	{DownloadTimeout, KindDuration, 180.0, "seconds a download may take in all"},
 	{DownloadVerifyTLS, KindBool, true, "verify TLS certificates (false: accept any)"},
 	{DownloadWarnSize, KindInt, 32 << 20, "response size in bytes that logs a warning (0: never)"},
@@ -139,9 +159,13 @@ var Defs = []Def{
 	{RedirectEnabled, KindBool, true, "follow HTTP redirects"},
 	{RedirectMaxTimes, KindInt, 20, "redirects followed per request"},
 	{RetryEnabled, KindBool, true, "retry failed downloads"},
+	{RetryBackoffBase, KindDuration, 1.0, "seconds before the first retry, doubled for each further one (±50% jitter)"},
+	{RetryBackoffMax, KindDuration, 60.0, "longest wait before a retry, Retry-After included"},
 	{RetryHTTPCodes, KindList, []any{500, 502, 503, 504, 522, 524, 408, 429}, "statuses that are retried"},
 	{RetryTimes, KindInt, 2, "retries per request, after the first try"},
-	{RobotsTxtObey, KindBool, false, "obey robots.txt"},
+	{RobotsTxtCrawlDelayMax, KindDuration, 60.0, "longest robots.txt Crawl-delay honoured"},
+	{RobotsTxtObey, KindBool, true, "obey robots.txt"},
+	{RobotsTxtUserAgent, KindString, "", "user agent matched against robots.txt groups (empty: the first product token of USER_AGENT)"},
 	{SchedulerMemoryQueue, KindString, "lifo", "order within one priority: lifo (depth-first, as Scrapy) or fifo"},
 	{DownloaderMiddlewares, KindMap, map[string]any{}, "built-in downloader middleware name → order number, or null to disable it"},
 	{SpiderMiddlewares, KindMap, map[string]any{}, "built-in spider middleware name → order number, or null to disable it"},

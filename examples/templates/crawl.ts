@@ -13,7 +13,7 @@ export default class SPIDER_CLASS extends Spider {
   name = "SPIDER_NAME";
   allowedDomains = ["127.0.0.1"];
   baseUrl = "http://127.0.0.1:8000";
-  customSettings = { CONCURRENT_REQUESTS: 16, DOWNLOAD_DELAY: 0 };
+  customSettings = { CONCURRENT_REQUESTS: 16, DOWNLOAD_DELAY: 0, ROBOTSTXT_OBEY: true };
 
   async *start() {
     yield new Request(`${this.baseUrl}/catalogue/page-1.html`);

@@ -1,0 +1,242 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/temoto/robotstxt"
+
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// robotsErrorTTL is how long the verdict on a robots.txt that answered 5xx (disallow all)
+// or could not be fetched (allow all) stands before it is fetched again.
+const robotsErrorTTL = 60 * time.Second
+
+// RobotsTxtMiddleware drops requests that the site's robots.txt disallows for our user
+// agent (Scrapy: RobotsTxtMiddleware, order 100). It is on with ROBOTSTXT_OBEY.
+//
+// robots.txt is fetched once per origin (scheme, host and port) through the rest of the
+// chain, so slots, retries and the cache apply to it; concurrent requests to the origin
+// wait for that one fetch, and the rules stay in memory for the crawl. A 2xx is parsed
+// (github.com/temoto/robotstxt) and the group of the user agent applied: ROBOTSTXT_USER_AGENT,
+// else the request's User-Agent header, else USER_AGENT, reduced to its first product token
+// ("jscrawl" from "jscrawl/0.1.0 (+https://...)"). A 4xx allows everything. A 5xx (after
+// the RetryMiddleware's retries) disallows everything for a minute, after which robots.txt
+// is fetched again. A network error lets requests through for a minute, so each fails (or
+// not) with its own error, as Scrapy does, then robots.txt is fetched again.
+// The group's Crawl-delay becomes the slot's minimum delay (SlotDownloader.SetMinDelay), at
+// most ROBOTSTXT_CRAWL_DELAY_MAX.
+//
+// A disallowed request fails with an error wrapping ErrIgnoreRequest. meta.dontObeyRobotstxt
+// skips the check. Stats: robotstxt/request_count, robotstxt/response_count,
+// robotstxt/response_status_count/<code>, robotstxt/exception_count/<Name>,
+// robotstxt/forbidden. Safe for concurrent use.
+type RobotsTxtMiddleware struct {
+	obey          bool
+	agent         string // ROBOTSTXT_USER_AGENT or USER_AGENT
+	fixedAgent    bool   // agent comes from ROBOTSTXT_USER_AGENT
+	crawlDelayMax time.Duration
+	errorTTL      time.Duration
+	slots         *SlotDownloader
+	stats         *Stats
+	logger        *slog.Logger
+
+	mu      sync.Mutex
+	origins map[string]*robotsEntry
+}
+
+// robotsEntry is the robots.txt of one origin. done is closed when the fetch has ended;
+// data and expires are set before, under RobotsTxtMiddleware.mu.
+type robotsEntry struct {
+	done    chan struct{}
+	data    *robotstxt.RobotsData // nil: the fetch was cancelled
+	expires time.Time             // zero: never
+}
+
+// NewRobotsTxtMiddleware returns a RobotsTxtMiddleware configured from settings. slots,
+// when not nil, receives Crawl-delays.
+func NewRobotsTxtMiddleware(settings *types.Settings, stats *Stats, logger *slog.Logger, slots *SlotDownloader) *RobotsTxtMiddleware {
+	m := &RobotsTxtMiddleware{
+		obey:          settings.Bool(types.RobotsTxtObey),
+		agent:         settings.String(types.RobotsTxtUserAgent),
+		crawlDelayMax: settings.Duration(types.RobotsTxtCrawlDelayMax),
+		errorTTL:      robotsErrorTTL,
+		slots:         slots,
+		stats:         stats,
+		logger:        orDiscard(logger),
+		origins:       map[string]*robotsEntry{},
+	}
+	m.fixedAgent = m.agent != ""
+	if !m.fixedAgent {
+		m.agent = settings.String(types.UserAgent)
+	}
+	return m
+}
+
+// productToken returns the first product token of a User-Agent value: "jscrawl" from
+// "jscrawl/0.1.0 (+https://...)".
+func productToken(ua string) string {
+	ua = strings.TrimSpace(ua)
+	if i := strings.IndexAny(ua, " \t("); i >= 0 {
+		ua = ua[:i]
+	}
+	if i := strings.IndexByte(ua, '/'); i >= 0 {
+		ua = ua[:i]
+	}
+	return ua
+}
+
+// Fetch implements DownloaderMiddleware.
+func (m *RobotsTxtMiddleware) Fetch(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
+	if !m.obey || metaBool(req, "dontObeyRobotstxt") {
+		return next.Fetch(ctx, req)
+	}
+	u, err := req.ParsedURL()
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return next.Fetch(ctx, req)
+	}
+	origin := strings.ToLower(u.Scheme + "://" + u.Host)
+	if u.Path == "/robots.txt" {
+		return next.Fetch(ctx, req) // the robots.txt URL itself is never checked
+	}
+	data, err := m.robots(ctx, origin, next)
+	if err != nil {
+		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
+	}
+	agent := m.agent
+	if !m.fixedAgent {
+		if h := req.Headers.Get("User-Agent"); h != "" {
+			agent = h
+		}
+	}
+	token := productToken(agent)
+	group := data.FindGroup(token)
+	if group.CrawlDelay > 0 && m.slots != nil {
+		m.slots.SetMinDelay(SlotKey(req), min(group.CrawlDelay, m.crawlDelayMax))
+	}
+	if !data.TestAgent(u.RequestURI(), token) {
+		m.stats.Inc("robotstxt/forbidden", 1)
+		m.logger.Debug("Forbidden by robots.txt: " + reqString(req))
+		return nil, fmt.Errorf("%w: forbidden by robots.txt: %s", ErrIgnoreRequest, req.URL)
+	}
+	return next.Fetch(ctx, req)
+}
+
+// robots returns the rules of origin, fetching them when they are missing or expired. Only
+// one fetch per origin runs at a time; others wait for it. It fails only when ctx is done.
+func (m *RobotsTxtMiddleware) robots(ctx context.Context, origin string, next Downloader) (*robotstxt.RobotsData, error) {
+	for {
+		m.mu.Lock()
+		e := m.origins[origin]
+		if e != nil {
+			select {
+			case <-e.done:
+				if !e.expires.IsZero() && time.Now().After(e.expires) {
+					e = nil // a failed fetch: try again
+				}
+			default:
+			}
+		}
+		if e == nil {
+			e = &robotsEntry{done: make(chan struct{})}
+			m.origins[origin] = e
+			m.mu.Unlock()
+			data, expires := m.fetch(ctx, origin, next)
+			m.mu.Lock()
+			e.data, e.expires = data, expires
+			if data == nil && m.origins[origin] == e {
+				delete(m.origins, origin) // cancelled: the next caller fetches
+			}
+			m.mu.Unlock()
+			close(e.done)
+			if data == nil {
+				return nil, ctx.Err()
+			}
+			return data, nil
+		}
+		m.mu.Unlock()
+		select {
+		case <-e.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if e.data != nil {
+			return e.data, nil
+		}
+		// The fetching caller was cancelled; take over unless we were too.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// allowAll and disallowAll are parsed once.
+var (
+	robotsAllowAll, _    = robotstxt.FromStatusAndBytes(404, nil)
+	robotsDisallowAll, _ = robotstxt.FromStatusAndBytes(503, nil)
+)
+
+// fetch downloads and parses the robots.txt of origin. It returns nil when ctx was
+// cancelled, and a non-zero expiry for a result that must be fetched again later.
+func (m *RobotsTxtMiddleware) fetch(ctx context.Context, origin string, next Downloader) (*robotstxt.RobotsData, time.Time) {
+	r := &types.Request{
+		URL:        origin + "/robots.txt",
+		Priority:   1000,
+		DontFilter: true,
+		Meta:       types.Item{{Key: "dontObeyRobotstxt", Value: true}},
+	}
+	m.stats.Inc("robotstxt/request_count", 1)
+	resp, err := next.Fetch(ctx, r)
+	// A redirect middleware may hand back a replacement request: follow it here, a bounded
+	// number of times.
+	for i := 0; i < 10 && err != nil; i++ {
+		var re *RescheduleError
+		if !errors.As(err, &re) {
+			break
+		}
+		resp, err = next.Fetch(ctx, re.Request)
+	}
+	if ctx.Err() != nil {
+		return nil, time.Time{}
+	}
+	if err != nil && errors.Is(err, ErrIgnoreRequest) {
+		// A middleware below dropped it (HTTPCACHE_IGNORE_MISSING offline): no rules.
+		m.logger.Debug(fmt.Sprintf("Ignoring %s, allowing the site: %v", reqString(r), err))
+		return robotsAllowAll, time.Time{}
+	}
+	if err != nil {
+		// The site could not be reached. Let its requests through, so that each fails (or
+		// succeeds) with its own download error rather than a robots.txt one, and ask again
+		// after a while.
+		name := ErrorName(err)
+		m.stats.Inc("robotstxt/exception_count/"+name, 1)
+		m.logger.Warn(fmt.Sprintf("Error downloading %s, allowing the site for %s: %v", reqString(r), m.errorTTL, err))
+		return robotsAllowAll, time.Now().Add(m.errorTTL)
+	}
+	m.stats.Inc("robotstxt/response_count", 1)
+	m.stats.Inc("robotstxt/response_status_count/"+itoa(resp.Status), 1)
+	switch {
+	case resp.Status >= 200 && resp.Status < 300:
+		data, perr := robotstxt.FromBytes(resp.Body)
+		if perr != nil {
+			m.logger.Warn(fmt.Sprintf("Cannot parse %s, allowing everything: %v", respString(resp), perr))
+			return robotsAllowAll, time.Time{}
+		}
+		return data, time.Time{}
+	case resp.Status >= 500:
+		m.logger.Warn(fmt.Sprintf("%s: server error, disallowing the site for %s", respString(resp), m.errorTTL))
+		return robotsDisallowAll, time.Now().Add(m.errorTTL)
+	default:
+		// 4xx, and 3xx left over when redirects are off: no robots.txt, allow all.
+		return robotsAllowAll, time.Time{}
+	}
+}
+
+// Interface guards
+var _ DownloaderMiddleware = (*RobotsTxtMiddleware)(nil)
