@@ -17,18 +17,32 @@ func TestAbortSignalCancelsDownload(t *testing.T) {
 	for _, tc := range []struct {
 		name, call, want string
 	}{
-		{"AbortController on fetch", `const c = new AbortController(); setTimeout(() => c.abort(), 30);
-      await fetch(this.hold, { signal: c.signal });`, `{"name":"AbortError","aborted":true}`},
-		{"AbortSignal.timeout on crawler.download", `const s = AbortSignal.timeout(30);
-      await this.crawler.download(new Request(this.hold), { signal: s });`, `{"name":"TimeoutError","aborted":true}`},
+		// Each aborts once the held download has reached the server (this.arrived answers
+		// then), so a busy machine cannot abort it before it was sent.
+		{"AbortController on fetch", `const c = new AbortController();
+      const p = fetch(this.hold, { signal: c.signal });
+      await fetch(this.arrived); c.abort();
+      await p;`, `{"name":"AbortError","aborted":true}`},
+		{"AbortSignal.timeout on crawler.download", `const p = this.crawler.download(new Request(this.hold), { signal: AbortSignal.timeout(1500) });
+      await fetch(this.arrived);
+      await p;`, `{"name":"TimeoutError","aborted":true}`},
 		{"AbortSignal.any with a custom reason", `const c = new AbortController();
-      setTimeout(() => c.abort(new RangeError("enough")), 30);
-      await fetch(this.hold, { signal: AbortSignal.any([c.signal, AbortSignal.timeout(60000)]) });`, `{"name":"RangeError","aborted":true}`},
+      const p = fetch(this.hold, { signal: AbortSignal.any([c.signal, AbortSignal.timeout(60000)]) });
+      await fetch(this.arrived); c.abort(new RangeError("enough"));
+      await p;`, `{"name":"RangeError","aborted":true}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			gone := make(chan struct{})
+			gone, in := make(chan struct{}), make(chan struct{})
+			arrived := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-in:
+				case <-time.After(10 * time.Second):
+				}
+			}))
+			defer arrived.Close()
 			hold := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				close(in)
 				select {
 				case <-r.Context().Done():
 					close(gone)
@@ -49,7 +63,7 @@ export default class S {
     }
   }
 }
-`, args: map[string]string{"hold": hold.URL}, settings: map[string]string{"RETRY_ENABLED": "false"}})
+`, args: map[string]string{"hold": hold.URL, "arrived": arrived.URL}, settings: map[string]string{"RETRY_ENABLED": "false"}})
 			select {
 			case <-gone:
 			case <-time.After(10 * time.Second):
