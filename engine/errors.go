@@ -20,7 +20,7 @@ const (
 	NameConnectionLost        = "ConnectionLostError"
 	NameResponseNeverReceived = "ResponseNeverReceived"
 	NameMaxSizeExceeded       = "MaxSizeExceededError"
-	NameRedirectLoop          = "RedirectLoopError"
+	NameMaxRedirects          = "MaxRedirectsError" // too many redirects, or a redirect loop
 	NameInvalidURL            = "InvalidURLError"
 	NameNotSupported          = "NotSupported"
 	NameHTTPError             = "HttpError"
@@ -113,6 +113,15 @@ func classify(err error, lost string) string {
 		return lost
 	}
 	return NameError
+}
+
+// countException counts a failed download in downloader/exception_count and
+// downloader/exception_type_count/<Name> (Scrapy: DownloaderStats). HTTPDownloader counts
+// its own failures; a middleware that fails a download itself (MaxRedirectsError from the
+// redirect middlewares) counts it with this, so every failure is counted exactly once.
+func countException(stats *Stats, err error) {
+	stats.Inc("downloader/exception_count", 1)
+	stats.Inc("downloader/exception_type_count/"+ErrorName(err), 1)
 }
 
 // retryable reports whether a download error is worth another try (Scrapy's

@@ -164,7 +164,7 @@ func (m *DownloaderMiddlewares) hook(ctx context.Context, i int, method string, 
 			if err != nil {
 				return err
 			}
-			nr.Depth, nr.Retries, nr.RedirectURLs = req.Depth, req.Retries, req.RedirectURLs
+			nr.Depth, nr.Retries = req.Depth, req.Retries
 			updated = nr
 		}
 		if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
