@@ -287,6 +287,9 @@ func metaRefresh(body []byte, ignore []string) (delay float64, target string, ok
 			if tag == "body" {
 				return 0, "", false
 			}
+			if tag == "noscript" {
+				z.NextIsNotRawText() // its tags count, unless ignored (Scrapy)
+			}
 			if tag != "meta" || !hasAttr || inIgnored > 0 {
 				continue
 			}
