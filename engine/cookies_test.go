@@ -224,7 +224,7 @@ func TestReferrerPolicy(t *testing.T) {
 		downgrade = "http://a.test/x"
 	)
 	for _, tc := range []struct {
-		policy               string
+		policy                string
 		same, cross, insecure string
 	}{
 		{"scrapy-default", full, full, ""},

@@ -230,7 +230,9 @@ func TestRedirectLocation(t *testing.T) {
 	}
 }
 
-func urlQueryEscape(s string) string { return strings.NewReplacer("?", "%3F", "&", "%26", "=", "%3D", "#", "%23").Replace(s) }
+func urlQueryEscape(s string) string {
+	return strings.NewReplacer("?", "%3F", "&", "%26", "=", "%3D", "#", "%23").Replace(s)
+}
 
 func TestRedirectChainMeta(t *testing.T) {
 	t.Parallel()
