@@ -583,7 +583,7 @@ func (e *Engine) downloaderChain() []DownloaderMiddleware {
 		{"MetaRefreshMiddleware", 580, NewMetaRefreshMiddleware(e.settings, e.stats, e.logger)},
 		{"RedirectMiddleware", 600, NewRedirectMiddleware(e.settings, e.stats, e.logger)},
 		{"CookiesMiddleware", 700, NewCookiesMiddleware(e.settings, e.logger)},
-		{"HttpProxyMiddleware", 750, NewHTTPProxyMiddleware(e.settings)},
+		{"HttpProxyMiddleware", 750, NewHTTPProxyMiddleware(e.settings, e.stats)},
 	}
 	for _, m := range e.dlmws {
 		bs = append(bs, builtin[DownloaderMiddleware]{"", m.Order, m.M})

@@ -41,11 +41,16 @@ func proxyFunc(enabled bool, fallback func(*http.Request) (*url.URL, error)) fun
 // request's context, and keeps connections per proxy. Safe for concurrent use.
 type HTTPProxyMiddleware struct {
 	enabled bool
+	stats   *Stats
 }
 
-// NewHTTPProxyMiddleware returns an HTTPProxyMiddleware configured from settings.
-func NewHTTPProxyMiddleware(settings *types.Settings) *HTTPProxyMiddleware {
-	return &HTTPProxyMiddleware{enabled: settings.Bool(types.HTTPProxyEnabled)}
+// NewHTTPProxyMiddleware returns an HTTPProxyMiddleware configured from settings. A bad
+// meta.proxy fails the download with InvalidURLError, counted in stats.
+func NewHTTPProxyMiddleware(settings *types.Settings, stats *Stats) *HTTPProxyMiddleware {
+	if stats == nil {
+		stats = NewStats()
+	}
+	return &HTTPProxyMiddleware{enabled: settings.Bool(types.HTTPProxyEnabled), stats: stats}
 }
 
 // Fetch implements DownloaderMiddleware.
@@ -55,19 +60,20 @@ func (m *HTTPProxyMiddleware) Fetch(ctx context.Context, req *types.Request, nex
 		return next.Fetch(ctx, req)
 	}
 	var choice proxyChoice
+	var err error
 	switch s := v.(type) {
 	case nil:
 	case string:
 		if s != "" {
-			u, err := parseProxy(s)
-			if err != nil {
-				return nil, &DownloadError{Name: NameInvalidURL, URL: req.URL, Err: err}
-			}
-			choice.u = u
+			choice.u, err = parseProxy(s)
 		}
 	default:
-		return nil, &DownloadError{Name: NameInvalidURL, URL: req.URL,
-			Err: fmt.Errorf("meta.proxy must be a URL string, got %T", v)}
+		err = fmt.Errorf("meta.proxy must be a URL string, got %T", v)
+	}
+	if err != nil {
+		de := &DownloadError{Name: NameInvalidURL, URL: req.URL, Err: err}
+		countException(m.stats, de)
+		return nil, de
 	}
 	return next.Fetch(context.WithValue(ctx, proxyKey{}, choice), req)
 }

@@ -274,5 +274,8 @@ func TestProxy(t *testing.T) {
 				t.Errorf("proxy %v: %v", p, err)
 			}
 		}
+		if n := stat(e, "downloader/exception_type_count/InvalidURLError"); n != 2 {
+			t.Errorf("downloader/exception_type_count/InvalidURLError = %d, want 2", n)
+		}
 	})
 }

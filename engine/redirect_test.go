@@ -455,7 +455,7 @@ func TestRedirectOffsite(t *testing.T) {
 	if fmt.Sprint(failures) != "[IgnoreRequest]" {
 		t.Errorf("errbacks %v, want one IgnoreRequest", failures)
 	}
-	if stat(e, "offsite/filtered") != 1 || stat(e, "offsite/domains") != 1 {
+	if stat(e, "offsite/filtered") != 1 || stat(e, "offsite/domains") != 1 || stat(e, "downloader/exception_type_count/IgnoreRequest") != 1 {
 		t.Errorf("offsite stats %v", e.Stats().Snapshot())
 	}
 	if !strings.Contains(logs, `Filtered offsite request to "other.test": <GET http://other.test/d>`) {
