@@ -42,10 +42,8 @@ func NewCookiesMiddleware(settings *types.Settings, logger *slog.Logger) *Cookie
 	}
 }
 
-// Jar returns the cookie jar that meta.cookiejar key selects (nil: the default jar),
+// jar returns the cookie jar that meta.cookiejar key selects (nil: the default jar),
 // creating it on first use.
-func (m *CookiesMiddleware) Jar(key any) http.CookieJar { return m.jar(key) }
-
 func (m *CookiesMiddleware) jar(key any) *cookiejar.Jar {
 	k := ""
 	if key != nil {

@@ -31,6 +31,7 @@ type redirector struct {
 	maxTimes int
 	prio     int
 	schemes  []string
+	referer  *RefererMiddleware // its policy decides the Referer of a redirect
 	stats    *Stats
 	logger   *slog.Logger
 }
@@ -44,6 +45,7 @@ func newRedirector(settings *types.Settings, enabledKey string, stats *Stats, lo
 		maxTimes: settings.Int(types.RedirectMaxTimes),
 		prio:     settings.Int(types.RedirectPriorityAdjust),
 		schemes:  settings.StringList(types.DownloadSchemes),
+		referer:  NewRefererMiddleware(settings, nil),
 		stats:    stats,
 		logger:   orDiscard(logger),
 	}
@@ -86,7 +88,10 @@ func (r *redirector) target(base, location string) (string, bool) {
 // refresh"): 301, 302, 303 and meta refresh turn a method other than HEAD into GET without
 // body, Content-Type and Content-Length (307 and 308 keep all); Authorization goes when the
 // scheme or host changes and Cookie when the host changes (the cookie middleware adds the
-// jar's cookies again); request cookies are dropped (they are in the jar already); meta
+// jar's cookies again); the Referer is recomputed for the new URL under the request's
+// referrer policy (Scrapy: RefererMiddleware on request_scheduled), so a redirect from
+// https to http drops it under the default policy; request cookies are dropped (they are
+// in the jar already); meta
 // keeps everything and gains redirectTimes, redirectUrls and redirectReasons; dontFilter
 // is kept and the priority raised by REDIRECT_PRIORITY_ADJUST. It returns the request to
 // reschedule, or a MaxRedirectsError after REDIRECT_MAX_TIMES redirects or when target is
@@ -110,6 +115,13 @@ func (r *redirector) follow(req *types.Request, target string, status int, reaso
 			next.Headers.Del("Authorization")
 		} else if !strings.EqualFold(from.Scheme, to.Scheme) {
 			next.Headers.Del("Authorization")
+		}
+	}
+	if ref := next.Headers.Get("Referer"); ref != "" && r.referer.enabled {
+		if ref = Referrer(r.referer.policyOf(req, nil), ref, target); ref != "" {
+			next.Headers.Set("Referer", ref)
+		} else {
+			next.Headers.Del("Referer")
 		}
 	}
 	times, _ := metaInt(req, "redirectTimes")

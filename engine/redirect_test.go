@@ -495,3 +495,31 @@ func TestRedirectDupeFilter(t *testing.T) {
 		t.Errorf("parsed %v, want %v", parsed, want)
 	}
 }
+
+func TestRedirectReferer(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	for _, tc := range []struct {
+		name, referer string
+		meta          types.Item
+		kv            map[string]any
+		want          string
+	}{
+		{"kept", "http://a.test/page?q=1", nil, nil, "http://a.test/page?q=1"},
+		{"dropped on a downgrade", "https://a.test/page", nil, nil, ""},
+		{"meta.referrerPolicy", "https://a.test/page", types.Item{{Key: "referrerPolicy", Value: "origin"}}, nil, "https://a.test/"},
+		{"REFERRER_POLICY", "http://a.test/page", nil, map[string]any{types.ReferrerPolicy: "same-origin"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, resp, err := download(t, s, tc.kv, &types.Request{URL: "http://site.test/to?status=302&url=/echo",
+				Headers: http.Header{"Referer": {tc.referer}}, Meta: tc.meta})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := decodeEcho(t, resp).Headers.Get("Referer"); got != tc.want {
+				t.Errorf("Referer = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -55,19 +55,25 @@ func (m *RefererMiddleware) ProcessSpiderOutput(_ context.Context, resp *types.R
 	if _, ok := out.Request.Headers["Referer"]; ok {
 		return out, true
 	}
-	policy := m.policy
-	if p, ok := out.Request.MetaValue("referrerPolicy").(string); ok && referrerPolicies[strings.ToLower(p)] {
-		policy = strings.ToLower(p)
-	} else if p := headerPolicy(resp.Headers); p != "" {
-		policy = p
-	}
-	if ref := Referrer(policy, resp.URL, out.Request.URL); ref != "" {
+	if ref := Referrer(m.policyOf(out.Request, resp.Headers), resp.URL, out.Request.URL); ref != "" {
 		if out.Request.Headers == nil {
 			out.Request.Headers = http.Header{}
 		}
 		out.Request.Headers["Referer"] = []string{ref}
 	}
 	return out, true
+}
+
+// policyOf returns the policy for req: its meta.referrerPolicy, else the last known one
+// of the Referrer-Policy header h of the page it comes from, else REFERRER_POLICY.
+func (m *RefererMiddleware) policyOf(req *types.Request, h http.Header) string {
+	if p, ok := req.MetaValue("referrerPolicy").(string); ok && referrerPolicies[strings.ToLower(p)] {
+		return strings.ToLower(p)
+	}
+	if p := headerPolicy(h); p != "" {
+		return p
+	}
+	return m.policy
 }
 
 // headerPolicy returns the last policy of a Referrer-Policy header that is known.
