@@ -51,19 +51,21 @@ func newRedirector(settings *types.Settings, enabledKey string, stats *Stats, lo
 	}
 }
 
-// skip reports whether req's redirects are turned off: meta.dontRedirect, or the spider
-// handles status itself (meta.handleHttpStatusList contains it, or
-// meta.handleHttpStatusAll), as in Scrapy.
+// skip reports whether req's redirects are turned off: meta.dontRedirect, or for a status
+// (0 for a meta refresh) that the spider handles itself (meta.handleHttpStatusList
+// contains it, or meta.handleHttpStatusAll), as in Scrapy.
 func (r *redirector) skip(req *types.Request, status int) bool {
-	if !r.enabled || metaBool(req, "dontRedirect") || metaBool(req, "handleHttpStatusAll") {
+	if !r.enabled || metaBool(req, "dontRedirect") {
 		return true
 	}
-	if status != 0 {
-		if v := req.MetaValue("handleHttpStatusList"); v != nil && slices.Contains(intList(v), status) {
-			return true
-		}
+	if status == 0 { // meta refresh
+		return false
 	}
-	return false
+	if metaBool(req, "handleHttpStatusAll") {
+		return true
+	}
+	v := req.MetaValue("handleHttpStatusList")
+	return v != nil && slices.Contains(intList(v), status)
 }
 
 // target resolves location against base and reports whether it can be followed: it
