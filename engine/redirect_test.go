@@ -523,3 +523,24 @@ func TestRedirectReferer(t *testing.T) {
 		})
 	}
 }
+
+// rescheduler replaces every request with another one, forever.
+type rescheduler struct{}
+
+func (rescheduler) Fetch(_ context.Context, req *types.Request, _ engine.Downloader) (*types.Response, error) {
+	n := req.Copy()
+	n.URL = req.URL + "x"
+	return nil, engine.Reschedule(n)
+}
+
+func TestInlineRescheduleBounded(t *testing.T) {
+	t.Parallel()
+	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.RedirectMaxTimes: 5}, engine.WithDownloaderMiddlewares(rescheduler{}))
+	_, err := e.Download(context.Background(), &types.Request{URL: "http://site.test/"})
+	if engine.ErrorName(err) != "MaxRedirectsError" || !strings.Contains(err.Error(), "http://site.test/") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := stat(e, "downloader/exception_type_count/MaxRedirectsError"); n != 1 {
+		t.Errorf("downloader/exception_type_count/MaxRedirectsError = %d", n)
+	}
+}
