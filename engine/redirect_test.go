@@ -544,3 +544,64 @@ func TestInlineRescheduleBounded(t *testing.T) {
 		t.Errorf("downloader/exception_type_count/MaxRedirectsError = %d", n)
 	}
 }
+
+// disallow stands in for RobotsTxtMiddleware (order 100): it refuses paths under /private
+// and records every URL it sees.
+type disallow struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (d *disallow) Fetch(ctx context.Context, req *types.Request, next engine.Downloader) (*types.Response, error) {
+	d.mu.Lock()
+	d.seen = append(d.seen, req.URL)
+	d.mu.Unlock()
+	if u, _ := req.ParsedURL(); u != nil && strings.HasPrefix(u.Path, "/private") {
+		return nil, fmt.Errorf("forbidden by robots.txt: %w", engine.ErrIgnoreRequest)
+	}
+	return next.Fetch(ctx, req)
+}
+
+// TestRedirectPassesChainAgain: a redirected scheduled request goes through the middlewares
+// above RedirectMiddleware again, so a robots.txt check at order 100 sees and can refuse it.
+func TestRedirectPassesChainAgain(t *testing.T) {
+	t.Parallel()
+	s := newSite(t)
+	robots := &disallow{}
+	var mu sync.Mutex
+	var failures, parsed []string
+	sp := &enginetest.Spider{
+		StartFunc: func(_ context.Context, emit engine.Emit) error {
+			emit(types.Output{Request: &types.Request{URL: "http://site.test/to?status=302&url=/private/x", Errback: "e"}})
+			emit(types.Output{Request: &types.Request{URL: "http://site.test/to?status=302&url=/d", Errback: "e"}})
+			return nil
+		},
+		ParseFunc: func(_ context.Context, resp *types.Response, _ engine.Emit) error {
+			mu.Lock()
+			defer mu.Unlock()
+			parsed = append(parsed, resp.URL)
+			return nil
+		},
+		ErrbackFunc: func(_ context.Context, f *types.Failure, _ engine.Emit) error {
+			mu.Lock()
+			defer mu.Unlock()
+			failures = append(failures, f.Name+" "+f.Request.URL)
+			return nil
+		},
+	}
+	crawl(t, sp, nil, engine.WithHTTPClient(s.client()),
+		engine.WithOrderedDownloaderMiddlewares(engine.OrderedMiddleware{Order: 100, M: robots}))
+	if fmt.Sprint(parsed) != "[http://site.test/d]" {
+		t.Errorf("parsed %v", parsed)
+	}
+	if fmt.Sprint(failures) != "[IgnoreRequest http://site.test/private/x]" {
+		t.Errorf("errbacks %v", failures)
+	}
+	if s.Hits("site.test/private/x") != 0 {
+		t.Error("the disallowed redirect target was downloaded")
+	}
+	slices.Sort(robots.seen)
+	if want := []string{"http://site.test/d", "http://site.test/private/x", "http://site.test/to?status=302&url=/d", "http://site.test/to?status=302&url=/private/x"}; !slices.Equal(robots.seen, want) {
+		t.Errorf("order-100 middleware saw %v, want %v", robots.seen, want)
+	}
+}
