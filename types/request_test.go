@@ -42,3 +42,20 @@ func TestRedirectURLs(t *testing.T) {
 		t.Errorf("no meta: %v", got)
 	}
 }
+
+func TestStringSettingNull(t *testing.T) {
+	t.Parallel()
+	s := types.NewSettings()
+	if s.Get(types.HTTPAuthDomain) != nil {
+		t.Fatal("HTTP_AUTH_DOMAIN default is not null")
+	}
+	if err := s.Set(types.HTTPAuthDomain, "a.test", types.PrioritySpider); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set(types.HTTPAuthDomain, nil, types.PriorityCmdline); err != nil || s.Get(types.HTTPAuthDomain) != nil {
+		t.Errorf("null: %v %v", err, s.Get(types.HTTPAuthDomain))
+	}
+	if err := s.Set(types.HTTPAuthDomain, 3, types.PriorityCmdline); err == nil {
+		t.Error("a number is a string")
+	}
+}

@@ -305,6 +305,8 @@ func convert(kind Kind, v any) (any, error) {
 		switch v := v.(type) {
 		case string:
 			return v, nil
+		case nil: // unset, as the default of HTTP_AUTH_DOMAIN
+			return nil, nil
 		default:
 			return nil, fmt.Errorf("want a string, got %s", describe(v))
 		}
