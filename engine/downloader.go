@@ -22,7 +22,7 @@ import (
 )
 
 // HTTPDownloader is the Downloader at the end of the chain (Scrapy: HTTP11DownloadHandler
-// plus the HttpCompression, DefaultHeaders, UserAgent, Redirect and DownloaderStats
+// plus the HttpCompression, DefaultHeaders, UserAgent and DownloaderStats
 // middlewares, which net/http makes cheap to do in one place). It sets USER_AGENT and
 // DEFAULT_REQUEST_HEADERS where absent, asks for gzip, deflate and br and decodes the body
 // itself, and enforces DOWNLOAD_TIMEOUT over the whole download and DOWNLOAD_MAXSIZE while
