@@ -88,3 +88,25 @@ export default class S {
 		t.Errorf("bad cookies options downloaded:\n%s", res.log)
 	}
 }
+
+// TestMiddlewaresSeeRedirects: a JS downloader middleware sees the redirected request go
+// through it again, never the 3xx, and a redirect is not an exception.
+func TestMiddlewaresSeeRedirects(t *testing.T) {
+	t.Parallel()
+	srv := httpServer(t)
+	res := crawl(t, srv, spec{src: `import { Request } from "jscrawl";
+const seen = [];
+export const downloaderMiddlewares = [{
+  processRequest(request) { seen.push("req " + new URL(request.url).pathname); },
+  processResponse(request, response) { seen.push("resp " + response.status + " " + new URL(response.url).pathname); return response; },
+  processException(request, error) { seen.push("exc " + error.name); },
+}];
+export default class S {
+  name = "mw";
+  startUrls = ["BASE/r1"];
+  *parse(response) { yield { seen: seen.join(", ") }; }
+}`})
+	equalLines(t, "items", res.lines(t), []string{
+		`{"seen":"req /r1, req /r2, req /cookie, resp 200 /cookie"}`,
+	}, res.log)
+}

@@ -2,6 +2,7 @@ package jsapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -88,6 +89,10 @@ func (m *DownloaderMiddlewares) Fetch(ctx context.Context, req *types.Request, n
 	var err error
 	if resp == nil {
 		resp, err = next.Fetch(ctx, req)
+	}
+	var re *engine.RescheduleError
+	if errors.As(err, &re) {
+		return nil, err // a middleware below replaced the request (a redirect): not an exception
 	}
 	if err != nil {
 		derr := err
