@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -278,4 +279,71 @@ func TestProxy(t *testing.T) {
 			t.Errorf("downloader/exception_type_count/InvalidURLError = %d, want 2", n)
 		}
 	})
+}
+
+// TestProxyConnect: an https URL goes through an HTTP proxy with CONNECT, the credentials
+// of meta.proxy in the CONNECT request; WithHTTPClient's Transport (here trusting the test
+// certificate) is kept.
+func TestProxyConnect(t *testing.T) {
+	t.Parallel()
+	tlsSrv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "tls %s %s", r.Host, r.Header.Get("Proxy-Authorization"))
+	}))
+	t.Cleanup(tlsSrv.Close)
+	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("u:p"))
+	var mu sync.Mutex
+	var connects []string
+	var open []net.Conn // both ends of each tunnel, closed at the end
+	var tunnels sync.WaitGroup
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodConnect || r.Header.Get("Proxy-Authorization") != want {
+			http.Error(w, "CONNECT with credentials only", http.StatusProxyAuthRequired)
+			return
+		}
+		mu.Lock()
+		connects = append(connects, r.Host)
+		mu.Unlock()
+		up, err := net.Dial("tcp", tlsSrv.Listener.Addr().String())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		c, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			up.Close()
+			return
+		}
+		mu.Lock()
+		open = append(open, c, up)
+		mu.Unlock()
+		tunnels.Go(func() { io.Copy(up, buf); up.Close() })
+		io.Copy(c, up)
+		c.Close()
+	}))
+	t.Cleanup(func() {
+		mu.Lock()
+		for _, c := range open {
+			c.Close() // the crawler's Transport keeps the tunnel alive
+		}
+		mu.Unlock()
+		proxy.Close()
+		tunnels.Wait()
+	})
+
+	e, _ := newEngine(t, &enginetest.Spider{}, nil, engine.WithHTTPClient(tlsSrv.Client()))
+	resp, err := e.Download(context.Background(), &types.Request{URL: "https://example.com/x",
+		Meta: types.Item{{Key: "proxy", Value: "http://u:p@" + strings.TrimPrefix(proxy.URL, "http://")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(resp.Body) != "tls example.com " {
+		t.Errorf("body %q (the site must not see Proxy-Authorization)", resp.Body)
+	}
+	mu.Lock()
+	got := fmt.Sprint(connects)
+	mu.Unlock()
+	if got != "[example.com:443]" {
+		t.Errorf("CONNECTs %s", got)
+	}
 }
