@@ -34,19 +34,18 @@ import (
 const acceptEncoding = "gzip, deflate, br, zstd"
 
 // HTTPDownloader is the Downloader at the end of the chain (Scrapy: the download handlers
-// for http(s), file and data plus the HttpCompression, DefaultHeaders, UserAgent, Redirect
-// and DownloaderStats middlewares, which net/http makes cheap to do in one place).
+// for http(s), file and data plus the HttpCompression, DefaultHeaders, UserAgent and
+// DownloaderStats middlewares, which net/http makes cheap to do in one place).
 //
 // It sets USER_AGENT and DEFAULT_REQUEST_HEADERS where absent, asks for gzip, deflate, br
 // and zstd and decodes the body while it streams in, enforces DOWNLOAD_TIMEOUT over the
 // whole download, DOWNLOAD_MAXSIZE on both the raw and the decoded byte counts (so a
 // compression bomb is cut off early) and warns once per response past DOWNLOAD_WARNSIZE;
 // meta.downloadTimeout, meta.downloadMaxsize and meta.downloadWarnsize override the three
-// per request. It follows redirects (REDIRECT_ENABLED, REDIRECT_MAX_TIMES) recording every
-// URL redirected from in req.RedirectURLs. URL schemes must be in DOWNLOAD_SCHEMES:
-// http and https go to net/http, file reads a local file and data decodes an RFC 2397 URL.
-// It counts the downloader/* stats of each attempt, and download/maxsize for bodies over
-// the limit. Safe for concurrent use.
+// per request. It never follows redirects: a 3xx is a Response, which RedirectMiddleware
+// handles. URL schemes must be in DOWNLOAD_SCHEMES: http and https go to net/http, file
+// reads a local file and data decodes an RFC 2397 URL. It counts the downloader/* stats of
+// each attempt, and download/maxsize for bodies over the limit. Safe for concurrent use.
 type HTTPDownloader struct {
 	client         *http.Client
 	stats          *Stats
@@ -57,28 +56,25 @@ type HTTPDownloader struct {
 	maxSize        int64
 	warnSize       int64
 	schemes        []string
-	redirect       bool
-	maxRedirects   int
 }
 
 // NewHTTPDownloader returns an HTTPDownloader configured from settings. client may be nil
 // for one with a keep-alive Transport sized to CONCURRENT_REQUESTS; the client is copied
-// and its CheckRedirect replaced. With DOWNLOAD_VERIFY_TLS false, the Transport (the
-// default one, or a clone of client's *http.Transport) skips certificate verification.
+// and its CheckRedirect replaced by one that never follows. An *http.Transport of client is
+// cloned to honour meta.proxy (see HTTPProxyMiddleware) and, with DOWNLOAD_VERIFY_TLS
+// false, to skip certificate verification.
 func NewHTTPDownloader(settings *types.Settings, client *http.Client, stats *Stats) *HTTPDownloader {
 	if stats == nil {
 		stats = NewStats()
 	}
 	d := &HTTPDownloader{
-		stats:        stats,
-		logger:       orDiscard(nil),
-		userAgent:    settings.String(types.UserAgent),
-		timeout:      settings.Duration(types.DownloadTimeout),
-		maxSize:      int64(settings.Int(types.DownloadMaxSize)),
-		warnSize:     int64(settings.Int(types.DownloadWarnSize)),
-		schemes:      settings.StringList(types.DownloadSchemes),
-		redirect:     settings.Bool(types.RedirectEnabled),
-		maxRedirects: settings.Int(types.RedirectMaxTimes),
+		stats:     stats,
+		logger:    orDiscard(nil),
+		userAgent: settings.String(types.UserAgent),
+		timeout:   settings.Duration(types.DownloadTimeout),
+		maxSize:   int64(settings.Int(types.DownloadMaxSize)),
+		warnSize:  int64(settings.Int(types.DownloadWarnSize)),
+		schemes:   settings.StringList(types.DownloadSchemes),
 	}
 	for k, v := range settings.Map(types.DefaultRequestHeaders) {
 		d.defaultHeaders = append(d.defaultHeaders, [2]string{http.CanonicalHeaderKey(k), fmt.Sprint(v)})
@@ -86,21 +82,27 @@ func NewHTTPDownloader(settings *types.Settings, client *http.Client, stats *Sta
 	slices.SortFunc(d.defaultHeaders, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
 	verify := settings.Bool(types.DownloadVerifyTLS)
 	var c http.Client
+	proxyEnabled := settings.Bool(types.HTTPProxyEnabled)
 	if client != nil {
 		c = *client
-		if t, ok := c.Transport.(*http.Transport); ok && !verify {
+		if t, ok := c.Transport.(*http.Transport); ok {
 			t = t.Clone()
-			skipVerify(t)
+			t.Proxy = proxyFunc(proxyEnabled, t.Proxy)
+			if !verify {
+				skipVerify(t)
+			}
 			c.Transport = t
 		}
 	} else {
 		t := newTransport(max(settings.Int(types.ConcurrentRequests), 1))
+		t.Proxy = proxyFunc(proxyEnabled, http.ProxyFromEnvironment)
 		if !verify {
 			skipVerify(t)
 		}
 		c.Transport = t
 	}
-	c.CheckRedirect = d.checkRedirect
+	// Redirects are RedirectMiddleware's: a 3xx comes back as the response.
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	d.client = &c
 	return d
 }
@@ -128,36 +130,6 @@ func newTransport(conc int) *http.Transport {
 	}
 }
 
-// redirectKey carries the *types.Request being downloaded to checkRedirect.
-type redirectKey struct{}
-
-func (d *HTTPDownloader) checkRedirect(hreq *http.Request, via []*http.Request) error {
-	if !d.redirect {
-		return http.ErrUseLastResponse
-	}
-	req, _ := hreq.Context().Value(redirectKey{}).(*types.Request)
-	from := via[len(via)-1].URL.String()
-	if req != nil {
-		req.RedirectURLs = append(req.RedirectURLs, from)
-	}
-	to := hreq.URL.String()
-	if !d.schemeAllowed(hreq.URL.Scheme) || !isHTTP(hreq.URL.Scheme) {
-		return &DownloadError{Name: NameNotSupported, URL: to,
-			Err: fmt.Errorf("redirect from %s: URL scheme %q is not in %s", from, hreq.URL.Scheme, types.DownloadSchemes)}
-	}
-	for _, v := range via {
-		if v.URL.String() == to {
-			return &DownloadError{Name: NameRedirectLoop, URL: via[0].URL.String(),
-				Err: fmt.Errorf("redirect loop: %s redirects back to %s", from, to)}
-		}
-	}
-	if len(via) > d.maxRedirects {
-		return &DownloadError{Name: NameRedirectLoop, URL: via[0].URL.String(),
-			Err: fmt.Errorf("more than %d redirects (%s)", d.maxRedirects, types.RedirectMaxTimes)}
-	}
-	return nil
-}
-
 func (d *HTTPDownloader) schemeAllowed(s string) bool {
 	return slices.ContainsFunc(d.schemes, func(a string) bool { return strings.EqualFold(a, s) })
 }
@@ -175,8 +147,7 @@ func (d *HTTPDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		if name == NameMaxSize {
 			d.stats.Inc("download/maxsize", 1)
 		}
-		d.stats.Inc("downloader/exception_count", 1)
-		d.stats.Inc("downloader/exception_type_count/"+name, 1)
+		countException(d.stats, err)
 		return nil, err
 	}
 	return resp, nil
@@ -269,7 +240,7 @@ func (d *HTTPDownloader) fetchHTTP(ctx context.Context, req *types.Request, lim 
 		body = bytes.NewReader(req.Body)
 	}
 	parent := ctx
-	hreq, err := http.NewRequestWithContext(context.WithValue(ctx, redirectKey{}, req), method, req.URL, body)
+	hreq, err := http.NewRequestWithContext(ctx, method, req.URL, body)
 	if err != nil {
 		var ue *url.Error
 		if errors.As(err, &ue) {

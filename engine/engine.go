@@ -100,6 +100,7 @@ type Engine struct {
 
 	downloader Downloader      // compiled chain, also used by Download
 	slots      *SlotDownloader // the bottom of the chain, above the HTTP downloader
+	offsite    *OffsiteMiddleware
 	inFilters  []SpiderInputFilter
 	outFilters []OutputFilter // nearest the engine first
 
@@ -179,19 +180,22 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	if e.sched == nil {
 		e.sched = NewMemoryScheduler(settings, nil, e.stats, e.logger)
 	}
-	hd := NewHTTPDownloader(settings, e.client, e.stats)
-	hd.logger = e.logger
-	e.slots = NewSlotDownloader(settings, hd, SlotLogger(e.logger))
-	e.downloader = Chain(e.slots, e.downloaderChain()...)
 	var domains []string
 	if ad, ok := spider.(interface{ AllowedDomains() []string }); ok {
 		domains = ad.AllowedDomains()
 	}
+	// One OffsiteMiddleware filters yielded requests (spider side) and redirected ones
+	// (downloader side), so offsite/domains counts each host once.
+	e.offsite = NewOffsiteMiddleware(domains, e.stats, e.logger)
+	hd := NewHTTPDownloader(settings, e.client, e.stats)
+	hd.logger = e.logger
+	e.slots = NewSlotDownloader(settings, hd, SlotLogger(e.logger))
+	e.downloader = Chain(e.slots, e.downloaderChain()...)
 	for _, b := range orderedBuiltins(settings, types.SpiderMiddlewares, e.logger, []builtin[any]{
 		{"HttpErrorMiddleware", 50, NewHTTPErrorMiddleware(settings, e.stats, e.logger)},
 		{"SchemeMiddleware", 60, NewSchemeMiddleware(settings, e.logger)},
-		{"OffsiteMiddleware", 500, NewOffsiteMiddleware(domains, e.stats, e.logger)},
-		{"RefererMiddleware", 700, RefererMiddleware{}},
+		{"OffsiteMiddleware", 500, e.offsite},
+		{"RefererMiddleware", 700, NewRefererMiddleware(settings, e.logger)},
 		{"UrlLengthMiddleware", 800, NewURLLengthMiddleware(settings, e.stats, e.logger)},
 		{"DepthMiddleware", 900, NewDepthMiddleware(settings, e.stats, e.logger)},
 	}) {
@@ -268,15 +272,24 @@ func (e *Engine) CloseSpider(reason string) {
 
 // Download downloads req through the downloader middlewares, download slots, the global
 // concurrency limit and retries, but not the scheduler, dupefilter or spider middlewares
-// (Scrapy: engine.download_async). A 404 is a Response, not an error. Safe from any
-// goroutine, before, during and after Run.
+// (Scrapy: engine.download_async). A 404 is a Response, not an error. A request a
+// middleware replaces (a redirect) is downloaded in its place through the whole chain,
+// at most REDIRECT_MAX_TIMES+1 times in a row (then a MaxRedirectsError). The downloader
+// offsite check does not apply to inline downloads. Safe from any goroutine, before,
+// during and after Run.
 func (e *Engine) Download(ctx context.Context, req *types.Request) (*types.Response, error) {
+	ctx = context.WithValue(ctx, inlineKey{}, true)
 	resp, err := e.downloader.Fetch(ctx, req)
-	// A middleware may replace the request; download the replacement instead, a bounded
-	// number of times.
-	for i := 0; err != nil && i < max(e.settings.Int(types.RedirectMaxTimes), 1); i++ {
+	limit := max(e.settings.Int(types.RedirectMaxTimes), 0) + 1
+	for i := 0; err != nil; i++ {
 		var re *RescheduleError
 		if !errors.As(err, &re) {
+			break
+		}
+		if i >= limit {
+			err = &DownloadError{Name: NameMaxRedirects, URL: req.URL,
+				Err: fmt.Errorf("replaced by a middleware more than %d times (%s), last by %s", limit, types.RedirectMaxTimes, re.Request.URL)}
+			countException(e.stats, err)
 			break
 		}
 		resp, err = e.downloader.Fetch(ctx, re.Request)
@@ -590,13 +603,18 @@ func builtinNames[T any](bs []builtin[T]) string {
 	return strings.Join(names, ", ")
 }
 
-// downloaderChain is the built-in downloader middlewares (RobotsTxtMiddleware 100,
-// RetryMiddleware 550, HttpCacheMiddleware 900) and the added ones, sorted by order number
-// (DOWNLOADER_MIDDLEWARES moves or disables a built-in).
+// downloaderChain is the built-in downloader middlewares and the added ones, sorted by
+// order number (DOWNLOADER_MIDDLEWARES moves or disables a built-in).
 func (e *Engine) downloaderChain() []DownloaderMiddleware {
 	bs := []builtin[DownloaderMiddleware]{
+		{"OffsiteMiddleware", 50, e.offsite},
 		{"RobotsTxtMiddleware", 100, NewRobotsTxtMiddleware(e.settings, e.stats, e.logger, e.slots)},
+		{"HttpAuthMiddleware", 300, NewHTTPAuthMiddleware(e.settings)},
 		{"RetryMiddleware", 550, NewRetryMiddleware(e.settings, e.stats, e.logger, e.slots)},
+		{"MetaRefreshMiddleware", 580, NewMetaRefreshMiddleware(e.settings, e.stats, e.logger)},
+		{"RedirectMiddleware", 600, NewRedirectMiddleware(e.settings, e.stats, e.logger)},
+		{"CookiesMiddleware", 700, NewCookiesMiddleware(e.settings, e.logger)},
+		{"HttpProxyMiddleware", 750, NewHTTPProxyMiddleware(e.settings, e.stats)},
 		{"HttpCacheMiddleware", 900, NewHTTPCacheMiddleware(e.settings, e.spiderName(), e.stats, e.logger)},
 	}
 	for _, m := range e.dlmws {

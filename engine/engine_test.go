@@ -415,12 +415,12 @@ func TestDownload(t *testing.T) {
 		{"brotli", types.Request{URL: "/brotli"}, nil, "", 200, `{"brotli":true}`, "/brotli", 0},
 		{"redirects", types.Request{URL: "/redirect/3"}, nil, "", 200, "Redirected", "/redirect/0", 3},
 		{"redirect disabled", types.Request{URL: "/redirect/3"}, map[string]any{types.RedirectEnabled: false}, "", 302, "", "/redirect/3", 0},
-		{"too many redirects", types.Request{URL: "/redirect/3"}, map[string]any{types.RedirectMaxTimes: 2}, "RedirectLoopError", 0, "", "", 0},
-		{"redirect loop", types.Request{URL: "/redirect-loop"}, nil, "RedirectLoopError", 0, "", "", 0},
+		{"too many redirects", types.Request{URL: "/redirect/3"}, map[string]any{types.RedirectMaxTimes: 2}, "MaxRedirectsError", 0, "", "", 0},
+		{"redirect loop", types.Request{URL: "/redirect-loop"}, nil, "MaxRedirectsError", 0, "", "", 0},
 		{"POST 302 becomes GET", types.Request{URL: "/redirect-to?url=/echo&status=302", Method: "POST", Body: []byte("hello")}, nil, "", 200, `"method":"GET"`, "/echo", 1},
 		{"POST 307 stays POST", types.Request{URL: "/redirect-to?url=/echo&status=307", Method: "POST", Body: []byte("hello")}, nil, "", 200, `"body":"hello"`, "/echo", 1},
 		{"POST 308 stays POST", types.Request{URL: "/redirect-to?url=/echo&status=308", Method: "POST", Body: []byte("hello")}, nil, "", 200, `"method":"POST"`, "/echo", 1},
-		{"redirect to ftp refused", types.Request{URL: "/redirect-to?url=ftp://example.com/x"}, nil, "NotSupported", 0, "", "", 0},
+		{"redirect to ftp not followed", types.Request{URL: "/redirect-to?url=ftp://example.com/x"}, nil, "", 302, "", "/redirect-to", 0},
 		{"headers", types.Request{URL: "/echo", Headers: http.Header{"Accept": {"text/x"}}}, nil, "", 200, `"Accept":["text/x"]`, "/echo", 0},
 		{"user agent", types.Request{URL: "/echo"}, map[string]any{types.UserAgent: "ua-test"}, "", 200, `"User-Agent":["ua-test"]`, "/echo", 0},
 		{"default headers", types.Request{URL: "/echo"}, nil, "", 200, `"Accept-Language":["en"]`, "/echo", 0},
@@ -471,8 +471,8 @@ func TestDownload(t *testing.T) {
 			if !strings.HasPrefix(resp.URL, srv.URL+tc.finalPath) {
 				t.Errorf("URL = %s, want %s", resp.URL, tc.finalPath)
 			}
-			if len(resp.Request.RedirectURLs) != tc.redirects {
-				t.Errorf("RedirectURLs = %v, want %d", resp.Request.RedirectURLs, tc.redirects)
+			if len(resp.Request.RedirectURLs()) != tc.redirects {
+				t.Errorf("RedirectURLs = %v, want %d", resp.Request.RedirectURLs(), tc.redirects)
 			}
 			if resp.Headers.Get("Content-Encoding") != "" {
 				t.Error("Content-Encoding kept after decoding")
@@ -493,8 +493,8 @@ func TestRedirectURLsRecorded(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{srv.URL + "/redirect/2", srv.URL + "/redirect/1"}
-	if fmt.Sprint(resp.Request.RedirectURLs) != fmt.Sprint(want) {
-		t.Errorf("RedirectURLs = %v, want %v", resp.Request.RedirectURLs, want)
+	if fmt.Sprint(resp.Request.RedirectURLs()) != fmt.Sprint(want) {
+		t.Errorf("RedirectURLs = %v, want %v", resp.Request.RedirectURLs(), want)
 	}
 }
 
@@ -988,8 +988,8 @@ func TestRetryAfterRedirect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Status != 503 || resp.Request.Retries != 2 || len(resp.Request.RedirectURLs) != 1 {
-		t.Errorf("status %d retries %d redirects %v", resp.Status, resp.Request.Retries, resp.Request.RedirectURLs)
+	if resp.Status != 503 || resp.Request.Retries != 2 || len(resp.Request.RedirectURLs()) != 1 {
+		t.Errorf("status %d retries %d redirects %v", resp.Status, resp.Request.Retries, resp.Request.RedirectURLs())
 	}
 	if h := srv.Hits("/status/503"); h != 3 {
 		t.Errorf("hits = %d, want 3", h)

@@ -25,7 +25,7 @@ const (
 	NameMaxSize               = "MaxSizeError"          // over DOWNLOAD_MAXSIZE, raw or decoded
 	NameBadResponse           = "BadResponseError"      // malformed status line or headers, body shorter than Content-Length, undecodable Content-Encoding
 	NameSSL                   = "SSLError"              // TLS handshake or certificate verification failed
-	NameRedirectLoop          = "RedirectLoopError"
+	NameMaxRedirects          = "MaxRedirectsError"     // too many redirects, or a redirect loop
 	NameInvalidURL            = "InvalidURLError"
 	NameNotSupported          = "NotSupported"
 	NameHTTPError             = "HttpError"
@@ -136,6 +136,15 @@ func isTLSError(err error) bool {
 	)
 	return errors.As(err, &cv) || errors.As(err, &rh) || errors.As(err, &al) || errors.As(err, &ua) ||
 		errors.As(err, &he) || errors.As(err, &ci) || errors.As(err, &ech)
+}
+
+// countException counts a failed download in downloader/exception_count and
+// downloader/exception_type_count/<Name> (Scrapy: DownloaderStats). HTTPDownloader counts
+// its own failures; a middleware that fails a download itself (MaxRedirectsError from the
+// redirect middlewares) counts it with this, so every failure is counted exactly once.
+func countException(stats *Stats, err error) {
+	stats.Inc("downloader/exception_count", 1)
+	stats.Inc("downloader/exception_type_count/"+ErrorName(err), 1)
 }
 
 // retryable reports whether a download error is worth another try (Scrapy's

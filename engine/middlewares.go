@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"slices"
 	"strings"
@@ -84,11 +83,12 @@ func (m *HTTPErrorMiddleware) ProcessSpiderInput(_ context.Context, resp *types.
 // OffsiteMiddleware): a host is allowed when it equals an allowed domain or is a subdomain
 // of one; ports are ignored; no allowed domains allows all. dontFilter requests pass. Stats:
 // offsite/filtered, offsite/domains (distinct hosts); the first request to each host is
-// logged at DEBUG. Safe for concurrent use.
+// logged at DEBUG. It is also a downloader middleware for redirected requests (see Fetch).
+// Safe for concurrent use.
 type OffsiteMiddleware struct {
 	domains []string
 	mu      sync.Mutex
-	seen    map[string]bool
+	seen    map[string]bool // guarded by mu
 	stats   *Stats
 	logger  *slog.Logger
 }
@@ -143,6 +143,12 @@ func (m *OffsiteMiddleware) ProcessSpiderOutput(_ context.Context, _ *types.Resp
 	if m.Allowed(host) {
 		return out, true
 	}
+	m.filtered(host, req)
+	return out, false
+}
+
+// filtered counts a filtered request, logging the first one to each host.
+func (m *OffsiteMiddleware) filtered(host string, req *types.Request) {
 	m.mu.Lock()
 	first := !m.seen[host]
 	m.seen[host] = true
@@ -152,7 +158,6 @@ func (m *OffsiteMiddleware) ProcessSpiderOutput(_ context.Context, _ *types.Resp
 		m.logger.Debug(fmt.Sprintf("Filtered offsite request to %q: %s", host, reqString(req)))
 	}
 	m.stats.Inc("offsite/filtered", 1)
-	return out, false
 }
 
 // DepthMiddleware sets each request's depth to its parent response's depth plus one,
@@ -257,24 +262,6 @@ func (m *SchemeMiddleware) ProcessSpiderOutput(_ context.Context, _ *types.Respo
 	return out, false
 }
 
-// RefererMiddleware sets the Referer header of requests that a callback produced to the
-// response's URL, unless already set (Scrapy: RefererMiddleware, default policy simplified).
-type RefererMiddleware struct{}
-
-// ProcessSpiderOutput implements SpiderOutputFilter.
-func (RefererMiddleware) ProcessSpiderOutput(_ context.Context, resp *types.Response, out types.Output) (types.Output, bool) {
-	if out.Request == nil || resp == nil || resp.URL == "" {
-		return out, true
-	}
-	if out.Request.Headers == nil {
-		out.Request.Headers = http.Header{}
-	}
-	if _, ok := out.Request.Headers["Referer"]; !ok {
-		out.Request.Headers["Referer"] = []string{resp.URL}
-	}
-	return out, true
-}
-
 func metaBool(req *types.Request, key string) bool {
 	switch v := req.MetaValue(key).(type) {
 	case bool:
@@ -336,7 +323,6 @@ var (
 	_ SpiderOutputFilter   = (*DepthMiddleware)(nil)
 	_ SpiderOutputFilter   = (*URLLengthMiddleware)(nil)
 	_ SpiderOutputFilter   = (*SchemeMiddleware)(nil)
-	_ SpiderOutputFilter   = RefererMiddleware{}
 )
 
 // orDiscard returns l, or a logger that discards everything when l is nil.

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -68,7 +67,6 @@ func (m *RetryMiddleware) Fetch(ctx context.Context, req *types.Request, next Do
 	if n, ok := metaInt(req, "maxRetryTimes"); ok {
 		maxTimes = n
 	}
-	redirects := slices.Clone(req.RedirectURLs)
 	for {
 		resp, err := next.Fetch(ctx, req)
 		if ctx.Err() != nil {
@@ -104,7 +102,6 @@ func (m *RetryMiddleware) Fetch(ctx context.Context, req *types.Request, next Do
 		}
 		retry := req.Copy()
 		retry.Retries++
-		retry.RedirectURLs = slices.Clone(redirects) // this try redirects afresh
 		retry.DontFilter = true
 		m.stats.Inc("retry/count", 1)
 		m.stats.Inc("retry/reason_count/"+reason, 1)

@@ -40,10 +40,23 @@ declare module "jscrawl" {
     cbKwargs?: Record<string, JSONValue>;
     /** Travels with the request and its response (`response.meta`). */
     meta?: Record<string, JSONValue>;
+    /**
+     * Cookies to put in the request's cookie jar before it is sent: `{name: value}`, or a
+     * list with a domain (default: the request's host) and path (default "/").
+     */
+    cookies?: Record<string, string> | RequestCookie[] | null;
     /** Higher runs first. */
     priority?: number;
     /** Skip the duplicate filter. */
     dontFilter?: boolean;
+  }
+
+  /** A cookie of RequestOptions.cookies. */
+  export interface RequestCookie {
+    name: string;
+    value: string;
+    domain?: string;
+    path?: string;
   }
 
   /** A request to schedule or download. An invalid or relative URL throws a TypeError. */
@@ -57,6 +70,7 @@ declare module "jscrawl" {
     errback: string | null;
     cbKwargs: Record<string, any>;
     meta: Record<string, any>;
+    cookies: Record<string, string> | RequestCookie[] | null;
     priority: number;
     dontFilter: boolean;
     /** A copy with some options changed (Scrapy: Request.replace). */
@@ -504,6 +518,10 @@ declare module "jscrawl" {
     CLOSESPIDER_TIMEOUT?: number;
     /** close the spider after this many errors (0: never) (integer). */
     CLOSESPIDER_ERRORCOUNT?: number;
+    /** log the cookies sent and received (DEBUG) (boolean). */
+    COOKIES_DEBUG?: boolean;
+    /** keep cookies in a cookie jar per spider (meta.cookiejar: another jar) (boolean). */
+    COOKIES_ENABLED?: boolean;
     /** items processed by the pipelines at once (integer). */
     CONCURRENT_ITEMS?: number;
     /** downloads at once, over all domains (integer). */
@@ -556,6 +574,14 @@ declare module "jscrawl" {
     HTTPERROR_ALLOW_ALL?: boolean;
     /** non-2xx statuses passed to callbacks (list). */
     HTTPERROR_ALLOWED_CODES?: unknown[];
+    /** domain (and subdomains) that gets HTTP_USER's credentials; null: the first request's, "": every domain (string). */
+    HTTP_AUTH_DOMAIN?: string;
+    /** HTTP Basic auth password (string). */
+    HTTP_PASS?: string;
+    /** use meta.proxy and the http_proxy, https_proxy and no_proxy environment variables (boolean). */
+    HTTPPROXY_ENABLED?: boolean;
+    /** HTTP Basic auth user name (string). */
+    HTTP_USER?: string;
     /** seconds a callback may run synchronously before it is interrupted (number of seconds). */
     JS_CALLBACK_TIMEOUT?: number;
     /** JS VMs, each with its own spider instance (integer). */
@@ -568,12 +594,24 @@ declare module "jscrawl" {
     LOG_LEVEL?: string;
     /** seconds between progress lines (number of seconds). */
     LOGSTATS_INTERVAL?: number;
+    /** follow <meta http-equiv="refresh"> redirects (boolean). */
+    METAREFRESH_ENABLED?: boolean;
+    /** tags (such as noscript) whose meta refresh is ignored (list). */
+    METAREFRESH_IGNORE_TAGS?: unknown[];
+    /** longest meta refresh delay followed (number of seconds). */
+    METAREFRESH_MAXDELAY?: number;
     /** wait 0.5–1.5 × DOWNLOAD_DELAY (boolean). */
     RANDOMIZE_DOWNLOAD_DELAY?: boolean;
     /** follow HTTP redirects (boolean). */
     REDIRECT_ENABLED?: boolean;
     /** redirects followed per request (integer). */
     REDIRECT_MAX_TIMES?: number;
+    /** priority of a redirected request relative to the original (integer). */
+    REDIRECT_PRIORITY_ADJUST?: number;
+    /** set the Referer header of followed requests (boolean). */
+    REFERER_ENABLED?: boolean;
+    /** Referer policy: no-referrer, same-origin, origin, strict-origin, unsafe-url, ... (string). */
+    REFERRER_POLICY?: string;
     /** retry failed downloads (boolean). */
     RETRY_ENABLED?: boolean;
     /** seconds before the first retry, doubled for each further one (±50% jitter) (number of seconds). */

@@ -174,15 +174,19 @@ func requestFromJS(rt *goja.Runtime, obj *goja.Object) (*types.Request, error) {
 				if req.Meta, err = exportObject(rt, o, "meta", 0); err != nil {
 					return nil, err
 				}
-				// depth and redirectUrls are the engine's Go fields. A depth set here is a
-				// start request's (or one a built-in filter ran on between JS middlewares);
-				// DepthMiddleware sets it again for requests a callback produces.
+				// depth is the engine's Go field. A depth set here is a start request's (or one
+				// a built-in filter ran on between JS middlewares); DepthMiddleware sets it
+				// again for requests a callback produces.
 				if dv := o.Get("depth"); dv != nil {
 					if d, ok := dv.Export().(int64); ok && d >= 0 {
 						req.Depth = int(d)
 					}
 				}
-				req.Meta = dropKeys(req.Meta, "depth", "redirectUrls")
+				req.Meta = dropKeys(req.Meta, "depth")
+			}
+		case "cookies":
+			if req.Cookies, err = cookiesFromJS(rt, v); err != nil {
+				return nil, err
 			}
 		case "priority":
 			req.Priority = int(v.ToInteger())
@@ -191,6 +195,49 @@ func requestFromJS(rt *goja.Runtime, obj *goja.Object) (*types.Request, error) {
 		}
 	}
 	return req, nil
+}
+
+// cookiesFromJS converts a Request's cookies option: an object {name: value} or an array
+// of {name, value, domain, path}.
+func cookiesFromJS(rt *goja.Runtime, v goja.Value) ([]types.Cookie, error) {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return nil, nil
+	}
+	obj, ok := v.(*goja.Object)
+	if !ok {
+		return nil, fmt.Errorf("cookies must be an object {name: value} or an array of {name, value, domain, path}")
+	}
+	var out []types.Cookie
+	if obj.ClassName() != "Array" {
+		for _, k := range obj.Keys() {
+			cv := obj.Get(k)
+			if goja.IsUndefined(cv) || goja.IsNull(cv) {
+				continue
+			}
+			out = append(out, types.Cookie{Name: k, Value: cv.String()})
+		}
+		return out, nil
+	}
+	n := int(obj.Get("length").ToInteger())
+	for i := 0; i < n; i++ {
+		co, ok := obj.Get(fmt.Sprint(i)).(*goja.Object)
+		if !ok {
+			return nil, fmt.Errorf("cookies[%d] must be an object {name, value, domain, path}", i)
+		}
+		str := func(k string) string {
+			x := co.Get(k)
+			if x == nil || goja.IsUndefined(x) || goja.IsNull(x) {
+				return ""
+			}
+			return x.String()
+		}
+		c := types.Cookie{Name: str("name"), Value: str("value"), Domain: str("domain"), Path: str("path")}
+		if c.Name == "" {
+			return nil, fmt.Errorf("cookies[%d] has no name", i)
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 func dropKeys(it types.Item, keys ...string) types.Item {
@@ -276,10 +323,23 @@ func (st *vmState) requestToJS(req *types.Request) (goja.Value, error) {
 	_ = o.Set("cbKwargs", toJS(rt, req.CbKwargs))
 	meta := toJS(rt, req.Meta).ToObject(rt)
 	_ = meta.Set("depth", req.Depth)
-	if len(req.RedirectURLs) > 0 {
-		_ = meta.Set("redirectUrls", toJS(rt, req.RedirectURLs))
-	}
 	_ = o.Set("meta", meta)
+	if len(req.Cookies) > 0 {
+		cs := make([]any, len(req.Cookies))
+		for i, c := range req.Cookies {
+			co := rt.NewObject()
+			_ = co.Set("name", c.Name)
+			_ = co.Set("value", c.Value)
+			if c.Domain != "" {
+				_ = co.Set("domain", c.Domain)
+			}
+			if c.Path != "" {
+				_ = co.Set("path", c.Path)
+			}
+			cs[i] = co
+		}
+		_ = o.Set("cookies", rt.NewArray(cs...))
+	}
 	_ = o.Set("priority", req.Priority)
 	_ = o.Set("dontFilter", req.DontFilter)
 	return st.makeRequest(goja.Undefined(), rt.ToValue(req.URL), o)

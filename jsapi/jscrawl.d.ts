@@ -40,10 +40,23 @@ declare module "jscrawl" {
     cbKwargs?: Record<string, JSONValue>;
     /** Travels with the request and its response (`response.meta`). */
     meta?: Record<string, JSONValue>;
+    /**
+     * Cookies to put in the request's cookie jar before it is sent: `{name: value}`, or a
+     * list with a domain (default: the request's host) and path (default "/").
+     */
+    cookies?: Record<string, string> | RequestCookie[] | null;
     /** Higher runs first. */
     priority?: number;
     /** Skip the duplicate filter. */
     dontFilter?: boolean;
+  }
+
+  /** A cookie of RequestOptions.cookies. */
+  export interface RequestCookie {
+    name: string;
+    value: string;
+    domain?: string;
+    path?: string;
   }
 
   /** A request to schedule or download. An invalid or relative URL throws a TypeError. */
@@ -57,6 +70,7 @@ declare module "jscrawl" {
     errback: string | null;
     cbKwargs: Record<string, any>;
     meta: Record<string, any>;
+    cookies: Record<string, string> | RequestCookie[] | null;
     priority: number;
     dontFilter: boolean;
     /** A copy with some options changed (Scrapy: Request.replace). */

@@ -2,6 +2,7 @@ package jsapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -89,6 +90,10 @@ func (m *DownloaderMiddlewares) Fetch(ctx context.Context, req *types.Request, n
 	if resp == nil {
 		resp, err = next.Fetch(ctx, req)
 	}
+	var re *engine.RescheduleError
+	if errors.As(err, &re) {
+		return nil, err // a middleware below replaced the request (a redirect): not an exception
+	}
 	if err != nil {
 		derr := err
 		for i := m.n - 1; i >= 0; i-- {
@@ -164,7 +169,7 @@ func (m *DownloaderMiddlewares) hook(ctx context.Context, i int, method string, 
 			if err != nil {
 				return err
 			}
-			nr.Depth, nr.Retries, nr.RedirectURLs = req.Depth, req.Retries, req.RedirectURLs
+			nr.Depth, nr.Retries = req.Depth, req.Retries
 			updated = nr
 		}
 		if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {

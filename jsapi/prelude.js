@@ -45,6 +45,7 @@
         if (o.errback !== undefined && o.errback !== null) this.errback = methodName(o.errback, "errback");
         if (o.cbKwargs) this.cbKwargs = o.cbKwargs;
         if (o.meta) this.meta = o.meta;
+        if (o.cookies) this.cookies = o.cookies;
         if (o.priority) this.priority = o.priority | 0;
         if (o.dontFilter) this.dontFilter = true;
       }
@@ -52,12 +53,12 @@
     replace(opts) {
       const o = Object.assign({ method: this.method, headers: this.headers, body: this.body,
         callback: this.callback, errback: this.errback, cbKwargs: this.cbKwargs, meta: this.meta,
-        priority: this.priority, dontFilter: this.dontFilter }, opts || {});
+        cookies: this.cookies, priority: this.priority, dontFilter: this.dontFilter }, opts || {});
       return new Request(o.url || this.url, o);
     }
     toString() { return "<" + this.method + " " + this.url + ">"; }
   }
-  Object.assign(Request.prototype, { method: "GET", body: null, callback: null, errback: null, priority: 0, dontFilter: false });
+  Object.assign(Request.prototype, { method: "GET", body: null, callback: null, errback: null, cookies: null, priority: 0, dontFilter: false });
 
   // RequestHeaders is a request's headers: Headers-like (get, set, has, delete, append,
   // iterable; names case-insensitive) and also a plain object whose own properties are the

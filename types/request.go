@@ -13,19 +13,21 @@ import (
 // JSON-safe data, so a scheduler can serialize it to disk or Redis: the callback and errback
 // are spider method names, and Meta and CbKwargs hold JSON-like values (see Item).
 type Request struct {
-	URL          string      `json:"url"`
-	Method       string      `json:"method,omitempty"` // "" means GET
-	Headers      http.Header `json:"headers,omitempty"`
-	Body         []byte      `json:"body,omitempty"`
-	Callback     string      `json:"callback,omitempty"` // "" means "parse"
-	Errback      string      `json:"errback,omitempty"`
-	CbKwargs     Item        `json:"cbKwargs,omitempty"`
-	Meta         Item        `json:"meta,omitempty"`
-	Priority     int         `json:"priority,omitempty"`
-	DontFilter   bool        `json:"dontFilter,omitempty"`
-	Depth        int         `json:"depth,omitempty"`
-	Retries      int         `json:"retries,omitempty"` // retries done so far
-	RedirectURLs []string    `json:"redirectUrls,omitempty"`
+	URL        string      `json:"url"`
+	Method     string      `json:"method,omitempty"` // "" means GET
+	Headers    http.Header `json:"headers,omitempty"`
+	Body       []byte      `json:"body,omitempty"`
+	Callback   string      `json:"callback,omitempty"` // "" means "parse"
+	Errback    string      `json:"errback,omitempty"`
+	CbKwargs   Item        `json:"cbKwargs,omitempty"`
+	Meta       Item        `json:"meta,omitempty"`
+	Priority   int         `json:"priority,omitempty"`
+	DontFilter bool        `json:"dontFilter,omitempty"`
+	Depth      int         `json:"depth,omitempty"`
+	Retries    int         `json:"retries,omitempty"` // retries done so far
+	// Cookies enter the request's cookie jar for its URL before it is sent (Scrapy:
+	// Request.cookies); the jar then sends them with every matching request.
+	Cookies []Cookie `json:"cookies,omitempty"`
 
 	// parsed caches url.Parse(URL) for the engine's several readers (offsite, fingerprint,
 	// slot); parsedRaw is the URL it was parsed from, so a changed URL is parsed again.
@@ -69,13 +71,41 @@ func (r *Request) MetaValue(key string) any {
 	return v
 }
 
-// Copy returns a shallow copy with its own headers, meta and redirect list, for
-// middlewares that send a changed request on (redirect, retry).
+// Cookie is a cookie a request brings to the cookie jar (Scrapy: Request(cookies=...)).
+// Domain "" means the request's host only; Path "" means "/".
+type Cookie struct {
+	Name   string `json:"name"`
+	Value  string `json:"value"`
+	Domain string `json:"domain,omitempty"`
+	Path   string `json:"path,omitempty"`
+}
+
+// RedirectURLs returns meta.redirectUrls, the URLs this request was redirected from in
+// order (set by the redirect middlewares; Scrapy: meta["redirect_urls"]).
+func (r *Request) RedirectURLs() []string {
+	switch l := r.MetaValue("redirectUrls").(type) {
+	case []string:
+		return l
+	case []any:
+		out := make([]string, 0, len(l))
+		for _, v := range l {
+			if s, ok := v.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// Copy returns a shallow copy with its own headers, meta and cookie list, for middlewares
+// that send a changed request on (redirect, retry). Meta values are shared: replace a
+// value rather than changing it in place.
 func (r *Request) Copy() *Request {
 	c := *r
 	c.Headers = r.Headers.Clone()
 	c.Meta = append(Item(nil), r.Meta...)
-	c.RedirectURLs = append([]string(nil), r.RedirectURLs...)
+	c.Cookies = append([]Cookie(nil), r.Cookies...)
 	return &c
 }
 

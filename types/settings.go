@@ -18,6 +18,8 @@ const (
 	CloseSpiderPageCount        = "CLOSESPIDER_PAGECOUNT"
 	CloseSpiderTimeout          = "CLOSESPIDER_TIMEOUT"
 	CloseSpiderErrorCount       = "CLOSESPIDER_ERRORCOUNT"
+	CookiesDebug                = "COOKIES_DEBUG"
+	CookiesEnabled              = "COOKIES_ENABLED"
 	ConcurrentItems             = "CONCURRENT_ITEMS"
 	ConcurrentRequests          = "CONCURRENT_REQUESTS"
 	ConcurrentRequestsPerDomain = "CONCURRENT_REQUESTS_PER_DOMAIN"
@@ -43,15 +45,25 @@ const (
 	HTTPCachePolicy             = "HTTPCACHE_POLICY"
 	HTTPErrorAllowAll           = "HTTPERROR_ALLOW_ALL"
 	HTTPErrorAllowedCodes       = "HTTPERROR_ALLOWED_CODES"
+	HTTPAuthDomain              = "HTTP_AUTH_DOMAIN"
+	HTTPPass                    = "HTTP_PASS"
+	HTTPProxyEnabled            = "HTTPPROXY_ENABLED"
+	HTTPUser                    = "HTTP_USER"
 	JSCallbackTimeout           = "JS_CALLBACK_TIMEOUT"
 	JSVMs                       = "JS_VMS"
 	LogFile                     = "LOG_FILE"
 	LogFormat                   = "LOG_FORMAT"
 	LogLevel                    = "LOG_LEVEL"
 	LogStatsInterval            = "LOGSTATS_INTERVAL"
+	MetaRefreshEnabled          = "METAREFRESH_ENABLED"
+	MetaRefreshIgnoreTags       = "METAREFRESH_IGNORE_TAGS"
+	MetaRefreshMaxDelay         = "METAREFRESH_MAXDELAY"
 	RandomizeDownloadDelay      = "RANDOMIZE_DOWNLOAD_DELAY"
 	RedirectEnabled             = "REDIRECT_ENABLED"
 	RedirectMaxTimes            = "REDIRECT_MAX_TIMES"
+	RedirectPriorityAdjust      = "REDIRECT_PRIORITY_ADJUST"
+	RefererEnabled              = "REFERER_ENABLED"
+	ReferrerPolicy              = "REFERRER_POLICY"
 	RetryEnabled                = "RETRY_ENABLED"
 	RetryHTTPCodes              = "RETRY_HTTP_CODES"
 	RetryTimes                  = "RETRY_TIMES"
@@ -120,6 +132,8 @@ var Defs = []Def{
 	{CloseSpiderPageCount, KindInt, 0, "close the spider after this many responses (0: never)"},
 	{CloseSpiderTimeout, KindDuration, 0.0, "close the spider after this many seconds (0: never)"},
 	{CloseSpiderErrorCount, KindInt, 0, "close the spider after this many errors (0: never)"},
+	{CookiesDebug, KindBool, false, "log the cookies sent and received (DEBUG)"},
+	{CookiesEnabled, KindBool, true, "keep cookies in a cookie jar per spider (meta.cookiejar: another jar)"},
 	{ConcurrentItems, KindInt, 100, "items processed by the pipelines at once"},
 	{ConcurrentRequests, KindInt, 16, "downloads at once, over all domains"},
 	{ConcurrentRequestsPerDomain, KindInt, 8, "downloads at once per download slot (host)"},
@@ -149,15 +163,25 @@ var Defs = []Def{
 	{HTTPCachePolicy, KindString, "dummy", "dummy (cache everything) or rfc2616 (HTTP caching rules, RFC 9111)"},
 	{HTTPErrorAllowAll, KindBool, false, "pass responses of every status to callbacks"},
 	{HTTPErrorAllowedCodes, KindList, []any{}, "non-2xx statuses passed to callbacks"},
+	{HTTPAuthDomain, KindString, nil, "domain (and subdomains) that gets HTTP_USER's credentials; null: the first request's, \"\": every domain"},
+	{HTTPPass, KindString, "", "HTTP Basic auth password"},
+	{HTTPProxyEnabled, KindBool, true, "use meta.proxy and the http_proxy, https_proxy and no_proxy environment variables"},
+	{HTTPUser, KindString, "", "HTTP Basic auth user name"},
 	{JSCallbackTimeout, KindDuration, 60.0, "seconds a callback may run synchronously before it is interrupted"},
 	{JSVMs, KindInt, 1, "JS VMs, each with its own spider instance"},
 	{LogFile, KindString, "", "write the log to this file only (empty: stderr)"},
 	{LogFormat, KindString, "text", "text (Scrapy's lines) or json (one object per record)"},
 	{LogLevel, KindString, "INFO", "DEBUG, INFO, WARNING or ERROR"},
 	{LogStatsInterval, KindDuration, 60.0, "seconds between progress lines"},
+	{MetaRefreshEnabled, KindBool, true, "follow <meta http-equiv=\"refresh\"> redirects"},
+	{MetaRefreshIgnoreTags, KindList, []any{}, "tags (such as noscript) whose meta refresh is ignored"},
+	{MetaRefreshMaxDelay, KindDuration, 100.0, "longest meta refresh delay followed"},
 	{RandomizeDownloadDelay, KindBool, true, "wait 0.5–1.5 × DOWNLOAD_DELAY"},
 	{RedirectEnabled, KindBool, true, "follow HTTP redirects"},
 	{RedirectMaxTimes, KindInt, 20, "redirects followed per request"},
+	{RedirectPriorityAdjust, KindInt, 2, "priority of a redirected request relative to the original"},
+	{RefererEnabled, KindBool, true, "set the Referer header of followed requests"},
+	{ReferrerPolicy, KindString, "scrapy-default", "Referer policy: no-referrer, same-origin, origin, strict-origin, unsafe-url, ..."},
 	{RetryEnabled, KindBool, true, "retry failed downloads"},
 	{RetryBackoffBase, KindDuration, 1.0, "seconds before the first retry, doubled for each further one (±50% jitter)"},
 	{RetryBackoffMax, KindDuration, 60.0, "longest wait before a retry, Retry-After included"},
@@ -331,6 +355,8 @@ func convert(kind Kind, v any) (any, error) {
 		switch v := v.(type) {
 		case string:
 			return v, nil
+		case nil: // unset, as the default of HTTP_AUTH_DOMAIN
+			return nil, nil
 		default:
 			return nil, fmt.Errorf("want a string, got %s", describe(v))
 		}

@@ -1,0 +1,74 @@
+package engine
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// HTTPAuthMiddleware sends HTTP Basic credentials, HTTP_USER and HTTP_PASS, to one domain
+// and its subdomains (Scrapy: HttpAuthMiddleware with http_user, http_pass and
+// http_auth_domain): HTTP_AUTH_DOMAIN, or when it is null (the default) the host of the
+// first request that passes; "" sends them everywhere. A request with an Authorization
+// header keeps it. Other domains never see the credentials, also after a redirect
+// (RedirectMiddleware drops Authorization when the host changes). Safe for concurrent use.
+type HTTPAuthMiddleware struct {
+	auth string // the Authorization value; "" when no credentials are set
+
+	mu     sync.Mutex
+	domain string
+	unset  bool // domain is the first request's host, not known yet
+}
+
+// NewHTTPAuthMiddleware returns an HTTPAuthMiddleware configured from settings.
+func NewHTTPAuthMiddleware(settings *types.Settings) *HTTPAuthMiddleware {
+	m := &HTTPAuthMiddleware{}
+	user, pass := settings.String(types.HTTPUser), settings.String(types.HTTPPass)
+	if user == "" && pass == "" {
+		return m
+	}
+	m.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+	if settings.Get(types.HTTPAuthDomain) == nil {
+		m.unset = true
+	} else {
+		m.domain = strings.ToLower(strings.TrimSpace(settings.String(types.HTTPAuthDomain)))
+	}
+	return m
+}
+
+// Fetch implements DownloaderMiddleware.
+func (m *HTTPAuthMiddleware) Fetch(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
+	if m.auth == "" {
+		return next.Fetch(ctx, req)
+	}
+	if _, has := req.Headers["Authorization"]; has {
+		return next.Fetch(ctx, req)
+	}
+	u, err := req.ParsedURL()
+	if err != nil {
+		return next.Fetch(ctx, req)
+	}
+	host := strings.ToLower(u.Hostname())
+	m.mu.Lock()
+	if m.unset {
+		m.domain, m.unset = host, false
+	}
+	domain := m.domain
+	m.mu.Unlock()
+	if domain != "" && host != domain && !strings.HasSuffix(host, "."+domain) {
+		return next.Fetch(ctx, req)
+	}
+	r := req.Copy()
+	if r.Headers == nil {
+		r.Headers = http.Header{}
+	}
+	r.Headers["Authorization"] = []string{m.auth}
+	return next.Fetch(ctx, r)
+}
+
+// Interface guards
+var _ DownloaderMiddleware = (*HTTPAuthMiddleware)(nil)
