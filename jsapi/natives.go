@@ -268,6 +268,7 @@ func (st *vmState) natives() *goja.Object {
 		st.s.wantSignal(sig)
 		return goja.Undefined()
 	})
+	st.linkNatives(set)
 	return n
 }
 
