@@ -22,7 +22,7 @@ import (
 // attribute names are lower case (as the HTML parser makes them, which CSS type selectors
 // expect) and keep the document's prefix ("dc:creator", select it with "dc\\:creator");
 // elements in a default namespace have their local name only; namespace declarations are
-// dropped; CDATA is text. Broken XML returns the nodes read before the error, and the error.
+// dropped; CDATA is text. Broken XML returns the complete nodes read before the error, and the error.
 func XMLNodes(body []byte, itertag string, namespaces map[string]string) ([]*html.Node, error) {
 	dec := newDecoder(bufio.NewReaderSize(bytes.NewReader(body), 32<<10))
 	prefix, local, hasPrefix := strings.Cut(itertag, ":")
@@ -56,16 +56,17 @@ func XMLNodes(body []byte, itertag string, namespaces map[string]string) ([]*htm
 				continue
 			}
 		}
-		doc := &html.Node{Type: html.DocumentNode}
 		n, err := buildNode(dec, se, prefixes)
-		doc.AppendChild(n)
-		out = append(out, n)
 		if err != nil {
+			// an element cut short is dropped
 			if errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
 			return out, err
 		}
+		doc := &html.Node{Type: html.DocumentNode}
+		doc.AppendChild(n)
+		out = append(out, n)
 	}
 }
 
