@@ -116,7 +116,14 @@ func Canonicalize(u *url.URL, keepFragment bool) string {
 	c := *u
 	c.Scheme = strings.ToLower(c.Scheme)
 	c.Host = strings.ToLower(c.Host)
-	c.RawPath = ""
+	if c.RawPath != "" {
+		c.RawPath = normalizeEscapes(c.RawPath)
+		if p, err := url.PathUnescape(c.RawPath); err == nil && p == c.Path && c.EscapedPath() == c.RawPath {
+			// kept: it escapes something Path cannot (such as %2F)
+		} else {
+			c.RawPath = ""
+		}
+	}
 	if c.Path == "" && c.Opaque == "" {
 		c.Path = "/"
 	}
@@ -151,6 +158,39 @@ func Canonicalize(u *url.URL, keepFragment bool) string {
 		c.Fragment, c.RawFragment = "", ""
 	}
 	return c.String()
+}
+
+// normalizeEscapes upper-cases percent-escapes and decodes those of unreserved characters.
+func normalizeEscapes(s string) string {
+	const hex = "0123456789ABCDEF"
+	unhex := func(c byte) int {
+		switch {
+		case '0' <= c && c <= '9':
+			return int(c - '0')
+		case 'a' <= c && c <= 'f':
+			return int(c-'a') + 10
+		case 'A' <= c && c <= 'F':
+			return int(c-'A') + 10
+		}
+		return -1
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && unhex(s[i+1]) >= 0 && unhex(s[i+2]) >= 0 {
+			v := byte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			if 'a' <= v && v <= 'z' || 'A' <= v && v <= 'Z' || '0' <= v && v <= '9' || strings.IndexByte("-._~", v) >= 0 {
+				b.WriteByte(v)
+			} else {
+				b.WriteByte('%')
+				b.WriteByte(hex[v>>4])
+				b.WriteByte(hex[v&15])
+			}
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // FromAnyDomain reports whether u's host is one of domains or a subdomain of one (Scrapy:
