@@ -75,8 +75,8 @@ func TestCompileJS(t *testing.T) {
 func TestCanonicalize(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"HTTP://Shop.Test":                    "http://shop.test/",
-		"http://shop.test/a?b=2&a=1&a=0#frag": "http://shop.test/a?a=0&a=1&b=2",
+		"HTTP://Shop.Test":                     "http://shop.test/",
+		"http://shop.test/a?b=2&a=1&a=0#frag":  "http://shop.test/a?a=0&a=1&b=2",
 		"http://shop.test/%7euser/a%2fb?q=a+b": "http://shop.test/~user/a%2Fb?q=a+b",
 		"http://shop.test/?x=&y":               "http://shop.test/?x=&y=",
 	} {
