@@ -103,12 +103,16 @@ func (e *Extractor) Extract(doc *selector.Document, page *url.URL, roots []selec
 		roots = []selector.Result{doc.Root()}
 	}
 	var all []Link
+	var cache map[string]resolved
+	if process == nil {
+		cache = map[string]resolved{} // pages repeat hrefs (an image and a title per product)
+	}
 	for _, r := range roots {
 		if r.Kind != selector.KindElement || r.Node == nil {
 			continue
 		}
 		var links []Link
-		e.walk(r.Node, base, page, process, &links)
+		e.walk(r.Node, base, page, process, cache, &links)
 		all = append(all, e.dedupe(links)...)
 	}
 	if restricted {
@@ -132,20 +136,20 @@ func (e *Extractor) dedupe(links []Link) []Link {
 	return out
 }
 
-func (e *Extractor) walk(n *html.Node, base, page *url.URL, process ProcessFunc, out *[]Link) {
+func (e *Extractor) walk(n *html.Node, base, page *url.URL, process ProcessFunc, cache map[string]resolved, out *[]Link) {
 	if n.Type == html.ElementNode && contains(e.Tags, n.Data) {
 		for _, a := range n.Attr {
 			if !contains(e.Attrs, attrName(a)) {
 				continue
 			}
-			if l, ok := e.link(n, a.Val, base, page, process); ok {
+			if l, ok := e.link(n, a.Val, base, page, process, cache); ok {
 				*out = append(*out, l)
 			}
 		}
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.ElementNode {
-			e.walk(c, base, page, process, out)
+			e.walk(c, base, page, process, cache, out)
 		}
 	}
 }
@@ -166,23 +170,51 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// resolved is what link computed from an attribute value: the URL and fragment, and
+// whether the URL passed the URL filters.
+type resolved struct {
+	url, frag string
+	ok        bool
+}
+
 // link makes the Link of one attribute value, or reports false when it is filtered out.
-func (e *Extractor) link(n *html.Node, val string, base, page *url.URL, process ProcessFunc) (Link, bool) {
+// cache (nil with a process function) remembers the URL work per attribute value.
+func (e *Extractor) link(n *html.Node, val string, base, page *url.URL, process ProcessFunc, cache map[string]resolved) (Link, bool) {
+	r, hit := cache[val]
+	if !hit {
+		r = e.resolve(val, base, page, process)
+		if cache != nil {
+			cache[val] = r
+		}
+	}
+	if !r.ok {
+		return Link{}, false
+	}
+	l := Link{URL: r.url, Fragment: r.frag, NoFollow: relNoFollow(n)}
+	l.Text = CollapseSpace(selector.Result{Node: n, Kind: selector.KindElement}.Text())
+	if len(e.RestrictText) > 0 && !Any(e.RestrictText, l.Text) {
+		return Link{}, false
+	}
+	return l, true
+}
+
+// resolve joins and filters one attribute value (everything but the text).
+func (e *Extractor) resolve(val string, base, page *url.URL, process ProcessFunc) resolved {
 	u, ok := Resolve(base, val)
 	if !ok {
-		return Link{}, false
+		return resolved{}
 	}
 	if process != nil {
 		v, keep := process(u.String())
 		if !keep {
-			return Link{}, false
+			return resolved{}
 		}
 		if u, ok = Resolve(page, v); !ok {
-			return Link{}, false
+			return resolved{}
 		}
 	}
 	if !contains(e.Schemes, strings.ToLower(u.Scheme)) || (u.Host == "" && u.Opaque == "" && (u.Scheme == "http" || u.Scheme == "https")) {
-		return Link{}, false
+		return resolved{}
 	}
 	var frag string
 	if e.KeepFragments {
@@ -190,24 +222,20 @@ func (e *Extractor) link(n *html.Node, val string, base, page *url.URL, process 
 	} else {
 		frag = DropFragment(u)
 	}
-	l := Link{URL: u.String(), Fragment: frag, NoFollow: relNoFollow(n)}
-	if len(e.Allow) > 0 && !Any(e.Allow, l.URL) || Any(e.Deny, l.URL) {
-		return Link{}, false
+	s := u.String()
+	if len(e.Allow) > 0 && !Any(e.Allow, s) || Any(e.Deny, s) {
+		return resolved{}
 	}
 	if len(e.AllowDomains) > 0 && !FromAnyDomain(u, e.AllowDomains) || len(e.DenyDomains) > 0 && FromAnyDomain(u, e.DenyDomains) {
-		return Link{}, false
+		return resolved{}
 	}
 	if HasExtension(u, e.denyExt) {
-		return Link{}, false
-	}
-	l.Text = CollapseSpace(selector.Result{Node: n, Kind: selector.KindElement}.Text())
-	if len(e.RestrictText) > 0 && !Any(e.RestrictText, l.Text) {
-		return Link{}, false
+		return resolved{}
 	}
 	if e.Canonicalize {
-		l.URL = Canonicalize(u, e.KeepFragments)
+		s = Canonicalize(u, e.KeepFragments)
 	}
-	return l, true
+	return resolved{url: s, frag: frag, ok: true}
 }
 
 // Matches reports whether a URL passes the extractor's Allow, Deny and domain filters
