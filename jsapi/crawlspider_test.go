@@ -29,7 +29,17 @@ func TestCrawlSpider(t *testing.T) {
 	srv.Config.Handler.(*http.ServeMux).HandleFunc("/broken/{n}", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "gone", http.StatusGone)
 	})
-	res := crawl(t, srv, spec{settings: map[string]string{"ROBOTSTXT_OBEY": "false"}, src: `import { CrawlSpider, LinkExtractor, Request, type Response } from "jscrawl";
+	// With JS_VMS=3 the rules are also compiled on the VMs that did not run start().
+	for _, vms := range []string{"1", "3"} {
+		t.Run("JS_VMS="+vms, func(t *testing.T) {
+			t.Parallel()
+			crawlShop(t, srv, vms)
+		})
+	}
+}
+
+func crawlShop(t *testing.T, srv *server, vms string) {
+	res := crawl(t, srv, spec{settings: map[string]string{"ROBOTSTXT_OBEY": "false", "JS_VMS": vms}, src: `import { CrawlSpider, LinkExtractor, Request, Rule, type Response } from "jscrawl";
 const path = (u: string) => u.replace(/^http:\/\/[^/]+/, "");
 export default class Shop extends CrawlSpider {
   name = "shop";
@@ -40,7 +50,7 @@ export default class Shop extends CrawlSpider {
     { link: new LinkExtractor({ allow: /\/item\// }), callback: this.parseAny, processRequest: "noFilter" },
     { link: { allow: /\/more\// }, callback: "parseMore", follow: true, processLinks: (links: any[]) => links.filter((l) => !l.url.endsWith("/3")) },
     { link: { allow: /\/broken\// }, callback: "parseItem", errback: "onError" },
-    { link: { allow: /\/skip\// }, processLinks: "dropAll" },
+    new Rule({ link: { allow: /\/skip\// }, processLinks: "dropAll" }),
   ];
   parseStartUrl(r: Response) { return { start: path(r.url) }; }
   *parseItem(r: Response, kw: any) {
