@@ -81,3 +81,30 @@ export default class Shop extends CrawlSpider {
 		}
 	}
 }
+
+// TestBaseSpidersWithMiddleware: a spider middleware sees the outputs of the base spiders one
+// by one, as it sees any callback's.
+func TestBaseSpidersWithMiddleware(t *testing.T) {
+	t.Parallel()
+	srv := newLinksServer(t, map[string]string{"/data.csv": "a,b\n1,2\n3,4\n", "/list": `<a href="/data.csv">csv</a>`})
+	res := crawl(t, srv, spec{src: `import { CSVFeedSpider } from "jscrawl";
+export default class S extends CSVFeedSpider {
+  name = "mw";
+  startUrls = ["BASE/data.csv"];
+  async parseRow(response, row) { return [row, { ...row, copy: true }]; }
+}
+export const spiderMiddlewares = [{
+  async *processSpiderOutput(response, result) {
+    for await (const x of result) {
+      if (Array.isArray(x)) throw new Error("got an array");
+      yield { ...x, seen: true };
+    }
+  },
+}];`, ext: ".js"})
+	equalLines(t, "items", res.sorted(t), []string{
+		`{"a":"1","b":"2","copy":true,"seen":true}`,
+		`{"a":"1","b":"2","seen":true}`,
+		`{"a":"3","b":"4","copy":true,"seen":true}`,
+		`{"a":"3","b":"4","seen":true}`,
+	}, res.log)
+}

@@ -102,6 +102,8 @@ func TestCSVFeedSpider(t *testing.T) {
 		}, "ignoring row 4 (length: 2, should be: 3)"},
 		{"delimiter and quotechar", `delimiter = ";"; quotechar = "'";`, "BASE/semi.csv", []string{`{"a":"x;1","b":"it's"}`}, ""},
 		{"headers", `delimiter = "|"; headers = ["n", "word"];`, "BASE/noheader.csv", []string{`{"n":"1","word":"one"}`, `{"n":"2","word":"two"}`}, ""},
+		{"adaptResponse", `adaptResponse(r: Response) { return r.replace({ body: "n,word\n" + r.body.replace(/\|/g, ",") }); }`, "BASE/noheader.csv",
+			[]string{`{"n":"1","word":"one"}`, `{"n":"2","word":"two"}`}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -110,7 +112,7 @@ export default class Csv extends CSVFeedSpider {
   name = "csv";
   startUrls = ["` + tc.url + `"];
   ` + tc.fields + `
-  parseRow(response: Response, row: Record<string, string>) { return row; }
+  async parseRow(response: Response, row: Record<string, string>) { return row; }
 }`})
 			equalLines(t, "items", res.sorted(t), tc.want, res.log)
 			if tc.warn != "" && !strings.Contains(res.log, tc.warn) {

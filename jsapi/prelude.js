@@ -454,7 +454,7 @@
     requestHeadersProto,
     requestProto: Request.prototype,
     // for spiders.js (link following and the base spiders)
-    internals: { Request, Response, Spider, methodName, spider: () => spider },
+    internals: { Request, Response, Spider, methodName, spider: () => spider, hasMiddlewares: () => spiderMiddlewares.length > 0 },
     logger(name) {
       return { debug: makeLogger("debug"), info: makeLogger("info"), warn: makeLogger("warn"),
         warning: makeLogger("warn"), error: makeLogger("error"), name };

@@ -232,18 +232,25 @@
   const then = (v, f) => (isThenable(v) ? v.then(f) : f(v));
 
   // stream makes the result of a base spider's callback: an async iterable over a sync
-  // iterator whose values are arrays of outputs or promises of arrays. Each array is one
-  // step (the driver emits its elements), so a 50,000-URL sitemap costs 50 promises.
+  // iterator whose values are arrays of outputs or promises of arrays. Without spider
+  // middlewares each array is one step (the driver emits its elements), so a 50,000-URL
+  // sitemap costs 50 promises; with them, outputs come one by one, as middlewares expect.
   function stream(it) {
+    const single = p.hasMiddlewares();
     return {
       [Symbol.asyncIterator]() {
+        let buf = [];
+        let i = 0;
+        const pull = () => {
+          let r;
+          try { r = it.next(); } catch (e) { return Promise.reject(e); }
+          if (r.done) return Promise.resolve({ value: undefined, done: true });
+          if (!single) return Promise.resolve(r.value).then((v) => ({ value: v, done: false }));
+          return Promise.resolve(r.value).then((v) => { buf = v; i = 0; return next(); });
+        };
+        const next = () => (i < buf.length ? Promise.resolve({ value: buf[i++], done: false }) : pull());
         return {
-          next() {
-            let r;
-            try { r = it.next(); } catch (e) { return Promise.reject(e); }
-            if (r.done) return Promise.resolve({ value: undefined, done: true });
-            return Promise.resolve(r.value).then((v) => ({ value: v, done: false }));
-          },
+          next,
           return(v) {
             if (typeof it.return === "function") it.return();
             return Promise.resolve({ value: v, done: true });
