@@ -458,6 +458,26 @@ func TestDemoExamples(t *testing.T) {
 				t.Errorf("no Jorge Albarrán")
 			}
 		}},
+		{file: "examples/crawl.ts", items: 100, check: func(t *testing.T, items []map[string]any) {
+			b := find(items, "title", "Tipping the Velvet & Co")
+			if b == nil || b["price"] != 52.98 || b["category"] != "Poetry" || b["listing"] == "" {
+				t.Errorf("book 1: %v", b)
+			}
+		}},
+		{file: "examples/crawl.ts", args: []string{"-a", "category=travel"}, items: 11, check: func(t *testing.T, items []map[string]any) {
+			for _, it := range items {
+				if it["category"] != "Travel" {
+					t.Errorf("category=travel gave %v", it)
+				}
+			}
+		}},
+		{file: "examples/rss.ts", items: 100, check: func(t *testing.T, items []map[string]any) {
+			b := find(items, "id", float64(1))
+			if b == nil || b["title"] != "Tipping the Velvet & Co" || b["price"] != 52.98 || b["category"] != "Poetry" ||
+				b["date"] != "2026-01-01" || !strings.HasSuffix(fmt.Sprint(b["url"]), "/catalogue/tipping-the-velvet-co_1/index.html") {
+				t.Errorf("book 1: %v", b)
+			}
+		}},
 		{file: "examples/concurrency.ts", args: []string{"-a", "n=20", "-a", "ms=100"}, items: 1, check: func(t *testing.T, items []map[string]any) {
 			if it := items[0]; it["downloads"] != float64(20) || it["ok"] != float64(20) || it["sequential"] != false {
 				t.Errorf("concurrency: %v", it)

@@ -63,7 +63,7 @@ func TestNewCommand(t *testing.T) {
 	for _, tc := range []struct {
 		tmpl  string
 		items int
-	}{{"basic", 32}, {"crawl", 100}, {"api", 100}} {
+	}{{"basic", 32}, {"crawl", 100}, {"api", 100}, {"sitemap", 100}} {
 		t.Run(tc.tmpl, func(t *testing.T) {
 			t.Parallel()
 			sub := filepath.Join(dir, tc.tmpl)

@@ -298,6 +298,13 @@ func (s *Spider) Parse(ctx context.Context, resp *types.Response, emit engine.Em
 	name := resp.Request.CallbackName()
 	return s.run(ctx, vm, name, emit, false, func(st *vmState) (invocation, error) {
 		fn := st.spider.Get(name)
+		if resp.Request.Callback == "" {
+			// A base spider (CrawlSpider, XMLFeedSpider...) handles requests without a
+			// callback in _parse, as Scrapy's Spider._parse.
+			if d := st.spider.Get("_parse"); isFunction(d) {
+				fn = d
+			}
+		}
 		if !isFunction(fn) {
 			return invocation{}, &runtime.ScriptError{Name: "TypeError", Message: fmt.Sprintf("spider %s has no method %q for %s", s.name, name, resp.URL)}
 		}

@@ -493,3 +493,206 @@ declare class URLSearchParams {
   delete(name: string): void;
   toString(): string;
 }
+
+// Following links and the base spiders (jsapi/spiders.js).
+declare module "jscrawl" {
+  /** A regular expression: a RegExp, or a string compiled as `new RegExp(s)` (JS semantics). */
+  export type Pattern = RegExp | string;
+
+  /** A link found by a LinkExtractor (Scrapy: scrapy.link.Link). */
+  export class Link {
+    constructor(url: string, text?: string, fragment?: string, nofollow?: boolean);
+    /** Absolute; without its fragment unless the extractor has keepFragments. */
+    url: string;
+    /** The element's text, trimmed, white space collapsed. */
+    text: string;
+    /** The fragment, without "#" ("" when none). */
+    fragment: string;
+    /** The element's rel lists nofollow. */
+    nofollow: boolean;
+  }
+
+  /** Options of `new LinkExtractor(...)` (Scrapy's LinkExtractor arguments). */
+  export interface LinkExtractorOptions {
+    /** Keep only URLs matching one of these (matched against the absolute URL). */
+    allow?: Pattern | Pattern[];
+    /** Drop URLs matching one of these. */
+    deny?: Pattern | Pattern[];
+    /** Keep only these hosts and their subdomains. */
+    allowDomains?: string | string[];
+    denyDomains?: string | string[];
+    /** Look for links only inside the elements these CSS selectors match. */
+    restrictCss?: string | string[];
+    /** Look for links only inside the elements these XPath expressions match (needs XPath support). */
+    restrictXpaths?: string | string[];
+    /** Keep only links whose text matches one of these. */
+    restrictText?: Pattern | Pattern[];
+    /** Elements to look at (default ["a", "area"]). */
+    tags?: string | string[];
+    /** Attributes holding the URL (default ["href"]). */
+    attrs?: string | string[];
+    /** Canonicalize URLs (sorted query, no fragment...); default false. */
+    canonicalize?: boolean;
+    /** Drop duplicate URLs; default true. */
+    unique?: boolean;
+    /** Rewrites each value (already absolute); null or false drops it. A function or a spider method name. */
+    processValue?: ((value: string) => string | null | undefined | false) | string;
+    /** Keep #fragments in URLs; default false. */
+    keepFragments?: boolean;
+    /** Extensions (without dot) to skip; default Scrapy's IGNORED_EXTENSIONS (images, archives, pdf...). */
+    denyExtensions?: string[];
+  }
+
+  /** Extracts links from responses (Scrapy: LinkExtractor); the work runs in Go. */
+  export class LinkExtractor {
+    constructor(options?: LinkExtractorOptions);
+    extractLinks(response: Response): Link[];
+    /** Whether a URL passes allow, deny, allowDomains and denyDomains. */
+    matches(url: string): boolean;
+  }
+
+  /** Options of `response.followAll({ css, xpath, ...requestOptions })`. */
+  export interface FollowAllOptions extends RequestOptions {
+    /** The links to follow: elements (their href, else src), or ::attr() values. Default: every a[href]. */
+    css?: string;
+    /** As css, with XPath (needs XPath support). */
+    xpath?: string;
+  }
+
+  /** Which links enqueueLinks keeps, by where they point (Crawlee's EnqueueStrategy). */
+  export type EnqueueStrategy = "same-hostname" | "same-domain" | "same-origin" | "all";
+
+  /** Options of `response.enqueueLinks(...)` (Crawlee's enqueueLinks). */
+  export interface EnqueueLinksOptions {
+    /** Use these URLs (relative is fine) instead of the page's links. */
+    urls?: string[];
+    /** The link elements (default "a"); their href is followed. */
+    selector?: string;
+    /** Keep URLs matching one of these globs or regexps (all when none are given). Globs:
+     * `*` within a path segment, `**` across, `?`, `[abc]`, `{a,b}`; case-insensitive. */
+    globs?: (string | { glob: string })[] | string;
+    regexps?: (RegExp | { regexp: RegExp })[] | RegExp;
+    /** Drop URLs matching one of these globs or regexps. */
+    exclude?: (string | RegExp | { glob: string } | { regexp: RegExp })[] | string | RegExp;
+    /** Default "same-hostname". */
+    strategy?: EnqueueStrategy;
+    /** Goes to request.meta.label. */
+    label?: string;
+    /** Merged into request.meta. */
+    userData?: Record<string, JSONValue>;
+    callback?: CallbackRef | null;
+    errback?: CallbackRef | null;
+    cbKwargs?: Record<string, JSONValue>;
+    meta?: Record<string, JSONValue>;
+    priority?: number;
+    headers?: Record<string, string | string[]>;
+    dontFilter?: boolean;
+    /** Changes each Request: return it (or a replacement, or options to change) or a falsy value to skip it. */
+    transformRequestFunction?: (request: Request) => Request | RequestOptions | null | undefined | false;
+    /** At most this many requests. */
+    limit?: number;
+    /** Resolve relative links against this instead of the page's URL (or its <base href>). */
+    baseUrl?: string;
+  }
+
+  interface Response {
+    /** Requests for the links a CSS or XPath selection points to, with request options. */
+    followAll(options: FollowAllOptions): Request[];
+    /** Crawlee-style: Requests for the page's links, filtered by strategy, globs, regexps
+     * and exclude (fragments dropped, duplicates removed). Yield them. */
+    enqueueLinks(options?: EnqueueLinksOptions): Request[];
+  }
+
+  /** A CrawlSpider rule (Scrapy: Rule). `new Rule({...})` or a plain object. */
+  export interface RuleOptions {
+    /** The links this rule extracts: a LinkExtractor or its options (default: all links). */
+    link?: LinkExtractor | LinkExtractorOptions;
+    /** Parses the pages of the links (a spider method or its name); it gets (response, cbKwargs). */
+    callback?: CallbackRef | null;
+    cbKwargs?: Record<string, JSONValue>;
+    /** Follow the links of those pages with the rules too; default: true without a callback, false with one. */
+    follow?: boolean;
+    /** Filters or changes the links (a function or a spider method name). */
+    processLinks?: ((links: Link[]) => Link[]) | string;
+    /** Changes or drops (null) each Request (a function or a spider method name). */
+    processRequest?: ((request: Request, response: Response) => Request | null | undefined) | string;
+    /** Gets the Failure of a request this rule made. */
+    errback?: CallbackRef | null;
+  }
+  export class Rule {
+    constructor(options: RuleOptions);
+  }
+  export interface Rule extends RuleOptions {}
+
+  /**
+   * Follows links by rules (Scrapy: CrawlSpider). Each page's links go to the first rule that
+   * extracts them. Fields (rules, startUrls) are read when the crawl starts.
+   */
+  export abstract class CrawlSpider extends Spider {
+    rules?: readonly (RuleOptions | Rule)[];
+    /** Parses the responses of startUrls (and of requests without a callback); none by default. */
+    parseStartUrl(response: Response, cbKwargs: Record<string, any>): CallbackResult;
+    /** Changes what a rule's callback (or parseStartUrl) produced (Scrapy: process_results). */
+    processResults(response: Response, results: Output[]): CallbackResult;
+  }
+
+  /** One entry of a sitemap (a page) or of a sitemap index (a sitemap); absent fields are undefined. */
+  export interface SitemapEntry {
+    loc: string;
+    lastmod?: string;
+    changefreq?: string;
+    priority?: string;
+    /** hrefs of <xhtml:link rel="alternate"> children. */
+    alternate?: string[];
+  }
+
+  /**
+   * Crawls the pages sitemaps list (Scrapy: SitemapSpider): sitemapUrls may be sitemaps,
+   * sitemap indexes (read recursively) or robots.txt URLs (their Sitemap: lines are always
+   * followed); gzipped sitemaps are read too. Parsing streams in Go. Fields are read when the
+   * crawl starts. A broken sitemap yields what parsed and counts sitemap/broken.
+   */
+  export abstract class SitemapSpider extends Spider {
+    sitemapUrls?: string[];
+    /** [regex, callback] pairs: the first that matches a URL gets it (default [["", "parse"]]). */
+    sitemapRules?: readonly (readonly [Pattern, CallbackRef])[];
+    /** Which sitemaps of an index to read (regexes; default all). */
+    sitemapFollow?: readonly Pattern[];
+    /** Follow <xhtml:link rel="alternate"> URLs too (default false). */
+    sitemapAlternateLinks?: boolean;
+    /** Filters the entries of each sitemap and sitemap index (all kept by default). */
+    sitemapFilter(entries: SitemapEntry[]): Iterable<SitemapEntry> | Promise<Iterable<SitemapEntry>>;
+  }
+
+  /**
+   * Calls parseNode for each itertag element of an XML feed (RSS, Atom...) (Scrapy:
+   * XMLFeedSpider). node is a Selector on the element: names are lower case and keep their
+   * prefix (`node.css("dc\\:creator::text")`).
+   */
+  export abstract class XMLFeedSpider extends Spider {
+    /** "iternodes" (default), "xml" or "html": all stream the same way. */
+    iterator?: "iternodes" | "xml" | "html";
+    /** The element to iterate (default "item"); "prefix:name" uses namespaces. */
+    itertag?: string;
+    /** [[prefix, uri], ...] */
+    namespaces?: readonly (readonly [string, string])[];
+    abstract parseNode(response: Response, node: Selector): CallbackResult;
+    /** Changes the response before parsing (Scrapy: adapt_response). */
+    adaptResponse(response: Response): Response;
+    /** Changes what parseNode produced for one node. */
+    processResults(response: Response, results: Output[]): CallbackResult;
+  }
+
+  /** Calls parseRow for each row of a CSV document (Scrapy: CSVFeedSpider). */
+  export abstract class CSVFeedSpider extends Spider {
+    /** Default ",". */
+    delimiter?: string;
+    /** Default '"'. */
+    quotechar?: string;
+    /** The column names; default: the first row. Rows of another length are skipped (logged). */
+    headers?: string[];
+    abstract parseRow(response: Response, row: Record<string, string>): CallbackResult;
+    adaptResponse(response: Response): Response;
+    processResults(response: Response, results: Output[]): CallbackResult;
+  }
+}

@@ -356,6 +356,7 @@ func (st *vmState) natives() *goja.Object {
 		st.s.wantSignal(sig)
 		return goja.Undefined()
 	})
+	st.linkNatives(set)
 	return n
 }
 

@@ -569,6 +569,8 @@
     makeRequest(url, o) { return new Request(url, o); },
     requestHeadersProto,
     requestProto: Request.prototype,
+    // for spiders.js (link following and the base spiders)
+    internals: { Request, Response, Spider, methodName, spider: () => spider, hasMiddlewares: () => spiderMiddlewares.length > 0 },
     logger(name) {
       return { debug: makeLogger("debug"), info: makeLogger("info"), warn: makeLogger("warn"),
         warning: makeLogger("warn"), error: makeLogger("error"), name };

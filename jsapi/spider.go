@@ -24,6 +24,9 @@ import (
 //go:embed prelude.js
 var preludeSrc string
 
+//go:embed spiders.js
+var spidersSrc string
+
 //go:embed jscrawl.d.ts
 var typeDefinitions string
 
@@ -58,7 +61,10 @@ func settingsDeclarations() string {
 	return b.String()
 }
 
-var preludeProg = goja.MustCompile("jscrawl-prelude.js", preludeSrc, true)
+var (
+	preludeProg = goja.MustCompile("jscrawl-prelude.js", preludeSrc, true)
+	spidersProg = goja.MustCompile("jscrawl-spiders.js", spidersSrc, true)
+)
 
 // ModuleName is the name spiders import the API from.
 const ModuleName = "jscrawl"
@@ -505,13 +511,30 @@ func (st *vmState) install() error {
 		return err
 	}
 	init, _ := goja.AssertFunction(f)
-	res, err := init(goja.Undefined(), rt.GlobalObject(), st.natives())
+	natives := st.natives()
+	res, err := init(goja.Undefined(), rt.GlobalObject(), natives)
 	if err != nil {
 		return runtime.ToScriptError(err)
 	}
 	o := res.ToObject(rt)
 	st.helpers = o
 	st.exports = o.Get("exports").ToObject(rt)
+	// spiders.js adds LinkExtractor and the base spiders to the module.
+	f, err = rt.RunProgram(spidersProg)
+	if err != nil {
+		return err
+	}
+	initSpiders, _ := goja.AssertFunction(f)
+	more, err := initSpiders(goja.Undefined(), rt.GlobalObject(), natives, o.Get("internals"))
+	if err != nil {
+		return runtime.ToScriptError(err)
+	}
+	mo := more.ToObject(rt)
+	for _, k := range mo.Keys() {
+		if err := st.exports.Set(k, mo.Get(k)); err != nil {
+			return err
+		}
+	}
 	st.makeResponse, _ = goja.AssertFunction(o.Get("makeResponse"))
 	st.makeRequest, _ = goja.AssertFunction(o.Get("makeRequest"))
 	st.requestProto = o.Get("requestProto").ToObject(rt)

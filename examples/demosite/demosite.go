@@ -15,7 +15,10 @@
 //	/quotes/author/<slug>/, /quotes/tag/<tag>/        author and tag pages
 //	/delay?ms=N                                       answers after N ms (at most 10 s)
 //	/status/N                                         answers with status N (200..599)
-//	/robots.txt, /private/                            robots.txt disallows /private/
+//	/robots.txt, /private/                            robots.txt disallows /private/ and names
+//	                                                  the sitemap
+//	/sitemap.xml, /sitemaps/<name>                    a sitemap index and its (gzipped) sitemaps
+//	/feeds/books.rss, /feeds/books.csv                every book as RSS and as CSV
 package demosite
 
 import (
@@ -64,6 +67,10 @@ func Handler() http.Handler {
 	mux.HandleFunc("GET /quotes/author/{slug}/{$}", s.authorPage)
 	mux.HandleFunc("GET /private/{$}", s.private)
 	mux.HandleFunc("GET /robots.txt", robots)
+	mux.HandleFunc("GET /sitemap.xml", s.sitemapIndex)
+	mux.HandleFunc("GET /sitemaps/{name}", s.sitemap)
+	mux.HandleFunc("GET /feeds/books.rss", s.rss)
+	mux.HandleFunc("GET /feeds/books.csv", s.csv)
 	mux.HandleFunc("GET /delay", delay)
 	mux.HandleFunc("GET /status/{code}", status)
 	return mux
@@ -385,9 +392,9 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-func robots(w http.ResponseWriter, _ *http.Request) {
+func robots(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte("User-agent: *\nDisallow: /private/\n"))
+	_, _ = w.Write([]byte("User-agent: *\nDisallow: /private/\n\nSitemap: " + origin(r) + "/sitemap.xml\n"))
 }
 
 // delay answers after ms milliseconds (capped at MaxDelay), or gives up when the client

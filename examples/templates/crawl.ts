@@ -1,7 +1,8 @@
-// SPIDER_NAME.ts: a jscrawl spider that follows a listing to detail pages.
+// SPIDER_NAME.ts: a jscrawl CrawlSpider: rules say which links to follow and which pages to
+// scrape (Scrapy's CrawlSpider).
 //
 //   jscrawl run --demo SPIDER_NAME.ts -o items.jsonl     (tries it on the built-in demo site)
-import { Request, Spider, type Response } from "jscrawl";
+import { CrawlSpider, type Response } from "jscrawl";
 
 interface Product {
   title: string;
@@ -9,26 +10,29 @@ interface Product {
   url: string;
 }
 
-export default class SPIDER_CLASS extends Spider {
+export default class SPIDER_CLASS extends CrawlSpider {
   name = "SPIDER_NAME";
   allowedDomains = ["127.0.0.1"];
-  baseUrl = "http://127.0.0.1:8000";
+  baseUrl = "http://127.0.0.1:8000"; // -a baseUrl=... overrides it; --demo sets it
   customSettings = { CONCURRENT_REQUESTS: 16, DOWNLOAD_DELAY: 0, ROBOTSTXT_OBEY: true };
 
-  async *start() {
-    yield new Request(`${this.baseUrl}/catalogue/page-1.html`);
-  }
+  // The first rule that extracts a link wins. Without a callback a rule follows the links
+  // of the pages it reaches; with one it does not, unless follow: true.
+  rules = [
+    // the next listing page
+    { link: { restrictCss: "li.next" } },
+    // every product of a listing, scraped by parseProduct
+    { link: { restrictCss: "article.product_pod h3" }, callback: "parseProduct" },
+  ];
 
-  // A listing: every product, then the next listing page.
-  async *parse(response: Response) {
-    yield* response.followAll(response.css("article.product_pod h3 a"), { callback: this.parseProduct });
-    const next = response.css("li.next a::attr(href)").get();
-    if (next) yield response.follow(next);
+  // -a arguments are set after the constructor, so URLs built from them are set here.
+  setup() {
+    this.startUrls = [`${this.baseUrl}/catalogue/page-1.html`];
   }
 
   // A detail page: one item.
-  async *parseProduct(response: Response): AsyncGenerator<Product> {
-    yield {
+  parseProduct(response: Response): Product {
+    return {
       title: response.css("h1::text").get(""),
       price: response.css(".price_color::text").get(""),
       url: response.url,

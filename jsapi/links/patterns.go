@@ -1,0 +1,204 @@
+package links
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dlclark/regexp2/v2"
+)
+
+// Matcher reports whether a URL (or a link text) matches a pattern.
+type Matcher interface {
+	MatchString(s string) bool
+}
+
+// MatchTimeout bounds one match of a JS pattern, so a catastrophically backtracking
+// pattern cannot hang a crawl: a match that runs out of time counts as no match.
+const MatchTimeout = time.Second
+
+// JSRegexp is a JS regular expression compiled for Go. It is safe for concurrent use.
+type JSRegexp struct {
+	re *regexp2.Regexp
+}
+
+// MatchString reports whether s contains a match (JS: re.test(s), ignoring the g and y
+// flags, which would make test stateful; Python: re.search).
+func (r *JSRegexp) MatchString(s string) bool {
+	ok, err := r.re.MatchString(s)
+	return err == nil && ok
+}
+
+// cacheLimit bounds each compiled-pattern cache; when full it is emptied.
+const cacheLimit = 1024
+
+type patternCache struct {
+	m sync.Map // key → patternEntry
+	n atomic.Int64
+}
+
+type patternEntry struct {
+	m   Matcher
+	err error
+}
+
+func (c *patternCache) get(key string, compile func() (Matcher, error)) (Matcher, error) {
+	if v, ok := c.m.Load(key); ok {
+		e, _ := v.(patternEntry)
+		return e.m, e.err
+	}
+	m, err := compile()
+	if c.n.Add(1) > cacheLimit {
+		c.m.Clear()
+		c.n.Store(1)
+	}
+	c.m.Store(key, patternEntry{m, err})
+	return m, err
+}
+
+var jsCache, globCache patternCache
+
+// CompileJS compiles the source and flags of a JS RegExp (re.source, re.flags) with the
+// options goja gives regexp2: i, m, s and u are honoured, g, y and d ignored. Compiled
+// patterns are cached, so a pattern built per page is compiled once.
+func CompileJS(source, flags string) (Matcher, error) {
+	return jsCache.get(flags+"/"+source, func() (Matcher, error) {
+		opts := regexp2.ECMAScript
+		for _, f := range flags {
+			switch f {
+			case 'i':
+				opts |= regexp2.IgnoreCase
+			case 'm':
+				opts |= regexp2.Multiline
+			case 's':
+				opts |= regexp2.Singleline
+			case 'u', 'v':
+				opts |= regexp2.Unicode
+			}
+		}
+		re, err := regexp2.Compile(source, opts)
+		if err != nil {
+			return nil, fmt.Errorf("invalid regular expression /%s/%s: %w", source, flags, err)
+		}
+		re.MatchTimeout = MatchTimeout
+		return &JSRegexp{re: re}, nil
+	})
+}
+
+// CompileGlob compiles a glob matched against a whole absolute URL, as Crawlee's
+// enqueueLinks does with minimatch (case-insensitively): "*" matches within a path segment
+// (no "/"), "**" across segments ("/**/" also matches a single "/"), "?" one character
+// other than "/", "[abc]" and "[!abc]" a character class, "{a,b}" alternatives, and "\"
+// escapes the next character. Compiled globs are cached.
+func CompileGlob(glob string) (Matcher, error) {
+	return globCache.get(glob, func() (Matcher, error) {
+		src, err := globRegexp(glob)
+		if err != nil {
+			return nil, fmt.Errorf("invalid glob %q: %w", glob, err)
+		}
+		re, err := regexp.Compile(src)
+		if err != nil {
+			return nil, fmt.Errorf("invalid glob %q: %w", glob, err)
+		}
+		return re, nil
+	})
+}
+
+// globRegexp translates a glob to an anchored, case-insensitive Go regexp.
+func globRegexp(glob string) (string, error) {
+	var b strings.Builder
+	b.WriteString("(?is)^")
+	depth := 0 // open braces
+	rs := []rune(glob)
+	for i := 0; i < len(rs); i++ {
+		c := rs[i]
+		switch c {
+		case '\\':
+			if i+1 < len(rs) {
+				i++
+				b.WriteString(regexp.QuoteMeta(string(rs[i])))
+			} else {
+				b.WriteString(`\\`)
+			}
+		case '*':
+			if i+1 < len(rs) && rs[i+1] == '*' {
+				for i+1 < len(rs) && rs[i+1] == '*' {
+					i++
+				}
+				if i+1 < len(rs) && rs[i+1] == '/' && (i < 2 || rs[i-2] == '/') {
+					i++
+					b.WriteString("(?:.*/)?")
+				} else {
+					b.WriteString(".*")
+				}
+			} else {
+				b.WriteString("[^/]*")
+			}
+		case '?':
+			b.WriteString("[^/]")
+		case '[':
+			end := -1
+			for j := i + 1; j < len(rs); j++ {
+				if rs[j] == ']' && j > i+1 && !(j == i+2 && (rs[i+1] == '!' || rs[i+1] == '^')) {
+					end = j
+					break
+				}
+			}
+			if end < 0 {
+				b.WriteString(`\[`)
+				continue
+			}
+			body := rs[i+1 : end]
+			b.WriteByte('[')
+			if body[0] == '!' || body[0] == '^' {
+				b.WriteByte('^')
+				body = body[1:]
+			}
+			for _, r := range body {
+				if r == '-' {
+					b.WriteByte('-')
+				} else {
+					b.WriteString(regexp.QuoteMeta(string(r)))
+				}
+			}
+			b.WriteByte(']')
+			i = end
+		case '{':
+			depth++
+			b.WriteString("(?:")
+		case '}':
+			if depth == 0 {
+				b.WriteString(`\}`)
+				continue
+			}
+			depth--
+			b.WriteByte(')')
+		case ',':
+			if depth > 0 {
+				b.WriteByte('|')
+			} else {
+				b.WriteByte(',')
+			}
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	if depth != 0 {
+		return "", fmt.Errorf("unclosed {")
+	}
+	b.WriteByte('$')
+	return b.String(), nil
+}
+
+// Any reports whether any of ms matches s.
+func Any(ms []Matcher, s string) bool {
+	for _, m := range ms {
+		if m.MatchString(s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,259 @@
+package jsapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// linksPage exercises the LinkExtractor options: a <base href>, relative and absolute
+// links, duplicates, a fragment, rel=nofollow, other domains, a denied extension, links that
+// are not http(s), an <area>, a query to canonicalize and a custom attribute.
+const linksPage = `<!DOCTYPE html><html><head><base href="/base/"><link href="/style.css" rel="stylesheet"></head><body>
+<div id="nav"><a href="a.html">  Alpha
+   page </a> <a href="/item/1#top" rel="external nofollow">Item <b>1</b></a></div>
+<div id="main">
+<a href="/item/2">Item 2</a>
+<a href="/item/2">Item 2 again</a>
+<a href="http://other.example/item/3">Other</a>
+<a href="http://sub.other.example/x">Sub</a>
+<a href="/files/doc.PDF">PDF</a>
+<a href="mailto:x@y.test">mail</a>
+<a href="javascript:go('/js/1')">js</a>
+<map><area href="/area" alt="area"></map>
+<img src="/img.png">
+<a href="/q?b=2&amp;a=1&amp;a=0">query</a>
+<span data-href="/data/1">data</span>
+<a href="http://[::1:bad/">bad</a>
+</div></body></html>`
+
+// newLinksServer serves linksPage at /links plus what the link tests crawl.
+func newLinksServer(t *testing.T, routes map[string]string) *server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/links", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, linksPage)
+	})
+	for path, body := range routes {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			ct := "text/html; charset=utf-8"
+			switch {
+			case strings.HasSuffix(r.URL.Path, ".txt"):
+				ct = "text/plain"
+			case strings.HasPrefix(body, "<?xml"):
+				ct = "application/xml"
+			case strings.HasSuffix(r.URL.Path, ".csv"):
+				ct = "text/csv"
+			}
+			w.Header().Set("Content-Type", ct)
+			fmt.Fprint(w, body)
+		})
+	}
+	srv := &server{Server: httptest.NewServer(mux)}
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestLinkExtractor(t *testing.T) {
+	t.Parallel()
+	srv := newLinksServer(t, nil)
+	b := srv.URL
+	// Each want entry is "url|text|nofollow|fragment".
+	defaults := []string{
+		b + "/base/a.html|Alpha page|false|",
+		b + "/item/1|Item 1|true|top",
+		b + "/item/2|Item 2|false|",
+		"http://other.example/item/3|Other|false|",
+		"http://sub.other.example/x|Sub|false|",
+		b + "/area||false|",
+		b + "/q?b=2&a=1&a=0|query|false|",
+	}
+	for _, tc := range []struct {
+		name, opts string
+		want       []string
+	}{
+		{"defaults", `{}`, defaults},
+		{"no options", ``, defaults},
+		{"allow RegExp", `{ allow: /\/item\// }`, []string{defaults[1], defaults[2], defaults[3]}},
+		{"allow string and deny", `{ allow: "item/\\d", deny: ["other"] }`, []string{defaults[1], defaults[2]}},
+		{"allow is case-sensitive unless i", `{ allow: [/ITEM\/2/i, "ALPHA"] }`, []string{defaults[2]}},
+		{"allowDomains", `{ allowDomains: "other.example" }`, []string{defaults[3], defaults[4]}},
+		{"denyDomains", `{ denyDomains: ["other.example", "127.0.0.1"] }`, nil},
+		{"restrictCss", `{ restrictCss: "#nav" }`, []string{defaults[0], defaults[1]}},
+		{"restrictCss two roots", `{ restrictCss: ["#main", "#nav"], allow: /item/ }`, []string{defaults[2], defaults[3], defaults[1]}},
+		{"unique false", `{ unique: false, allow: /item\/2/ }`, []string{defaults[2], b + "/item/2|Item 2 again|false|"}},
+		{"keepFragments", `{ keepFragments: true, allow: /item\/1/ }`, []string{b + "/item/1#top|Item 1|true|top"}},
+		{"canonicalize", `{ canonicalize: true, allow: /q/ }`, []string{b + "/q?a=0&a=1&b=2|query|false|"}},
+		{"tags and attrs", `{ tags: "span", attrs: ["data-href"] }`, []string{b + "/data/1|data|false|"}},
+		{"link tags", `{ tags: ["link"], denyExtensions: [] }`, []string{b + "/style.css||false|"}},
+		{"denyExtensions empty", `{ denyExtensions: [], allow: /files/ }`, []string{b + "/files/doc.PDF|PDF|false|"}},
+		{"denyExtensions custom", `{ denyExtensions: ["html"], restrictCss: "#nav" }`, []string{defaults[1]}},
+		{"restrictText", `{ restrictText: /^Item \d$/ }`, []string{defaults[1], defaults[2]}},
+		{"processValue function", `{ processValue: (v) => { const m = /go\('(.*?)'\)/.exec(v); return m ? m[1] : null; } }`,
+			[]string{b + "/js/1|js|false|"}},
+		{"processValue method name", `{ processValue: "onlyItems" }`, []string{defaults[1], defaults[2], defaults[3]}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := crawl(t, srv, spec{src: `import { LinkExtractor, Link } from "jscrawl";
+export default class S {
+  name = "links";
+  startUrls = ["BASE/links"];
+  le = new LinkExtractor(` + tc.opts + `);
+  onlyItems(v) { return v.includes("/item/") ? v : null; }
+  parse(r) {
+    const links = this.le.extractLinks(r);
+    return { links: links.map((l) => [l.url, l.text, l.nofollow, l.fragment].join("|")), ok: links.every((l) => l instanceof Link) };
+  }
+}`})
+			want := `{"links":[` + quoteJoin(tc.want) + `],"ok":true}`
+			equalLines(t, "items", res.lines(t), []string{want}, res.log)
+		})
+	}
+}
+
+func quoteJoin(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(s)
+		q[i] = strings.TrimSpace(b.String())
+	}
+	return strings.Join(q, ",")
+}
+
+// TestLinkExtractorErrors: bad options fail where they are given, and restrictXpaths and
+// followAll({ xpath }) need response.xpath.
+func TestLinkExtractorErrors(t *testing.T) {
+	t.Parallel()
+	srv := newLinksServer(t, nil)
+	res := crawl(t, srv, spec{src: `import { LinkExtractor } from "jscrawl";
+const err = (f) => { try { f(); return null; } catch (e) { return e.name + ": " + e.message; } };
+export default class S {
+  name = "links";
+  startUrls = ["BASE/links"];
+  parse(r) {
+    const hasXpath = typeof r.xpath === "function";
+    return {
+      badRegex: err(() => new LinkExtractor({ allow: "(" })),
+      badOption: err(() => new LinkExtractor({ alow: /x/ })),
+      badCss: err(() => new LinkExtractor({ restrictCss: "a[" })),
+      xpath: hasXpath ? "available" : err(() => new LinkExtractor({ restrictXpaths: "//a" }).extractLinks(r)),
+      followXpath: hasXpath ? "available" : err(() => r.followAll({ xpath: "//a" })),
+      matches: [new LinkExtractor({ allow: /item/, denyDomains: "other.example" }).matches("http://x.test/item/1"),
+        new LinkExtractor({ allow: /item/, denyDomains: "other.example" }).matches("http://other.example/item/1")],
+    };
+  }
+}`})
+	lines := res.lines(t)
+	if len(lines) != 1 {
+		t.Fatalf("items %v\n%s", lines, res.log)
+	}
+	for _, want := range []string{`"badRegex":"SyntaxError: LinkExtractor allow`, `"badOption":"TypeError: new LinkExtractor(): unknown option \"alow\"`,
+		`"badCss":"TypeError: LinkExtractor restrictCss: invalid CSS selector`, `"matches":[true,false]`} {
+		if !strings.Contains(lines[0], want) {
+			t.Errorf("%s lacks %s", lines[0], want)
+		}
+	}
+	for _, key := range []string{`"xpath":`, `"followXpath":`} {
+		if !strings.Contains(lines[0], key+`"available"`) && !strings.Contains(lines[0], key+`"TypeError: `) ||
+			!strings.Contains(lines[0], key+`"available"`) && !strings.Contains(lines[0], "xpath is not available") {
+			t.Errorf("%s: %s", key, lines[0])
+		}
+	}
+}
+
+// strategyPage is parsed from http://www.example.com/dir/page.html in TestEnqueueLinks.
+const strategyPage = `<a href="/dir/a.html">a</a> <a href="/dir/sub/b.html#x">b</a>
+<a href="https://www.example.com/c">c</a> <a href="http://www.example.com:8080/d">d</a>
+<a href="http://shop.example.com/e">e</a> <a href="http://other.org/f">f</a>
+<a href="/dir/a.html#again">dup</a> <a href="mailto:z@example.com">m</a> <a>none</a>
+<p class="x"><a class="x" href="/x1">x1</a></p>`
+
+func TestEnqueueLinks(t *testing.T) {
+	t.Parallel()
+	srv := newLinksServer(t, nil)
+	const (
+		a = "http://www.example.com/dir/a.html"
+		b = "http://www.example.com/dir/sub/b.html"
+		c = "https://www.example.com/c"
+		d = "http://www.example.com:8080/d"
+		e = "http://shop.example.com/e"
+		f = "http://other.org/f"
+		x = "http://www.example.com/x1"
+	)
+	for _, tc := range []struct {
+		name, opts string
+		want       []string
+	}{
+		{"default strategy is same-hostname", `{}`, []string{a, b, c, d, x}},
+		{"same-hostname", `{ strategy: "same-hostname" }`, []string{a, b, c, d, x}},
+		{"same-origin", `{ strategy: "same-origin" }`, []string{a, b, x}},
+		{"same-domain", `{ strategy: "same-domain" }`, []string{a, b, c, d, e, x}},
+		{"all", `{ strategy: "all" }`, []string{a, b, c, d, e, f, x}},
+		{"glob star stays in a segment", `{ globs: ["http://www.example.com/dir/*"] }`, []string{a}},
+		{"glob double star crosses segments", `{ globs: ["http://**/dir/**"], strategy: "all" }`, []string{a, b}},
+		{"glob braces, case-insensitive", `{ globs: [{ glob: "HTTP*://*.example.com/{c,e}" }], strategy: "all" }`, []string{c, e}},
+		{"regexps", `{ regexps: [/\.html$/, { regexp: /\/x\d$/ }] }`, []string{a, b, x}},
+		{"globs or regexps", `{ globs: "**/c", regexps: /x1/ }`, []string{c, x}},
+		{"exclude glob and regexp", `{ exclude: ["**/sub/**", /\/c$/] }`, []string{a, d, x}},
+		{"selector", `{ selector: "p.x a" }`, []string{x}},
+		{"limit", `{ limit: 2 }`, []string{a, b}},
+		{"urls", `{ urls: ["/u/1", "http://other.org/u/2", "/u/1#f"] }`, []string{"http://www.example.com/u/1"}},
+		{"transformRequestFunction", `{ transformRequestFunction: (r) => r.url.endsWith("c") ? null : r.url.endsWith("a.html") ? { priority: 5 } : r }`,
+			[]string{a + " 5", b, d, x}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := crawl(t, srv, spec{src: `import { Response } from "jscrawl";
+export default class S {
+  name = "enqueue";
+  startUrls = ["BASE/links"];
+  parse(r) {
+    const page = new Response(` + "`" + strategyPage + "`" + `, { url: "http://www.example.com/dir/page.html", headers: { "Content-Type": "text/html" } });
+    const reqs = page.enqueueLinks(` + tc.opts + `);
+    return { urls: reqs.map((q) => q.url + (q.priority ? " " + q.priority : "")) };
+  }
+}`})
+			equalLines(t, "items", res.lines(t), []string{`{"urls":[` + quoteJoin(tc.want) + `]}`}, res.log)
+		})
+	}
+}
+
+// TestEnqueueLinksRequests: the Requests enqueueLinks and followAll({ css }) return carry
+// the label, callback and request options, and are crawled.
+func TestEnqueueLinksRequests(t *testing.T) {
+	t.Parallel()
+	srv := newLinksServer(t, map[string]string{
+		"/start":   `<a href="/p/1">1</a><a href="/p/2#f">2</a><a class="n" href="/n/1">n</a><a href="mailto:a@b.c">m</a><a href="javascript:void(0)">j</a>`,
+		"/p/{n}":   `<h1>p</h1>`,
+		"/n/{n}":   `<h1>n</h1>`,
+		"/badstra": `x`,
+	})
+	res := crawl(t, srv, spec{src: `export default class S {
+  name = "enqueue";
+  startUrls = ["BASE/start"];
+  *parse(r) {
+    yield* r.enqueueLinks({ globs: ["**/p/*"], label: "detail", callback: this.detail, userData: { from: "start" } });
+    yield* r.followAll({ css: "a.n", callback: "other", cbKwargs: { k: 1 }, meta: { m: 2 } });
+    const all = r.followAll({ callback: "other" });
+    let bad = null;
+    try { r.enqueueLinks({ strategy: "same-planet" }); } catch (e) { bad = e.message; }
+    yield { all: all.map((q) => q.url.replace(/^http:\/\/[^/]+/, "")), bad };
+  }
+  detail(r) { return { url: r.url.replace(/^http:\/\/[^/]+/, ""), label: r.meta.label, from: r.meta.from }; }
+  other(r, kw) { return { other: r.url.replace(/^http:\/\/[^/]+/, ""), k: kw.k ?? null, m: r.meta.m ?? null }; }
+}`})
+	equalLines(t, "items", res.sorted(t), []string{
+		`{"all":["/p/1","/p/2#f","/n/1"],"bad":"enqueueLinks(): unknown strategy \"same-planet\": use \"same-hostname\", \"same-domain\", \"same-origin\" or \"all\""}`,
+		`{"other":"/n/1","k":1,"m":2}`,
+		`{"url":"/p/1","label":"detail","from":"start"}`,
+		`{"url":"/p/2","label":"detail","from":"start"}`,
+	}, res.log)
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package jsapi_test
+
+const raceEnabled = false
