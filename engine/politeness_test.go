@@ -444,3 +444,57 @@ func (s *spiderFuncs) Errback(_ context.Context, f *types.Failure, _ engine.Emit
 	s.errback(f)
 	return nil
 }
+
+// TestRedirectPassesRobotsAgain: a redirect to a path robots.txt disallows is refused by
+// the real RobotsTxtMiddleware, for a scheduled request (the redirect goes back through the
+// scheduler and the whole chain) and for an inline download alike; the disallowed path is
+// never requested.
+func TestRedirectPassesRobotsAgain(t *testing.T) {
+	t.Parallel()
+	srv := newSite(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+		case "/go":
+			http.Redirect(w, r, "/private/x", http.StatusFound)
+		case "/ok":
+			http.Redirect(w, r, "/public", http.StatusMovedPermanently)
+		default:
+			fmt.Fprint(w, "<html>ok</html>")
+		}
+	})
+	var mu sync.Mutex
+	var failed []string
+	sp := &spiderFuncs{
+		start: func(emit engine.Emit) {
+			for _, p := range []string{"/go", "/ok"} {
+				emit(types.Output{Request: &types.Request{URL: srv.URL + p, Errback: "eb"}})
+			}
+		},
+		errback: func(f *types.Failure) {
+			mu.Lock()
+			failed = append(failed, f.Name+" "+f.Message)
+			mu.Unlock()
+		},
+	}
+	e, _ := crawl(t, sp, map[string]any{types.RobotsTxtObey: true})
+	if n := stat(e, "robotstxt/forbidden"); n != 1 {
+		t.Errorf("robotstxt/forbidden = %d, want 1", n)
+	}
+	if srv.hits("/private/x") != 0 || srv.hits("/public") != 1 {
+		t.Errorf("hits: /private/x %d (want 0), /public %d (want 1)", srv.hits("/private/x"), srv.hits("/public"))
+	}
+	mu.Lock()
+	if len(failed) != 1 || !strings.HasPrefix(failed[0], "IgnoreRequest ") || !strings.Contains(failed[0], "/private/x") {
+		t.Errorf("errbacks: %v", failed)
+	}
+	mu.Unlock()
+
+	e2, _ := newEngine(t, &enginetestSpider, map[string]any{types.RobotsTxtObey: true})
+	if _, err := e2.Download(context.Background(), &types.Request{URL: srv.URL + "/go"}); !errors.Is(err, engine.ErrIgnoreRequest) {
+		t.Errorf("inline redirect into /private: err = %v, want ErrIgnoreRequest", err)
+	}
+	if srv.hits("/private/x") != 0 {
+		t.Errorf("the inline redirect fetched /private/x")
+	}
+}
