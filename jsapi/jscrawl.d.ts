@@ -106,7 +106,7 @@ declare module "jscrawl" {
     forEach(fn: (value: string, name: string, headers: Headers) => void): void;
   }
 
-  /** A regular expression for `re()` and `reFirst()`: a RegExp or its source. */
+  /** A regular expression (re(), reFirst(), LinkExtractor, sitemapRules): a RegExp, or a string compiled with JS semantics. */
   export type Pattern = RegExp | string;
 
   /** Prefix → namespace URI bindings for XPath. */
@@ -496,8 +496,6 @@ declare class URLSearchParams {
 
 // Following links and the base spiders (jsapi/spiders.js).
 declare module "jscrawl" {
-  /** A regular expression: a RegExp, or a string compiled as `new RegExp(s)` (JS semantics). */
-  export type Pattern = RegExp | string;
 
   /** A link found by a LinkExtractor (Scrapy: scrapy.link.Link). */
   export class Link {
