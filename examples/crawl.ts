@@ -16,7 +16,7 @@ interface Book {
 export default class BookCrawlSpider extends CrawlSpider {
   name = "bookcrawl";
   allowedDomains = ["127.0.0.1"];
-  customSettings = { CONCURRENT_REQUESTS: 32 };
+  customSettings = { CONCURRENT_REQUESTS: 32, ROBOTSTXT_OBEY: true };
   baseUrl = "http://127.0.0.1:8000"; // -a baseUrl=... overrides it; --demo sets it
   category = ""; // e.g. -a category=travel
 

@@ -14,6 +14,7 @@ interface FeedBook {
 
 export default class RssSpider extends XMLFeedSpider {
   name = "rss";
+  customSettings = { ROBOTSTXT_OBEY: true };
   allowedDomains = ["127.0.0.1"];
   baseUrl = "http://127.0.0.1:8000"; // -a baseUrl=... overrides it; --demo sets it
   itertag = "item"; // the element parseNode gets, streamed from the feed

@@ -7,6 +7,7 @@ import slugify from "slugify-lite";
 
 export default class SlugSpider extends Spider {
   name = "slugs";
+  customSettings = { ROBOTSTXT_OBEY: true };
   allowedDomains = ["127.0.0.1"];
   baseUrl = "http://127.0.0.1:8000";
 

@@ -14,7 +14,7 @@ export default class SPIDER_CLASS extends SitemapSpider {
   name = "SPIDER_NAME";
   allowedDomains = ["127.0.0.1"];
   baseUrl = "http://127.0.0.1:8000"; // -a baseUrl=... overrides it; --demo sets it
-  customSettings = { CONCURRENT_REQUESTS: 16 };
+  customSettings = { CONCURRENT_REQUESTS: 16, ROBOTSTXT_OBEY: true };
 
   // [regex, callback]: the first that matches a URL of a sitemap gets it; URLs no rule
   // matches are skipped.
