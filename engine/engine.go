@@ -101,6 +101,7 @@ type Engine struct {
 	downloader Downloader      // compiled chain, also used by Download
 	slots      *SlotDownloader // the bottom of the chain, above the HTTP downloader
 	offsite    *OffsiteMiddleware
+	inflight   inflight // downloads in flight, for Downloads
 	inFilters  []SpiderInputFilter
 	outFilters []OutputFilter // nearest the engine first
 
@@ -189,8 +190,8 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	e.offsite = NewOffsiteMiddleware(domains, e.stats, e.logger)
 	hd := NewHTTPDownloader(settings, e.client, e.stats)
 	hd.logger = e.logger
-	e.slots = NewSlotDownloader(settings, hd, SlotLogger(e.logger))
-	e.downloader = Chain(e.slots, e.downloaderChain()...)
+	e.slots = NewSlotDownloader(settings, markDownloading(hd), SlotLogger(e.logger))
+	e.downloader = Chain(e.inflight.track(e.slots), e.downloaderChain()...)
 	for _, b := range orderedBuiltins(settings, types.SpiderMiddlewares, e.logger, []builtin[any]{
 		{"HttpErrorMiddleware", 50, NewHTTPErrorMiddleware(settings, e.stats, e.logger)},
 		{"SchemeMiddleware", 60, NewSchemeMiddleware(settings, e.logger)},
