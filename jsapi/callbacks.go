@@ -25,12 +25,14 @@ func (s *Spider) countException(err error) {
 
 // run calls fn on a VM from the pool, drives what it returns and emits every produced value;
 // it returns when the callback finished (including what it awaited) or ctx ended.
-// where names the callback for error messages.
+// where names the callback for error messages and, with url (the response's), in Running.
 // With lazy set (start()), the next value is pulled only while the crawler's backlog is
 // below a high-water mark, so a huge or endless start() does not flood the scheduler.
-func (s *Spider) run(ctx context.Context, vm *runtime.VM, where string, emit engine.Emit, lazy bool,
+func (s *Spider) run(ctx context.Context, vm *runtime.VM, where, url string, emit engine.Emit, lazy bool,
 	prepare func(st *vmState) (invocation, error)) error {
 	st := s.state(vm)
+	id := s.running.addCallback(where, url, vm)
+	defer s.running.removeCallback(id)
 	done := make(chan error, 1)
 	filteredFrom := 0 // set on the loop before the first value
 	onValue := func(v goja.Value) goja.Value {
@@ -60,7 +62,7 @@ func (s *Spider) run(ctx context.Context, vm *runtime.VM, where string, emit eng
 			return
 		}
 		// In a scope: if the callback fails, the downloads it still awaits are cancelled.
-		vm.Call(inv.fn, inv.this, inv.args, inv.wrap, onValue, func(err error) { done <- err })
+		vm.CallTagged(id, inv.fn, inv.this, inv.args, inv.wrap, onValue, func(err error) { done <- err })
 	})
 	if !ok {
 		return fmt.Errorf("%s: %w", where, runtime.ErrClosed)
@@ -228,7 +230,7 @@ func (s *Spider) Start(ctx context.Context, emit engine.Emit) error {
 	if err != nil {
 		return err
 	}
-	return s.run(ctx, vm, "start", emit, true, func(st *vmState) (invocation, error) {
+	return s.run(ctx, vm, "start", "", emit, true, func(st *vmState) (invocation, error) {
 		wrap := st.wrap("wrapStart")
 		if start := st.spider.Get("start"); isFunction(start) {
 			return invocation{fn: start, this: st.spider, wrap: wrap}, nil
@@ -296,7 +298,7 @@ func (s *Spider) Parse(ctx context.Context, resp *types.Response, emit engine.Em
 	}
 	defer release()
 	name := resp.Request.CallbackName()
-	return s.run(ctx, vm, name, emit, false, func(st *vmState) (invocation, error) {
+	return s.run(ctx, vm, name, resp.URL, emit, false, func(st *vmState) (invocation, error) {
 		fn := st.spider.Get(name)
 		if resp.Request.Callback == "" {
 			// A base spider (CrawlSpider, XMLFeedSpider...) handles requests without a
@@ -332,7 +334,11 @@ func (s *Spider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit
 	}
 	defer release()
 	name := f.Request.Errback
-	return s.run(ctx, vm, name, emit, false, func(st *vmState) (invocation, error) {
+	url := f.Request.URL
+	if f.Response != nil {
+		url = f.Response.URL
+	}
+	return s.run(ctx, vm, name, url, emit, false, func(st *vmState) (invocation, error) {
 		fn := st.spider.Get(name)
 		if !isFunction(fn) {
 			return invocation{}, &runtime.ScriptError{Name: "TypeError", Message: fmt.Sprintf("spider %s has no errback method %q", s.name, name)}

@@ -153,6 +153,8 @@ type spec struct {
 	ext      string // ".ts" unless set
 	args     map[string]string
 	settings map[string]string
+	// bound, when set, is called with the spider and engine before the crawl runs.
+	bound func(*jsapi.Spider, *engine.Engine)
 }
 
 // result is what a crawl produced.
@@ -263,6 +265,9 @@ func crawl(t *testing.T, srv *server, sp spec) result {
 	eng := engine.New(spider, settings, opts...)
 	if err := spider.Bind(eng); err != nil {
 		t.Fatalf("bind: %v", err)
+	}
+	if sp.bound != nil {
+		sp.bound(spider, eng)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

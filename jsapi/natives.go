@@ -344,7 +344,7 @@ func (st *vmState) natives() *goja.Object {
 		return goja.Undefined()
 	})
 	set("download", func(c goja.FunctionCall) goja.Value {
-		p, cancel := st.download(c.Argument(0))
+		p, cancel := st.download(c.Argument(0), uint64(c.Argument(1).ToInteger()))
 		return rt.NewArray(p, cancel)
 	})
 	set("connectSignal", func(c goja.FunctionCall) goja.Value {
@@ -396,8 +396,9 @@ func (st *vmState) responseToJS(h *respHandle) (goja.Value, error) {
 // download starts an inline download of a JS Request and returns a promise of its
 // Response; on the loop. The download runs on its own goroutine through the engine's
 // downloader; the result comes back through a reservation on this loop. The second value
-// is a function that cancels the download (its Go context), for AbortSignal.
-func (st *vmState) download(v goja.Value) (goja.Value, goja.Value) {
+// is a function that cancels the download (its Go context), for AbortSignal. callback is
+// the tag of the scope that started it (the id of a running callback, or 0).
+func (st *vmState) download(v goja.Value, callback uint64) (goja.Value, goja.Value) {
 	rt := st.rt
 	obj, ok := v.(*goja.Object)
 	if !ok {
@@ -415,10 +416,12 @@ func (st *vmState) download(v goja.Value) (goja.Value, goja.Value) {
 		return rt.ToValue(p), goja.Undefined()
 	}
 	enqueue := st.vm.Reserve()
-	ctx, cancel := context.WithCancel(st.s.ctx)
+	id := st.s.running.addInline(InlineDownload{URL: req.URL, Method: req.HTTPMethod(), Callback: callback, Location: userLocation(rt)})
+	ctx, cancel := context.WithCancel(engine.WithOrigin(st.s.ctx, id))
 	go func() {
 		defer cancel()
 		resp, err := crawler.Download(ctx, req)
+		st.s.running.removeInline(id)
 		enqueue(func(rt *goja.Runtime) error {
 			if err != nil {
 				return reject(st.jsError(err, req))

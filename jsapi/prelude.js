@@ -339,9 +339,10 @@
       throw new TypeError("signal must be an AbortSignal");
     }
     if (signal && signal.aborted) return Promise.reject(signal.reason);
-    const [started, cancel] = n.download(req);
-    // A callback that fails cancels the downloads it still awaits (see runtime's scopes).
+    // A callback that fails cancels the downloads it still awaits (see runtime's scopes);
+    // the scope's tag tells the control endpoint which callback awaits the download.
     const scope = __jscrawlScope();
+    const [started, cancel] = n.download(req, scope ? scope.tag : 0);
     let promise = started;
     if (scope) {
       scope.cancels.add(cancel);

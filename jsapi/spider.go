@@ -117,6 +117,8 @@ type Spider struct {
 	schemes    []string              // DOWNLOAD_SCHEMES, read once in Bind
 	ctx        context.Context       // the crawl's context, for inline downloads
 
+	running running // callbacks and inline downloads in flight, for Running
+
 	mu     sync.Mutex
 	states map[*runtime.VM]*vmState
 	// signals JS handlers were connected to, and whether the engine dispatches them yet

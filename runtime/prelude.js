@@ -33,7 +33,8 @@
   // callback's scope, so a failing callback can cancel what it still awaits (structured
   // concurrency, like asyncio's TaskGroup). currentScope is set only while callback code runs.
   let currentScope = null;
-  const newScope = () => ({ cancels: new Set() });
+  // tag identifies the callback to the host (which callback started a download).
+  const newScope = (tag) => ({ cancels: new Set(), tag: tag || 0 });
   const inScope = (scope, f) => {
     const prev = currentScope;
     currentScope = scope;
@@ -64,9 +65,10 @@
   Object.defineProperty(g, "__jscrawlAsync", { value: asyncFn });
 
   // call runs fn.apply(self, args) in a new scope and drives its result in the same scope.
-  // wrap, when given, transforms the result before it is driven (spider middlewares).
-  function call(fn, self, args, onValue, onDone, wrap) {
-    const scope = newScope();
+  // wrap, when given, transforms the result before it is driven (spider middlewares); tag,
+  // when given, is the scope's tag.
+  function call(fn, self, args, onValue, onDone, wrap, tag) {
+    const scope = newScope(tag);
     let result;
     try {
       result = inScope(scope, () => {

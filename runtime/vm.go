@@ -277,10 +277,17 @@ func (vm *VM) Drive(result goja.Value, onValue func(goja.Value) goja.Value, onDo
 // Work registers with the scope through the hidden global __jscrawlScope().
 // wrap, when not nil, is a JS function applied to the result before it is driven.
 func (vm *VM) Call(fn, this goja.Value, args []goja.Value, wrap goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error)) {
+	vm.CallTagged(0, fn, this, args, wrap, onValue, onDone)
+}
+
+// CallTagged is Call with a scope tagged tag: __jscrawlScope().tag is tag while the
+// callback's code runs, so the host can tell which callback started a piece of work (the
+// control endpoint's "callback awaiting this download"). 0 means untagged.
+func (vm *VM) CallTagged(tag uint64, fn, this goja.Value, args []goja.Value, wrap goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error)) {
 	if wrap == nil {
 		wrap = goja.Undefined()
 	}
-	vm.driveWith(vm.call, []goja.Value{fn, this, vm.rt.NewArray(toAny(args)...)}, onValue, onDone, wrap)
+	vm.driveWith(vm.call, []goja.Value{fn, this, vm.rt.NewArray(toAny(args)...)}, onValue, onDone, wrap, vm.rt.ToValue(tag))
 }
 
 func toAny(vs []goja.Value) []any {
