@@ -44,7 +44,8 @@ func newApp() *cli.App {
 		return cli.Exit(fmt.Sprintf("%v (see %s --help)", err, name), 2)
 	}
 	cmds := []*cli.Command{runCommand(), shellCommand(), fetchCommand(), parseCommand(), newCommand(),
-		bundleCommand(), benchCommand(), settingsCommand(), demoCommand(), typesCommand(), versionCommand()}
+		bundleCommand(), benchCommand(), settingsCommand(), demoCommand(), typesCommand(), versionCommand(),
+		psCommand(), pstreeCommand(), statsCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = usage
 	}

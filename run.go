@@ -34,10 +34,11 @@ Examples:
    jscrawl run spider.ts -O items.json -s CONCURRENT_REQUESTS=32 -a category=travel
    jscrawl run --demo examples/books.ts -o -:jsonl     (items to stdout, logs to stderr)
    jscrawl run spider.ts --threshold 'item_scraped_count >= 100' --threshold 'log_count/ERROR == 0'
+   jscrawl run spider.ts --metrics 127.0.0.1:9410      (Prometheus metrics; jscrawl ps PID shows what is in flight)
 
 Exit codes: 0 done, 1 the spider could not run, 2 a bad option or setting, 99 a threshold
 failed, 130 stopped by Ctrl-C.`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "o", Aliases: []string{"output"}, Usage: "append items to `FILE` (format from the extension: .jsonl .json .csv .xml; -:jsonl is stdout)"},
 			&cli.StringSliceFlag{Name: "O", Aliases: []string{"overwrite-output"}, Usage: "write items to `FILE`, replacing it"},
 			&cli.StringSliceFlag{Name: "s", Aliases: []string{"set"}, Usage: "set a setting, `KEY=VALUE` (repeatable)"},
@@ -47,7 +48,7 @@ failed, 130 stopped by Ctrl-C.`,
 			&cli.StringFlag{Name: "stats-json", Usage: "write the final stats to `FILE` as JSON"},
 			&cli.StringSliceFlag{Name: "threshold", Usage: "check a stat at the end, `'KEY OP VALUE'` such as 'item_scraped_count >= 100' (repeatable; exit code 99 when one fails)"},
 			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the crawl to `FILE` (for go tool pprof)"},
-		},
+		}, controlFlags()...),
 		Action: runAction,
 	}
 }
@@ -125,6 +126,12 @@ func runAction(c *cli.Context) error {
 		}
 		thresholds = append(thresholds, th)
 	}
+	// The control endpoint's listeners: a taken --control or --metrics port fails now.
+	ctl, err := listenControl(c)
+	if err != nil {
+		return err
+	}
+	defer ctl.Close()
 	settings := types.NewSettings()
 	for _, k := range cmdOrder {
 		if err := settings.Set(k, cmdSettings[k], types.PriorityCmdline); err != nil {
@@ -265,6 +272,8 @@ func runAction(c *cli.Context) error {
 		}
 		return cli.Exit(fmt.Sprintf("%s: %v", file, err), 1)
 	}
+	ctl.serve(logger, crawlSource{engine: eng, spider: spider,
+		info: crawlInfo{PID: os.Getpid(), Spider: spider.Name(), File: file, Started: start, Version: types.Version}})
 
 	// Ctrl-C: the first stops scheduling and lets what is in flight finish, the second
 	// stops at once. Feeds are flushed and closed either way.
