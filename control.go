@@ -57,7 +57,7 @@ type control struct {
 	sockErr error
 	tcp     net.Listener // --control
 	token   string
-	given   bool // the token came from --control-token
+	given   bool         // the token came from --control-token
 	metrics net.Listener // --metrics
 
 	mu      sync.Mutex
