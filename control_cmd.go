@@ -313,7 +313,8 @@ func printPS(w io.Writer, width int, body []byte) error {
 	if err := json.Unmarshal(body, &rep); err != nil {
 		return fmt.Errorf("bad answer from the crawl: %w", err)
 	}
-	fmt.Fprintf(w, "PID %d  spider %s  %d downloads in flight, %d callbacks running\n\n", rep.PID, rep.Spider, len(rep.Downloads), len(rep.Callbacks))
+	fmt.Fprintf(w, "PID %d  spider %s  %s in flight, %s running\n\n", rep.PID, rep.Spider,
+		plural(len(rep.Downloads), "download"), plural(len(rep.Callbacks), "callback"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "DOWNLOAD\tSTATE\tAGE\tSLOT\tCALLBACK\tREQUEST")
 	for _, d := range rep.Downloads {
@@ -416,11 +417,25 @@ func printStats(w io.Writer, _ int, body []byte) error {
 	if err := json.Unmarshal(body, &rep); err != nil {
 		return fmt.Errorf("bad answer from the crawl: %w", err)
 	}
-	fmt.Fprintf(w, "PID %d  spider %s  running %s: %d downloads in flight, %d callbacks running, %d requests queued\n",
-		rep.PID, rep.Spider, ageText(rep.Live.Elapsed), rep.Live.Downloads, rep.Live.Callbacks, rep.Live.Backlog)
+	fmt.Fprintf(w, "PID %d  spider %s  running %s: %s in flight, %s running, %s queued\n",
+		rep.PID, rep.Spider, ageText(rep.Live.Elapsed), plural(rep.Live.Downloads, "download"),
+		plural(rep.Live.Callbacks, "callback"), plural(rep.Live.Backlog, "request"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, k := range sortedKeys(rep.Stats) {
-		fmt.Fprintf(tw, "%s\t%s\n", k, rep.Stats[k])
+		v := string(rep.Stats[k])
+		var str string
+		if json.Unmarshal(rep.Stats[k], &str) == nil {
+			v = str
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", k, v)
 	}
 	return tw.Flush()
+}
+
+// plural is "1 download", "2 downloads".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

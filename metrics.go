@@ -87,5 +87,5 @@ func formatFloat(v float64) string {
 	case math.IsNaN(v):
 		return "NaN"
 	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
