@@ -9,10 +9,10 @@ func TestPrometheusText(t *testing.T) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	got := string(prometheusText(`my "spider"`, map[string]any{
 		"downloader/response_status_count/200": int64(12),
-		"elapsed_time_seconds":                  1.5,
-		"start_time":                            start.Format(time.RFC3339),
-		"finish_reason":                         "finished", // not a number: left out
-		"memusage/max-rss.kb":                   7,
+		"elapsed_time_seconds":                 1.5,
+		"start_time":                           start.Format(time.RFC3339),
+		"finish_reason":                        "finished", // not a number: left out
+		"memusage/max-rss.kb":                  7,
 	}, liveGauges{Elapsed: 2, Downloads: 3, Callbacks: 1, Backlog: 0}))
 	want := `# HELP jscrawl_up 1 while the crawl runs
 # TYPE jscrawl_up gauge
