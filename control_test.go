@@ -480,3 +480,25 @@ func TestPSChoose(t *testing.T) {
 }
 
 func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
+
+// TestPSUsage: bad arguments are usage errors (exit 2) that say what to do.
+func TestPSUsage(t *testing.T) {
+	t.Parallel()
+	env := []string{"TMPDIR=" + t.TempDir()}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"ps", "12", "34"}, 2, "at most one PID"},
+		{[]string{"pstree", "abc"}, 2, `bad PID "abc"`},
+		{[]string{"stats", "--control", "127.0.0.1:1", "12"}, 2, "a PID or --control, not both"},
+		{[]string{"ps", "99999999"}, 1, "no crawl with PID 99999999"},
+		{[]string{"ps", "--control", "127.0.0.1:1"}, 1, "connection refused"},
+	} {
+		_, stderr, code := jscrawlEnv(t, env, tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("jscrawl %v: exit %d, %q; want %d and %q", tc.args, code, stderr, tc.code, tc.want)
+		}
+	}
+}
