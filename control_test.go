@@ -40,8 +40,8 @@ export default class {
 }
 `
 
-// holdServer serves "/" at once and holds /slow and /slow2 until release is closed; each
-// held request is announced on arrived.
+// holdServer serves "/" (and a missing /robots.txt) at once and holds /slow and /slow2
+// until release is closed; each held request is announced on arrived.
 type holdServer struct {
 	*httptest.Server
 	arrived chan string
@@ -52,9 +52,13 @@ type holdServer struct {
 func newHoldServer(t *testing.T) *holdServer {
 	h := &holdServer{arrived: make(chan string, 16), release: make(chan struct{})}
 	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/" {
+		switch r.URL.Path {
+		case "/":
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprint(w, "<html><body>home</body></html>")
+			return
+		case "/robots.txt":
+			http.NotFound(w, r)
 			return
 		}
 		h.arrived <- r.URL.Path
@@ -204,7 +208,7 @@ func TestPS(t *testing.T) {
 	srv := newHoldServer(t)
 	spider := writeFile(t, dir, "spider.js", slowFetchSpider)
 	out := filepath.Join(dir, "items.jsonl")
-	crawl := startCrawl(t, env, spider, "-a", "base="+srv.URL, "-o", out, "--metrics", "127.0.0.1:0")
+	crawl := startCrawl(t, env, spider, "-a", "base="+srv.URL, "-o", out, "--metrics", "127.0.0.1:0", "-s", "ROBOTSTXT_OBEY=false")
 	line := crawl.waitLine(t, "Control socket ")
 	sock := strings.Fields(after(t, line, "Control socket "))[0]
 	pid := strconv.Itoa(crawl.cmd.Process.Pid)

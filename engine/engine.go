@@ -191,7 +191,7 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	hd := NewHTTPDownloader(settings, e.client, e.stats)
 	hd.logger = e.logger
 	e.slots = NewSlotDownloader(settings, markDownloading(hd), SlotLogger(e.logger))
-	e.downloader = Chain(e.inflight.track(e.slots), e.downloaderChain()...)
+	e.downloader = e.inflight.scope(Chain(e.inflight.track(e.slots), e.downloaderChain()...))
 	for _, b := range orderedBuiltins(settings, types.SpiderMiddlewares, e.logger, []builtin[any]{
 		{"HttpErrorMiddleware", 50, NewHTTPErrorMiddleware(settings, e.stats, e.logger)},
 		{"SchemeMiddleware", 60, NewSchemeMiddleware(settings, e.logger)},

@@ -18,10 +18,22 @@ const (
 	StateWaitingForSlot = "waiting for slot"
 	// StateDownloading: the request is on the wire or its body is being read.
 	StateDownloading = "downloading"
+	// StateRetryWait: the RetryMiddleware waits before trying again (RETRY_BACKOFF_BASE,
+	// Retry-After).
+	StateRetryWait = "retry wait"
+)
+
+var stateNames = [...]string{StateWaitingForSlot, StateDownloading, StateRetryWait}
+
+const (
+	stateWaiting int32 = iota
+	stateDownloading
+	stateRetryWait
 )
 
 // DownloadInfo describes one download in flight at the bottom of the downloader chain
-// (below the middlewares: a retry registers again with Retries one higher).
+// (below the middlewares: a retry registers again with Retries one higher), or one waiting
+// in the RetryMiddleware before its next try.
 type DownloadInfo struct {
 	ID      uint64    `json:"id"`
 	URL     string    `json:"url"`
@@ -53,32 +65,51 @@ type inflight struct {
 }
 
 type flight struct {
-	info        DownloadInfo // immutable after register, except through downloading
-	downloading atomic.Bool
+	info  DownloadInfo // immutable once registered
+	state atomic.Int32
 }
 
-type flightKey struct{}
+type (
+	flightKey   struct{}
+	registryKey struct{}
+)
+
+// add registers a download of req in state and returns it.
+func (r *inflight) add(ctx context.Context, req *types.Request, state int32) *flight {
+	origin, _ := ctx.Value(originKey{}).(uint64)
+	f := &flight{info: DownloadInfo{URL: req.URL, Method: req.HTTPMethod(), Slot: SlotKey(req),
+		Started: time.Now(), Retries: req.Retries, Origin: origin}}
+	f.state.Store(state)
+	r.mu.Lock()
+	if r.m == nil {
+		r.m = map[uint64]*flight{}
+	}
+	r.last++
+	f.info.ID = r.last
+	r.m[f.info.ID] = f
+	r.mu.Unlock()
+	return f
+}
+
+func (r *inflight) remove(f *flight) {
+	r.mu.Lock()
+	delete(r.m, f.info.ID)
+	r.mu.Unlock()
+}
+
+// scope wraps the whole chain: middlewares find the registry in the context (retryWait).
+func (r *inflight) scope(next Downloader) Downloader {
+	return DownloaderFunc(func(ctx context.Context, req *types.Request) (*types.Response, error) {
+		return next.Fetch(context.WithValue(ctx, registryKey{}, r), req)
+	})
+}
 
 // track wraps next (the download slots): each download is registered while next runs,
 // first waiting for its slot; markDownloading below the slots flips its state.
 func (r *inflight) track(next Downloader) Downloader {
 	return DownloaderFunc(func(ctx context.Context, req *types.Request) (*types.Response, error) {
-		origin, _ := ctx.Value(originKey{}).(uint64)
-		f := &flight{info: DownloadInfo{URL: req.URL, Method: req.HTTPMethod(), Slot: SlotKey(req),
-			Started: time.Now(), Retries: req.Retries, Origin: origin}}
-		r.mu.Lock()
-		if r.m == nil {
-			r.m = map[uint64]*flight{}
-		}
-		r.last++
-		f.info.ID = r.last
-		r.m[f.info.ID] = f
-		r.mu.Unlock()
-		defer func() {
-			r.mu.Lock()
-			delete(r.m, f.info.ID)
-			r.mu.Unlock()
-		}()
+		f := r.add(ctx, req, stateWaiting)
+		defer r.remove(f)
 		return next.Fetch(context.WithValue(ctx, flightKey{}, f), req)
 	})
 }
@@ -87,10 +118,20 @@ func (r *inflight) track(next Downloader) Downloader {
 func markDownloading(next Downloader) Downloader {
 	return DownloaderFunc(func(ctx context.Context, req *types.Request) (*types.Response, error) {
 		if f, ok := ctx.Value(flightKey{}).(*flight); ok {
-			f.downloading.Store(true)
+			f.state.Store(stateDownloading)
 		}
 		return next.Fetch(ctx, req)
 	})
+}
+
+// retryWait waits d before req is tried again, or until ctx is done; meanwhile req is listed
+// in state "retry wait" when ctx comes through the engine's downloader.
+func retryWait(ctx context.Context, req *types.Request, d time.Duration) error {
+	if r, ok := ctx.Value(registryKey{}).(*inflight); ok && d > 0 {
+		f := r.add(ctx, req, stateRetryWait)
+		defer r.remove(f)
+	}
+	return sleepCtx(ctx, d)
 }
 
 // snapshot returns the downloads in flight, oldest first.
@@ -99,10 +140,7 @@ func (r *inflight) snapshot() []DownloadInfo {
 	out := make([]DownloadInfo, 0, len(r.m))
 	for _, f := range r.m {
 		info := f.info
-		info.State = StateWaitingForSlot
-		if f.downloading.Load() {
-			info.State = StateDownloading
-		}
+		info.State = stateNames[f.state.Load()]
 		out = append(out, info)
 	}
 	r.mu.Unlock()

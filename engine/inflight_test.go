@@ -66,3 +66,35 @@ func TestDownloadsInFlight(t *testing.T) {
 		t.Errorf("Downloads after = %v", got)
 	}
 }
+
+// A download waiting in the RetryMiddleware before its next try is listed as "retry wait".
+func TestDownloadsRetryWait(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	e, _ := newEngine(t, nil, map[string]any{types.RetryBackoffBase: 60.0})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.Download(engine.WithOrigin(ctx, 3), &types.Request{URL: srv.URL + "/flaky"})
+		done <- err
+	}()
+	// The wait starts after the 503 is read; nothing signals that moment.
+	var got []engine.DownloadInfo
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if got = e.Downloads(); len(got) == 1 && got[0].State == engine.StateRetryWait {
+			break
+		}
+	}
+	if len(got) != 1 || got[0].State != engine.StateRetryWait || got[0].Retries != 1 || got[0].URL != srv.URL+"/flaky" || got[0].Origin != 3 {
+		t.Fatalf("Downloads = %+v, want one in retry wait", got)
+	}
+	cancel()
+	if err := <-done; err == nil {
+		t.Fatal("the cancelled download succeeded")
+	}
+	if got := e.Downloads(); len(got) != 0 {
+		t.Errorf("Downloads after = %v", got)
+	}
+}

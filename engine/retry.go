@@ -107,7 +107,7 @@ func (m *RetryMiddleware) Fetch(ctx context.Context, req *types.Request, next Do
 		m.stats.Inc("retry/reason_count/"+reason, 1)
 		wait := max(m.backoff(retry.Retries), ra)
 		m.logger.Debug(fmt.Sprintf("Retrying %s (failed %d times, next try in %s): %s", reqString(req), retry.Retries, wait.Round(time.Millisecond), reasonText(resp, err)))
-		if err := sleepCtx(ctx, wait); err != nil {
+		if err := retryWait(ctx, retry, wait); err != nil {
 			return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
 		}
 		req = retry
