@@ -413,6 +413,11 @@ func (e *Engine) crawl(ctx context.Context) {
 		e.drain(ctx)
 		e.admit(ctx)
 		if e.idle() {
+			if !e.closing && ctx.Err() != nil {
+				// A hard stop whose cancelled work all finished before the loop saw ctx end.
+				e.closeWith("shutdown")
+				return
+			}
 			if !e.closing {
 				e.send(ctx, SpiderIdle)
 				if e.pending() {
