@@ -263,7 +263,8 @@ func stale(pid int, path string, err error) bool {
 	return true
 }
 
-// fit shortens s to at most n runes with an ellipsis; n <= 0 leaves it whole.
+// fit shortens s to at most n runes with an ellipsis in the middle, keeping more of the end
+// (where URLs differ); n <= 0 leaves it whole.
 func fit(s string, n int) string {
 	if n <= 0 {
 		return s
@@ -275,7 +276,8 @@ func fit(s string, n int) string {
 	if n <= 1 {
 		return "…"
 	}
-	return string(r[:n-1]) + "…"
+	head := (n - 1) / 3
+	return string(r[:head]) + "…" + string(r[len(r)-(n-1-head):])
 }
 
 // ageText renders an age in seconds for a table: 850ms, 12.3s, 4m05s, 2h10m.
@@ -334,7 +336,10 @@ func printPS(w io.Writer, width int, body []byte) error {
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CALLBACK\tMETHOD\tAGE\tVM\tRESPONSE\tAWAITS\tAT")
-	uw := urlWidth(width, 60) / 2
+	uw := 0
+	if width > 0 {
+		uw = max((width-75)/2, 20)
+	}
 	for _, c := range rep.Callbacks {
 		url := cmpOr(c.URL, "-")
 		if len(c.Awaits) == 0 {

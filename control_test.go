@@ -506,3 +506,20 @@ func TestPSUsage(t *testing.T) {
 		}
 	}
 }
+
+func TestFit(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"http://example.com/page/1", 0, "http://example.com/page/1"},
+		{"http://example.com/page/1", 25, "http://example.com/page/1"},
+		{"http://example.com/page/1", 10, "htt…page/1"},
+		{"http://example.com/page/1", 1, "…"},
+	} {
+		if got := fit(tc.s, tc.n); got != tc.want || (tc.n > 0 && len([]rune(got)) > tc.n) {
+			t.Errorf("fit(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+}
