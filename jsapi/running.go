@@ -142,7 +142,7 @@ func userLocation(rt *goja.Runtime) string {
 	var buf [12]goja.StackFrame
 	for _, f := range rt.CaptureCallStack(len(buf), buf[:0]) {
 		switch f.SrcName() {
-		case "<native>", "prelude.js", "jscrawl-prelude.js":
+		case "<native>", "prelude.js", "jscrawl-prelude.js", "jscrawl-spiders.js", "jscrawl-shell.js":
 			continue
 		}
 		p := f.Position()
