@@ -243,6 +243,19 @@ func TestReferrerPolicy(t *testing.T) {
 			}
 		}
 	}
+	// The default policy's fast path (no URL parsing) agrees with the full rules.
+	for _, policy := range []string{"", "scrapy-default", "no-referrer-when-downgrade"} {
+		for _, c := range []struct{ source, target, want string }{
+			{full, sameSite, full}, {full, crossSite, full}, {full, downgrade, ""},
+			{full, "HTTPS://b.test/x", full}, {full, "ftp://b.test/x", ""},
+			{"http://a.test/p", "https://b.test/", "http://a.test/p"}, {"http://a.test/p", "http://b.test/", "http://a.test/p"},
+			{"https://a.test/p#top", "https://a.test/q", "https://a.test/p"},
+		} {
+			if got := engine.Referrer(policy, c.source, c.target); got != c.want {
+				t.Errorf("%q from %s to %s: %q, want %q", policy, c.source, c.target, got, c.want)
+			}
+		}
+	}
 	if got := engine.Referrer("unsafe-url", "file:///etc/passwd", "http://a.test/"); got != "" {
 		t.Errorf("file: referrer %q", got)
 	}

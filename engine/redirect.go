@@ -282,7 +282,13 @@ func metaRefresh(body []byte, ignore []string) (delay float64, target string, ok
 	if len(body) > 64<<10 {
 		body = body[:64<<10]
 	}
-	if !bytes.Contains(bytes.ToLower(body), []byte("refresh")) {
+	// The tokenizer below stops at <body>: look for "refresh" in the head only (most pages
+	// write the tag in lower case; otherwise the whole prefix is searched).
+	head := body
+	if i := bytes.Index(body, []byte("<body")); i >= 0 {
+		head = body[:i]
+	}
+	if !bytes.Contains(bytes.ToLower(head), []byte("refresh")) {
 		return 0, "", false
 	}
 	z := html.NewTokenizer(bytes.NewReader(body))

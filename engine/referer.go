@@ -92,6 +92,9 @@ func headerPolicy(h http.Header) string {
 // Referrer returns the Referer value for a request to target made from a page at source
 // under policy ("" for none). An unknown policy is scrapy-default.
 func Referrer(policy, source, target string) string {
+	if r, ok := referrerFast(policy, source, target); ok {
+		return r
+	}
 	s, err := url.Parse(source)
 	if err != nil {
 		return ""
@@ -144,6 +147,35 @@ func Referrer(policy, source, target string) string {
 		return ""
 	}
 	return full.String()
+}
+
+// referrerFast answers the default policy (no-referrer-when-downgrade) without parsing
+// either URL, for the common case of an http(s) source with no fragment and no user info
+// (the engine's response URLs are already normalized): the source itself, or nothing on a
+// downgrade from https. ok is false when the full rules are needed.
+func referrerFast(policy, source, target string) (string, bool) {
+	if policy != "" && policy != "scrapy-default" && policy != "no-referrer-when-downgrade" {
+		return "", false
+	}
+	var secure bool
+	switch {
+	case strings.HasPrefix(source, "https://"):
+		secure = true
+	case strings.HasPrefix(source, "http://"):
+	default:
+		return "", false
+	}
+	if strings.ContainsAny(source, "#@") {
+		return "", false
+	}
+	if secure && !hasPrefixFold(target, "https:") {
+		return "", true // a downgrade (or another scheme): no Referer
+	}
+	return source, true
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
 }
 
 // Interface guards
