@@ -239,7 +239,9 @@ declare module "jscrawl" {
      * Invalid blocks are skipped and counted in the `jsonld/invalid` stat.
      */
     jsonLd(): Record<string, any>[];
-    /** Resolves a URL against the response's URL. */
+    /** The URL relative links resolve against: the URL, or the page's `<base href>`. */
+    readonly baseUrl: string;
+    /** Resolves a URL against baseUrl (the page's `<base href>` when it has one), as Scrapy. */
     urljoin(href: string): string;
     /** A Request for a link: a URL (relative is fine), an `<a>` Selector or a Request. */
     follow(target: string | Selector | Request, options?: RequestOptions): Request;

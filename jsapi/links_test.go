@@ -257,3 +257,44 @@ func TestEnqueueLinksRequests(t *testing.T) {
 		`{"url":"/p/2","label":"detail","from":"start"}`,
 	}, res.log)
 }
+
+// TestBaseHref: response.urljoin() and response.follow() resolve against the page's
+// <base href>, as Scrapy's (get_base_url); a page without one, a plain-text response and a
+// Response built in JS resolve against their URL.
+func TestBaseHref(t *testing.T) {
+	t.Parallel()
+	srv := newLinksServer(t, map[string]string{
+		"/dir/nobase.html": `<html><head><title>x</title></head><body><a href="y.html">y</a></body></html>`,
+		"/dir/notes.txt":   `<base href="/elsewhere/"> is only text here`,
+	})
+	res := crawl(t, srv, spec{src: `import { Request, Response } from "jscrawl";
+export default class S {
+  name = "base";
+  start() { return ["BASE/links", "BASE/dir/nobase.html", "BASE/dir/notes.txt"].map((u) => new Request(u)); }
+  parse(r) {
+    const made = new Response("<html><head><base href='/made/'></head></html>", { url: "BASE/dir/m.html", headers: { "Content-Type": "text/html" } });
+    return {
+      page: new URL(r.url).pathname,
+      join: new URL(r.urljoin("x.html")).pathname,
+      follow: new URL(r.follow("x.html").url).pathname,
+      made: new URL(made.urljoin("x.html")).pathname,
+    };
+  }
+}`})
+	want := map[string]string{
+		`"page":"/links"`:           `"join":"/base/x.html","follow":"/base/x.html","made":"/made/x.html"`,
+		`"page":"/dir/nobase.html"`: `"join":"/dir/x.html","follow":"/dir/x.html"`,
+		`"page":"/dir/notes.txt"`:   `"join":"/dir/x.html","follow":"/dir/x.html"`,
+	}
+	lines := res.lines(t)
+	if len(lines) != 3 {
+		t.Fatalf("items %v\n%s", lines, res.log)
+	}
+	for _, l := range lines {
+		for page, w := range want {
+			if strings.Contains(l, page) && !strings.Contains(l, w) {
+				t.Errorf("%s: want %s", l, w)
+			}
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/jsapi/links"
 	"github.com/jscrawl/jscrawl/jsapi/selector"
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -25,6 +26,24 @@ type respHandle struct {
 	json    any  // the body parsed as JSON, for jmespath()
 	jsonErr error
 	hasJSON bool
+	base    string // baseURL's result, once computed
+}
+
+// baseURL returns the URL relative links resolve against: the response URL, joined with
+// the page's <base href> for HTML (Scrapy: get_base_url, used by urljoin and follow).
+func (h *respHandle) baseURL() string {
+	if h.base != "" {
+		return h.base
+	}
+	h.base = h.resp.URL
+	if h.made || isHTML(h.resp) {
+		if doc, err := h.document(); err == nil && doc != nil && !doc.IsXML() {
+			if page, err := url.Parse(h.resp.URL); err == nil {
+				h.base = links.BaseURL(doc, page).String()
+			}
+		}
+	}
+	return h.base
 }
 
 func (h *respHandle) contentType() string { return h.resp.Headers.Get("Content-Type") }
@@ -190,6 +209,7 @@ func (st *vmState) natives() *goja.Object {
 		return v
 	})
 	set("responseURL", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).resp.URL) })
+	set("responseBase", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).baseURL()) })
 	set("responseStatus", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).resp.Status) })
 	set("responseProtocol", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).resp.Protocol) })
 	set("responseFlags", func(c goja.FunctionCall) goja.Value {

@@ -239,7 +239,7 @@
     if (target instanceof Request) return opts ? target.replace(opts) : target;
     if (target instanceof Selector) target = n.selectorHref(target);
     if (target === null || target === undefined) throw new TypeError("response.follow() needs a URL, a Request or a selector, got " + target);
-    checked = n.join(resp.url, String(target));
+    checked = n.join(resp.baseUrl, String(target));
     return new Request(checked, opts);
   }
 
@@ -305,7 +305,9 @@
       this.#ldCounted = true;
       return out;
     }
-    urljoin(href) { return n.urljoin(this.url, String(href)); }
+    // The URL relative links resolve against: the URL, or the page's <base href>.
+    get baseUrl() { return this.#h === undefined ? this.url : n.responseBase(this.#h); }
+    urljoin(href) { return n.urljoin(this.baseUrl, String(href)); }
     follow(target, opts) { return followRequest(this, target, opts); }
     followAll(targets, opts) {
       const out = [];
