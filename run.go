@@ -10,7 +10,6 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -209,26 +208,14 @@ func runAction(c *cli.Context) error {
 	defer spider.Close()
 
 	// Settings: defaults < spider customSettings < command line.
-	custom := spider.CustomSettings()
-	keys := make([]string, 0, len(custom))
-	for k := range custom {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := settings.Set(k, custom[k], types.PrioritySpider); err != nil {
-			return cli.Exit(fmt.Sprintf("%s: customSettings: %v", file, err), 2)
-		}
+	if err := applyCustomSettings(settings, spider, file, lv); err != nil {
+		return err
 	}
 	for _, k := range settings.Keys() {
 		if !settings.Known(k) {
 			logger.Warn(fmt.Sprintf("Unknown setting %s (ignored unless something reads it)", k))
 		}
 	}
-	if level, err = engine.ParseLogLevel(settings.String(types.LogLevel)); err != nil {
-		return usageError("LOG_LEVEL: %v", err)
-	}
-	lv.Set(level)
 	if err := setLog(); err != nil {
 		return err
 	}

@@ -64,39 +64,15 @@ var asyncDecl = regexp.MustCompile(`var __async = `)
 // for-await, ES modules), and compiles it. Errors name file:line:col. It reads only the
 // entry and what it imports; it is called once per crawl, not per VM.
 func Bundle(entry string, opts BundleOptions) (*Program, error) {
-	abs, err := filepath.Abs(entry)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, entry)
-	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	res := api.Build(api.BuildOptions{
-		EntryPoints:       []string{abs},
-		AbsWorkingDir:     cwd,
-		Outdir:            cwd,
-		Bundle:            true,
-		Write:             false,
-		Format:            api.FormatCommonJS,
-		Platform:          api.PlatformNeutral,
-		MainFields:        []string{"module", "main"},
-		ResolveExtensions: []string{".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".json"},
-		External:          opts.External,
-		Sourcemap:         api.SourceMapExternal,
-		SourcesContent:    api.SourcesContentExclude,
-		Target:            api.ESNext,
-		Supported:         map[string]bool{"async-generator": false, "for-await": false, "async-await": false},
-		Charset:           api.CharsetUTF8,
-		LogLevel:          api.LogLevelSilent,
-		MinifyWhitespace:  opts.Minify,
-		MinifySyntax:      opts.Minify,
-		KeepNames:         true,
-		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
+	res, abs, cwd, err := buildEntry(entry, opts, func(b *api.BuildOptions) {
+		b.Format = api.FormatCommonJS
+		b.Sourcemap = api.SourceMapExternal
+		b.SourcesContent = api.SourcesContentExclude
+		b.Supported = map[string]bool{"async-generator": false, "for-await": false, "async-await": false}
 	})
+	if err != nil {
+		return nil, err
+	}
 	if len(res.Errors) > 0 {
 		return nil, messageError(res.Errors[0], entry, abs, cwd)
 	}
@@ -106,6 +82,41 @@ func Bundle(entry string, opts BundleOptions) (*Program, error) {
 		return nil, err
 	}
 	return compileBundle(entry, string(code), srcMap)
+}
+
+// buildEntry runs esbuild on entry with the options Bundle and BundleFile share (bundling
+// relative imports and node_modules, the externals, the minify flags, NODE_ENV), adjusted by
+// set; it returns the result with entry's absolute path and the working folder.
+func buildEntry(entry string, opts BundleOptions, set func(*api.BuildOptions)) (res api.BuildResult, abs, cwd string, err error) {
+	if abs, err = filepath.Abs(entry); err != nil {
+		return res, "", "", err
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return res, "", "", fmt.Errorf("%w: %s", ErrNotFound, entry)
+	}
+	if cwd, err = os.Getwd(); err != nil {
+		return res, "", "", err
+	}
+	b := api.BuildOptions{
+		EntryPoints:       []string{abs},
+		AbsWorkingDir:     cwd,
+		Outdir:            cwd,
+		Bundle:            true,
+		Write:             false,
+		Platform:          api.PlatformNeutral,
+		MainFields:        []string{"module", "main"},
+		ResolveExtensions: []string{".ts", ".tsx", ".mts", ".cts", ".js", ".mjs", ".cjs", ".json"},
+		External:          opts.External,
+		Target:            api.ESNext,
+		Charset:           api.CharsetUTF8,
+		LogLevel:          api.LogLevelSilent,
+		MinifyWhitespace:  opts.Minify,
+		MinifySyntax:      opts.Minify,
+		KeepNames:         true,
+		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
+	}
+	set(&b)
+	return api.Build(b), abs, cwd, nil
 }
 
 // BundleSource builds a program from source text (JavaScript or TypeScript, no imports
