@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -567,5 +568,65 @@ func TestGuideParseExample(t *testing.T) {
 	stdout, stderr, code := jscrawl(t, strings.Fields(fix(string(m[1])))[1:]...)
 	if first, _, _ := strings.Cut(stdout, "\n"); code != 0 || first != fix(string(m[2])) {
 		t.Errorf("guide's parse example: exit code %d, first line %q, want %q\n%s", code, first, fix(string(m[2])), stderr)
+	}
+}
+
+// TestProxyFromEnvironment: http_proxy / https_proxy / no_proxy from the environment send
+// downloads through a proxy (net/http reads them once per process, so each case is its own
+// jscrawl process); HTTPPROXY_ENABLED=false and no_proxy go direct.
+func TestProxyFromEnvironment(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var seen []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Method+" "+r.URL.String())
+		mu.Unlock()
+		fmt.Fprint(w, "via proxy: "+r.URL.Host)
+	}))
+	defer proxy.Close()
+	// A host that does not resolve: only the proxy can answer for it.
+	const target = "http://jscrawl-proxy-test.invalid/page"
+	for _, tc := range []struct {
+		name    string
+		env     []string
+		args    []string
+		viaProx bool
+	}{
+		{"http_proxy", []string{"http_proxy=" + proxy.URL}, nil, true},
+		{"HTTP_PROXY", []string{"HTTP_PROXY=" + proxy.URL}, nil, true},
+		{"no_proxy", []string{"http_proxy=" + proxy.URL, "no_proxy=.invalid"}, nil, false},
+		{"HTTPPROXY_ENABLED=false", []string{"http_proxy=" + proxy.URL}, []string{"-s", "HTTPPROXY_ENABLED=false"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			args := append([]string{"fetch", "-s", "RETRY_ENABLED=false", "-s", "ROBOTSTXT_OBEY=false"}, tc.args...)
+			cmd := exec.CommandContext(ctx, bin, append(args, target)...)
+			// The machine's own proxy variables would win or interfere: leave them out.
+			for _, kv := range os.Environ() {
+				if k, _, _ := strings.Cut(kv, "="); !slices.Contains([]string{"http_proxy", "https_proxy", "no_proxy", "all_proxy"}, strings.ToLower(k)) {
+					cmd.Env = append(cmd.Env, kv)
+				}
+			}
+			cmd.Env = append(cmd.Env, tc.env...)
+			var out, errOut bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err := cmd.Run()
+			if tc.viaProx {
+				if err != nil || out.String() != "via proxy: jscrawl-proxy-test.invalid" {
+					t.Fatalf("err %v, stdout %q\n%s", err, out.String(), errOut.String())
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("went through the proxy: stdout %q", out.String())
+			}
+		})
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || seen[0] != "GET "+target {
+		t.Errorf("the proxy saw %v, want two GET %s", seen, target)
 	}
 }
