@@ -132,10 +132,17 @@ func (r *redirector) follow(req *types.Request, target string, status int, reaso
 	if times >= r.maxTimes {
 		return r.fail(req, chain, fmt.Errorf("max redirections reached: %d (%s), next to %s", times, types.RedirectMaxTimes, target))
 	}
-	// A loop: the target is already in the chain with the same method. A hop that changes
-	// the method (POST, then 303 to GET of the same URL) starts afresh.
-	if next.HTTPMethod() == method && slices.ContainsFunc(chain, func(u string) bool { return sameURL(u, target) }) {
+	// A loop: the target is already in the chain since the method last changed. A hop that
+	// changes the method (POST /login, then 302 to GET /home, then 302 to GET /login) starts
+	// afresh; meta._redirectLoopStart keeps where the current method's run began.
+	start, _ := metaInt(req, "_redirectLoopStart")
+	if next.HTTPMethod() != method {
+		start = len(chain)
+	} else if slices.ContainsFunc(chain[min(start, len(chain)):], func(u string) bool { return sameURL(u, target) }) {
 		return r.fail(req, chain, fmt.Errorf("redirect loop: %s redirects back to %s", req.URL, target))
+	}
+	if start > 0 {
+		next.Meta.Set("_redirectLoopStart", int64(start))
 	}
 	reasons, _ := req.MetaValue("redirectReasons").([]any)
 	next.Meta.Set("redirectTimes", int64(times+1))

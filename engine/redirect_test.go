@@ -70,6 +70,12 @@ func (s *redirectSite) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		code, _ := strconv.Atoi(q.Get("status"))
 		w.WriteHeader(code)
+	case p == "/login" && r.Method == http.MethodPost:
+		http.Redirect(w, r, "/home", http.StatusFound)
+	case p == "/login":
+		page(`<html><body><form method="post">log in</form></body></html>`)
+	case p == "/home":
+		http.Redirect(w, r, "/login", http.StatusFound) // not logged in
 	case p == "/a":
 		http.Redirect(w, r, "/b", http.StatusMovedPermanently)
 	case p == "/b":
@@ -348,6 +354,49 @@ func TestRedirectFailures(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRedirectLoopAfterMethodChange: POST /login → 302 GET /home → 302 GET /login is not a
+// loop (the POST is another request than the GET), for a scheduled and an inline download.
+func TestRedirectLoopAfterMethodChange(t *testing.T) {
+	t.Parallel()
+	s := newRedirectSite(t)
+	_, resp, err := download(t, s, nil, &types.Request{URL: "http://site.test/login", Method: http.MethodPost, Body: []byte("u=x")})
+	if err != nil {
+		t.Fatalf("inline: %v", err)
+	}
+	if resp.Status != 200 || !strings.Contains(string(resp.Body), "log in") || resp.Request.HTTPMethod() != http.MethodGet {
+		t.Errorf("inline: %d %s %q", resp.Status, resp.Request.HTTPMethod(), resp.Body)
+	}
+	if got := resp.Request.RedirectURLs(); len(got) != 2 || got[0] != "http://site.test/login" || got[1] != "http://site.test/home" {
+		t.Errorf("redirectUrls = %v", got)
+	}
+	var mu sync.Mutex
+	var got []string
+	sp := &enginetest.Spider{
+		StartFunc: func(_ context.Context, emit engine.Emit) error {
+			emit(types.Output{Request: &types.Request{URL: "http://site.test/login", Method: http.MethodPost, Errback: "onError"}})
+			return nil
+		},
+		ParseFunc: func(_ context.Context, r *types.Response, _ engine.Emit) error {
+			mu.Lock()
+			got = append(got, r.Request.HTTPMethod()+" "+r.URL)
+			mu.Unlock()
+			return nil
+		},
+		ErrbackFunc: func(_ context.Context, f *types.Failure, _ engine.Emit) error {
+			mu.Lock()
+			got = append(got, "error "+f.Name)
+			mu.Unlock()
+			return nil
+		},
+	}
+	crawl(t, sp, nil, engine.WithHTTPClient(s.client()))
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 1 || got[0] != "GET http://site.test/login" {
+		t.Errorf("scheduled: %v", got)
 	}
 }
 
