@@ -630,3 +630,98 @@ func TestProxyFromEnvironment(t *testing.T) {
 		t.Errorf("the proxy saw %v, want two GET %s", seen, target)
 	}
 }
+
+var promptRe = regexp.MustCompile(`> |\.\.\. `)
+
+// TestShellTerminal drives the shell on a real terminal (a pseudo-terminal made by
+// script(1)): line editing with history (the up arrow recalls earlier inputs), multi-line
+// input, Ctrl-C clearing the line, and Ctrl-D leaving. Each input is sent once the shell's
+// prompt for it has appeared.
+func TestShellTerminal(t *testing.T) {
+	t.Parallel()
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is not installed: no pseudo-terminal to drive the shell with")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, script, "-qfec", bin+" shell", "/dev/null")
+	cache := t.TempDir()
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "HOME="+cache, "TERM=xterm")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var out strings.Builder
+	grew := make(chan struct{}, 1)
+	go func() {
+		b := make([]byte, 4096)
+		for {
+			n, err := stdout.Read(b)
+			mu.Lock()
+			out.Write(b[:n])
+			mu.Unlock()
+			select {
+			case grew <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	// prompts waits until the output holds n prompts ("> " or the continuation "... ")
+	// and returns what came after the previous one.
+	seen := 0
+	prompts := func(n int) string {
+		t.Helper()
+		for {
+			mu.Lock()
+			s := out.String()
+			mu.Unlock()
+			if parts := promptRe.Split(s, -1); len(parts) > n {
+				seen = n
+				return parts[n-1]
+			}
+			select {
+			case <-grew:
+			case <-ctx.Done():
+				t.Fatalf("waited for prompt %d; the terminal shows:\n%q", n, s)
+			}
+		}
+	}
+	send := func(s string) {
+		if _, err := io.WriteString(stdin, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prompts(1)
+	for _, step := range []struct{ input, want string }{
+		{"1+1\r", "2\r\n"},
+		{"[40 +\r", ""}, // incomplete: a continuation prompt, "... "
+		{"2].length\r", "1\r\n"},
+		{"\x1b[A\x1b[A\x1b[A\r", "2\r\n"}, // up three times: 1+1 again
+		{"\x03", "(To exit, press Ctrl-C again or Ctrl-D or type .exit)"},
+		{"6*7\r", "42\r\n"},
+	} {
+		send(step.input)
+		got := prompts(seen + 1)
+		if !strings.Contains(got, step.want) {
+			t.Errorf("after %q the terminal shows %q, want %q", step.input, got, step.want)
+		}
+	}
+	send("\x04")
+	if err := cmd.Wait(); err != nil {
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("exit: %v\n%q", err, out.String())
+	}
+}

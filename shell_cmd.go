@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -24,6 +25,7 @@ import (
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 )
 
 // shellSpider is the spider of a shell started without --spider.
@@ -197,37 +199,28 @@ func (sh *shell) prompt(s string) {
 }
 
 func (sh *shell) run(ctx context.Context) error {
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(sh.in)
-		sc.Buffer(make([]byte, 64*1024), 16<<20)
-		for sc.Scan() {
-			select {
-			case lines <- sc.Text():
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
+	read, ok := sh.terminalReader()
+	if !ok {
+		read = sh.lineReader(ctx, sigs)
+	}
 
 	var buf strings.Builder
 	interrupted := false
 	for {
-		if buf.Len() == 0 {
-			sh.prompt("> ")
-		} else {
-			sh.prompt("... ")
+		prompt := "> "
+		if buf.Len() > 0 {
+			prompt = "... "
 		}
-		var line string
-		var ok bool
-		select {
-		case line, ok = <-lines:
-		case sig := <-sigs:
-			if sig == syscall.SIGTERM || interrupted {
+		line, ev := read(prompt)
+		switch ev {
+		case inputStop:
+			fmt.Fprintln(sh.stderr)
+			return nil
+		case inputInterrupt:
+			if interrupted {
 				fmt.Fprintln(sh.stderr)
 				return nil
 			}
@@ -235,8 +228,7 @@ func (sh *shell) run(ctx context.Context) error {
 			buf.Reset()
 			fmt.Fprintln(sh.stderr, "\n(To exit, press Ctrl-C again or Ctrl-D or type .exit)")
 			continue
-		}
-		if !ok {
+		case inputEOF:
 			if sh.interactive {
 				fmt.Fprintln(sh.stderr)
 			}
@@ -279,6 +271,108 @@ func (sh *shell) run(ctx context.Context) error {
 		sh.remember(strings.TrimRight(src, "\n"))
 		sh.eval(ctx, src, sigs)
 	}
+}
+
+// inputEvent is what reading a line gave besides the line.
+type inputEvent int
+
+const (
+	inputLine      inputEvent = iota
+	inputEOF                  // Ctrl-D or the end of the input
+	inputInterrupt            // Ctrl-C
+	inputStop                 // SIGTERM
+)
+
+// lineReader reads lines from sh.in on a goroutine (a pipe or a file), showing the prompt
+// on a terminal; a SIGINT while waiting is an interrupt.
+func (sh *shell) lineReader(ctx context.Context, sigs <-chan os.Signal) func(prompt string) (string, inputEvent) {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(sh.in)
+		sc.Buffer(make([]byte, 64*1024), 16<<20)
+		for sc.Scan() {
+			select {
+			case lines <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return func(prompt string) (string, inputEvent) {
+		sh.prompt(prompt)
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				return "", inputEOF
+			}
+			return line, inputLine
+		case sig := <-sigs:
+			if sig == syscall.SIGTERM {
+				return "", inputStop
+			}
+			return "", inputInterrupt
+		}
+	}
+}
+
+// terminalReader reads lines with editing and history (arrow keys, Ctrl-A/E/K/U/W, the
+// inputs of earlier sessions) when sh.in is a terminal: raw mode only while a line is read,
+// so Ctrl-C still interrupts a running evaluation with SIGINT.
+func (sh *shell) terminalReader() (func(prompt string) (string, inputEvent), bool) {
+	f, ok := sh.in.(*os.File)
+	if !ok || !sh.interactive || !term.IsTerminal(int(f.Fd())) {
+		return nil, false
+	}
+	fd := int(f.Fd())
+	ctrlC := &ctrlCReader{r: f}
+	rw := struct {
+		io.Reader
+		io.Writer
+	}{ctrlC, sh.stderr}
+	t := term.NewTerminal(rw, "> ")
+	for _, h := range sh.history {
+		if !strings.Contains(h, "\n") {
+			t.History.Add(h)
+		}
+	}
+	return func(prompt string) (string, inputEvent) {
+		old, err := term.MakeRaw(fd)
+		if err != nil {
+			return "", inputEOF
+		}
+		t.SetPrompt(prompt)
+		ctrlC.seen = false
+		line, err := t.ReadLine()
+		_ = term.Restore(fd, old)
+		switch {
+		case err == nil:
+			return line, inputLine
+		case ctrlC.seen:
+			// term.Terminal keeps the Ctrl-C in its input and would see it again: start a
+			// new one with the same history.
+			h := t.History
+			t = term.NewTerminal(rw, prompt)
+			t.History = h
+			return "", inputInterrupt
+		}
+		return "", inputEOF
+	}, true
+}
+
+// ctrlCReader notes a Ctrl-C byte in what it reads: term.Terminal reports Ctrl-C and
+// Ctrl-D alike (io.EOF).
+type ctrlCReader struct {
+	r    io.Reader
+	seen bool
+}
+
+func (c *ctrlCReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if bytes.IndexByte(p[:n], 3) >= 0 {
+		c.seen = true
+	}
+	return n, err
 }
 
 // eval runs one input; Ctrl-C stops it.
