@@ -125,13 +125,13 @@ func lines(items []types.Item) []string {
 // waits (server side) until the held request has arrived.
 func TestFailingCallbackCancelsItsDownloads(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct{ name, parse string }{
-		{"async generator", `async *parse(r) {
+	for _, tc := range []struct{ name, ext, parse string }{
+		{"async generator", "", `async *parse(r) {
     const held = fetch(this.base + "/hold");
     await Promise.all([held, fetch(this.base + "/gate").then(() => { throw new RangeError("sibling failed"); })]);
     yield { unreachable: true };
   }`},
-		{"async function, fetch after an await, in a helper", `async parse(r) {
+		{"async function, fetch after an await, in a helper", "", `async parse(r) {
     await null;
     await this.both();
   }
@@ -140,9 +140,17 @@ func TestFailingCallbackCancelsItsDownloads(t *testing.T) {
     const held = fetch(this.base + "/hold");
     await Promise.all([held, fetch(this.base + "/gate").then(() => { throw new RangeError("sibling failed"); })]);
   }`},
-		{"async function, fetch before the first await", `async parse(r) {
+		{"async function, fetch before the first await", "", `async parse(r) {
     const held = fetch(this.base + "/hold");
     await null;
+    await Promise.all([held, fetch(this.base + "/gate").then(() => { throw new RangeError("sibling failed"); })]);
+  }`},
+		// A base spider calls the user's method from its own callback (CrawlSpider's _parse
+		// calls parseStartUrl): the downloads it starts are still the callback's.
+		{"CrawlSpider parseStartUrl", " extends CrawlSpider", `rules = [];
+  async parseStartUrl(r) {
+    await null;
+    const held = fetch(this.base + "/hold");
     await Promise.all([held, fetch(this.base + "/gate").then(() => { throw new RangeError("sibling failed"); })]);
   }`},
 	} {
@@ -173,8 +181,8 @@ func TestFailingCallbackCancelsItsDownloads(t *testing.T) {
 			})
 			srv := httptest.NewServer(mux)
 			defer srv.Close()
-			res := crawl(t, newServer(t), spec{src: `import { Request } from "jscrawl";
-export default class S {
+			res := crawl(t, newServer(t), spec{src: `import { Request, CrawlSpider } from "jscrawl";
+export default class S` + tc.ext + ` {
   name = "scoped";
   *start() {
     yield new Request("BASE/p/1");

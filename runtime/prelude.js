@@ -110,16 +110,16 @@
       if (result === undefined || result === null) return done();
       if (typeof result === "object" && result[INNER]) return fast(result[INNER], result[AWAIT], emit, onValue, done, scope);
       if (isThenable(result)) {
-        return result.then((v) => drive(v, onValue, onDone), done);
+        return result.then((v) => drive(v, onValue, onDone, scope), done);
       }
       if (typeof result === "object" && !Array.isArray(result) && typeof result.next === "function") {
         if (typeof result[Symbol.asyncIterator] === "function" && typeof result[Symbol.iterator] !== "function") {
-          return asyncIter(result[Symbol.asyncIterator](), emit, done);
+          return asyncIter(result[Symbol.asyncIterator](), emit, done, scope);
         }
         return syncIter(result, emit, done, scope);
       }
       if (typeof result === "object" && typeof result[Symbol.asyncIterator] === "function") {
-        return asyncIter(result[Symbol.asyncIterator](), emit, done);
+        return asyncIter(result[Symbol.asyncIterator](), emit, done, scope);
       }
       const pause = emit(result);
       if (pause) pause.then(() => done(), done); else done();
@@ -209,10 +209,13 @@
     step("next", undefined);
   }
 
-  function asyncIter(it, emit, done) {
+  // asyncIter pulls an async iterator; each next() runs in the callback's scope, so code an
+  // iterator runs when pulled (a base spider calling the user's callback, a hand-written
+  // iterable) starts its downloads in that scope.
+  function asyncIter(it, emit, done, scope) {
     const next = () => {
       let p;
-      try { p = it.next(); } catch (e) { return done(e); }
+      try { p = scope ? inScope(scope, () => it.next()) : it.next(); } catch (e) { return done(e); }
       Promise.resolve(p).then((r) => {
         if (r.done) return done();
         let pause;
