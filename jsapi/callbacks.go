@@ -384,6 +384,9 @@ func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmSta
 		return err
 	}
 	st := p.s.state(vm)
+	// Listed by jscrawl ps while it runs, as a callback is.
+	id := p.s.running.addCallback(fmt.Sprintf("pipelines[%d].%s", p.index, method), "", vm)
+	defer p.s.running.removeCallback(id)
 	return st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
 		obj := st.pipelines[p.index]
 		fn, isFn := goja.AssertFunction(obj.Get(method))

@@ -138,6 +138,8 @@ func (m *DownloaderMiddlewares) hook(ctx context.Context, i int, method string, 
 		return outcome{}, req, err
 	}
 	st := m.s.state(vm)
+	id := m.s.running.addCallback(fmt.Sprintf("downloaderMiddlewares[%d].%s", m.idx[i], method), req.URL, vm)
+	defer m.s.running.removeCallback(id)
 	var out outcome
 	updated := req
 	var jsReq goja.Value

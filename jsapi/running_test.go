@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine"
@@ -70,5 +72,59 @@ export default class S {
 	}
 	if cs, os := spider.Running(); len(cs)+len(os) != 0 {
 		t.Errorf("after the crawl: %+v %+v", cs, os)
+	}
+}
+
+// TestRunningHooks: a pipeline, a downloader middleware and a signal handler that await an
+// inline download are listed by Running while they run, named by what they are.
+func TestRunningHooks(t *testing.T) {
+	t.Parallel()
+	src := `import { fetch } from "jscrawl";
+export default class S {
+  name = "hooks";
+  startUrls = ["BASE/p/1"];
+  setup(crawler) {
+    crawler.signals.connect("spider_opened", async () => { await fetch(this.hold + "/signal"); });
+  }
+  parse(r) { return { url: r.url }; }
+}
+export const pipelines = [{ async processItem(item, spider) { await fetch(spider.hold + "/pipeline"); return item; } }];
+export const downloaderMiddlewares = [{
+  async processRequest(request, spider) {
+    if (!request.url.includes("/p/1")) return;
+    await fetch(spider.hold + "/middleware");
+  },
+}];
+`
+	var spider *jsapi.Spider
+	var mu sync.Mutex
+	seen := map[string]string{} // path → the methods running then
+	hold := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		callbacks, _ := spider.Running()
+		var names []string
+		for _, c := range callbacks {
+			names = append(names, c.Method+" "+c.URL)
+		}
+		mu.Lock()
+		seen[r.URL.Path] = strings.Join(names, ", ")
+		mu.Unlock()
+	}))
+	defer hold.Close()
+	srv := newServer(t)
+	res := crawl(t, srv, spec{src: src, args: map[string]string{"hold": hold.URL},
+		bound: func(s *jsapi.Spider, e *engine.Engine) { spider = s }})
+	if got := lines(res.items); len(got) != 1 {
+		t.Fatalf("items = %v\n%s", got, res.log)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for path, want := range map[string]string{
+		"/signal":     "signal spider_opened ",
+		"/middleware": "downloaderMiddlewares[0].processRequest " + srv.URL + "/p/1",
+		"/pipeline":   "pipelines[0].processItem ",
+	} {
+		if !strings.Contains(seen[path], want) {
+			t.Errorf("while %s was fetched, running: %q, want %q", path, seen[path], want)
+		}
 	}
 }

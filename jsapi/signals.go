@@ -77,6 +77,8 @@ func (s *Spider) dispatch(ctx context.Context, sig engine.Signal, args []any) er
 }
 
 func (st *vmState) dispatch(ctx context.Context, sig engine.Signal, args []any) error {
+	id := st.s.running.addCallback("signal "+string(sig), "", st.vm)
+	defer st.s.running.removeCallback(id)
 	err := st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
 		ev, err := st.signalEvent(args)
 		if err != nil {
