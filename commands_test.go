@@ -431,6 +431,19 @@ func TestCommandHelp(t *testing.T) {
 	}
 }
 
+// guideDemo starts the demo site for a test of a docs example and returns its base URL and
+// a function that rewrites the docs' http://127.0.0.1:8000 to it.
+func guideDemo(t *testing.T) (base string, fix func(string) string) {
+	t.Helper()
+	srv, err := demosite.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	base = strings.TrimSuffix(srv.URL(), "/")
+	return base, func(s string) string { return strings.ReplaceAll(s, "http://127.0.0.1:8000", base) }
+}
+
 // TestGuideShellSession replays the shell session shown in docs/guide.md against the demo
 // site: the lines after "> " and "... " are typed, the others are the expected output.
 func TestGuideShellSession(t *testing.T) {
@@ -443,13 +456,7 @@ func TestGuideShellSession(t *testing.T) {
 	if m == nil {
 		t.Fatal("no shell session in docs/guide.md")
 	}
-	srv, err := demosite.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	base := strings.TrimSuffix(srv.URL(), "/")
-	fix := func(s string) string { return strings.ReplaceAll(s, "http://127.0.0.1:8000", base) }
+	base, fix := guideDemo(t)
 	var input, want strings.Builder
 	for _, l := range strings.Split(strings.TrimRight(string(m[2]), "\n"), "\n") {
 		switch {
@@ -558,13 +565,7 @@ func TestGuideParseExample(t *testing.T) {
 	if m == nil {
 		t.Fatal("no parse example in docs/guide.md")
 	}
-	srv, err := demosite.Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	base := strings.TrimSuffix(srv.URL(), "/")
-	fix := func(s string) string { return strings.ReplaceAll(s, "http://127.0.0.1:8000", base) }
+	_, fix := guideDemo(t)
 	stdout, stderr, code := jscrawl(t, strings.Fields(fix(string(m[1])))[1:]...)
 	if first, _, _ := strings.Cut(stdout, "\n"); code != 0 || first != fix(string(m[2])) {
 		t.Errorf("guide's parse example: exit code %d, first line %q, want %q\n%s", code, first, fix(string(m[2])), stderr)

@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/csv"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,7 +12,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -45,23 +42,7 @@ func TestMain(m *testing.M) {
 // returns what it wrote and its exit code.
 func jscrawl(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run jscrawl %v: %v", args, err)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("jscrawl %v did not end in time\n%s", args, errOut.String())
-	}
-	return out.String(), errOut.String(), code
+	return jscrawlIn(t, "", "", args...)
 }
 
 // tinySpider reads the first catalogue page of the demo site: one item per book (20), with
