@@ -72,3 +72,33 @@ func TestHTTPCacheDisabled(t *testing.T) {
 		t.Errorf("server hits = %d, want 2", srv.Hits("/item/1"))
 	}
 }
+
+// TestHTTPCacheCoversRobotsAndInline: the cache is a downloader middleware, so robots.txt
+// and inline downloads (Engine.Download) are served from it too: a second engine with the
+// same cache folder makes no request at all.
+func TestHTTPCacheCoversRobotsAndInline(t *testing.T) {
+	t.Parallel()
+	srv := enginetest.Start(t)
+	dir := t.TempDir()
+	kv := map[string]any{types.HTTPCacheEnabled: true, types.HTTPCacheDir: dir, types.RobotsTxtObey: true}
+	for round := range 2 {
+		before := srv.TotalHits()
+		e, _ := newEngine(t, &enginetest.Spider{}, kv)
+		resp, err := e.Download(context.Background(), &types.Request{URL: srv.URL + "/item/1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits := srv.TotalHits() - before
+		switch round {
+		case 0:
+			if hits != 2 || srv.Hits("/robots.txt") != 1 || stat(e, "robotstxt/request_count") != 1 {
+				t.Errorf("first engine: %d server hits (robots.txt %d), want 2 and 1", hits, srv.Hits("/robots.txt"))
+			}
+		case 1:
+			if hits != 0 || !slices.Contains(resp.Flags, "cached") || stat(e, "httpcache/hit") != 2 {
+				t.Errorf("second engine: %d server hits, flags %v, httpcache/hit %d; want 0, cached, 2 (robots.txt and the page)",
+					hits, resp.Flags, stat(e, "httpcache/hit"))
+			}
+		}
+	}
+}
