@@ -75,8 +75,11 @@ type outcome struct {
 // Fetch implements engine.DownloaderMiddleware.
 func (m *DownloaderMiddlewares) Fetch(ctx context.Context, req *types.Request, next engine.Downloader) (*types.Response, error) {
 	var resp *types.Response
+	// One JS Request for every hook of this download, as Scrapy passes one request object:
+	// made on the first hook, it carries each processRequest's changes to the next.
+	js := &jsRequest{}
 	for i := 0; i < m.n && resp == nil; i++ {
-		out, nreq, err := m.hook(ctx, i, "processRequest", req, nil, nil)
+		out, nreq, err := m.hook(ctx, js, i, "processRequest", req, nil, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +100,7 @@ func (m *DownloaderMiddlewares) Fetch(ctx context.Context, req *types.Request, n
 	if err != nil {
 		derr := err
 		for i := m.n - 1; i >= 0; i-- {
-			out, _, herr := m.hook(ctx, i, "processException", req, nil, derr)
+			out, _, herr := m.hook(ctx, js, i, "processException", req, nil, derr)
 			if herr != nil {
 				return nil, herr
 			}
@@ -114,7 +117,7 @@ func (m *DownloaderMiddlewares) Fetch(ctx context.Context, req *types.Request, n
 		}
 	}
 	for i := m.n - 1; i >= 0; i-- {
-		out, _, herr := m.hook(ctx, i, "processResponse", req, resp, nil)
+		out, _, herr := m.hook(ctx, js, i, "processResponse", req, resp, nil)
 		if herr != nil {
 			return nil, herr
 		}
@@ -131,7 +134,14 @@ func (m *DownloaderMiddlewares) Fetch(ctx context.Context, req *types.Request, n
 // hook calls method of middleware i, awaits it and classifies its result. For
 // processRequest it also returns the request as the hook left it (changes to its headers,
 // meta and so on are sent). A thrown error or a rejection is returned.
-func (m *DownloaderMiddlewares) hook(ctx context.Context, i int, method string, req *types.Request,
+// jsRequest is the JS Request the hooks of one download share, with the VM state it belongs
+// to (a VM replaced by the watchdog needs a new one).
+type jsRequest struct {
+	st *vmState
+	v  goja.Value
+}
+
+func (m *DownloaderMiddlewares) hook(ctx context.Context, js *jsRequest, i int, method string, req *types.Request,
 	resp *types.Response, failure error) (outcome, *types.Request, error) {
 	vm, err := m.s.vm0()
 	if err != nil {
@@ -149,10 +159,14 @@ func (m *DownloaderMiddlewares) hook(ctx context.Context, i int, method string, 
 		if !ok {
 			return nil, nil
 		}
-		var err error
-		if jsReq, err = st.requestToJS(req); err != nil {
-			return nil, err
+		if js.st != st || js.v == nil {
+			v, err := st.requestToJS(req)
+			if err != nil {
+				return nil, err
+			}
+			js.st, js.v = st, v
 		}
+		jsReq = js.v
 		args := []goja.Value{jsReq}
 		switch {
 		case resp != nil:
