@@ -456,3 +456,31 @@ export const spiderMiddlewares = [{
 		})
 	}
 }
+
+// TestMiddlewareSharesRequest: every hook of one download gets the same Request object, as
+// Scrapy's middlewares get one request: what processRequest set on it (even a property that
+// is not sent) is there in processResponse of another middleware.
+func TestMiddlewareSharesRequest(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `import { Request } from "jscrawl";
+export default class S {
+  name = "shared";
+  startUrls = ["BASE/p/1", "BASE/p/2"];
+  parse(r) { return { url: r.url, seen: r.meta.seen || null }; }
+}
+const seen = new Map();
+export const downloaderMiddlewares = [
+  { processResponse(request, response) { return response.replace({ request: request.replace({ meta: { seen: seen.get(request.url) === request } }) }); } },
+  { processRequest(request) { seen.set(request.url, request); } },
+];
+`})
+	got := lines(res.items)
+	if len(got) != 2 {
+		t.Fatalf("items = %v\n%s", got, res.log)
+	}
+	for _, l := range got {
+		if !strings.Contains(l, `"seen":true`) {
+			t.Errorf("processResponse got another Request than processRequest: %s", l)
+		}
+	}
+}
