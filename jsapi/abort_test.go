@@ -147,6 +147,14 @@ func TestFailingCallbackCancelsItsDownloads(t *testing.T) {
   }`},
 		// A base spider calls the user's method from its own callback (CrawlSpider's _parse
 		// calls parseStartUrl): the downloads it starts are still the callback's.
+		{"CrawlSpider processResults, after the callback settled", " extends CrawlSpider", `rules = [];
+  async parseStartUrl(r) { await null; return []; }
+  async processResults(r, results) {
+    await null;
+    const held = fetch(this.base + "/hold");
+    await Promise.all([held, fetch(this.base + "/gate").then(() => { throw new RangeError("sibling failed"); })]);
+    return results;
+  }`},
 		{"CrawlSpider parseStartUrl", " extends CrawlSpider", `rules = [];
   async parseStartUrl(r) {
     await null;

@@ -334,7 +334,9 @@
       function* steps() {
         if (callback) {
           const r = collect(callback.call(self, response, cbKwargs));
-          yield then(r, (x) => collect(self.processResults(response, x)));
+          // processResults may run after the callback's promise settles: keep it in the
+          // callback's scope.
+          yield then(r, __jscrawlBindScope((x) => collect(self.processResults(response, x))));
         }
         if (follow) yield self._requestsToFollow(response);
       }

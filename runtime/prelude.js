@@ -45,6 +45,15 @@
     scope.cancels.clear();
   };
   Object.defineProperty(g, "__jscrawlScope", { value: () => currentScope });
+  // __jscrawlBindScope(fn) returns fn bound to the current scope (if any): called later, from
+  // a promise continuation, it still runs in the callback's scope.
+  Object.defineProperty(g, "__jscrawlBindScope", {
+    value: (fn) => {
+      const scope = currentScope;
+      if (scope === null) return fn;
+      return function (...args) { return inScope(scope, () => fn.apply(this, args)); };
+    },
+  });
 
   // asyncFn replaces esbuild's __async (lowered async functions): an async function called
   // while a callback's code runs keeps that callback's scope in every later step, after each
