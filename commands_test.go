@@ -644,6 +644,9 @@ func TestShellTerminal(t *testing.T) {
 	if err != nil {
 		t.Skip("script(1) is not installed: no pseudo-terminal to drive the shell with")
 	}
+	if out, err := exec.Command(script, "-qec", "true", "/dev/null").CombinedOutput(); err != nil {
+		t.Skipf("script(1) cannot make a pseudo-terminal here: %v %s", err, out)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, script, "-qfec", bin+" shell", "/dev/null")
