@@ -120,6 +120,13 @@ func (m *HTTPCacheMiddleware) Fetch(ctx context.Context, req *types.Request, nex
 	sent := req
 	if m.fresh(cached, stored, req) {
 		m.stats.Inc("httpcache/hit", 1)
+		// Counted as a download, as Scrapy's DownloaderStats (above the cache) counts it:
+		// thresholds on downloader/response_count hold for a run from the cache.
+		method := req.HTTPMethod()
+		m.stats.Inc("downloader/request_count", 1)
+		m.stats.Inc("downloader/request_method_count/"+method, 1)
+		m.stats.Inc("downloader/response_count", 1)
+		m.stats.Inc("downloader/response_status_count/"+itoa(cached.Status), 1)
 		return cached, nil
 	}
 	if m.rfc {
