@@ -29,10 +29,19 @@ import (
 // what it wrote and its exit code.
 func jscrawlIn(t *testing.T, dir, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	return runJscrawl(t, dir, stdin, nil, args...)
+}
+
+// runJscrawl runs the binary in dir with stdin and env (nil: this process's) and returns
+// what it wrote and its exit code; it fails the test if the binary cannot run or takes
+// more than two minutes.
+func runJscrawl(t *testing.T, dir, stdin string, env []string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
+	cmd.Env = env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
@@ -600,28 +609,23 @@ func TestProxyFromEnvironment(t *testing.T) {
 		{"HTTPPROXY_ENABLED=false", []string{"http_proxy=" + proxy.URL}, []string{"-s", "HTTPPROXY_ENABLED=false"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
 			args := append([]string{"fetch", "-s", "RETRY_ENABLED=false", "-s", "ROBOTSTXT_OBEY=false"}, tc.args...)
-			cmd := exec.CommandContext(ctx, bin, append(args, target)...)
 			// The machine's own proxy variables would win or interfere: leave them out.
+			var env []string
 			for _, kv := range os.Environ() {
 				if k, _, _ := strings.Cut(kv, "="); !slices.Contains([]string{"http_proxy", "https_proxy", "no_proxy", "all_proxy"}, strings.ToLower(k)) {
-					cmd.Env = append(cmd.Env, kv)
+					env = append(env, kv)
 				}
 			}
-			cmd.Env = append(cmd.Env, tc.env...)
-			var out, errOut bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &out, &errOut
-			err := cmd.Run()
+			stdout, stderr, code := runJscrawl(t, "", "", append(env, tc.env...), append(args, target)...)
 			if tc.viaProx {
-				if err != nil || out.String() != "via proxy: jscrawl-proxy-test.invalid" {
-					t.Fatalf("err %v, stdout %q\n%s", err, out.String(), errOut.String())
+				if code != 0 || stdout != "via proxy: jscrawl-proxy-test.invalid" {
+					t.Fatalf("exit code %d, stdout %q\n%s", code, stdout, stderr)
 				}
 				return
 			}
-			if err == nil {
-				t.Fatalf("went through the proxy: stdout %q", out.String())
+			if code == 0 {
+				t.Fatalf("went through the proxy: stdout %q", stdout)
 			}
 		})
 	}

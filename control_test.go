@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -171,21 +170,7 @@ func (p *crawlProc) wait(t *testing.T) int {
 // jscrawlEnv runs a jscrawl command with env added and returns its output and exit code.
 func jscrawlEnv(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = append(os.Environ(), env...)
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run jscrawl %v: %v", args, err)
-	}
-	return out.String(), errOut.String(), code
+	return runJscrawl(t, "", "", append(os.Environ(), env...), args...)
 }
 
 // After finds the text after marker in line.

@@ -72,10 +72,7 @@ func fetchAction(c *cli.Context) error {
 		if err := applyCustomSettings(settings, spider, file, lv); err != nil {
 			return err
 		}
-		opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
-		if m := spider.DownloaderMiddlewares(settings); m != nil {
-			opts = append(opts, engine.WithOrderedDownloaderMiddlewares(m...))
-		}
+		opts := spiderEngineOptions(spider, settings, logger, stats)
 		eng = engine.New(spider, settings, opts...)
 		if err := spider.Bind(eng); err != nil {
 			return cli.Exit(fmt.Sprintf("%s: %v", file, err), 1)

@@ -16,15 +16,22 @@ import (
 )
 
 // logSwitch is a slog.Handler whose destination is set once the spider's customSettings
-// are known (LOG_FILE, LOG_FORMAT), while loggers derived before that keep working: derived
-// handlers replay their WithAttrs/WithGroup on the current destination.
+// are known (LOG_FILE, LOG_FORMAT), while loggers derived before that keep working: a
+// derived handler replays its WithAttrs/WithGroup on the current destination, once per
+// destination.
 type logSwitch struct {
-	dest *atomic.Pointer[slog.Handler]
-	ops  []func(slog.Handler) slog.Handler
+	dest    *atomic.Pointer[slog.Handler]
+	ops     []func(slog.Handler) slog.Handler
+	derived *atomic.Pointer[derivedHandler] // ops applied to a destination
+}
+
+type derivedHandler struct {
+	dest *slog.Handler
+	h    slog.Handler
 }
 
 func newLogSwitch(h slog.Handler) *logSwitch {
-	s := &logSwitch{dest: new(atomic.Pointer[slog.Handler])}
+	s := &logSwitch{dest: new(atomic.Pointer[slog.Handler]), derived: new(atomic.Pointer[derivedHandler])}
 	s.set(h)
 	return s
 }
@@ -33,10 +40,18 @@ func newLogSwitch(h slog.Handler) *logSwitch {
 func (s *logSwitch) set(h slog.Handler) { s.dest.Store(&h) }
 
 func (s *logSwitch) handler() slog.Handler {
-	h := *s.dest.Load()
+	dest := s.dest.Load()
+	if len(s.ops) == 0 {
+		return *dest
+	}
+	if d := s.derived.Load(); d != nil && d.dest == dest {
+		return d.h
+	}
+	h := *dest
 	for _, op := range s.ops {
 		h = op(h)
 	}
+	s.derived.Store(&derivedHandler{dest: dest, h: h})
 	return h
 }
 
@@ -49,7 +64,7 @@ func (s *logSwitch) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (s *logSwitch) with(op func(slog.Handler) slog.Handler) *logSwitch {
-	return &logSwitch{dest: s.dest, ops: append(s.ops[:len(s.ops):len(s.ops)], op)}
+	return &logSwitch{dest: s.dest, ops: append(s.ops[:len(s.ops):len(s.ops)], op), derived: new(atomic.Pointer[derivedHandler])}
 }
 
 func (s *logSwitch) WithAttrs(as []slog.Attr) slog.Handler {

@@ -110,10 +110,7 @@ func parseAction(c *cli.Context) error {
 		pipelines: c.Bool("pipelines"),
 		out:       &jsonLineWriter{w: stdout, noItems: c.Bool("noitems"), noLinks: c.Bool("nolinks")},
 	}
-	opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
-	if m := spider.DownloaderMiddlewares(settings); m != nil {
-		opts = append(opts, engine.WithOrderedDownloaderMiddlewares(m...))
-	}
+	opts := spiderEngineOptions(spider, settings, logger, stats)
 	if ps.pipelines {
 		opts = append(opts, engine.WithPipelines(spider.Pipelines()...))
 		opts = append(opts, engine.WithPipelines(printPipeline{ps.out}))

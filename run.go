@@ -242,10 +242,7 @@ func runAction(c *cli.Context) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
-	if m := spider.DownloaderMiddlewares(settings); m != nil {
-		opts = append(opts, engine.WithOrderedDownloaderMiddlewares(m...))
-	}
+	opts := spiderEngineOptions(spider, settings, logger, stats)
 	for _, p := range spider.Pipelines() {
 		opts = append(opts, engine.WithPipelines(p))
 	}
@@ -301,7 +298,7 @@ func runAction(c *cli.Context) error {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			progress{stats: stats, inFlight: eng.InFlight, queued: eng.Backlog, start: start}.run(pctx, status, time.Second)
+			progress{stats: stats, inFlight: func() int { return len(eng.Downloads()) }, queued: eng.Backlog, start: start}.run(pctx, status, time.Second)
 		}()
 		stopStatus = func() { stop(); <-done }
 	}

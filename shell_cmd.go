@@ -128,10 +128,7 @@ func shellAction(c *cli.Context) error {
 			}
 		}
 	}
-	opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
-	if m := spider.DownloaderMiddlewares(settings); m != nil {
-		opts = append(opts, engine.WithOrderedDownloaderMiddlewares(m...))
-	}
+	opts := spiderEngineOptions(spider, settings, logger, stats)
 	eng := engine.New(spider, settings, opts...)
 	if err := spider.Bind(eng); err != nil {
 		return cli.Exit(fmt.Sprintf("shell: %v", err), 1)

@@ -122,6 +122,16 @@ func loadSpider(file string, args map[string]string, logger *slog.Logger) (*jsap
 	return spider, nil
 }
 
+// spiderEngineOptions are the engine options every command that runs a spider starts from:
+// its logger and stats, and the spider's JS downloader middlewares in their places.
+func spiderEngineOptions(spider *jsapi.Spider, settings *types.Settings, logger *slog.Logger, stats *engine.Stats) []engine.Option {
+	opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
+	if m := spider.DownloaderMiddlewares(settings); m != nil {
+		opts = append(opts, engine.WithOrderedDownloaderMiddlewares(m...))
+	}
+	return opts
+}
+
 // applyCustomSettings applies the spider's customSettings at spider priority (below the
 // command line) and sets lv to the resulting LOG_LEVEL.
 func applyCustomSettings(settings *types.Settings, spider *jsapi.Spider, file string, lv *slog.LevelVar) error {

@@ -114,7 +114,6 @@ type Engine struct {
 	// engine goroutine's last pass (read by Backlog from any goroutine).
 	inboxReqs atomic.Int64
 	schedLen  atomic.Int64
-	active    atomic.Int64 // scheduled downloads in flight, for Progress
 	spare     []event
 	wake      chan struct{}
 	running   bool
@@ -493,7 +492,6 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 		e.route(ctx, ev.parent, ev.out)
 	case evDownloaded:
 		e.downloads--
-		e.active.Add(-1)
 		e.downloaded(ctx, ev.req, ev.resp, ev.err)
 	case evParsed:
 		e.parsing--
@@ -636,10 +634,6 @@ func (e *Engine) downloaderChain() []DownloaderMiddleware {
 // (Scrapy consumes start requests lazily, when the scheduler has room).
 func (e *Engine) Backlog() int { return int(e.inboxReqs.Load() + e.schedLen.Load()) }
 
-// InFlight returns the number of scheduled downloads in flight (inline ones not counted).
-// Safe from any goroutine.
-func (e *Engine) InFlight() int { return int(e.active.Load()) }
-
 // admit starts downloads while there is room (Scrapy: needs_backout).
 func (e *Engine) admit(ctx context.Context) {
 	defer func() { e.schedLen.Store(int64(e.sched.Len())) }()
@@ -649,7 +643,6 @@ func (e *Engine) admit(ctx context.Context) {
 			return
 		}
 		e.downloads++
-		e.active.Add(1)
 		e.wg.Go(func() {
 			resp, err := e.downloader.Fetch(ctx, req)
 			if err == nil {
