@@ -25,7 +25,9 @@ func main() {
 	}
 	app := newApp()
 	if err := app.Run(reorderArgs(app, os.Args)); err != nil {
-		fmt.Fprintln(os.Stderr, "jscrawl:", err)
+		if msg := err.Error(); msg != "" { // an exit code alone (130, 99) prints nothing
+			fmt.Fprintln(os.Stderr, "jscrawl:", msg)
+		}
 		var ec cli.ExitCoder
 		if errors.As(err, &ec) {
 			os.Exit(ec.ExitCode())

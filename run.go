@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -259,32 +260,12 @@ func runAction(c *cli.Context) error {
 	ctl.serve(logger, crawlSource{engine: eng, spider: spider,
 		info: crawlInfo{PID: os.Getpid(), Spider: spider.Name(), File: file, Started: start, Version: types.Version}})
 
-	// Ctrl-C: the first stops scheduling and lets what is in flight finish, the second
-	// stops at once. Feeds are flushed and closed either way.
+	// Ctrl-C or SIGTERM: the first stops scheduling and retrying and lets what is in flight
+	// finish (downloads for at most SHUTDOWN_TIMEOUT), the second stops at once. Feeds are
+	// flushed and closed either way.
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	go func() {
-		n := 0
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-sigs:
-				n++
-				if n == 1 {
-					logger.Info("Received SIGINT, shutting down gracefully. Send again to force")
-					eng.CloseSpider("shutdown")
-				} else {
-					logger.Info("Received SIGINT twice, forcing unclean shutdown")
-					cancel()
-					return
-				}
-			}
-		}
-	}()
+	stopped := watchSignals(ctx, logger, eng.CloseSpider, cancel)
 	if path := c.String("cpuprofile"); path != "" {
 		stop, err := startCPUProfile(path)
 		if err != nil {
@@ -316,12 +297,69 @@ func runAction(c *cli.Context) error {
 	}
 	passed := checkThresholds(stderr, thresholds, final)
 	switch {
+	case stopped() != nil:
+		return cli.Exit("", exitCodeFor(stopped()))
 	case final["finish_reason"] == "shutdown" || ctx.Err() != nil:
 		return cli.Exit("", 130)
 	case !passed:
 		return cli.Exit("", 99)
 	}
 	return nil
+}
+
+// watchSignals handles SIGINT and SIGTERM while a crawl runs: the first calls
+// closeSpider("shutdown"), the second hardStop. The returned func tells which signal came
+// first (nil: none).
+func watchSignals(ctx context.Context, logger *slog.Logger, closeSpider func(string), hardStop func()) func() os.Signal {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var first atomic.Value
+	go func() {
+		defer signal.Stop(sigs)
+		for n := 1; ; n++ {
+			var sig os.Signal
+			select {
+			case <-ctx.Done():
+				return
+			case sig = <-sigs:
+			}
+			if n == 1 {
+				first.Store(sig)
+				logger.Info(fmt.Sprintf("Received %s, shutting down gracefully. Send again to force", signalName(sig)))
+				closeSpider("shutdown")
+				continue
+			}
+			logger.Info(fmt.Sprintf("Received %s twice, forcing unclean shutdown", signalName(sig)))
+			hardStop()
+			return
+		}
+	}()
+	return func() os.Signal {
+		s, _ := first.Load().(os.Signal)
+		return s
+	}
+}
+
+// signalName is a signal's conventional name, as Scrapy logs it: SIGINT, SIGTERM.
+func signalName(sig os.Signal) string {
+	if s, ok := sig.(syscall.Signal); ok {
+		switch s {
+		case syscall.SIGINT:
+			return "SIGINT"
+		case syscall.SIGTERM:
+			return "SIGTERM"
+		}
+	}
+	return sig.String()
+}
+
+// exitCodeFor is the shell's exit code for a process stopped by sig: 128 + its number
+// (130 for SIGINT, 143 for SIGTERM).
+func exitCodeFor(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
 }
 
 // startCPUProfile starts a CPU profile written to path; the returned func stops it and

@@ -132,6 +132,15 @@ type Engine struct {
 	cancelStart                        context.CancelFunc
 	itemLimit, pageLimit, errorLimit   int64
 	spiderErrors                       int64
+	shut                               shutdown
+
+	// stopping is closed when the crawl starts closing (middlewares stop retrying);
+	// abortCtx is cancelled SHUTDOWN_TIMEOUT later, aborting the downloads still running;
+	// hardStop cancels Run's context.
+	stopping       chan struct{}
+	abortCtx       context.Context
+	abortDownloads context.CancelFunc
+	hardStop       context.CancelFunc
 }
 
 type evKind uint8
@@ -167,7 +176,9 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	if settings == nil {
 		settings = types.NewSettings()
 	}
-	e := &Engine{spider: spider, settings: settings, wake: make(chan struct{}, 1)}
+	e := &Engine{spider: spider, settings: settings, wake: make(chan struct{}, 1), stopping: make(chan struct{})}
+	e.abortCtx, e.abortDownloads = context.WithCancel(context.Background())
+	e.hardStop = func() {}
 	for _, o := range opts {
 		o(e)
 	}
@@ -278,7 +289,10 @@ func (e *Engine) CloseSpider(reason string) {
 // offsite check does not apply to inline downloads. Safe from any goroutine, before,
 // during and after Run.
 func (e *Engine) Download(ctx context.Context, req *types.Request) (*types.Response, error) {
-	ctx = context.WithValue(ctx, inlineKey{}, true)
+	ctx = withStopping(context.WithValue(ctx, inlineKey{}, true), e.stopping)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(e.abortCtx, cancel)()
 	resp, err := e.downloader.Fetch(ctx, req)
 	limit := max(e.settings.Int(types.RedirectMaxTimes), 0) + 1
 	for i := 0; err != nil; i++ {
@@ -341,6 +355,8 @@ func (e *Engine) Run(ctx context.Context) error {
 	}
 	e.ran, e.running = true, true
 	e.inMu.Unlock()
+	ctx, e.hardStop = context.WithCancel(ctx)
+	defer e.hardStop()
 
 	start := time.Now()
 	e.stats.Set("start_time", start.UTC().Format(time.RFC3339))
@@ -387,6 +403,11 @@ func (e *Engine) crawl(ctx context.Context) {
 	startCtx, cancelStart := context.WithCancel(ctx)
 	e.cancelStart = cancelStart
 	defer cancelStart()
+	defer e.shut.stop()
+	// Scheduled downloads see the stopping channel and end when abortCtx does.
+	dlCtx, cancelDl := context.WithCancel(withStopping(ctx, e.stopping))
+	defer cancelDl()
+	defer context.AfterFunc(e.abortCtx, cancelDl)()
 	e.starting = true
 	e.wg.Go(func() {
 		err := e.spider.Start(startCtx, e.emitFor(nil))
@@ -410,7 +431,7 @@ func (e *Engine) crawl(ctx context.Context) {
 
 	for {
 		e.drain(ctx)
-		e.admit(ctx)
+		e.admit(dlCtx)
 		if e.idle() {
 			if !e.closing && ctx.Err() != nil {
 				// A hard stop whose cancelled work all finished before the loop saw ctx end.
@@ -429,9 +450,10 @@ func (e *Engine) crawl(ctx context.Context) {
 		select {
 		case <-e.wake:
 		case <-ctx.Done():
-			e.closeWith("shutdown")
-			e.reason = "shutdown"
+			e.closeWith("shutdown") // keeps the reason of a close already begun
 			return
+		case <-e.shut.c():
+			e.shutdownTick()
 		case <-timeout:
 			e.closeWith("closespider_timeout")
 		case <-logTick:
@@ -460,6 +482,7 @@ func (e *Engine) closeWith(reason string) {
 	e.closing = true
 	e.reason = reason
 	e.cancelStart()
+	e.startShutdown()
 	e.logger.Info(fmt.Sprintf("Closing spider (%s)", reason))
 }
 
@@ -638,6 +661,14 @@ func (e *Engine) Backlog() int { return int(e.inboxReqs.Load() + e.schedLen.Load
 func (e *Engine) admit(ctx context.Context) {
 	defer func() { e.schedLen.Store(int64(e.sched.Len())) }()
 	for !e.closing && e.downloads < e.maxDownloads && e.parsing < e.maxParsing {
+		// CLOSESPIDER_PAGECOUNT: start no more downloads than could still be counted, so the
+		// crawl stops at the count instead of overshooting by the downloads in flight.
+		if e.pageLimit > 0 && e.stats.Int("response_received_count")+int64(e.downloads) >= e.pageLimit {
+			if e.downloads == 0 { // reached by inline downloads
+				e.closeWith("closespider_pagecount")
+			}
+			return
+		}
 		req := e.sched.Next()
 		if req == nil {
 			return
@@ -669,6 +700,10 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 	if err != nil {
 		if ctx.Err() != nil {
 			return // hard stop
+		}
+		if e.abortCtx.Err() != nil && ErrorName(err) == NameCancelled {
+			e.logger.Debug(fmt.Sprintf("Aborted %s: SHUTDOWN_TIMEOUT", reqString(req)))
+			return
 		}
 		if errors.Is(err, ErrIgnoreRequest) {
 			e.logger.Debug(fmt.Sprintf("Ignoring request %s: %v", reqString(req), err))

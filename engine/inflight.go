@@ -3,6 +3,7 @@ package engine
 import (
 	"cmp"
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -131,8 +132,23 @@ func retryWait(ctx context.Context, req *types.Request, d time.Duration) error {
 		f := r.add(ctx, req, stateRetryWait)
 		defer r.remove(f)
 	}
-	return sleepCtx(ctx, d)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-stoppingCh(ctx):
+		return errStopping
+	}
 }
+
+// errStopping ends a retry wait when the crawl starts closing.
+var errStopping = errors.New("the spider is closing")
 
 // snapshot returns the downloads in flight, oldest first.
 func (r *inflight) snapshot() []DownloadInfo {

@@ -26,8 +26,11 @@ import (
 // download's goroutine, honours ctx and holds no download slot or CONCURRENT_REQUESTS place
 // (the middleware sits above the slots).
 //
+// Once the crawl is closing it tries no more: a failed try, or a wait before the next one,
+// ends with the last response or error (counted in retry/shutdown).
+//
 // Stats: retry/count, retry/reason_count/<reason> (the status, as 503, or the error name,
-// as TimeoutError), retry/max_reached.
+// as TimeoutError), retry/max_reached, retry/shutdown.
 type RetryMiddleware struct {
 	enabled       bool
 	times         int
@@ -95,6 +98,12 @@ func (m *RetryMiddleware) Fetch(ctx context.Context, req *types.Request, next Do
 				}
 			}
 		}
+		if isStopping(ctx) {
+			// The crawl is closing: no new try (Scrapy stops retrying at shutdown too).
+			m.stats.Inc("retry/shutdown", 1)
+			m.logger.Info(fmt.Sprintf("Not retrying %s (failed %d times): the spider is closing: %s", reqString(req), req.Retries+1, reasonText(resp, err)))
+			return resp, err
+		}
 		if req.Retries >= maxTimes {
 			m.stats.Inc("retry/max_reached", 1)
 			m.logger.Error(fmt.Sprintf("Gave up retrying %s (failed %d times): %s", reqString(req), req.Retries+1, reasonText(resp, err)))
@@ -107,8 +116,13 @@ func (m *RetryMiddleware) Fetch(ctx context.Context, req *types.Request, next Do
 		m.stats.Inc("retry/reason_count/"+reason, 1)
 		wait := max(m.backoff(retry.Retries), ra)
 		m.logger.Debug(fmt.Sprintf("Retrying %s (failed %d times, next try in %s): %s", reqString(req), retry.Retries, wait.Round(time.Millisecond), reasonText(resp, err)))
-		if err := retryWait(ctx, retry, wait); err != nil {
-			return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
+		if werr := retryWait(ctx, retry, wait); werr != nil {
+			if ctx.Err() == nil && isStopping(ctx) {
+				m.stats.Inc("retry/shutdown", 1)
+				m.logger.Info(fmt.Sprintf("Not retrying %s (failed %d times): the spider is closing: %s", reqString(req), retry.Retries, reasonText(resp, err)))
+				return resp, err
+			}
+			return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: werr}
 		}
 		req = retry
 	}
@@ -140,21 +154,6 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
-}
-
-// sleepCtx waits for d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // reasonText describes a failed try for the log: the error, or the response's status as

@@ -831,6 +831,8 @@ declare module "jscrawl" {
     ROBOTSTXT_OBEY?: boolean;
     /** user agent matched against robots.txt groups (empty: the first product token of USER_AGENT) (string). */
     ROBOTSTXT_USER_AGENT?: string;
+    /** seconds a graceful stop (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit) waits for downloads in flight before aborting them (number of seconds). */
+    SHUTDOWN_TIMEOUT?: number;
     /** order within one priority: lifo (depth-first, as Scrapy) or fifo (string). */
     SCHEDULER_MEMORY_QUEUE?: string;
     /** built-in downloader middleware name → order number, or null to disable it (object). */

@@ -68,6 +68,7 @@ const (
 	RetryHTTPCodes              = "RETRY_HTTP_CODES"
 	RetryTimes                  = "RETRY_TIMES"
 	RobotsTxtObey               = "ROBOTSTXT_OBEY"
+	ShutdownTimeout             = "SHUTDOWN_TIMEOUT"
 	SchedulerMemoryQueue        = "SCHEDULER_MEMORY_QUEUE"
 	DownloaderMiddlewares       = "DOWNLOADER_MIDDLEWARES"
 	SpiderMiddlewares           = "SPIDER_MIDDLEWARES"
@@ -190,6 +191,7 @@ var Defs = []Def{
 	{RobotsTxtCrawlDelayMax, KindDuration, 60.0, "longest robots.txt Crawl-delay honoured"},
 	{RobotsTxtObey, KindBool, true, "obey robots.txt"},
 	{RobotsTxtUserAgent, KindString, "", "user agent matched against robots.txt groups (empty: the first product token of USER_AGENT)"},
+	{ShutdownTimeout, KindDuration, 30.0, "seconds a graceful stop (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit) waits for downloads in flight before aborting them"},
 	{SchedulerMemoryQueue, KindString, "lifo", "order within one priority: lifo (depth-first, as Scrapy) or fifo"},
 	{DownloaderMiddlewares, KindMap, map[string]any{}, "built-in downloader middleware name → order number, or null to disable it"},
 	{SpiderMiddlewares, KindMap, map[string]any{}, "built-in spider middleware name → order number, or null to disable it"},

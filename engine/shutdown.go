@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// A graceful close (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit, CloseSpider) stops
+// scheduling and retrying at once and lets callbacks, items and downloads in flight finish.
+// Downloads still running SHUTDOWN_TIMEOUT after it began are aborted; callbacks still
+// running abortGrace after that are stopped as in a hard stop. So a graceful close always
+// ends, whatever the servers and the spider do, and the feeds are closed either way.
+
+// abortGrace is how long callbacks may still run after the downloads were aborted.
+const abortGrace = 5 * time.Second
+
+// stoppingKey carries the engine's stopping channel in a download's context.
+type stoppingKey struct{}
+
+// withStopping returns ctx carrying stop, closed when the crawl starts closing.
+func withStopping(ctx context.Context, stop <-chan struct{}) context.Context {
+	return context.WithValue(ctx, stoppingKey{}, stop)
+}
+
+// stoppingCh returns the channel closed when the crawl that runs ctx's download starts
+// closing; nil (never ready) outside a crawl.
+func stoppingCh(ctx context.Context) <-chan struct{} {
+	c, _ := ctx.Value(stoppingKey{}).(<-chan struct{})
+	return c
+}
+
+// isStopping reports whether the crawl running ctx's download is closing: middlewares stop
+// retrying then.
+func isStopping(ctx context.Context) bool {
+	select {
+	case <-stoppingCh(ctx):
+		return true
+	default:
+		return false
+	}
+}
+
+// shutdown is the engine goroutine's clock of a graceful close.
+type shutdown struct {
+	timer *time.Timer
+	stage int // 0: waiting for SHUTDOWN_TIMEOUT, 1: downloads aborted, waiting abortGrace
+}
+
+// c returns the channel of the running stage's timer (nil before a close).
+func (s *shutdown) c() <-chan time.Time {
+	if s.timer == nil {
+		return nil
+	}
+	return s.timer.C
+}
+
+func (s *shutdown) stop() {
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+}
+
+// startShutdown starts the close's clock (called once, by closeWith).
+func (e *Engine) startShutdown() {
+	close(e.stopping)
+	if d := e.settings.Duration(types.ShutdownTimeout); d > 0 {
+		e.shut.timer = time.NewTimer(d)
+	}
+}
+
+// shutdownTick handles the close's clock: first abort the downloads still running, then,
+// after abortGrace, stop whatever still runs.
+func (e *Engine) shutdownTick() {
+	switch e.shut.stage {
+	case 0:
+		n := len(e.Downloads())
+		if n > 0 {
+			e.logger.Warn(fmt.Sprintf("Aborting %d downloads still running %s after the spider began closing (SHUTDOWN_TIMEOUT)",
+				n, e.settings.Duration(types.ShutdownTimeout)))
+			e.stats.Inc("shutdown/aborted_downloads", int64(n))
+		}
+		e.abortDownloads()
+		e.shut.stage = 1
+		e.shut.timer = time.NewTimer(abortGrace)
+	case 1:
+		e.logger.Warn(fmt.Sprintf("Stopping %d callbacks and %d items still running %s after the downloads were aborted",
+			e.parsing+btoi(e.starting), e.itemsActive+len(e.itemQ), abortGrace))
+		e.shut.stage = 2
+		e.shut.timer = nil
+		e.hardStop()
+	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
