@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -21,7 +20,6 @@ type stopServer struct {
 	*httptest.Server
 	arrived chan string
 	release chan struct{}
-	once    sync.Once
 }
 
 func newStopServer(t *testing.T) *stopServer {
@@ -33,14 +31,14 @@ func newStopServer(t *testing.T) *stopServer {
 		fmt.Fprintf(w, "<html><body><p>%s</p></body></html>", r.URL.Query().Get("i"))
 	})
 	mux.HandleFunc("GET /hang", func(w http.ResponseWriter, r *http.Request) {
-		s.arrived <- r.URL.String()
+		s.arrive(r)
 		select {
 		case <-done:
 		case <-r.Context().Done():
 		}
 	})
 	mux.HandleFunc("GET /held", func(w http.ResponseWriter, r *http.Request) {
-		s.arrived <- r.URL.String()
+		s.arrive(r)
 		select {
 		case <-done:
 		case <-r.Context().Done():
@@ -60,6 +58,14 @@ func (p *crawlProc) waitEnd(t *testing.T, since time.Time) (int, time.Duration) 
 	for range p.lines {
 	}
 	return p.wait(t), time.Since(since)
+}
+
+// arrive reports r's arrival unless arrived is full (a crawl that retries without end).
+func (s *stopServer) arrive(r *http.Request) {
+	select {
+	case s.arrived <- r.URL.String():
+	default:
+	}
 }
 
 // TestStopDeadline: a stop always ends. The first SIGINT or SIGTERM stops retrying at once,
