@@ -169,9 +169,13 @@ func (st *vmState) waitBacklog(ctx context.Context) goja.Value {
 }
 
 // emitValue converts one value a callback produced and hands it to the engine; on the loop.
-// A value that is neither a Request nor an item object is logged and counted, and the
-// callback goes on.
+// undefined and null produce nothing (response.follow() of a skipped link is undefined), as
+// Scrapy ignores a None output. A value that is neither a Request nor an item object is
+// logged and counted, and the callback goes on.
 func (st *vmState) emitValue(v goja.Value, where string, filteredFrom int, emit engine.Emit) {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return
+	}
 	out, err := st.toOutput(v)
 	if err != nil {
 		st.s.countException(&runtime.ScriptError{Name: "TypeError"})
@@ -183,9 +187,6 @@ func (st *vmState) emitValue(v goja.Value, where string, filteredFrom int, emit 
 }
 
 func (st *vmState) toOutput(v goja.Value) (types.Output, error) {
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return types.Output{}, errors.New("yielded " + fmt.Sprint(v) + " inside a list")
-	}
 	obj, ok := v.(*goja.Object)
 	if !ok {
 		return types.Output{}, fmt.Errorf("yielded %s %s: a callback yields Requests, item objects, arrays of those, or nothing",

@@ -148,11 +148,37 @@ func (st *vmState) natives() *goja.Object {
 	set("urljoin", func(c goja.FunctionCall) goja.Value {
 		return rt.ToValue(resolve("urljoin", c).String())
 	})
-	// join is urljoin plus the checks of new Request, for response.follow.
+	// join(base, href, page, lenient) is urljoin plus the checks of new Request, for
+	// response.follow and followAll. Links that cannot be downloaded, as pages are full of
+	// (an empty or "#..." href, mailto:, tel:, javascript:, data: unless DOWNLOAD_SCHEMES
+	// enables it), give null: they are skipped, counted in follow/skipped_scheme and noted at
+	// DEBUG, as Scrapy drops them quietly. An invalid URL throws a TypeError, unless lenient
+	// (followAll), which skips it too.
 	set("join", func(c goja.FunctionCall) goja.Value {
+		href := strings.TrimSpace(c.Argument(1).String())
+		page := c.Argument(2).String()
+		lenient := c.Argument(3).ToBoolean()
+		if href == "" || href[0] == '#' {
+			st.s.skipLink(page, href, "it points into the page itself")
+			return goja.Null()
+		}
+		if sc := hrefScheme(href); sc != "" && !st.s.schemeEnabled(sc) {
+			st.s.skipLink(page, href, fmt.Sprintf("scheme %q is not in DOWNLOAD_SCHEMES", sc))
+			return goja.Null()
+		}
+		if lenient {
+			if _, err := url.Parse(href); err != nil {
+				st.s.skipLink(page, href, "it is not a valid URL")
+				return goja.Null()
+			}
+		}
 		u := resolve("follow()", c)
 		abs := u.String()
 		if err := st.s.checkParsed(abs, u); err != nil {
+			if lenient {
+				st.s.skipLink(page, href, err.Error())
+				return goja.Null()
+			}
 			throwType("follow(): " + err.Error())
 		}
 		return rt.ToValue(abs)
@@ -325,6 +351,9 @@ func (st *vmState) natives() *goja.Object {
 	set("replaceEntities", func(c goja.FunctionCall) goja.Value {
 		return rt.ToValue(selector.ReplaceEntities(c.Argument(0).String()))
 	})
+	// selectorHref(selector, lenient) is the URL a Selector points to: its text or
+	// attribute value, or the element's href, else src. An element with neither throws a
+	// TypeError, or gives null when lenient (followAll skips it, as Scrapy's follow_all).
 	set("selectorHref", func(c goja.FunctionCall) goja.Value {
 		s, ok := c.Argument(0).Export().(*jsSelector)
 		if !ok {
@@ -343,7 +372,15 @@ func (st *vmState) natives() *goja.Object {
 				return rt.ToValue(a.Val)
 			}
 		}
-		throwType("response.follow(): the selected element has no href or src attribute")
+		el := "element"
+		if s.r.Node != nil {
+			el = "<" + s.r.Node.Data + "> element"
+		}
+		if c.Argument(1).ToBoolean() {
+			st.s.logger.Debug("followAll(): skipped an " + el + " without href or src")
+			return goja.Null()
+		}
+		throwType("response.follow(): the selected " + el + " has no href or src attribute")
 		return nil
 	})
 	set("selectorProto", func(goja.FunctionCall) goja.Value { return st.selProto })
@@ -378,6 +415,50 @@ func (st *vmState) natives() *goja.Object {
 	})
 	st.linkNatives(set)
 	return n
+}
+
+// skipLink counts and notes a link response.follow or followAll skipped; on the loop.
+func (s *Spider) skipLink(page, href, why string) {
+	if s.crawler != nil {
+		s.crawler.Stats().Inc("follow/skipped_scheme", 1)
+	}
+	s.logger.Debug(fmt.Sprintf("follow(): skipped link %q on %s: %s", href, page, why))
+}
+
+// hrefScheme returns the lowercased scheme of href when it has one ("mailto" for
+// "mailto:x@y", "" for "/a:b" or "a/b:c"), as a URL parser reads it (RFC 3986 section 3.1).
+func hrefScheme(href string) string {
+	for i := 0; i < len(href); i++ {
+		c := href[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.':
+			if i == 0 {
+				return ""
+			}
+		case c == ':':
+			if i == 0 {
+				return ""
+			}
+			return strings.ToLower(href[:i])
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+// schemeEnabled reports whether DOWNLOAD_SCHEMES has scheme (lowercase).
+func (s *Spider) schemeEnabled(scheme string) bool {
+	if s.schemes == nil {
+		return scheme == "http" || scheme == "https"
+	}
+	for _, sc := range s.schemes {
+		if strings.EqualFold(sc, scheme) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkURL rejects relative URLs and schemes that DOWNLOAD_SCHEMES does not enable.

@@ -235,12 +235,20 @@
     out.push(v);
   }
 
-  function followRequest(resp, target, opts) {
+  // followRequest makes response.follow's Request, or returns undefined for a link that
+  // cannot be downloaded (mailto:, tel:, javascript:, "#", ...: see the native join). all
+  // (followAll) also skips invalid URLs and elements without href, as Scrapy's follow_all.
+  function followRequest(resp, target, opts, all) {
     if (target instanceof Request) return opts ? target.replace(opts) : target;
-    if (target instanceof Selector) target = n.selectorHref(target);
+    if (target instanceof Selector) {
+      target = n.selectorHref(target, all);
+      if (target === null) return undefined;
+    }
     if (target === null || target === undefined) throw new TypeError("response.follow() needs a URL, a Request or a selector, got " + target);
-    checked = n.join(resp.baseUrl, String(target));
-    return new Request(checked, opts);
+    const url = n.join(resp.baseUrl, String(target), resp.url, all);
+    if (url === null) return undefined;
+    checked = url;
+    return new Request(url, opts);
   }
 
   const INTERNAL = Symbol("internal");
@@ -314,7 +322,8 @@
       if (targets === undefined || targets === null) return out;
       for (const t of targets) {
         if (t === null || t === undefined) continue;
-        out.push(followRequest(this, t, opts));
+        const r = followRequest(this, t, opts, true);
+        if (r !== undefined) out.push(r);
       }
       return out;
     }
