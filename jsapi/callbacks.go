@@ -37,7 +37,7 @@ func (s *Spider) run(ctx context.Context, vm *runtime.VM, where, url string, emi
 	done := make(chan error, 1)
 	filteredFrom := 0 // set on the loop before the first value
 	onValue := func(v goja.Value) goja.Value {
-		st.emitValue(v, where, filteredFrom, emit)
+		st.emitValue(v, where, url, filteredFrom, emit)
 		if !lazy || s.crawler == nil {
 			return nil
 		}
@@ -172,14 +172,18 @@ func (st *vmState) waitBacklog(ctx context.Context) goja.Value {
 // emitValue converts one value a callback produced and hands it to the engine; on the loop.
 // undefined and null produce nothing (response.follow() of a skipped link is undefined), as
 // Scrapy ignores a None output. A value that is neither a Request nor an item object is
-// logged and counted, and the callback goes on.
-func (st *vmState) emitValue(v goja.Value, where string, filteredFrom int, emit engine.Emit) {
+// logged (naming the callback and the URL it processes) and counted, and the callback
+// goes on.
+func (st *vmState) emitValue(v goja.Value, where, url string, filteredFrom int, emit engine.Emit) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return
 	}
 	out, err := st.toOutput(v)
 	if err != nil {
 		st.s.countException(&runtime.ScriptError{Name: "TypeError"})
+		if url != "" {
+			where += " processing <" + url + ">"
+		}
 		st.s.logger.Error(fmt.Sprintf("TypeError: %s: %v", where, err))
 		return
 	}
@@ -190,8 +194,8 @@ func (st *vmState) emitValue(v goja.Value, where string, filteredFrom int, emit 
 func (st *vmState) toOutput(v goja.Value) (types.Output, error) {
 	obj, ok := v.(*goja.Object)
 	if !ok {
-		return types.Output{}, fmt.Errorf("yielded %s %s: a callback yields Requests, item objects, arrays of those, or nothing",
-			v.ExportType(), st.vm.Inspect(v))
+		return types.Output{}, fmt.Errorf("yielded %s: a callback yields Requests, item objects, arrays of those, or nothing",
+			describe(v))
 	}
 	if _, isFn := goja.AssertFunction(v); isFn {
 		return types.Output{}, errors.New("yielded a function: a callback yields Requests, item objects, arrays of those, or nothing")

@@ -25,7 +25,7 @@ const sitemapBatch = 1000
 // linkNatives adds the link, sitemap and feed natives to n.
 func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Value)) {
 	rt := st.rt
-	throwType := func(format string, args ...any) { panic(rt.NewTypeError(fmt.Sprintf(format, args...))) }
+	throwType := func(format string, args ...any) { throwJS(rt, "TypeError", fmt.Errorf(format, args...)) }
 	resp := func(v goja.Value) *respHandle {
 		h, ok := v.Export().(*respHandle)
 		if !ok {
@@ -36,7 +36,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 	doc := func(h *respHandle) *selector.Document {
 		d, err := h.document()
 		if err != nil {
-			panic(rt.NewGoError(fmt.Errorf("parse %s: %w", h.resp.URL, err)))
+			throwJS(rt, "Error", fmt.Errorf("parse %s: %w", h.resp.URL, err))
 		}
 		return d
 	}
@@ -174,7 +174,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 			process = func(v string) (string, bool) {
 				out, err := fn(goja.Undefined(), rt.ToValue(v))
 				if err != nil {
-					panic(err)
+					throwJS(rt, "Error", err)
 				}
 				if out == nil || goja.IsUndefined(out) || goja.IsNull(out) {
 					return "", false

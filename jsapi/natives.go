@@ -2,6 +2,7 @@ package jsapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -76,7 +77,7 @@ func (st *vmState) natives() *goja.Object {
 	rt := st.rt
 	n := rt.NewObject()
 	set := func(name string, fn func(goja.FunctionCall) goja.Value) { _ = n.Set(name, fn) }
-	throwType := func(msg string) { panic(rt.NewTypeError(msg)) }
+	throwType := func(msg string) { throwJS(rt, "TypeError", errors.New(msg)) }
 	resp := func(v goja.Value) *respHandle {
 		h, ok := v.Export().(*respHandle)
 		if !ok {
@@ -94,7 +95,7 @@ func (st *vmState) natives() *goja.Object {
 		}
 		req, err := requestFromJS(rt, c.Argument(1).ToObject(rt))
 		if err != nil {
-			panic(rt.NewTypeError(err.Error()))
+			throwJS(rt, "TypeError", err)
 		}
 		var parent *types.Response
 		if h, ok := c.Argument(2).Export().(*respHandle); ok {
@@ -109,17 +110,27 @@ func (st *vmState) natives() *goja.Object {
 		}
 		v, err := st.requestToJS(out.Request)
 		if err != nil {
-			panic(rt.NewGoError(err))
+			throwJS(rt, "TypeError", err)
 		}
 		return v
 	})
+	// checkURL(url, who) returns url as a string once it is an absolute URL with a scheme
+	// DOWNLOAD_SCHEMES enables; else it throws a TypeError naming who, the URL and why. A
+	// URL object stands for its href.
 	set("checkURL", func(c goja.FunctionCall) goja.Value {
 		raw := c.Argument(0)
 		who := c.Argument(1).String()
 		if goja.IsUndefined(raw) || goja.IsNull(raw) {
 			throwType(who + "() needs a URL, got " + raw.String())
 		}
-		if err := st.s.checkURL(raw.String()); err != nil {
+		s := raw.String()
+		if !goja.IsString(raw) {
+			if _, isObj := raw.(*goja.Object); !isObj || isFunction(raw) || strings.HasPrefix(s, "[object ") {
+				throwType(fmt.Sprintf("%s() needs a URL string, got %s", who, describe(raw)))
+			}
+			raw = rt.ToValue(s)
+		}
+		if err := st.s.checkURL(s); err != nil {
 			throwType(fmt.Sprintf("%s(): %v", who, err))
 		}
 		return raw
@@ -141,7 +152,7 @@ func (st *vmState) natives() *goja.Object {
 		href := strings.TrimSpace(c.Argument(1).String())
 		ref, err := url.Parse(href)
 		if err != nil {
-			throwType(fmt.Sprintf("%s: invalid URL %q: %v", who, href, err))
+			throwType(fmt.Sprintf("%s: invalid URL %q: %v", who, href, urlReason(err)))
 		}
 		return base.ResolveReference(ref)
 	}
@@ -230,7 +241,7 @@ func (st *vmState) natives() *goja.Object {
 		}
 		v, err := st.requestToJS(r)
 		if err != nil {
-			panic(err)
+			throwJS(rt, "TypeError", err)
 		}
 		return v
 	})
@@ -285,7 +296,7 @@ func (st *vmState) natives() *goja.Object {
 		h := resp(c.Argument(0))
 		doc, err := h.document()
 		if err != nil {
-			panic(rt.NewGoError(fmt.Errorf("parse %s: %w", h.resp.URL, err)))
+			throwJS(rt, "Error", fmt.Errorf("parse %s: %w", h.resp.URL, err))
 		}
 		return st.selectAll(c.Argument(1).String(), doc.Root())
 	})
@@ -295,7 +306,7 @@ func (st *vmState) natives() *goja.Object {
 		h := resp(c.Argument(0))
 		doc, err := h.document()
 		if err != nil {
-			panic(rt.NewGoError(fmt.Errorf("parse %s: %w", h.resp.URL, err)))
+			throwJS(rt, "Error", fmt.Errorf("parse %s: %w", h.resp.URL, err))
 		}
 		return st.newSelector(doc.Root())
 	})
@@ -313,7 +324,7 @@ func (st *vmState) natives() *goja.Object {
 			throwType(fmt.Sprintf("new Selector(): type must be \"html\" or \"xml\", got %q", typ))
 		}
 		if err != nil {
-			panic(rt.NewGoError(err))
+			throwJS(rt, "Error", fmt.Errorf("new Selector(): %w", err))
 		}
 		return st.newSelector(doc.Root())
 	})
@@ -334,7 +345,7 @@ func (st *vmState) natives() *goja.Object {
 		}
 		rs, err := selector.Select([]selector.Result{doc.Root()}, `script[type="application/ld+json" i]`)
 		if err != nil {
-			panic(rt.NewGoError(err))
+			throwJS(rt, "Error", err)
 		}
 		out := make([]any, len(rs))
 		for i, r := range rs {
@@ -465,7 +476,7 @@ func (s *Spider) schemeEnabled(scheme string) bool {
 func (s *Spider) checkURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("invalid URL %q: %v", raw, err)
+		return fmt.Errorf("invalid URL %q: %v", raw, urlReason(err))
 	}
 	return s.checkParsed(raw, u)
 }
@@ -486,7 +497,7 @@ func (s *Spider) checkParsed(raw string, u *url.URL) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("URL %q: scheme %q is not enabled (DOWNLOAD_SCHEMES is %v)", raw, u.Scheme, schemes)
+	return fmt.Errorf("URL %q: scheme %q is not enabled (DOWNLOAD_SCHEMES is %s)", raw, u.Scheme, strings.Join(schemes, ","))
 }
 
 // responseToJS makes the JS Response for resp; on the loop. Its request is made on first use.
@@ -503,17 +514,17 @@ func (st *vmState) download(v goja.Value, callback uint64) (goja.Value, goja.Val
 	rt := st.rt
 	obj, ok := v.(*goja.Object)
 	if !ok {
-		panic(rt.NewTypeError("download() needs a Request"))
+		throwJS(rt, "TypeError", errors.New("download() needs a Request"))
 	}
 	req, err := requestFromJS(rt, obj)
 	if err != nil {
-		panic(rt.NewTypeError(err.Error()))
+		throwJS(rt, "TypeError", err)
 	}
 	req.DontFilter = true
 	p, resolve, reject := rt.NewPromise()
 	crawler := st.s.crawler
 	if crawler == nil {
-		_ = reject(rt.NewGoError(fmt.Errorf("download %s: the crawl has not started", req.URL)))
+		_ = reject(newJSError(rt, "Error", fmt.Sprintf("download %s: the crawl has not started", req.URL)))
 		return rt.ToValue(p), goja.Undefined()
 	}
 	enqueue := st.vm.Reserve()
@@ -545,12 +556,7 @@ func (st *vmState) jsError(err error, req *types.Request) goja.Value {
 	if !strings.Contains(msg, req.URL) {
 		msg = fmt.Sprintf("%s %s: %s", req.HTTPMethod(), req.URL, msg)
 	}
-	e, _ := rt.New(rt.Get("Error"), rt.ToValue(msg))
-	if e != nil {
-		_ = e.Set("name", engine.ErrorName(err))
-		return e
-	}
-	return rt.ToValue(msg)
+	return newJSError(rt, engine.ErrorName(err), msg)
 }
 
 // crawlerObject is this.crawler: settings, stats and download.
@@ -608,7 +614,10 @@ func (st *vmState) crawlerObject() *goja.Object {
 	})
 	_ = stats.Set("set", func(call goja.FunctionCall) goja.Value {
 		if s.crawler != nil {
-			v, _, _ := exportValue(rt, call.Argument(1), "stats value", 0)
+			v, _, err := exportValue(rt, call.Argument(1), "crawler.stats.set() value", 0)
+			if err != nil {
+				throwJS(rt, "TypeError", err)
+			}
 			s.crawler.Stats().Set(call.Argument(0).String(), v)
 		}
 		return goja.Undefined()
@@ -637,14 +646,14 @@ func (st *vmState) crawlerObject() *goja.Object {
 	_ = eng.Set("crawl", func(call goja.FunctionCall) goja.Value {
 		r, ok := call.Argument(0).(*goja.Object)
 		if !ok || !st.isRequestObject(r) {
-			panic(rt.NewTypeError("crawler.engine.crawl() needs a Request: new Request(url, {...})"))
+			throwJS(rt, "TypeError", errors.New("crawler.engine.crawl() needs a Request: new Request(url, {...})"))
 		}
 		req, err := requestFromJS(rt, r)
 		if err != nil {
-			panic(rt.NewTypeError(err.Error()))
+			throwJS(rt, "TypeError", err)
 		}
 		if s.crawler == nil {
-			panic(rt.NewTypeError("crawler.engine.crawl(): the crawl has not started"))
+			throwJS(rt, "TypeError", errors.New("crawler.engine.crawl(): the crawl has not started"))
 		}
 		s.crawler.Crawl(req)
 		return goja.Undefined()

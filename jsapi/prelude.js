@@ -46,7 +46,7 @@
         if (o.cbKwargs) this.cbKwargs = o.cbKwargs;
         if (o.meta) this.meta = o.meta;
         if (o.cookies) this.cookies = o.cookies;
-        if (o.priority) this.priority = o.priority | 0;
+        if (o.priority) this.priority = Number(o.priority) | 0;
         if (o.dontFilter) this.dontFilter = true;
       }
     }
@@ -104,7 +104,9 @@
       for (const k of h.keys()) { const all = h.getAll(k); out[k] = all.length === 1 ? all[0] : all; }
       return out;
     }
-    for (const k of Object.keys(h)) out[k] = Array.isArray(h[k]) ? h[k].slice() : h[k];
+    // Values become strings now, as WHATWG Headers' (a Symbol throws here, at the caller).
+    const str = (v) => (v === undefined || v === null ? v : `${v}`);
+    for (const k of Object.keys(h)) out[k] = Array.isArray(h[k]) ? h[k].map(str) : str(h[k]);
     return out;
   };
 
@@ -235,6 +237,9 @@
     out.push(v);
   }
 
+  const typeName = (v) => (v === null ? "null" : typeof v === "bigint" ? "BigInt " + v + "n"
+    : typeof v === "symbol" ? "Symbol" : typeof v === "object" ? "an object" : typeof v + " " + String(v));
+
   // followRequest makes response.follow's Request, or returns undefined for a link that
   // cannot be downloaded (mailto:, tel:, javascript:, "#", ...: see the native join). all
   // (followAll) also skips invalid URLs and elements without href, as Scrapy's follow_all.
@@ -244,8 +249,12 @@
       target = n.selectorHref(target, all);
       if (target === null) return undefined;
     }
-    if (target === null || target === undefined) throw new TypeError("response.follow() needs a URL, a Request or a selector, got " + target);
-    const url = n.join(resp.baseUrl, String(target), resp.url, all);
+    if (typeof target !== "string") {
+      const s = target !== null && typeof target === "object" ? String(target) : "";
+      if (s === "" || s.startsWith("[object ")) throw new TypeError("response.follow() needs a URL, a Request or a Selector, got " + typeName(target));
+      target = s; // a URL object
+    }
+    const url = n.join(resp.baseUrl, target, resp.url, all);
     if (url === null) return undefined;
     checked = url;
     return new Request(url, opts);

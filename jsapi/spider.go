@@ -514,6 +514,7 @@ func (st *vmState) install() error {
 	}
 	init, _ := goja.AssertFunction(f)
 	natives := st.natives()
+	nameNatives(rt, natives)
 	res, err := init(goja.Undefined(), rt.GlobalObject(), natives)
 	if err != nil {
 		return runtime.ToScriptError(err)
@@ -580,7 +581,12 @@ func (st *vmState) construct(exports *goja.Object) error {
 	if _, err := setSpider(goja.Undefined(), spider); err != nil {
 		return err
 	}
-	if err := spider.Set("crawler", st.crawlerObject()); err != nil {
+	crawler := st.crawlerObject()
+	nameNatives(rt, crawler)
+	for _, k := range []string{"settings", "stats", "engine"} {
+		nameNatives(rt, crawler.Get(k).ToObject(rt))
+	}
+	if err := spider.Set("crawler", crawler); err != nil {
 		return err
 	}
 	logger, _ := goja.AssertFunction(st.helper("logger"))
