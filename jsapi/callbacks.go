@@ -10,7 +10,6 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
-	"github.com/jscrawl/jscrawl/jsapi/selector"
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -297,9 +296,9 @@ func (s *Spider) Parse(ctx context.Context, resp *types.Response, emit engine.Em
 	h := &respHandle{resp: resp}
 	if isHTML(resp) || isXML(resp) {
 		h.doc, h.docErr = parseDocument(resp)
-		if h.doc != nil && h.doc.Flattened() > 0 {
-			s.logger.Debug(fmt.Sprintf("%s is nested deeper than the HTML parser allows (512 elements): %d elements past depth %d were flattened into siblings",
-				resp.URL, h.doc.Flattened(), selector.FlatDepth))
+		if h.doc != nil {
+			h.noted = true
+			s.noteFlattened(resp.URL, h.doc)
 		}
 	}
 	vm, release, err := s.acquire()

@@ -34,7 +34,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 		return h
 	}
 	doc := func(h *respHandle) *selector.Document {
-		d, err := h.document()
+		d, err := st.document(h)
 		if err != nil {
 			throwJS(rt, "Error", fmt.Errorf("parse %s: %w", h.resp.URL, err))
 		}

@@ -28,6 +28,7 @@ type respHandle struct {
 	jsonErr error
 	hasJSON bool
 	base    string // baseURL's result, once computed
+	noted   bool   // the DEBUG note of a flattened document was logged
 }
 
 // baseURL returns the URL relative links resolve against: the response URL, joined with
@@ -70,6 +71,25 @@ func (h *respHandle) document() (*selector.Document, error) {
 		}
 	}
 	return h.doc, h.docErr
+}
+
+// document is h.document() plus, the first time, the DEBUG note of a page nested too deeply
+// for the parser (see selector.ParseText).
+func (st *vmState) document(h *respHandle) (*selector.Document, error) {
+	d, err := h.document()
+	if d != nil && !h.noted {
+		h.noted = true
+		st.s.noteFlattened(h.resp.URL, d)
+	}
+	return d, err
+}
+
+// noteFlattened logs at DEBUG that d, the page at url, was nested too deeply and flattened.
+func (s *Spider) noteFlattened(url string, d *selector.Document) {
+	if d.Flattened() > 0 {
+		s.logger.Debug(fmt.Sprintf("%s is nested deeper than the HTML parser allows (512 elements): %d elements past depth %d were flattened into siblings",
+			url, d.Flattened(), selector.FlatDepth))
+	}
 }
 
 // natives builds the object of Go functions the prelude calls.
@@ -294,7 +314,7 @@ func (st *vmState) natives() *goja.Object {
 	set("text", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).body()) })
 	set("css", func(c goja.FunctionCall) goja.Value {
 		h := resp(c.Argument(0))
-		doc, err := h.document()
+		doc, err := st.document(h)
 		if err != nil {
 			throwJS(rt, "Error", fmt.Errorf("parse %s: %w", h.resp.URL, err))
 		}
@@ -304,7 +324,7 @@ func (st *vmState) natives() *goja.Object {
 	// response.xpath uses.
 	set("rootSelector", func(c goja.FunctionCall) goja.Value {
 		h := resp(c.Argument(0))
-		doc, err := h.document()
+		doc, err := st.document(h)
 		if err != nil {
 			throwJS(rt, "Error", fmt.Errorf("parse %s: %w", h.resp.URL, err))
 		}
@@ -339,7 +359,7 @@ func (st *vmState) natives() *goja.Object {
 	// jsonLdTexts(h) returns the text of every <script type="application/ld+json">.
 	set("jsonLdTexts", func(c goja.FunctionCall) goja.Value {
 		h := resp(c.Argument(0))
-		doc, err := h.document()
+		doc, err := st.document(h)
 		if err != nil || doc.IsXML() {
 			return rt.NewArray()
 		}
