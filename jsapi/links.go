@@ -214,6 +214,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 		spec := c.Argument(1).ToObject(rt)
 		page := pageURL(h)
 		var found []*url.URL
+		var skipped int
 		if u := spec.Get("urls"); u != nil && !goja.IsUndefined(u) && !goja.IsNull(u) {
 			base := page
 			if b := spec.Get("baseUrl"); b != nil && !goja.IsUndefined(b) && !goja.IsNull(b) {
@@ -225,7 +226,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 			for _, s := range strs(u, "urls") {
 				rs = append(rs, selector.Result{Kind: selector.KindAttr, Value: s})
 			}
-			found = links.Hrefs(rs, base, schemes(), bool_(spec, "dropFragments"), bool_(spec, "unique"))
+			found, skipped = links.Hrefs(rs, base, schemes(), bool_(spec, "dropFragments"), bool_(spec, "unique"))
 		} else {
 			d := doc(h)
 			var rs []selector.Result
@@ -244,7 +245,14 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 					base = bu
 				}
 			}
-			found = links.Hrefs(rs, base, schemes(), bool_(spec, "dropFragments"), bool_(spec, "unique"))
+			found, skipped = links.Hrefs(rs, base, schemes(), bool_(spec, "dropFragments"), bool_(spec, "unique"))
+		}
+		if skipped > 0 {
+			// As response.follow: counted, and noted at DEBUG (once per call here).
+			if st.s.crawler != nil {
+				st.s.crawler.Stats().Inc("follow/skipped_scheme", int64(skipped))
+			}
+			st.s.logger.Debug(fmt.Sprintf("skipped %d links on %s that cannot be downloaded (empty or \"#...\" href, or a scheme not in DOWNLOAD_SCHEMES)", skipped, h.resp.URL))
 		}
 		var strategy links.Strategy = links.All
 		if s := spec.Get("strategy"); s != nil && !goja.IsUndefined(s) {
