@@ -245,9 +245,9 @@ func (s *Spider) Start(ctx context.Context, emit engine.Emit) error {
 			s.logger.Warn("the spider has neither start() nor startUrls: nothing to crawl")
 			return invocation{result: goja.Undefined()}, nil
 		}
-		var list []string
-		if err := st.rt.ExportTo(urls, &list); err != nil {
-			return invocation{}, fmt.Errorf("startUrls must be a list of URLs: %w", err)
+		list, err := stringList(st.rt, urls, "startUrls")
+		if err != nil {
+			return invocation{}, err
 		}
 		out := make([]any, 0, len(list))
 		for _, u := range list {

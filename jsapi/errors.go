@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -127,4 +128,36 @@ func nameNatives(rt *goja.Runtime, objs ...*goja.Object) {
 			}
 		}
 	}
+}
+
+// stringList converts an array (or another iterable) of strings, such as startUrls or a
+// LinkExtractor's allowDomains; errors name what and the JS type at fault. On the loop.
+func stringList(rt *goja.Runtime, v goja.Value, what string) ([]string, error) {
+	obj, ok := v.(*goja.Object)
+	if ok && obj.ClassName() != "Array" {
+		// Another iterable (a Set...): Array.from makes it an array; a plain object is not one.
+		if it := obj.GetSymbol(goja.SymIterator); it != nil && !goja.IsUndefined(it) {
+			from, _ := goja.AssertFunction(rt.Get("Array").ToObject(rt).Get("from"))
+			arr, err := from(goja.Undefined(), obj)
+			if err != nil {
+				return nil, err
+			}
+			obj = arr.ToObject(rt)
+		} else {
+			ok = false
+		}
+	}
+	if !ok || isFunction(v) {
+		return nil, fmt.Errorf("%s must be an array of strings, got %s", what, describe(v))
+	}
+	n := int(obj.Get("length").ToInteger())
+	out := make([]string, n)
+	for i := range n {
+		e := obj.Get(strconv.Itoa(i))
+		if !goja.IsString(e) {
+			return nil, fmt.Errorf("%s[%d] must be a string, got %s", what, i, describe(e))
+		}
+		out[i] = e.String()
+	}
+	return out, nil
 }

@@ -140,3 +140,43 @@ export default class S {
 		t.Errorf("spider_exceptions/TypeError = %d, want 3\n%s", n, res.log)
 	}
 }
+
+// TestListSettingErrors: startUrls and allowedDomains that are not arrays of strings are
+// refused with a message naming the JS type at fault, not a Go type ([]string).
+func TestListSettingErrors(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	for _, tc := range []struct{ name, field, want string }{
+		{"a string", `startUrls = "BASE/"`, `startUrls must be an array of strings, got string "BASE/"`},
+		{"a number inside", `startUrls = ["BASE/", 2]`, "startUrls[1] must be a string, got number 2"},
+		{"an object", `startUrls = { a: 1 }`, "startUrls must be an array of strings, got an object (Object)"},
+		{"a Set works", `startUrls = new Set(["BASE/p/1"])`, ""},
+		{"allowedDomains", `allowedDomains = "example.com"; startUrls = []`, `allowedDomains must be an array of strings, got string "example.com"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			sp := spec{src: `export default class S {
+  name = "lists";
+  ` + tc.field + ` as any;
+  parse(r) { return { url: r.url }; }
+}`}
+			want := strings.ReplaceAll(tc.want, "BASE", srv.URL)
+			if strings.HasPrefix(tc.field, "allowedDomains") {
+				_, _, err := load(t, sp, srv.URL, nil)
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("load error = %v, want one containing %q", err, want)
+				}
+				return
+			}
+			res := crawl(t, srv, sp)
+			if want == "" {
+				equalLines(t, "items", res.lines(t), []string{fmt.Sprintf(`{"url":"%s/p/1"}`, srv.URL)}, res.log)
+				return
+			}
+			if !strings.Contains(res.log, want) {
+				t.Errorf("the log does not contain %q:\n%s", want, res.log)
+			}
+			checkNoGoNames(t, "the log", res.log)
+		})
+	}
+}

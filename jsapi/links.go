@@ -51,9 +51,9 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 		if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 			return nil
 		}
-		var out []string
-		if err := rt.ExportTo(v, &out); err != nil {
-			throwType("%s must be a list of strings: %v", what, err)
+		out, err := stringList(rt, v, what)
+		if err != nil {
+			throwJS(rt, "TypeError", err)
 		}
 		return out
 	}

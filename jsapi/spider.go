@@ -165,9 +165,11 @@ func Load(prog *runtime.Program, opts Options) (*Spider, error) {
 	err = vm.Do(context.Background(), func(rt *goja.Runtime) error {
 		s.name = st.spider.Get("name").String()
 		if v := st.spider.Get("allowedDomains"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
-			if err := rt.ExportTo(v, &s.allowed); err != nil {
-				return fmt.Errorf("allowedDomains must be a list of host names: %w", err)
+			allowed, err := stringList(rt, v, "allowedDomains")
+			if err != nil {
+				return err
 			}
+			s.allowed = allowed
 		}
 		if v := st.spider.Get("customSettings"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
 			obj, ok := v.(*goja.Object)
