@@ -357,7 +357,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 		var pairs [][]string
 		if v := c.Argument(2); !goja.IsUndefined(v) && !goja.IsNull(v) {
 			if err := rt.ExportTo(v, &pairs); err != nil {
-				throwType("namespaces must be [[prefix, uri], ...]: %v", err)
+				throwType("namespaces must be [[prefix, uri], ...], got %s", describe(v))
 			}
 		}
 		for _, p := range pairs {
