@@ -172,7 +172,10 @@ export default class S {
 	if n := res.stat("spider_exceptions/count"); n != 0 || strings.Contains(res.log, "ERROR") {
 		t.Errorf("spider_exceptions/count = %d, want 0 and no error\n%s", n, res.log)
 	}
-	if n := res.stat("follow/skipped_scheme"); n != 8 {
-		t.Errorf("follow/skipped_scheme = %d, want 8\n%s", n, res.log)
+	if n := res.stat("follow/skipped_scheme"); n != 7 {
+		t.Errorf("follow/skipped_scheme = %d, want 7\n%s", n, res.log)
+	}
+	if n := res.stat("follow/skipped_invalid"); n != 1 {
+		t.Errorf("follow/skipped_invalid = %d, want 1\n%s", n, res.log)
 	}
 }

@@ -250,7 +250,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 		if skipped > 0 {
 			// As response.follow: counted, and noted at DEBUG (once per call here).
 			if st.s.crawler != nil {
-				st.s.crawler.Stats().Inc("follow/skipped_scheme", int64(skipped))
+				st.s.crawler.Stats().Inc(skippedScheme, int64(skipped))
 			}
 			st.s.logger.Debug(fmt.Sprintf("skipped %d links on %s that cannot be downloaded (empty or \"#...\" href, or a scheme not in DOWNLOAD_SCHEMES)", skipped, h.resp.URL))
 		}

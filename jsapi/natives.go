@@ -184,22 +184,22 @@ func (st *vmState) natives() *goja.Object {
 	// (an empty or "#..." href, mailto:, tel:, javascript:, data: unless DOWNLOAD_SCHEMES
 	// enables it), give null: they are skipped, counted in follow/skipped_scheme and noted at
 	// DEBUG, as Scrapy drops them quietly. An invalid URL throws a TypeError, unless lenient
-	// (followAll), which skips it too.
+	// (followAll), which skips it too, counting it in follow/skipped_invalid.
 	set("join", func(c goja.FunctionCall) goja.Value {
 		href := strings.TrimSpace(c.Argument(1).String())
 		page := c.Argument(2).String()
 		lenient := c.Argument(3).ToBoolean()
 		if href == "" || href[0] == '#' {
-			st.s.skipLink(page, href, "it points into the page itself")
+			st.s.skipLink(page, href, "it points into the page itself", skippedScheme)
 			return goja.Null()
 		}
 		if sc := hrefScheme(href); sc != "" && !st.s.schemeEnabled(sc) {
-			st.s.skipLink(page, href, fmt.Sprintf("scheme %q is not in DOWNLOAD_SCHEMES", sc))
+			st.s.skipLink(page, href, fmt.Sprintf("scheme %q is not in DOWNLOAD_SCHEMES", sc), skippedScheme)
 			return goja.Null()
 		}
 		if lenient {
 			if _, err := url.Parse(href); err != nil {
-				st.s.skipLink(page, href, "it is not a valid URL")
+				st.s.skipLink(page, href, "it is not a valid URL", skippedInvalid)
 				return goja.Null()
 			}
 		}
@@ -207,7 +207,7 @@ func (st *vmState) natives() *goja.Object {
 		abs := u.String()
 		if err := st.s.checkParsed(abs, u); err != nil {
 			if lenient {
-				st.s.skipLink(page, href, err.Error())
+				st.s.skipLink(page, href, err.Error(), skippedInvalid)
 				return goja.Null()
 			}
 			throwType("follow(): " + err.Error())
@@ -448,10 +448,17 @@ func (st *vmState) natives() *goja.Object {
 	return n
 }
 
-// skipLink counts and notes a link response.follow or followAll skipped; on the loop.
-func (s *Spider) skipLink(page, href, why string) {
+// The stats of the links response.follow and followAll skip.
+const (
+	skippedScheme  = "follow/skipped_scheme"  // cannot be downloaded: mailto:, "#"...
+	skippedInvalid = "follow/skipped_invalid" // not a valid URL (followAll only)
+)
+
+// skipLink counts in stat and notes a link response.follow or followAll skipped; on the
+// loop.
+func (s *Spider) skipLink(page, href, why, stat string) {
 	if s.crawler != nil {
-		s.crawler.Stats().Inc("follow/skipped_scheme", 1)
+		s.crawler.Stats().Inc(stat, 1)
 	}
 	s.logger.Debug(fmt.Sprintf("follow(): skipped link %q on %s: %s", href, page, why))
 }
