@@ -38,6 +38,8 @@ func TestErrorsNameJSTypes(t *testing.T) {
 		{name: "Symbol in fetch", body: `fetch(Symbol("u"))`, wantName: "TypeError", contains: []string{"fetch() needs a URL string"}},
 		{name: "percent in a URL", body: `new Request("%zz")`, wantName: "TypeError", contains: []string{`"%zz"`, "invalid URL escape"}},
 		{name: "BigInt priority", body: `if (new Request("BASE/p/1", { priority: 10n }).priority !== 10) throw new Error("priority")`},
+		{name: "Symbol method", body: `new Request("BASE/p/1", { method: Symbol("m") })`, wantName: "TypeError", contains: []string{"Symbol"}},
+		{name: "Symbol body", body: `new Request("BASE/p/1", { method: "POST", body: Symbol("b") })`, wantName: "TypeError", contains: []string{"body", "Symbol"}},
 		{name: "Symbol header", body: `new Request("BASE/p/1", { headers: { "X-A": Symbol("s") } })`, wantName: "TypeError", contains: []string{"Symbol"}},
 		{name: "css with a number", body: `r.css(123)`, wantName: "TypeError", contains: []string{`invalid CSS selector "123"`}},
 		{name: "invalid css", body: `r.css("a[")`, wantName: "TypeError", contains: []string{`"a["`}},

@@ -38,9 +38,12 @@
       checked = null;
       if (opts) {
         const o = opts;
-        if (o.method) this.method = String(o.method).toUpperCase();
+        if (o.method) this.method = `${o.method}`.toUpperCase(); // a Symbol throws, as in fetch()
         if (o.headers) this.headers = o.headers; // the setter makes it a RequestHeaders
-        if (o.body !== undefined && o.body !== null) this.body = o.body;
+        if (o.body !== undefined && o.body !== null) {
+          if (typeof o.body === "symbol") throw new TypeError("Request(): body must be a string or bytes, got a Symbol");
+          this.body = o.body;
+        }
         if (o.callback !== undefined && o.callback !== null) this.callback = methodName(o.callback, "callback");
         if (o.errback !== undefined && o.errback !== null) this.errback = methodName(o.errback, "errback");
         if (o.cbKwargs) this.cbKwargs = o.cbKwargs;
