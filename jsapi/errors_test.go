@@ -99,8 +99,9 @@ export default class S {
 }
 
 // TestSpiderErrorLog: what the log shows for a callback's uncaught error and for a value a
-// callback yields that is neither an item nor a Request: the URL processed, the spider's
-// file:line (the JS stack without jscrawl's own or Go frames) and JS type names.
+// callback yields that is neither an item nor a Request, and for an error the spider logs:
+// the URL processed, the spider's file:line (the JS stack without jscrawl's own or Go
+// frames) and JS type names.
 func TestSpiderErrorLog(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
@@ -115,6 +116,7 @@ export default class S {
     yield 10n;
     yield new Request("BASE/p/1", { meta: { f: () => 1 } });
     yield r.follow("mailto:x@y.example");
+    try { r.xpath("//a["); } catch (e) { this.logger.warn(e); } // LOGGED
     helper(r); // PARSE
   }
 }`
@@ -127,6 +129,7 @@ export default class S {
 		fmt.Sprintf("\tat parse (%s:%d:", file, lineOf(t, src, "PARSE")),
 		fmt.Sprintf("TypeError: parse processing <%s/>: yielded BigInt 10n", srv.URL),
 		fmt.Sprintf("TypeError: parse processing <%s/>: meta.f is a function", srv.URL),
+		fmt.Sprintf("TypeError: XPath error: expression must evaluate to a node-set in //a[\n\tat parse (%s:%d:", file, lineOf(t, src, "LOGGED")),
 	} {
 		if !strings.Contains(res.log, want) {
 			t.Errorf("the log does not contain %q:\n%s", want, res.log)

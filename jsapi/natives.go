@@ -13,6 +13,7 @@ import (
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/jsapi/links"
 	"github.com/jscrawl/jscrawl/jsapi/selector"
+	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -416,7 +417,14 @@ func (st *vmState) natives() *goja.Object {
 	})
 	set("selectorProto", func(goja.FunctionCall) goja.Value { return st.selProto })
 	set("listProto", func(goja.FunctionCall) goja.Value { return st.listProto })
-	set("inspect", func(c goja.FunctionCall) goja.Value { return rt.ToValue(st.vm.Inspect(c.Argument(0))) })
+	// inspect renders a this.logger argument; an Error's stack shows the spider's frames only.
+	set("inspect", func(c goja.FunctionCall) goja.Value {
+		s := st.vm.Inspect(c.Argument(0))
+		if o, ok := c.Argument(0).(*goja.Object); ok && o.ClassName() == "Error" {
+			s = runtime.CleanStack(s)
+		}
+		return rt.ToValue(s)
+	})
 	set("log", func(c goja.FunctionCall) goja.Value {
 		msg := c.Argument(1).String()
 		switch c.Argument(0).String() {

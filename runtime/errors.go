@@ -144,6 +144,11 @@ func internalFrame(line string) bool {
 	return m != nil && InternalSources[m[1]]
 }
 
+// CleanStack returns s, text that may hold a JS stack (an error's stack, a logged error),
+// without goja's program counters and without the frames of Go functions and of jscrawl's
+// own JS, as the stacks of ScriptErrors are.
+func CleanStack(s string) string { return cleanStack(s) }
+
 // cleanStack drops goja's program counters so positions read file:line:col, and the frames
 // of Go functions and of jscrawl's own JS, so the stack shows the spider's code only.
 func cleanStack(s string) string {
