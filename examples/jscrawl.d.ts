@@ -243,8 +243,13 @@ declare module "jscrawl" {
     readonly baseUrl: string;
     /** Resolves a URL against baseUrl (the page's `<base href>` when it has one), as Scrapy. */
     urljoin(href: string): string;
-    /** A Request for a link: a URL (relative is fine), an `<a>` Selector or a Request. */
-    follow(target: string | Selector | Request, options?: RequestOptions): Request;
+    /** A Request for a link: a URL (relative is fine), an `<a>` Selector or a Request.
+     * A link that cannot be downloaded (an empty or `#...` href, `mailto:`, `tel:`,
+     * `javascript:`, or a scheme DOWNLOAD_SCHEMES does not enable, such as `data:`) gives
+     * `undefined` (counted in `follow/skipped_scheme`); yielding `undefined` yields nothing. */
+    follow(target: Request, options?: RequestOptions): Request;
+    follow(target: string | Selector | Request, options?: RequestOptions): Request | undefined;
+    /** Requests for links, skipping those `follow` skips, invalid URLs and elements without href. */
     followAll(targets: Iterable<string | Selector | Request | null | undefined> | null | undefined, options?: RequestOptions): Request[];
   }
 

@@ -36,7 +36,7 @@ func (s *Spider) run(ctx context.Context, vm *runtime.VM, where, url string, emi
 	done := make(chan error, 1)
 	filteredFrom := 0 // set on the loop before the first value
 	onValue := func(v goja.Value) goja.Value {
-		st.emitValue(v, where, filteredFrom, emit)
+		st.emitValue(v, where, url, filteredFrom, emit)
 		if !lazy || s.crawler == nil {
 			return nil
 		}
@@ -169,12 +169,20 @@ func (st *vmState) waitBacklog(ctx context.Context) goja.Value {
 }
 
 // emitValue converts one value a callback produced and hands it to the engine; on the loop.
-// A value that is neither a Request nor an item object is logged and counted, and the
-// callback goes on.
-func (st *vmState) emitValue(v goja.Value, where string, filteredFrom int, emit engine.Emit) {
+// undefined and null produce nothing (response.follow() of a skipped link is undefined), as
+// Scrapy ignores a None output. A value that is neither a Request nor an item object is
+// logged (naming the callback and the URL it processes) and counted, and the callback
+// goes on.
+func (st *vmState) emitValue(v goja.Value, where, url string, filteredFrom int, emit engine.Emit) {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return
+	}
 	out, err := st.toOutput(v)
 	if err != nil {
 		st.s.countException(&runtime.ScriptError{Name: "TypeError"})
+		if url != "" {
+			where += " processing <" + url + ">"
+		}
 		st.s.logger.Error(fmt.Sprintf("TypeError: %s: %v", where, err))
 		return
 	}
@@ -183,13 +191,10 @@ func (st *vmState) emitValue(v goja.Value, where string, filteredFrom int, emit 
 }
 
 func (st *vmState) toOutput(v goja.Value) (types.Output, error) {
-	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
-		return types.Output{}, errors.New("yielded " + fmt.Sprint(v) + " inside a list")
-	}
 	obj, ok := v.(*goja.Object)
 	if !ok {
-		return types.Output{}, fmt.Errorf("yielded %s %s: a callback yields Requests, item objects, arrays of those, or nothing",
-			v.ExportType(), st.vm.Inspect(v))
+		return types.Output{}, fmt.Errorf("yielded %s: a callback yields Requests, item objects, arrays of those, or nothing",
+			describe(v))
 	}
 	if _, isFn := goja.AssertFunction(v); isFn {
 		return types.Output{}, errors.New("yielded a function: a callback yields Requests, item objects, arrays of those, or nothing")
@@ -240,9 +245,9 @@ func (s *Spider) Start(ctx context.Context, emit engine.Emit) error {
 			s.logger.Warn("the spider has neither start() nor startUrls: nothing to crawl")
 			return invocation{result: goja.Undefined()}, nil
 		}
-		var list []string
-		if err := st.rt.ExportTo(urls, &list); err != nil {
-			return invocation{}, fmt.Errorf("startUrls must be a list of URLs: %w", err)
+		list, err := stringList(st.rt, urls, "startUrls")
+		if err != nil {
+			return invocation{}, err
 		}
 		out := make([]any, 0, len(list))
 		for _, u := range list {
@@ -291,6 +296,10 @@ func (s *Spider) Parse(ctx context.Context, resp *types.Response, emit engine.Em
 	h := &respHandle{resp: resp}
 	if isHTML(resp) || isXML(resp) {
 		h.doc, h.docErr = parseDocument(resp)
+		if h.doc != nil {
+			h.noted = true
+			s.noteFlattened(resp.URL, h.doc)
+		}
 	}
 	vm, release, err := s.acquire()
 	if err != nil {

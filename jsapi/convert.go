@@ -38,7 +38,7 @@ func exportValue(rt *goja.Runtime, v goja.Value, path string, depth int) (out an
 	}
 	obj, isObj := v.(*goja.Object)
 	if !isObj {
-		return nil, false, fmt.Errorf("%s: %s values are not JSON-like", path, v.ExportType())
+		return nil, false, fmt.Errorf("%s: %s values are not JSON-like", path, jsTypeName(v))
 	}
 	if _, isFn := goja.AssertFunction(v); isFn {
 		return nil, false, fmt.Errorf("%s is a function: items, meta and cbKwargs hold JSON-like values only", path)

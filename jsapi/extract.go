@@ -87,11 +87,11 @@ func (h *respHandle) jsonValue() (any, error) {
 func (st *vmState) jmesSearch(who, expr string, data any) goja.Value {
 	q, err := compileJMESPath(expr)
 	if err != nil {
-		panic(st.rt.NewTypeError(who + ": " + err.Error()))
+		throwJS(st.rt, "TypeError", fmt.Errorf("%s: %w", who, err))
 	}
 	v, err := q.Search(data)
 	if err != nil {
-		panic(st.rt.NewTypeError(fmt.Sprintf("%s: JMESPath %q: %v", who, expr, err)))
+		throwJS(st.rt, "TypeError", fmt.Errorf("%s: JMESPath %q: %w", who, expr, err))
 	}
 	return jsonToJS(st.rt, v)
 }

@@ -25,7 +25,7 @@ const sitemapBatch = 1000
 // linkNatives adds the link, sitemap and feed natives to n.
 func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Value)) {
 	rt := st.rt
-	throwType := func(format string, args ...any) { panic(rt.NewTypeError(fmt.Sprintf(format, args...))) }
+	throwType := func(format string, args ...any) { throwJS(rt, "TypeError", fmt.Errorf(format, args...)) }
 	resp := func(v goja.Value) *respHandle {
 		h, ok := v.Export().(*respHandle)
 		if !ok {
@@ -34,9 +34,9 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 		return h
 	}
 	doc := func(h *respHandle) *selector.Document {
-		d, err := h.document()
+		d, err := st.document(h)
 		if err != nil {
-			panic(rt.NewGoError(fmt.Errorf("parse %s: %w", h.resp.URL, err)))
+			throwJS(rt, "Error", fmt.Errorf("parse %s: %w", h.resp.URL, err))
 		}
 		return d
 	}
@@ -51,9 +51,9 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 		if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 			return nil
 		}
-		var out []string
-		if err := rt.ExportTo(v, &out); err != nil {
-			throwType("%s must be a list of strings: %v", what, err)
+		out, err := stringList(rt, v, what)
+		if err != nil {
+			throwJS(rt, "TypeError", err)
 		}
 		return out
 	}
@@ -174,7 +174,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 			process = func(v string) (string, bool) {
 				out, err := fn(goja.Undefined(), rt.ToValue(v))
 				if err != nil {
-					panic(err)
+					throwJS(rt, "Error", err)
 				}
 				if out == nil || goja.IsUndefined(out) || goja.IsNull(out) {
 					return "", false
@@ -214,6 +214,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 		spec := c.Argument(1).ToObject(rt)
 		page := pageURL(h)
 		var found []*url.URL
+		var skipped int
 		if u := spec.Get("urls"); u != nil && !goja.IsUndefined(u) && !goja.IsNull(u) {
 			base := page
 			if b := spec.Get("baseUrl"); b != nil && !goja.IsUndefined(b) && !goja.IsNull(b) {
@@ -225,7 +226,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 			for _, s := range strs(u, "urls") {
 				rs = append(rs, selector.Result{Kind: selector.KindAttr, Value: s})
 			}
-			found = links.Hrefs(rs, base, schemes(), bool_(spec, "dropFragments"), bool_(spec, "unique"))
+			found, skipped = links.Hrefs(rs, base, schemes(), bool_(spec, "dropFragments"), bool_(spec, "unique"))
 		} else {
 			d := doc(h)
 			var rs []selector.Result
@@ -244,7 +245,14 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 					base = bu
 				}
 			}
-			found = links.Hrefs(rs, base, schemes(), bool_(spec, "dropFragments"), bool_(spec, "unique"))
+			found, skipped = links.Hrefs(rs, base, schemes(), bool_(spec, "dropFragments"), bool_(spec, "unique"))
+		}
+		if skipped > 0 {
+			// As response.follow: counted, and noted at DEBUG (once per call here).
+			if st.s.crawler != nil {
+				st.s.crawler.Stats().Inc(skippedScheme, int64(skipped))
+			}
+			st.s.logger.Debug(fmt.Sprintf("skipped %d links on %s that cannot be downloaded (empty or \"#...\" href, or a scheme not in DOWNLOAD_SCHEMES)", skipped, h.resp.URL))
 		}
 		var strategy links.Strategy = links.All
 		if s := spec.Get("strategy"); s != nil && !goja.IsUndefined(s) {
@@ -349,7 +357,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 		var pairs [][]string
 		if v := c.Argument(2); !goja.IsUndefined(v) && !goja.IsNull(v) {
 			if err := rt.ExportTo(v, &pairs); err != nil {
-				throwType("namespaces must be [[prefix, uri], ...]: %v", err)
+				throwType("namespaces must be [[prefix, uri], ...], got %s", describe(v))
 			}
 		}
 		for _, p := range pairs {

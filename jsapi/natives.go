@@ -2,6 +2,7 @@ package jsapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -12,6 +13,7 @@ import (
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/jsapi/links"
 	"github.com/jscrawl/jscrawl/jsapi/selector"
+	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -27,6 +29,7 @@ type respHandle struct {
 	jsonErr error
 	hasJSON bool
 	base    string // baseURL's result, once computed
+	noted   bool   // the DEBUG note of a flattened document was logged
 }
 
 // baseURL returns the URL relative links resolve against: the response URL, joined with
@@ -71,12 +74,31 @@ func (h *respHandle) document() (*selector.Document, error) {
 	return h.doc, h.docErr
 }
 
+// document is h.document() plus, the first time, the DEBUG note of a page nested too deeply
+// for the parser (see selector.ParseText).
+func (st *vmState) document(h *respHandle) (*selector.Document, error) {
+	d, err := h.document()
+	if d != nil && !h.noted {
+		h.noted = true
+		st.s.noteFlattened(h.resp.URL, d)
+	}
+	return d, err
+}
+
+// noteFlattened logs at DEBUG that d, the page at url, was nested too deeply and flattened.
+func (s *Spider) noteFlattened(url string, d *selector.Document) {
+	if d.Flattened() > 0 {
+		s.logger.Debug(fmt.Sprintf("%s is nested deeper than the HTML parser allows (512 elements): %d elements past depth %d were flattened into siblings",
+			url, d.Flattened(), selector.FlatDepth))
+	}
+}
+
 // natives builds the object of Go functions the prelude calls.
 func (st *vmState) natives() *goja.Object {
 	rt := st.rt
 	n := rt.NewObject()
 	set := func(name string, fn func(goja.FunctionCall) goja.Value) { _ = n.Set(name, fn) }
-	throwType := func(msg string) { panic(rt.NewTypeError(msg)) }
+	throwType := func(msg string) { throwJS(rt, "TypeError", errors.New(msg)) }
 	resp := func(v goja.Value) *respHandle {
 		h, ok := v.Export().(*respHandle)
 		if !ok {
@@ -94,7 +116,7 @@ func (st *vmState) natives() *goja.Object {
 		}
 		req, err := requestFromJS(rt, c.Argument(1).ToObject(rt))
 		if err != nil {
-			panic(rt.NewTypeError(err.Error()))
+			throwJS(rt, "TypeError", err)
 		}
 		var parent *types.Response
 		if h, ok := c.Argument(2).Export().(*respHandle); ok {
@@ -109,17 +131,27 @@ func (st *vmState) natives() *goja.Object {
 		}
 		v, err := st.requestToJS(out.Request)
 		if err != nil {
-			panic(rt.NewGoError(err))
+			throwJS(rt, "TypeError", err)
 		}
 		return v
 	})
+	// checkURL(url, who) returns url as a string once it is an absolute URL with a scheme
+	// DOWNLOAD_SCHEMES enables; else it throws a TypeError naming who, the URL and why. A
+	// URL object stands for its href.
 	set("checkURL", func(c goja.FunctionCall) goja.Value {
 		raw := c.Argument(0)
 		who := c.Argument(1).String()
 		if goja.IsUndefined(raw) || goja.IsNull(raw) {
 			throwType(who + "() needs a URL, got " + raw.String())
 		}
-		if err := st.s.checkURL(raw.String()); err != nil {
+		s := raw.String()
+		if !goja.IsString(raw) {
+			if _, isObj := raw.(*goja.Object); !isObj || isFunction(raw) || strings.HasPrefix(s, "[object ") {
+				throwType(fmt.Sprintf("%s() needs a URL string, got %s", who, describe(raw)))
+			}
+			raw = rt.ToValue(s)
+		}
+		if err := st.s.checkURL(s); err != nil {
 			throwType(fmt.Sprintf("%s(): %v", who, err))
 		}
 		return raw
@@ -141,18 +173,44 @@ func (st *vmState) natives() *goja.Object {
 		href := strings.TrimSpace(c.Argument(1).String())
 		ref, err := url.Parse(href)
 		if err != nil {
-			throwType(fmt.Sprintf("%s: invalid URL %q: %v", who, href, err))
+			throwType(fmt.Sprintf("%s: invalid URL %q: %v", who, href, urlReason(err)))
 		}
 		return base.ResolveReference(ref)
 	}
 	set("urljoin", func(c goja.FunctionCall) goja.Value {
 		return rt.ToValue(resolve("urljoin", c).String())
 	})
-	// join is urljoin plus the checks of new Request, for response.follow.
+	// join(base, href, page, lenient) is urljoin plus the checks of new Request, for
+	// response.follow and followAll. Links that cannot be downloaded, as pages are full of
+	// (an empty or "#..." href, mailto:, tel:, javascript:, data: unless DOWNLOAD_SCHEMES
+	// enables it), give null: they are skipped, counted in follow/skipped_scheme and noted at
+	// DEBUG, as Scrapy drops them quietly. An invalid URL throws a TypeError, unless lenient
+	// (followAll), which skips it too, counting it in follow/skipped_invalid.
 	set("join", func(c goja.FunctionCall) goja.Value {
+		href := strings.TrimSpace(c.Argument(1).String())
+		page := c.Argument(2).String()
+		lenient := c.Argument(3).ToBoolean()
+		if href == "" || href[0] == '#' {
+			st.s.skipLink(page, href, "it points into the page itself", skippedScheme)
+			return goja.Null()
+		}
+		if sc := hrefScheme(href); sc != "" && !st.s.schemeEnabled(sc) {
+			st.s.skipLink(page, href, fmt.Sprintf("scheme %q is not in DOWNLOAD_SCHEMES", sc), skippedScheme)
+			return goja.Null()
+		}
+		if lenient {
+			if _, err := url.Parse(href); err != nil {
+				st.s.skipLink(page, href, "it is not a valid URL", skippedInvalid)
+				return goja.Null()
+			}
+		}
 		u := resolve("follow()", c)
 		abs := u.String()
 		if err := st.s.checkParsed(abs, u); err != nil {
+			if lenient {
+				st.s.skipLink(page, href, err.Error(), skippedInvalid)
+				return goja.Null()
+			}
 			throwType("follow(): " + err.Error())
 		}
 		return rt.ToValue(abs)
@@ -204,7 +262,7 @@ func (st *vmState) natives() *goja.Object {
 		}
 		v, err := st.requestToJS(r)
 		if err != nil {
-			panic(err)
+			throwJS(rt, "TypeError", err)
 		}
 		return v
 	})
@@ -257,9 +315,9 @@ func (st *vmState) natives() *goja.Object {
 	set("text", func(c goja.FunctionCall) goja.Value { return rt.ToValue(resp(c.Argument(0)).body()) })
 	set("css", func(c goja.FunctionCall) goja.Value {
 		h := resp(c.Argument(0))
-		doc, err := h.document()
+		doc, err := st.document(h)
 		if err != nil {
-			panic(rt.NewGoError(fmt.Errorf("parse %s: %w", h.resp.URL, err)))
+			throwJS(rt, "Error", fmt.Errorf("parse %s: %w", h.resp.URL, err))
 		}
 		return st.selectAll(c.Argument(1).String(), doc.Root())
 	})
@@ -267,9 +325,9 @@ func (st *vmState) natives() *goja.Object {
 	// response.xpath uses.
 	set("rootSelector", func(c goja.FunctionCall) goja.Value {
 		h := resp(c.Argument(0))
-		doc, err := h.document()
+		doc, err := st.document(h)
 		if err != nil {
-			panic(rt.NewGoError(fmt.Errorf("parse %s: %w", h.resp.URL, err)))
+			throwJS(rt, "Error", fmt.Errorf("parse %s: %w", h.resp.URL, err))
 		}
 		return st.newSelector(doc.Root())
 	})
@@ -287,7 +345,7 @@ func (st *vmState) natives() *goja.Object {
 			throwType(fmt.Sprintf("new Selector(): type must be \"html\" or \"xml\", got %q", typ))
 		}
 		if err != nil {
-			panic(rt.NewGoError(err))
+			throwJS(rt, "Error", fmt.Errorf("new Selector(): %w", err))
 		}
 		return st.newSelector(doc.Root())
 	})
@@ -302,13 +360,13 @@ func (st *vmState) natives() *goja.Object {
 	// jsonLdTexts(h) returns the text of every <script type="application/ld+json">.
 	set("jsonLdTexts", func(c goja.FunctionCall) goja.Value {
 		h := resp(c.Argument(0))
-		doc, err := h.document()
+		doc, err := st.document(h)
 		if err != nil || doc.IsXML() {
 			return rt.NewArray()
 		}
 		rs, err := selector.Select([]selector.Result{doc.Root()}, `script[type="application/ld+json" i]`)
 		if err != nil {
-			panic(rt.NewGoError(err))
+			throwJS(rt, "Error", err)
 		}
 		out := make([]any, len(rs))
 		for i, r := range rs {
@@ -325,6 +383,9 @@ func (st *vmState) natives() *goja.Object {
 	set("replaceEntities", func(c goja.FunctionCall) goja.Value {
 		return rt.ToValue(selector.ReplaceEntities(c.Argument(0).String()))
 	})
+	// selectorHref(selector, lenient) is the URL a Selector points to: its text or
+	// attribute value, or the element's href, else src. An element with neither throws a
+	// TypeError, or gives null when lenient (followAll skips it, as Scrapy's follow_all).
 	set("selectorHref", func(c goja.FunctionCall) goja.Value {
 		s, ok := c.Argument(0).Export().(*jsSelector)
 		if !ok {
@@ -343,12 +404,27 @@ func (st *vmState) natives() *goja.Object {
 				return rt.ToValue(a.Val)
 			}
 		}
-		throwType("response.follow(): the selected element has no href or src attribute")
+		el := "element"
+		if s.r.Node != nil {
+			el = "<" + s.r.Node.Data + "> element"
+		}
+		if c.Argument(1).ToBoolean() {
+			st.s.logger.Debug("followAll(): skipped an " + el + " without href or src")
+			return goja.Null()
+		}
+		throwType("response.follow(): the selected " + el + " has no href or src attribute")
 		return nil
 	})
 	set("selectorProto", func(goja.FunctionCall) goja.Value { return st.selProto })
 	set("listProto", func(goja.FunctionCall) goja.Value { return st.listProto })
-	set("inspect", func(c goja.FunctionCall) goja.Value { return rt.ToValue(st.vm.Inspect(c.Argument(0))) })
+	// inspect renders a this.logger argument; an Error's stack shows the spider's frames only.
+	set("inspect", func(c goja.FunctionCall) goja.Value {
+		s := st.vm.Inspect(c.Argument(0))
+		if o, ok := c.Argument(0).(*goja.Object); ok && o.ClassName() == "Error" {
+			s = runtime.CleanStack(s)
+		}
+		return rt.ToValue(s)
+	})
 	set("log", func(c goja.FunctionCall) goja.Value {
 		msg := c.Argument(1).String()
 		switch c.Argument(0).String() {
@@ -380,11 +456,62 @@ func (st *vmState) natives() *goja.Object {
 	return n
 }
 
+// The stats of the links response.follow and followAll skip.
+const (
+	skippedScheme  = "follow/skipped_scheme"  // cannot be downloaded: mailto:, "#"...
+	skippedInvalid = "follow/skipped_invalid" // not a valid URL (followAll only)
+)
+
+// skipLink counts in stat and notes a link response.follow or followAll skipped; on the
+// loop.
+func (s *Spider) skipLink(page, href, why, stat string) {
+	if s.crawler != nil {
+		s.crawler.Stats().Inc(stat, 1)
+	}
+	s.logger.Debug(fmt.Sprintf("follow(): skipped link %q on %s: %s", href, page, why))
+}
+
+// hrefScheme returns the lowercased scheme of href when it has one ("mailto" for
+// "mailto:x@y", "" for "/a:b" or "a/b:c"), as a URL parser reads it (RFC 3986 section 3.1).
+func hrefScheme(href string) string {
+	for i := 0; i < len(href); i++ {
+		c := href[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.':
+			if i == 0 {
+				return ""
+			}
+		case c == ':':
+			if i == 0 {
+				return ""
+			}
+			return strings.ToLower(href[:i])
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+// schemeEnabled reports whether DOWNLOAD_SCHEMES has scheme (lowercase).
+func (s *Spider) schemeEnabled(scheme string) bool {
+	if s.schemes == nil {
+		return scheme == "http" || scheme == "https"
+	}
+	for _, sc := range s.schemes {
+		if strings.EqualFold(sc, scheme) {
+			return true
+		}
+	}
+	return false
+}
+
 // checkURL rejects relative URLs and schemes that DOWNLOAD_SCHEMES does not enable.
 func (s *Spider) checkURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("invalid URL %q: %v", raw, err)
+		return fmt.Errorf("invalid URL %q: %v", raw, urlReason(err))
 	}
 	return s.checkParsed(raw, u)
 }
@@ -405,7 +532,7 @@ func (s *Spider) checkParsed(raw string, u *url.URL) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("URL %q: scheme %q is not enabled (DOWNLOAD_SCHEMES is %v)", raw, u.Scheme, schemes)
+	return fmt.Errorf("URL %q: scheme %q is not enabled (DOWNLOAD_SCHEMES is %s)", raw, u.Scheme, strings.Join(schemes, ","))
 }
 
 // responseToJS makes the JS Response for resp; on the loop. Its request is made on first use.
@@ -422,17 +549,17 @@ func (st *vmState) download(v goja.Value, callback uint64) (goja.Value, goja.Val
 	rt := st.rt
 	obj, ok := v.(*goja.Object)
 	if !ok {
-		panic(rt.NewTypeError("download() needs a Request"))
+		throwJS(rt, "TypeError", errors.New("download() needs a Request"))
 	}
 	req, err := requestFromJS(rt, obj)
 	if err != nil {
-		panic(rt.NewTypeError(err.Error()))
+		throwJS(rt, "TypeError", err)
 	}
 	req.DontFilter = true
 	p, resolve, reject := rt.NewPromise()
 	crawler := st.s.crawler
 	if crawler == nil {
-		_ = reject(rt.NewGoError(fmt.Errorf("download %s: the crawl has not started", req.URL)))
+		_ = reject(newJSError(rt, "Error", fmt.Sprintf("download %s: the crawl has not started", req.URL)))
 		return rt.ToValue(p), goja.Undefined()
 	}
 	enqueue := st.vm.Reserve()
@@ -464,12 +591,7 @@ func (st *vmState) jsError(err error, req *types.Request) goja.Value {
 	if !strings.Contains(msg, req.URL) {
 		msg = fmt.Sprintf("%s %s: %s", req.HTTPMethod(), req.URL, msg)
 	}
-	e, _ := rt.New(rt.Get("Error"), rt.ToValue(msg))
-	if e != nil {
-		_ = e.Set("name", engine.ErrorName(err))
-		return e
-	}
-	return rt.ToValue(msg)
+	return newJSError(rt, engine.ErrorName(err), msg)
 }
 
 // crawlerObject is this.crawler: settings, stats and download.
@@ -527,7 +649,10 @@ func (st *vmState) crawlerObject() *goja.Object {
 	})
 	_ = stats.Set("set", func(call goja.FunctionCall) goja.Value {
 		if s.crawler != nil {
-			v, _, _ := exportValue(rt, call.Argument(1), "stats value", 0)
+			v, _, err := exportValue(rt, call.Argument(1), "crawler.stats.set() value", 0)
+			if err != nil {
+				throwJS(rt, "TypeError", err)
+			}
 			s.crawler.Stats().Set(call.Argument(0).String(), v)
 		}
 		return goja.Undefined()
@@ -556,14 +681,14 @@ func (st *vmState) crawlerObject() *goja.Object {
 	_ = eng.Set("crawl", func(call goja.FunctionCall) goja.Value {
 		r, ok := call.Argument(0).(*goja.Object)
 		if !ok || !st.isRequestObject(r) {
-			panic(rt.NewTypeError("crawler.engine.crawl() needs a Request: new Request(url, {...})"))
+			throwJS(rt, "TypeError", errors.New("crawler.engine.crawl() needs a Request: new Request(url, {...})"))
 		}
 		req, err := requestFromJS(rt, r)
 		if err != nil {
-			panic(rt.NewTypeError(err.Error()))
+			throwJS(rt, "TypeError", err)
 		}
 		if s.crawler == nil {
-			panic(rt.NewTypeError("crawler.engine.crawl(): the crawl has not started"))
+			throwJS(rt, "TypeError", errors.New("crawler.engine.crawl(): the crawl has not started"))
 		}
 		s.crawler.Crawl(req)
 		return goja.Undefined()

@@ -38,15 +38,18 @@
       checked = null;
       if (opts) {
         const o = opts;
-        if (o.method) this.method = String(o.method).toUpperCase();
+        if (o.method) this.method = `${o.method}`.toUpperCase(); // a Symbol throws, as in fetch()
         if (o.headers) this.headers = o.headers; // the setter makes it a RequestHeaders
-        if (o.body !== undefined && o.body !== null) this.body = o.body;
+        if (o.body !== undefined && o.body !== null) {
+          if (typeof o.body === "symbol") throw new TypeError("Request(): body must be a string or bytes, got a Symbol");
+          this.body = o.body;
+        }
         if (o.callback !== undefined && o.callback !== null) this.callback = methodName(o.callback, "callback");
         if (o.errback !== undefined && o.errback !== null) this.errback = methodName(o.errback, "errback");
         if (o.cbKwargs) this.cbKwargs = o.cbKwargs;
         if (o.meta) this.meta = o.meta;
         if (o.cookies) this.cookies = o.cookies;
-        if (o.priority) this.priority = o.priority | 0;
+        if (o.priority) this.priority = Number(o.priority) | 0;
         if (o.dontFilter) this.dontFilter = true;
       }
     }
@@ -104,7 +107,9 @@
       for (const k of h.keys()) { const all = h.getAll(k); out[k] = all.length === 1 ? all[0] : all; }
       return out;
     }
-    for (const k of Object.keys(h)) out[k] = Array.isArray(h[k]) ? h[k].slice() : h[k];
+    // Values become strings now, as WHATWG Headers' (a Symbol throws here, at the caller).
+    const str = (v) => (v === undefined || v === null ? v : `${v}`);
+    for (const k of Object.keys(h)) out[k] = Array.isArray(h[k]) ? h[k].map(str) : str(h[k]);
     return out;
   };
 
@@ -235,12 +240,27 @@
     out.push(v);
   }
 
-  function followRequest(resp, target, opts) {
+  const typeName = (v) => (v === null ? "null" : typeof v === "bigint" ? "BigInt " + v + "n"
+    : typeof v === "symbol" ? "Symbol" : typeof v === "object" ? "an object" : typeof v + " " + String(v));
+
+  // followRequest makes response.follow's Request, or returns undefined for a link that
+  // cannot be downloaded (mailto:, tel:, javascript:, "#", ...: see the native join). all
+  // (followAll) also skips invalid URLs and elements without href, as Scrapy's follow_all.
+  function followRequest(resp, target, opts, all) {
     if (target instanceof Request) return opts ? target.replace(opts) : target;
-    if (target instanceof Selector) target = n.selectorHref(target);
-    if (target === null || target === undefined) throw new TypeError("response.follow() needs a URL, a Request or a selector, got " + target);
-    checked = n.join(resp.baseUrl, String(target));
-    return new Request(checked, opts);
+    if (target instanceof Selector) {
+      target = n.selectorHref(target, all);
+      if (target === null) return undefined;
+    }
+    if (typeof target !== "string") {
+      const s = target !== null && typeof target === "object" ? String(target) : "";
+      if (s === "" || s.startsWith("[object ")) throw new TypeError("response.follow() needs a URL, a Request or a Selector, got " + typeName(target));
+      target = s; // a URL object
+    }
+    const url = n.join(resp.baseUrl, target, resp.url, all);
+    if (url === null) return undefined;
+    checked = url;
+    return new Request(url, opts);
   }
 
   const INTERNAL = Symbol("internal");
@@ -314,7 +334,8 @@
       if (targets === undefined || targets === null) return out;
       for (const t of targets) {
         if (t === null || t === undefined) continue;
-        out.push(followRequest(this, t, opts));
+        const r = followRequest(this, t, opts, true);
+        if (r !== undefined) out.push(r);
       }
       return out;
     }

@@ -141,8 +141,7 @@ func (s *Spider) Running() (callbacks []CallbackInfo, orphans []InlineDownload) 
 func userLocation(rt *goja.Runtime) string {
 	var buf [12]goja.StackFrame
 	for _, f := range rt.CaptureCallStack(len(buf), buf[:0]) {
-		switch f.SrcName() {
-		case "<native>", "prelude.js", "jscrawl-prelude.js", "jscrawl-spiders.js", "jscrawl-shell.js":
+		if f.SrcName() == "<native>" || runtime.InternalSources[f.SrcName()] {
 			continue
 		}
 		p := f.Position()

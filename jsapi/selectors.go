@@ -2,6 +2,7 @@ package jsapi
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/jsapi/selector"
@@ -79,7 +80,7 @@ func (st *vmState) selectAll(q string, in ...selector.Result) goja.Value {
 func (st *vmState) selectAllNS(q string, ns map[string]string, in ...selector.Result) goja.Value {
 	query, err := selector.Compile(q)
 	if err != nil {
-		panic(st.rt.NewTypeError(err.Error()))
+		throwJS(st.rt, "TypeError", err)
 	}
 	return st.newListNS(query.Select(in...), ns)
 }
@@ -100,11 +101,11 @@ func (st *vmState) xpathAll(expr goja.Value, extra goja.Value, ns map[string]str
 	}
 	q, err := selector.CompileXPath(expr.String(), bindings)
 	if err != nil {
-		panic(st.rt.NewTypeError(err.Error()))
+		throwJS(st.rt, "TypeError", err)
 	}
 	rs, err := q.Select(in...)
 	if err != nil {
-		panic(st.rt.NewTypeError(err.Error()))
+		throwJS(st.rt, "TypeError", err)
 	}
 	return st.newListNS(rs, ns)
 }
@@ -134,22 +135,28 @@ func (st *vmState) installSelectors() {
 	this := func(c goja.FunctionCall) *jsSelector {
 		s, ok := c.This.Export().(*jsSelector)
 		if !ok {
-			panic(rt.NewTypeError("not a Selector"))
+			throwJS(rt, "TypeError", errors.New("not a Selector"))
 		}
 		return s
 	}
 	list := func(c goja.FunctionCall) *jsList {
 		l, ok := c.This.Export().(*jsList)
 		if !ok {
-			panic(rt.NewTypeError("not a SelectorList"))
+			throwJS(rt, "TypeError", errors.New("not a SelectorList"))
 		}
 		return l
 	}
+	// named makes a JS function of fn named name (goja would name it by its Go symbol).
+	named := func(name string, fn func(goja.FunctionCall) goja.Value) goja.Value {
+		f := rt.ToValue(fn).(*goja.Object)
+		_ = f.DefineDataProperty("name", rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+		return f
+	}
 	method := func(o *goja.Object, name string, fn func(goja.FunctionCall) goja.Value) {
-		_ = o.DefineDataProperty(name, rt.ToValue(fn), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+		_ = o.DefineDataProperty(name, named(name, fn), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 	}
 	getter := func(o *goja.Object, name string, fn func(goja.FunctionCall) goja.Value) {
-		_ = o.DefineAccessorProperty(name, rt.ToValue(fn), nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
+		_ = o.DefineAccessorProperty(name, named("get "+name, fn), nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
 	}
 	sp, lp := st.selProto, st.listProto
 	method(sp, "css", func(c goja.FunctionCall) goja.Value {

@@ -165,9 +165,11 @@ func Load(prog *runtime.Program, opts Options) (*Spider, error) {
 	err = vm.Do(context.Background(), func(rt *goja.Runtime) error {
 		s.name = st.spider.Get("name").String()
 		if v := st.spider.Get("allowedDomains"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
-			if err := rt.ExportTo(v, &s.allowed); err != nil {
-				return fmt.Errorf("allowedDomains must be a list of host names: %w", err)
+			allowed, err := stringList(rt, v, "allowedDomains")
+			if err != nil {
+				return err
 			}
+			s.allowed = allowed
 		}
 		if v := st.spider.Get("customSettings"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
 			obj, ok := v.(*goja.Object)
@@ -514,6 +516,7 @@ func (st *vmState) install() error {
 	}
 	init, _ := goja.AssertFunction(f)
 	natives := st.natives()
+	nameNatives(rt, natives)
 	res, err := init(goja.Undefined(), rt.GlobalObject(), natives)
 	if err != nil {
 		return runtime.ToScriptError(err)
@@ -580,7 +583,12 @@ func (st *vmState) construct(exports *goja.Object) error {
 	if _, err := setSpider(goja.Undefined(), spider); err != nil {
 		return err
 	}
-	if err := spider.Set("crawler", st.crawlerObject()); err != nil {
+	crawler := st.crawlerObject()
+	nameNatives(rt, crawler)
+	for _, k := range []string{"settings", "stats", "engine"} {
+		nameNatives(rt, crawler.Get(k).ToObject(rt))
+	}
+	if err := spider.Set("crawler", crawler); err != nil {
 		return err
 	}
 	logger, _ := goja.AssertFunction(st.helper("logger"))

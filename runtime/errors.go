@@ -74,7 +74,7 @@ func FromValue(v goja.Value, exc *goja.Exception) *ScriptError {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		se.Message = fmt.Sprint(v)
 		if exc != nil {
-			se.Stack = exc.String()
+			se.Stack = cleanStack(exc.String())
 		}
 		return se
 	}
@@ -83,12 +83,17 @@ func FromValue(v goja.Value, exc *goja.Exception) *ScriptError {
 		se.Message = v.String()
 		se.Stack = "Uncaught " + v.String()
 		if exc != nil {
-			se.Stack = exc.String()
+			se.Stack = cleanStack(exc.String())
 		}
 		return se
 	}
 	if n := obj.Get("name"); n != nil && !goja.IsUndefined(n) {
 		se.Name = n.String()
+	}
+	goErr := se.Name == "GoError"
+	if goErr {
+		// A Go error thrown as is: spider authors know it as an Error.
+		se.Name = "Error"
 	}
 	if m := obj.Get("message"); m != nil && !goja.IsUndefined(m) {
 		se.Message = m.String()
@@ -100,6 +105,9 @@ func FromValue(v goja.Value, exc *goja.Exception) *ScriptError {
 	} else {
 		se.Stack = se.Name + ": " + se.Message
 	}
+	if goErr {
+		se.Stack = "Error" + strings.TrimPrefix(se.Stack, "GoError")
+	}
 	se.Value = v.Export()
 	return se
 }
@@ -107,8 +115,56 @@ func FromValue(v goja.Value, exc *goja.Exception) *ScriptError {
 // pcSuffix matches goja's program-counter suffix after a position: "file.ts:12:5(78)".
 var pcSuffix = regexp.MustCompile(`(:\d+:\d+)\(\d+\)`)
 
-// cleanStack drops goja's program counters so positions read file:line:col.
-func cleanStack(s string) string { return pcSuffix.ReplaceAllString(s, "$1") }
+// InternalSources are the names of jscrawl's own JS sources: their frames, like those of
+// Go functions ("native"), are left out of the stacks shown to users.
+var InternalSources = map[string]bool{
+	"prelude.js": true, "jscrawl-prelude.js": true, "jscrawl-spiders.js": true, "jscrawl-shell.js": true,
+}
+
+// framePos matches the position at the end of a stack frame: "file.ts:12:5".
+var framePos = regexp.MustCompile(`^(.*):\d+:\d+$`)
+
+// internalFrame reports whether a stack line is a frame of a Go function or of jscrawl's
+// own JS: "\tat github.com/...natives.func5 (native)", "\tat follow (jscrawl-prelude.js:3:4)".
+func internalFrame(line string) bool {
+	rest, ok := strings.CutPrefix(line, "\tat ")
+	if !ok {
+		return false
+	}
+	if strings.HasSuffix(rest, "(native)") || rest == "native" {
+		return true
+	}
+	loc := rest
+	if strings.HasSuffix(rest, ")") {
+		if i := strings.LastIndex(rest, " ("); i >= 0 {
+			loc = rest[i+2 : len(rest)-1]
+		}
+	}
+	m := framePos.FindStringSubmatch(loc)
+	return m != nil && InternalSources[m[1]]
+}
+
+// CleanStack returns s, text that may hold a JS stack (an error's stack, a logged error),
+// without goja's program counters and without the frames of Go functions and of jscrawl's
+// own JS, as the stacks of ScriptErrors are.
+func CleanStack(s string) string { return cleanStack(s) }
+
+// cleanStack drops goja's program counters so positions read file:line:col, and the frames
+// of Go functions and of jscrawl's own JS, so the stack shows the spider's code only.
+func cleanStack(s string) string {
+	s = pcSuffix.ReplaceAllString(s, "$1")
+	if !strings.Contains(s, "\n\tat ") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if !internalFrame(l) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
 
 func stackOf(s string) string {
 	if i := strings.Index(s, "\n"); i >= 0 {

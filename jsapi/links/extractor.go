@@ -286,10 +286,11 @@ func CollapseSpace(s string) string {
 
 // Hrefs returns the absolute URLs the elements of rs point to, in order: an element's href
 // (else its src), a text or attribute result's value, joined to base. Values that do not
-// parse, and URLs whose scheme is not in schemes (lower case), are skipped. With
-// dropFragments the fragments are removed; with unique each URL comes once.
-func Hrefs(rs []selector.Result, base *url.URL, schemes []string, dropFragments, unique bool) []*url.URL {
-	var out []*url.URL
+// parse are skipped; so are links that cannot be downloaded, which it counts in skipped:
+// empty and "#..." values (the page itself) and URLs whose scheme is not in schemes (lower
+// case: mailto:, tel:, javascript:...). With dropFragments the fragments are removed; with
+// unique each URL comes once.
+func Hrefs(rs []selector.Result, base *url.URL, schemes []string, dropFragments, unique bool) (out []*url.URL, skipped int) {
 	var seen map[string]bool
 	if unique {
 		seen = map[string]bool{}
@@ -305,8 +306,19 @@ func Hrefs(rs []selector.Result, base *url.URL, schemes []string, dropFragments,
 		if !ok {
 			continue
 		}
+		if v := strings.Trim(val, html5Space); v == "" || v[0] == '#' {
+			skipped++
+			continue
+		}
 		u, ok := Resolve(base, val)
-		if !ok || !contains(schemes, strings.ToLower(u.Scheme)) || (u.Host == "" && (u.Scheme == "http" || u.Scheme == "https")) {
+		if !ok {
+			continue
+		}
+		if !contains(schemes, strings.ToLower(u.Scheme)) {
+			skipped++
+			continue
+		}
+		if u.Host == "" && (u.Scheme == "http" || u.Scheme == "https") {
 			continue
 		}
 		if dropFragments {
@@ -321,7 +333,7 @@ func Hrefs(rs []selector.Result, base *url.URL, schemes []string, dropFragments,
 		}
 		out = append(out, u)
 	}
-	return out
+	return out, skipped
 }
 
 func attr(n *html.Node, key string) (string, bool) {

@@ -19,6 +19,8 @@ type Document struct {
 	root *html.Node // the <html> element (parsel's root), or node if there is none
 	xml  *xmlInfo   // nil for HTML documents
 
+	flattened int // elements closed early to parse a page nested too deeply (see flatten)
+
 	orderOnce sync.Once
 	order     map[*html.Node]int // document order of every node, made when an XPath result needs sorting
 }
@@ -31,12 +33,23 @@ func Parse(body []byte, contentType string) (*Document, error) {
 
 // ParseText parses already decoded text, such as DecodeText's result when the caller also
 // needs the text (response.text) and should not decode twice.
+//
+// x/net/html refuses pages nested deeper than 512 open elements, which browsers and lxml
+// parse. Such a page is parsed again with the elements past the limit flattened, as WebKit
+// does past its own limit (see flatten; Flattened says how many were): the rest of the page
+// keeps its structure. Normal pages pay nothing for this.
 func ParseText(text string) (*Document, error) {
-	n, err := html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
+	n, err := parseHTML(text)
+	flattened := 0
+	for limit := FlatDepth; err != nil && tooDeep(err) && limit >= 32; limit /= 2 {
+		var flat string
+		flat, flattened = flatten(text, limit)
+		n, err = parseHTML(flat)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("parse html: %w", err)
 	}
-	d := &Document{node: n, root: n}
+	d := &Document{node: n, root: n, flattened: flattened}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.ElementNode {
 			d.root = c
@@ -44,6 +57,94 @@ func ParseText(text string) (*Document, error) {
 		}
 	}
 	return d, nil
+}
+
+// Flattened returns how many elements nested past x/net/html's limit of 512 open elements
+// were closed early so the page could be parsed (their content follows them as siblings
+// instead of children); 0 for a normal page.
+func (d *Document) Flattened() int { return d.flattened }
+
+func parseHTML(text string) (*html.Node, error) {
+	return html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
+}
+
+// FlatDepth is the depth past which a page too deep for x/net/html (512 open elements) is
+// flattened first: libxml2's (lxml's) default depth limit, which leaves room for the
+// elements the parser adds implicitly. The parser's cost per tag grows with the depth of
+// the open elements, so a lower depth also parses a huge deep page faster.
+const FlatDepth = 256
+
+// tooDeep reports whether err is x/net/html's refusal of a page nested too deeply (it
+// returns the message of an internal panic, with no error value to match).
+func tooDeep(err error) bool {
+	return strings.Contains(err.Error(), "open stack of elements exceeds")
+}
+
+// flatten returns text with an end tag inserted before every start tag that would open an
+// element deeper than limit, closing the deepest open element first, so the new element
+// becomes its sibling (browsers flatten the same way past their depth limit). An end tag
+// that later closes an element closed early this way is dropped. It also returns how many
+// elements it closed early. Depth is counted on the tags alone (void elements and
+// self-closing tags open nothing); the elements the parser adds or closes implicitly make
+// the real depth differ, which ParseText makes up for by trying a lower limit.
+func flatten(text string, limit int) (string, int) {
+	var out strings.Builder
+	out.Grow(len(text) + len(text)/8)
+	z := html.NewTokenizer(strings.NewReader(text))
+	var open []string         // names of the elements open
+	early := map[string]int{} // elements closed early whose end tag is still to come
+	closed := 0
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		raw := z.Raw()
+		if tt == html.StartTagToken || tt == html.EndTagToken {
+			raw = append([]byte(nil), raw...) // TagName lowercases the name in place
+		}
+		switch tt {
+		case html.StartTagToken:
+			name, _ := z.TagName()
+			tag := string(name)
+			if tag == "noscript" {
+				z.NextIsNotRawText() // as the parser does with scripting disabled
+			}
+			if voidElements[tag] {
+				break
+			}
+			if len(open) >= limit {
+				top := open[len(open)-1]
+				open = open[:len(open)-1]
+				early[top]++
+				closed++
+				out.WriteString("</" + top + ">")
+			}
+			open = append(open, tag)
+		case html.EndTagToken:
+			name, _ := z.TagName()
+			tag := string(name)
+			if early[tag] > 0 {
+				early[tag]--
+				continue
+			}
+			for i := len(open) - 1; i >= 0; i-- {
+				if open[i] == tag {
+					open = open[:i]
+					break
+				}
+			}
+		}
+		out.Write(raw)
+	}
+	return out.String(), closed
+}
+
+// voidElements never have content or an end tag (HTML's void elements).
+var voidElements = map[string]bool{
+	"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true,
+	"input": true, "keygen": true, "link": true, "meta": true, "param": true, "source": true,
+	"track": true, "wbr": true,
 }
 
 // Root returns the document's root element, <html>, as parsel's Selector(text=...) does: its

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
 	"golang.org/x/text/encoding/japanese"
 
 	"github.com/jscrawl/jscrawl/jsapi/selector"
@@ -74,5 +75,110 @@ func TestParseEmpty(t *testing.T) {
 	rs, err := selector.Select([]selector.Result{{Node: d.Node()}}, "body")
 	if err != nil || len(rs) != 1 {
 		t.Errorf("selecting from the document node: %v, %v", rs, err)
+	}
+}
+
+// nested returns a page with n nested divs around "deep", closed or not, followed by
+// content.
+func nested(n int, closed bool) string {
+	var b strings.Builder
+	b.WriteString("<!DOCTYPE html><html><body>")
+	b.WriteString(strings.Repeat(`<div class="d">`, n))
+	b.WriteString("deep")
+	if closed {
+		b.WriteString(strings.Repeat("</div>", n))
+	}
+	b.WriteString(`<p class=after>x</p><a href="/next">next</a></body></html>`)
+	return b.String()
+}
+
+// TestDeepNesting: a page nested past x/net/html's limit of 512 open elements parses, with
+// the elements past the limit flattened, so selectors find everything in it; a page just
+// within the limit parses as before.
+func TestDeepNesting(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		text      string
+		flattened bool
+	}{
+		{"100,000 unclosed divs", nested(100_000, false), true},
+		{"20,000 closed divs", nested(20_000, true), true},
+		{"one div past the limit", nested(511, true), true},
+		{"at the limit", nested(510, true), false},
+		// Each level is four elements (tbody and tr implied) where the tags show two: the
+		// first flattening is not enough.
+		{"nested tables", strings.Repeat("<table><td>", 400) + "deep" + strings.Repeat("</td></table>", 400) +
+			`<p class=after>x</p><a href="/next">next</a>`, true},
+		{"nested inline elements", strings.Repeat("<span><em>", 300) + "deep" + `<p class=after>x</p><a href="/next">next</a>`, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d, err := selector.ParseText(tc.text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := d.Flattened() > 0; got != tc.flattened {
+				t.Errorf("Flattened() = %d, want flattened %v", d.Flattened(), tc.flattened)
+			}
+			root := []selector.Result{d.Root()}
+			for q, want := range map[string][]string{
+				"p.after::text": {"x"},
+				"a::attr(href)": {"/next"},
+				"*:not(html,body,head,div,table,tbody,tr,td,span,em,p,a)": nil,
+			} {
+				rs, err := selector.Select(root, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := selector.GetAll(rs); !slices.Equal(got, want) {
+					t.Errorf("css %s = %q, want %q", q, got, want)
+				}
+			}
+			for q, want := range map[string][]string{
+				"//p[@class='after']/text()": {"x"},
+				"//a/@href":                  {"/next"},
+				"//text()[. = 'deep']":       {"deep"},
+			} {
+				xq, err := selector.CompileXPath(q, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				rs, err := xq.Select(root...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := selector.GetAll(rs); !slices.Equal(got, want) {
+					t.Errorf("xpath %s = %q, want %q", q, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestDeepNestingAtLimitUnchanged: a page at the limit gives the same tree as x/net/html.
+func TestDeepNestingAtLimitUnchanged(t *testing.T) {
+	t.Parallel()
+	text := nested(510, true)
+	want, err := html.Parse(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wb, gb strings.Builder
+	if err := html.Render(&wb, want); err != nil {
+		t.Fatal(err)
+	}
+	d, err := selector.ParseText(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := html.Render(&gb, d.Node()); err != nil {
+		t.Fatal(err)
+	}
+	if wb.String() != gb.String() || d.Flattened() != 0 {
+		t.Errorf("the page at the limit parsed differently (flattened %d)", d.Flattened())
+	}
+	if _, err := html.Parse(strings.NewReader(nested(511, true))); err == nil {
+		t.Errorf("x/net/html parses 511 nested divs: the limit moved, update nested's numbers")
 	}
 }
