@@ -116,6 +116,7 @@ type Spider struct {
 	outFilters []engine.OutputFilter // the engine's built-in spider output filters
 	schemes    []string              // DOWNLOAD_SCHEMES, read once in Bind
 	ctx        context.Context       // the crawl's context, for inline downloads
+	opened     bool                  // Open has prepared every VM; guarded by mu
 
 	running running // callbacks and inline downloads in flight, for Running
 
@@ -326,6 +327,13 @@ func (s *Spider) Bind(c Crawler) error {
 		if err != nil {
 			return nil, err
 		}
+		if ctx := s.openCtx(); ctx != nil {
+			// A replacement for a VM broken during the crawl: prepare it as Open did.
+			if err := s.prepareVM(ctx, vm); err != nil {
+				vm.Close()
+				return nil, err
+			}
+		}
 		if i == 0 {
 			s.mu.Lock()
 			s.first = vm
@@ -345,21 +353,45 @@ func (s *Spider) Bind(c Crawler) error {
 // place to connect signal handlers, after the -a arguments are set and before
 // spider_opened.
 func (s *Spider) Open(ctx context.Context) error {
+	s.mu.Lock()
 	s.ctx = ctx
+	s.mu.Unlock()
 	vms := []*runtime.VM{s.first}
 	if s.pool != nil {
 		vms = s.pool.All()
 	}
 	for _, vm := range vms {
-		st := s.state(vm)
-		err := st.await(ctx, func(*goja.Runtime) (goja.Value, error) { return nil, st.setOutputFilters() },
-			func(goja.Value) error { return nil })
-		if err != nil {
+		if err := s.prepareVM(ctx, vm); err != nil {
 			return err
 		}
-		if err := s.setup(ctx, vm); err != nil {
-			return fmt.Errorf("%s.setup(): %w", s.name, err)
-		}
+	}
+	s.mu.Lock()
+	s.opened = true
+	s.mu.Unlock()
+	return nil
+}
+
+// openCtx is the crawl's context once Open ran (nil before).
+func (s *Spider) openCtx() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.opened {
+		return nil
+	}
+	return s.ctx
+}
+
+// prepareVM gives vm the output filters and runs the spider's setup() on it: for every VM
+// at Open, and for a VM that replaces a broken one (JS_CALLBACK_TIMEOUT) later.
+func (s *Spider) prepareVM(ctx context.Context, vm *runtime.VM) error {
+	st := s.state(vm)
+	err := st.await(ctx, func(*goja.Runtime) (goja.Value, error) { return nil, st.setOutputFilters() },
+		func(goja.Value) error { return nil })
+	if err != nil {
+		return err
+	}
+	if err := s.setup(ctx, vm); err != nil {
+		return fmt.Errorf("%s.setup(): %w", s.name, err)
 	}
 	return nil
 }
