@@ -316,6 +316,8 @@ func runAction(c *cli.Context) error {
 	}
 	passed := checkThresholds(stderr, thresholds, final)
 	switch {
+	case final["finish_reason"] == engine.ReasonMemUsageExceeded:
+		return cli.Exit("the crawl was closed: its memory usage exceeded MEMUSAGE_LIMIT_MB", 1)
 	case final["finish_reason"] == "shutdown" || ctx.Err() != nil:
 		return cli.Exit("", 130)
 	case !passed:

@@ -41,6 +41,9 @@ func (s *Spider) run(ctx context.Context, getVM func() (*runtime.VM, func(), err
 	skip := int64(0)
 	var broken *runtime.VM
 	for {
+		if err := s.interruptedErr(where, url); err != nil {
+			return err
+		}
 		vm, release, err := getVM()
 		if err != nil {
 			return err
@@ -128,14 +131,27 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 		}
 		return 0, fmt.Errorf("%s: %w", where, runtime.ErrClosed)
 	}
+	// failed names the error of a callback cut short by an interrupt.
+	failed := func(err error) error {
+		if err == nil || !vm.Broken() {
+			return err
+		}
+		if ierr := s.interruptedErr(where, url); ierr != nil {
+			return ierr
+		}
+		return s.namedTimeout(err, where, vm)
+	}
 	select {
 	case err := <-done:
-		return produced.Load(), s.namedTimeout(err, where, vm)
+		return produced.Load(), failed(err)
 	case <-vm.Done():
 		select {
 		case err := <-done:
-			return produced.Load(), s.namedTimeout(err, where, vm)
+			return produced.Load(), failed(err)
 		default:
+		}
+		if err := s.interruptedErr(where, url); err != nil {
+			return produced.Load(), err
 		}
 		if tag, ranAway := vm.Runaway(); ranAway {
 			if tag == id {
@@ -150,6 +166,36 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 	case <-ctx.Done():
 		return produced.Load(), ctx.Err()
 	}
+}
+
+// Interrupt stops the JS running on every VM and closes the VMs; the callbacks running
+// fail with an InterruptedError naming reason, and no callback runs afterwards (pipelines
+// still do, on a fresh VM). The engine calls it when MEMUSAGE_LIMIT_MB is exceeded
+// (engine.Interrupter). Safe from any goroutine.
+func (s *Spider) Interrupt(reason string) {
+	if !s.interrupted.CompareAndSwap(nil, &reason) {
+		return
+	}
+	vms := []*runtime.VM{s.first}
+	if s.pool != nil {
+		vms = s.pool.All()
+	}
+	for _, vm := range vms {
+		if vm != nil {
+			vm.Interrupt(reason)
+			go vm.Close() // the callbacks waiting on it see Done
+		}
+	}
+}
+
+// interruptedErr is the error of a callback after Interrupt (nil before).
+func (s *Spider) interruptedErr(where, url string) error {
+	reason := s.interrupted.Load()
+	if reason == nil {
+		return nil
+	}
+	msg := fmt.Sprintf("callback %s (%s) interrupted: %s", where, url, *reason)
+	return &runtime.ScriptError{Name: "InterruptedError", Message: msg, Stack: "InterruptedError: " + msg}
 }
 
 // callbackTimeout is JS_CALLBACK_TIMEOUT as text ("?" without a crawler).
@@ -595,8 +641,9 @@ func (p *Pipeline) ProcessItem(ctx context.Context, item types.Item) (types.Item
 
 // Interface guards.
 var (
-	_ engine.Spider   = (*Spider)(nil)
-	_ engine.Opener   = (*Spider)(nil)
-	_ engine.Pipeline = (*Pipeline)(nil)
-	_ engine.Opener   = (*Pipeline)(nil)
+	_ engine.Spider      = (*Spider)(nil)
+	_ engine.Opener      = (*Spider)(nil)
+	_ engine.Interrupter = (*Spider)(nil)
+	_ engine.Pipeline    = (*Pipeline)(nil)
+	_ engine.Opener      = (*Pipeline)(nil)
 )

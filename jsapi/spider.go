@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -117,6 +118,8 @@ type Spider struct {
 	schemes    []string              // DOWNLOAD_SCHEMES, read once in Bind
 	ctx        context.Context       // the crawl's context, for inline downloads
 	opened     bool                  // Open has prepared every VM; guarded by mu
+	// interrupted is the reason given to Interrupt (nil until then).
+	interrupted atomic.Pointer[string]
 
 	running running // callbacks and inline downloads in flight, for Running
 
