@@ -485,24 +485,34 @@ type Pipeline struct {
 
 // await calls method on the pipeline object and waits for its (possibly async) result;
 // onResult converts the settled value on the loop.
+// A call that loses its VM to a callback's runaway (JS_CALLBACK_TIMEOUT) while it awaits is
+// made once more on the fresh VM, so the item is not lost.
 func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmState) []goja.Value,
 	onResult func(st *vmState, v goja.Value) error) error {
-	vm, err := p.s.vm0()
-	if err != nil {
+	for again := false; ; again = true {
+		vm, err := p.s.vm0()
+		if err != nil {
+			return err
+		}
+		st := p.s.state(vm)
+		// Listed by jscrawl ps while it runs, as a callback is.
+		id := p.s.running.addCallback(fmt.Sprintf("pipelines[%d].%s", p.index, method), "", vm)
+		err = st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
+			obj := st.pipelines[p.index]
+			fn, isFn := goja.AssertFunction(obj.Get(method))
+			if !isFn {
+				return nil, nil
+			}
+			return fn(obj, args(st)...)
+		}, func(v goja.Value) error { return onResult(st, v) })
+		p.s.running.removeCallback(id)
+		if _, ranAway := vm.Runaway(); !again && ranAway && errors.Is(err, runtime.ErrClosed) &&
+			p.s.interrupted.Load() == nil && ctx.Err() == nil && p.s.pool != nil {
+			p.s.logger.Warn(fmt.Sprintf("pipelines[%d].%s: a callback exceeded JS_CALLBACK_TIMEOUT on its VM, which was discarded: calling it again on a fresh VM", p.index, method))
+			continue
+		}
 		return err
 	}
-	st := p.s.state(vm)
-	// Listed by jscrawl ps while it runs, as a callback is.
-	id := p.s.running.addCallback(fmt.Sprintf("pipelines[%d].%s", p.index, method), "", vm)
-	defer p.s.running.removeCallback(id)
-	return st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
-		obj := st.pipelines[p.index]
-		fn, isFn := goja.AssertFunction(obj.Get(method))
-		if !isFn {
-			return nil, nil
-		}
-		return fn(obj, args(st)...)
-	}, func(v goja.Value) error { return onResult(st, v) })
 }
 
 // await runs call on the VM's loop and waits until the value it returns has settled (a
@@ -536,6 +546,11 @@ func (st *vmState) await(ctx context.Context, call func(rt *goja.Runtime) (goja.
 	case err := <-done:
 		return err
 	case <-st.vm.Done():
+		select {
+		case err := <-done: // the call ended (interrupted, say) before the VM closed
+			return err
+		default:
+		}
 		return runtime.ErrClosed
 	case <-ctx.Done():
 		return ctx.Err()

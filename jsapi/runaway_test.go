@@ -124,3 +124,81 @@ export default class S {
 		t.Errorf("the log does not name the runaway callback:\n%s", res.log)
 	}
 }
+
+// TestRunawaySparesPipelines: a pipeline call that awaits an inline download when a callback
+// on the same VM runs away is made again on the fresh VM, whose pipeline was opened, so the
+// item reaches the feed.
+func TestRunawaySparesPipelines(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	holds := 0
+	first, second := make(chan struct{}), make(chan struct{})
+	wait := func(r *http.Request, ch chan struct{}) bool {
+		tm := time.NewTimer(15 * time.Second)
+		defer tm.Stop()
+		select {
+		case <-ch:
+			return true
+		case <-tm.C:
+		case <-r.Context().Done():
+		}
+		return false
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body><h1>page</h1></body></html>")
+	})
+	// /hold answers once it was requested twice: by the pipeline, then by its second call.
+	mux.HandleFunc("/hold", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		holds++
+		switch holds {
+		case 1:
+			close(first)
+		case 2:
+			close(second)
+		}
+		mu.Unlock()
+		if wait(r, second) {
+			fmt.Fprint(w, "held")
+		}
+	})
+	// /spin answers once the pipeline awaits /hold.
+	mux.HandleFunc("/spin", func(w http.ResponseWriter, r *http.Request) {
+		if wait(r, first) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html><body><h1>spin</h1></body></html>")
+		}
+	})
+	site := httptest.NewServer(mux)
+	t.Cleanup(site.Close)
+	src := strings.ReplaceAll(`import { Request } from "jscrawl";
+export default class S {
+  name = "pipe";
+  *start() {
+    yield new Request("SITE/page");
+    yield new Request("SITE/spin", { callback: this.spin });
+  }
+  parse(r) { return { page: r.css("h1::text").get() }; }
+  spin(r) { while (true) {} }
+}
+class Hold {
+  opened = false;
+  open() { this.opened = true; }
+  async processItem(item) {
+    const held = await (await fetch("SITE/hold")).text();
+    return { ...item, held, opened: this.opened };
+  }
+}
+export const pipelines = [Hold];
+`, "SITE", site.URL)
+	res := crawl(t, newServer(t), spec{settings: map[string]string{"JS_VMS": "1", "JS_CALLBACK_TIMEOUT": "0.2", "RETRY_ENABLED": "false"}, src: src})
+	equalLines(t, "items", res.lines(t), []string{`{"page":"page","held":"held","opened":true}`}, res.log)
+	if n := res.stat("spider_exceptions/TimeoutError"); n != 1 {
+		t.Errorf("spider_exceptions/TimeoutError = %d, want 1\n%s", n, res.log)
+	}
+	if n := res.stat("item_error_count"); n != 0 {
+		t.Errorf("item_error_count = %d, want 0\n%s", n, res.log)
+	}
+}

@@ -331,8 +331,13 @@ func (s *Spider) Bind(c Crawler) error {
 			return nil, err
 		}
 		if ctx := s.openCtx(); ctx != nil {
-			// A replacement for a VM broken during the crawl: prepare it as Open did.
-			if err := s.prepareVM(ctx, vm); err != nil {
+			// A replacement for a VM broken during the crawl: prepare it as Open did, and
+			// open the pipelines the engine opened (they run on the first VM).
+			err := s.prepareVM(ctx, vm)
+			if err == nil && i == 0 {
+				err = s.reopenPipelines(ctx, vm)
+			}
+			if err != nil {
 				vm.Close()
 				return nil, err
 			}
@@ -371,6 +376,33 @@ func (s *Spider) Open(ctx context.Context) error {
 	s.mu.Lock()
 	s.opened = true
 	s.mu.Unlock()
+	return nil
+}
+
+// reopenPipelines calls open(spider) of the pipelines still open on vm, a VM that replaces
+// the first one: its pipeline objects are new.
+func (s *Spider) reopenPipelines(ctx context.Context, vm *runtime.VM) error {
+	s.mu.Lock()
+	var idx []int
+	for p := range s.open {
+		idx = append(idx, p.index)
+	}
+	s.mu.Unlock()
+	sort.Ints(idx)
+	st := s.state(vm)
+	for _, i := range idx {
+		err := st.await(ctx, func(*goja.Runtime) (goja.Value, error) {
+			obj := st.pipelines[i]
+			fn, isFn := goja.AssertFunction(obj.Get("open"))
+			if !isFn {
+				return nil, nil
+			}
+			return fn(obj, st.spider)
+		}, func(goja.Value) error { return nil })
+		if err != nil {
+			return fmt.Errorf("pipelines[%d].open() on a fresh VM: %w", i, err)
+		}
+	}
 	return nil
 }
 
