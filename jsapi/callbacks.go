@@ -48,10 +48,10 @@ func (s *Spider) run(ctx context.Context, getVM func() (*runtime.VM, func(), err
 		if err != nil {
 			return err
 		}
-		if vm == broken || vm.Broken() {
+		if broken != nil && (vm == broken || vm.Broken()) {
 			// No fresh VM to run it on (a spider without a pool).
 			release()
-			return s.lostTo(where, url, broken)
+			return s.lostTo(where, url)
 		}
 		emitted, err := s.runOnce(ctx, vm, where, url, emit, lazy, skip, prepare)
 		release()
@@ -60,7 +60,7 @@ func (s *Spider) run(ctx context.Context, getVM func() (*runtime.VM, func(), err
 		}
 		if broken != nil {
 			// Its second VM was lost too: give up.
-			return s.lostTo(where, url, vm)
+			return s.lostTo(where, url)
 		}
 		broken, skip = vm, emitted
 		if s.crawler != nil {
@@ -77,7 +77,7 @@ var errInnocent = errors.New("vm lost to another callback's runaway")
 
 // lostTo is the error of a callback that lost its VM to another's runaway and could not be
 // run again.
-func (s *Spider) lostTo(where, url string, vm *runtime.VM) error {
+func (s *Spider) lostTo(where, url string) error {
 	msg := fmt.Sprintf("callback %s (%s) was lost: another callback exceeded JS_CALLBACK_TIMEOUT (%s) on its VM", where, url, s.callbackTimeout())
 	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg}
 }
