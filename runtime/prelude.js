@@ -31,10 +31,10 @@
   // Scopes: the work a callback starts while its code runs (its synchronous start and every
   // step of a generator, which is all of a lowered async *callback) is registered in the
   // callback's scope, so a failing callback can cancel what it still awaits (structured
-  // concurrency, like asyncio's TaskGroup). cur.scope is set only while callback code runs.
-  // cur.scope is the scope of the callback code running now (null: none). It lives in an
-  // object the host keeps, so that after a JS_CALLBACK_TIMEOUT interrupt (which skips finally
-  // blocks and leaves it set) the host reads which callback ran away without running JS.
+  // concurrency, like asyncio's TaskGroup). cur.scope is the scope of the callback code
+  // running now, set only while it runs (null: none). It lives in an object the host keeps,
+  // so that after a JS_CALLBACK_TIMEOUT interrupt (which skips finally blocks and so leaves
+  // it set) the host reads which callback ran away without running JS.
   const cur = { scope: null };
   // tag identifies the callback to the host (which callback started a download).
   const newScope = (tag) => ({ cancels: new Set(), tag: tag || 0 });

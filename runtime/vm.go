@@ -40,9 +40,10 @@ type Options struct {
 	// CallbackTimeout interrupts a job that runs synchronously longer than this (0: never).
 	// An interrupted VM is broken: discard it. It cannot go on, even for the callbacks that
 	// did not run away: an interrupt that unwinds through a generator (every lowered async
-	// function) leaves goja's frame stacks unbalanced, so promise jobs never run again and
-	// a try/catch around a guarded call is skipped (goja v0.0.0-20260917113740; see
-	// TestInterruptInGeneratorBreaksRuntime).
+	// function) leaves goja's frame stacks unbalanced, so promise jobs never run again, and
+	// a host function that catches the interrupt cannot hand JS a normal error instead (the
+	// JS catch around it is skipped). Measured with goja v0.0.0-20260917113740; see
+	// TestInterruptInGeneratorBreaksRuntime.
 	CallbackTimeout time.Duration
 	// OnUnhandledRejection is called on the loop with a promise rejection that nothing
 	// handled by the end of a job (nil: it is logged at ERROR).
@@ -136,7 +137,8 @@ func NewVM(opts Options) (*VM, error) {
 func (vm *VM) SetLogger(l *slog.Logger) { vm.logger.Store(l) }
 
 // StartWatchdog interrupts any job that runs synchronously longer than limit (0: never);
-// the VM is then broken and closed, and Runaway names the callback that ran away. It takes effect once: later calls do nothing.
+// the VM is then broken and closed, and Runaway names the callback that ran away. It takes
+// effect once: later calls do nothing.
 func (vm *VM) StartWatchdog(limit time.Duration) {
 	if limit <= 0 || !vm.watching.CompareAndSwap(false, true) {
 		return
