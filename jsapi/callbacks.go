@@ -111,7 +111,7 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 		}
 		return nil
 	}
-	ok := vm.Go(func(rt *goja.Runtime) {
+	ok := st != nil && vm.Go(func(rt *goja.Runtime) {
 		inv, err := prepare(st)
 		if err != nil {
 			done <- runtime.ToScriptError(err)
@@ -521,6 +521,9 @@ func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmSta
 // rejection is returned as a *runtime.ScriptError.
 func (st *vmState) await(ctx context.Context, call func(rt *goja.Runtime) (goja.Value, error),
 	onResult func(v goja.Value) error) error {
+	if st == nil {
+		return runtime.ErrClosed // a broken VM, already forgotten
+	}
 	done := make(chan error, 1)
 	ok := st.vm.Go(func(rt *goja.Runtime) {
 		res, err := call(rt)

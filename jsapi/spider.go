@@ -331,8 +331,16 @@ func (s *Spider) Bind(c Crawler) error {
 			return nil, err
 		}
 		if ctx := s.openCtx(); ctx != nil {
-			// A replacement for a VM broken during the crawl: prepare it as Open did, and
-			// open the pipelines the engine opened (they run on the first VM).
+			// A replacement for a VM broken during the crawl: forget the broken VMs (and
+			// the memory their JS held), prepare it as Open did, and open the pipelines
+			// the engine opened (they run on the first VM).
+			s.mu.Lock()
+			for old := range s.states {
+				if old.Broken() {
+					delete(s.states, old)
+				}
+			}
+			s.mu.Unlock()
 			err := s.prepareVM(ctx, vm)
 			if err == nil && i == 0 {
 				err = s.reopenPipelines(ctx, vm)
