@@ -297,6 +297,8 @@ func runAction(c *cli.Context) error {
 	}
 	passed := checkThresholds(stderr, thresholds, final)
 	switch {
+	case final["finish_reason"] == engine.ReasonMemUsageExceeded:
+		return cli.Exit("the crawl was closed: its memory usage exceeded MEMUSAGE_LIMIT_MB", 1)
 	case stopped() != nil:
 		return cli.Exit("", exitCodeFor(stopped()))
 	case final["finish_reason"] == "shutdown" || ctx.Err() != nil:

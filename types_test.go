@@ -79,6 +79,9 @@ func TestNewCommand(t *testing.T) {
 			if !strings.Contains(string(src), `name = "my-`+tc.tmpl+`"`) || !strings.Contains(string(src), "class My"+strings.ToUpper(tc.tmpl[:1])+tc.tmpl[1:]+"Spider") {
 				t.Errorf("name or class not filled in:\n%s", src)
 			}
+			if !strings.Contains(string(src), "MEMUSAGE_LIMIT_MB: 2048") {
+				t.Errorf("the template sets no memory limit:\n%s", src)
+			}
 			stdout, stderr, code := jscrawl(t, "run", "--demo", filepath.Join(sub, "my-"+tc.tmpl+".ts"), "-o", "-")
 			if code != 0 {
 				t.Fatalf("run: exit %d: %s", code, stderr)

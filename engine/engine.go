@@ -121,6 +121,9 @@ type Engine struct {
 
 	exportMu sync.Mutex
 	wg       sync.WaitGroup
+	// memExceeded is set by the memory watcher: finish_reason is then memusage_exceeded,
+	// whatever close or hard stop came before or after.
+	memExceeded atomic.Bool
 
 	// Owned by the engine goroutine.
 	maxDownloads, maxParsing, maxItems int
@@ -346,7 +349,9 @@ func (e *Engine) spiderName() string {
 // cancelled and Run waits for every goroutine, finish_reason "shutdown"). The spider,
 // pipelines and exporters are closed in every case. Run returns nil for a crawl that ran,
 // even with errors, and an error only if it could not run (Spider.Open or a pipeline's Open
-// failed, or Run was called twice).
+// failed, or Run was called twice). While the crawl runs, the memory watcher (MEMUSAGE_*)
+// checks the process's memory: past MEMUSAGE_LIMIT_MB it interrupts the spider (when it is
+// an Interrupter) and closes with finish_reason memusage_exceeded, which nothing overrides.
 func (e *Engine) Run(ctx context.Context) error {
 	e.inMu.Lock()
 	if e.ran {
@@ -368,8 +373,10 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.logger.Info("Spider opened")
 	e.send(ctx, SpiderOpened)
 
+	stopMem := e.watchMemory()
 	e.crawl(ctx)
 	e.wg.Wait()
+	stopMem()
 
 	e.inMu.Lock()
 	e.running = false
@@ -846,6 +853,9 @@ func (e *Engine) finish(ctx context.Context, start time.Time) {
 	reason := e.reason
 	if reason == "" {
 		reason = "finished"
+	}
+	if e.memExceeded.Load() {
+		reason = ReasonMemUsageExceeded
 	}
 	if !e.closing || reason == "finished" {
 		e.logger.Info(fmt.Sprintf("Closing spider (%s)", reason))

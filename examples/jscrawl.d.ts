@@ -802,6 +802,14 @@ declare module "jscrawl" {
     LOG_LEVEL?: string;
     /** seconds between progress lines (number of seconds). */
     LOGSTATS_INTERVAL?: number;
+    /** watch the process's memory (resident set size): MEMUSAGE_WARNING_MB and MEMUSAGE_LIMIT_MB (boolean). */
+    MEMUSAGE_ENABLED?: boolean;
+    /** MiB of process memory at which running callbacks are interrupted and the spider closes with memusage_exceeded, exit 1 (0: no limit) (integer). */
+    MEMUSAGE_LIMIT_MB?: number;
+    /** MiB of process memory that logs one warning (0: none) (integer). */
+    MEMUSAGE_WARNING_MB?: number;
+    /** seconds between memory checks (number of seconds). */
+    MEMUSAGE_CHECK_INTERVAL_SECONDS?: number;
     /** follow <meta http-equiv="refresh"> redirects (boolean). */
     METAREFRESH_ENABLED?: boolean;
     /** tags (such as noscript) whose meta refresh is ignored (list). */

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -23,19 +24,79 @@ func (s *Spider) countException(err error) {
 	}
 }
 
-// run calls fn on a VM from the pool, drives what it returns and emits every produced value;
-// it returns when the callback finished (including what it awaited) or ctx ended.
-// where names the callback for error messages and, with url (the response's), in Running.
-// With lazy set (start()), the next value is pulled only while the crawler's backlog is
-// below a high-water mark, so a huge or endless start() does not flood the scheduler.
-func (s *Spider) run(ctx context.Context, vm *runtime.VM, where, url string, emit engine.Emit, lazy bool,
+// run calls a callback on a VM from getVM (released when done), drives what it returns and
+// emits every produced value; it returns when the callback finished (including what it
+// awaited) or ctx ended. where names the callback for error messages and, with url (the
+// response's), in Running. With lazy set (start()), the next value is pulled only while the
+// crawler's backlog is below a high-water mark, so a huge or endless start() does not flood
+// the scheduler.
+//
+// When another callback on the same VM exceeds JS_CALLBACK_TIMEOUT, the VM is discarded
+// (goja cannot go on after the interrupt) and this callback's work with it: run then runs
+// it once more from its start on a fresh VM, skipping the values the first run already
+// emitted, so its items are neither lost nor duplicated (as long as the callback produces
+// the same values in the same order; its inline downloads are made again).
+func (s *Spider) run(ctx context.Context, getVM func() (*runtime.VM, func(), error), where, url string, emit engine.Emit, lazy bool,
 	prepare func(st *vmState) (invocation, error)) error {
+	skip := int64(0)
+	var broken *runtime.VM
+	for {
+		if err := s.interruptedErr(where, url); err != nil {
+			return err
+		}
+		vm, release, err := getVM()
+		if err != nil {
+			return err
+		}
+		if broken != nil && (vm == broken || vm.Broken()) {
+			// No fresh VM to run it on (a spider without a pool).
+			release()
+			return s.lostTo(where, url)
+		}
+		emitted, err := s.runOnce(ctx, vm, where, url, emit, lazy, skip, prepare)
+		release()
+		if !errors.Is(err, errInnocent) {
+			return err
+		}
+		if broken != nil {
+			// Its second VM was lost too: give up.
+			return s.lostTo(where, url)
+		}
+		broken, skip = vm, emitted
+		if s.crawler != nil {
+			s.crawler.Stats().Inc("spider/callback_rerun_count", 1)
+		}
+		s.logger.Warn(fmt.Sprintf("%s (%s): another callback exceeded JS_CALLBACK_TIMEOUT on its VM, which was discarded: running %s again on a fresh VM, skipping the %d values it had produced",
+			where, url, where, emitted))
+	}
+}
+
+// errInnocent is runOnce's error for a callback whose VM was broken by another callback's
+// runaway: run runs it again.
+var errInnocent = errors.New("vm lost to another callback's runaway")
+
+// lostTo is the error of a callback that lost its VM to another's runaway and could not be
+// run again.
+func (s *Spider) lostTo(where, url string) error {
+	msg := fmt.Sprintf("callback %s (%s) was lost: another callback exceeded JS_CALLBACK_TIMEOUT (%s) on its VM", where, url, s.callbackTimeout())
+	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg}
+}
+
+// runOnce is one run of a callback on vm: it skips the first skip values the callback
+// produces and returns how many it produced in all. Its error wraps errInnocent when the
+// VM was lost to another callback's runaway.
+func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string, emit engine.Emit, lazy bool, skip int64,
+	prepare func(st *vmState) (invocation, error)) (int64, error) {
 	st := s.state(vm)
 	id := s.running.addCallback(where, url, vm)
 	defer s.running.removeCallback(id)
 	done := make(chan error, 1)
+	var produced atomic.Int64
 	filteredFrom := 0 // set on the loop before the first value
 	onValue := func(v goja.Value) goja.Value {
+		if produced.Add(1) <= skip {
+			return nil // emitted by the run this one repeats
+		}
 		st.emitValue(v, where, url, filteredFrom, emit)
 		if !lazy || s.crawler == nil {
 			return nil
@@ -50,7 +111,7 @@ func (s *Spider) run(ctx context.Context, vm *runtime.VM, where, url string, emi
 		}
 		return nil
 	}
-	ok := vm.Go(func(rt *goja.Runtime) {
+	ok := st != nil && vm.Go(func(rt *goja.Runtime) {
 		inv, err := prepare(st)
 		if err != nil {
 			done <- runtime.ToScriptError(err)
@@ -65,39 +126,94 @@ func (s *Spider) run(ctx context.Context, vm *runtime.VM, where, url string, emi
 		vm.CallTagged(id, inv.fn, inv.this, inv.args, inv.wrap, onValue, func(err error) { done <- err })
 	})
 	if !ok {
-		return fmt.Errorf("%s: %w", where, runtime.ErrClosed)
+		if _, ranAway := vm.Runaway(); ranAway {
+			return 0, errInnocent // broken between getVM and now
+		}
+		return 0, fmt.Errorf("%s: %w", where, runtime.ErrClosed)
+	}
+	// failed names the error of a callback cut short by an interrupt.
+	failed := func(err error) error {
+		if err == nil || !vm.Broken() {
+			return err
+		}
+		if ierr := s.interruptedErr(where, url); ierr != nil {
+			return ierr
+		}
+		return s.namedTimeout(err, where, vm)
 	}
 	select {
 	case err := <-done:
-		return s.namedTimeout(err, where, vm)
+		return produced.Load(), failed(err)
 	case <-vm.Done():
 		select {
 		case err := <-done:
-			return s.namedTimeout(err, where, vm)
+			return produced.Load(), failed(err)
 		default:
 		}
-		if vm.Broken() {
-			return s.namedTimeout(&runtime.ScriptError{Name: "TimeoutError", Message: "interrupted"}, where, vm)
+		if err := s.interruptedErr(where, url); err != nil {
+			return produced.Load(), err
 		}
-		return &runtime.ScriptError{Name: "Error", Message: where + ": the VM was closed (shutdown)"}
+		if tag, ranAway := vm.Runaway(); ranAway {
+			if tag == id {
+				return produced.Load(), s.namedTimeout(&runtime.ScriptError{Name: "TimeoutError", Message: "interrupted"}, where, vm)
+			}
+			return produced.Load(), errInnocent
+		}
+		if vm.Broken() {
+			return produced.Load(), s.namedTimeout(&runtime.ScriptError{Name: "TimeoutError", Message: "interrupted"}, where, vm)
+		}
+		return produced.Load(), &runtime.ScriptError{Name: "Error", Message: where + ": the VM was closed (shutdown)"}
 	case <-ctx.Done():
-		return ctx.Err()
+		return produced.Load(), ctx.Err()
 	}
 }
 
+// Interrupt stops the JS running on every VM and closes the VMs; the callbacks running
+// fail with an InterruptedError naming reason, and no callback runs afterwards (pipelines
+// still do, on a fresh VM). The engine calls it when MEMUSAGE_LIMIT_MB is exceeded
+// (engine.Interrupter). Safe from any goroutine.
+func (s *Spider) Interrupt(reason string) {
+	if !s.interrupted.CompareAndSwap(nil, &reason) {
+		return
+	}
+	vms := []*runtime.VM{s.first}
+	if s.pool != nil {
+		vms = s.pool.All()
+	}
+	for _, vm := range vms {
+		if vm != nil {
+			vm.Interrupt(reason)
+			go vm.Close() // the callbacks waiting on it see Done
+		}
+	}
+}
+
+// interruptedErr is the error of a callback after Interrupt (nil before).
+func (s *Spider) interruptedErr(where, url string) error {
+	reason := s.interrupted.Load()
+	if reason == nil {
+		return nil
+	}
+	msg := fmt.Sprintf("callback %s (%s) interrupted: %s", where, url, *reason)
+	return &runtime.ScriptError{Name: "InterruptedError", Message: msg, Stack: "InterruptedError: " + msg}
+}
+
+// callbackTimeout is JS_CALLBACK_TIMEOUT as text ("?" without a crawler).
+func (s *Spider) callbackTimeout() string {
+	if s.crawler == nil {
+		return "?"
+	}
+	return s.crawler.Settings().Duration(types.JSCallbackTimeout).String()
+}
+
 // namedTimeout rewrites the error of a callback cut short by the watchdog so it names the
-// callback: "callback parseBook exceeded JS_CALLBACK_TIMEOUT (2s)". The VM it ran on was
-// interrupted, so every callback waiting on it gets the error.
+// callback: "callback parseBook exceeded JS_CALLBACK_TIMEOUT (2s)".
 func (s *Spider) namedTimeout(err error, where string, vm *runtime.VM) error {
 	var se *runtime.ScriptError
 	if err == nil || !errors.As(err, &se) || se.Name != "TimeoutError" || !vm.Broken() {
 		return err
 	}
-	limit := "?"
-	if s.crawler != nil {
-		limit = s.crawler.Settings().Duration(types.JSCallbackTimeout).String()
-	}
-	msg := fmt.Sprintf("callback %s exceeded JS_CALLBACK_TIMEOUT (%s)", where, limit)
+	msg := fmt.Sprintf("callback %s exceeded JS_CALLBACK_TIMEOUT (%s)", where, s.callbackTimeout())
 	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg, Value: se.Value}
 }
 
@@ -231,11 +347,7 @@ func (st *vmState) isRequestObject(obj *goja.Object) bool {
 // Start runs the spider's start() on the first VM, or yields startUrls to parse when it
 // has none (engine.Spider).
 func (s *Spider) Start(ctx context.Context, emit engine.Emit) error {
-	vm, err := s.vm0()
-	if err != nil {
-		return err
-	}
-	return s.run(ctx, vm, "start", "", emit, true, func(st *vmState) (invocation, error) {
+	return s.run(ctx, s.acquire0, "start", "", emit, true, func(st *vmState) (invocation, error) {
 		wrap := st.wrap("wrapStart")
 		if start := st.spider.Get("start"); isFunction(start) {
 			return invocation{fn: start, this: st.spider, wrap: wrap}, nil
@@ -263,6 +375,12 @@ func (s *Spider) Start(ctx context.Context, emit engine.Emit) error {
 		reqs := st.rt.NewArray(out...)
 		return invocation{fn: st.rt.ToValue(func(goja.FunctionCall) goja.Value { return reqs }), wrap: wrap}, nil
 	})
+}
+
+// acquire0 is acquire for the first VM (start() and pipelines run there).
+func (s *Spider) acquire0() (*runtime.VM, func(), error) {
+	vm, err := s.vm0()
+	return vm, func() {}, err
 }
 
 func (s *Spider) vm0() (*runtime.VM, error) {
@@ -301,13 +419,8 @@ func (s *Spider) Parse(ctx context.Context, resp *types.Response, emit engine.Em
 			s.noteFlattened(resp.URL, h.doc)
 		}
 	}
-	vm, release, err := s.acquire()
-	if err != nil {
-		return err
-	}
-	defer release()
 	name := resp.Request.CallbackName()
-	return s.run(ctx, vm, name, resp.URL, emit, false, func(st *vmState) (invocation, error) {
+	return s.run(ctx, s.acquire, name, resp.URL, emit, false, func(st *vmState) (invocation, error) {
 		fn := st.spider.Get(name)
 		if resp.Request.Callback == "" {
 			// A base spider (CrawlSpider, XMLFeedSpider...) handles requests without a
@@ -337,17 +450,12 @@ func kwargs(it types.Item) types.Item {
 // Errback runs the request's errback with a failure object
 // { request, error: { name, message }, response } (engine.Spider).
 func (s *Spider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit) error {
-	vm, release, err := s.acquire()
-	if err != nil {
-		return err
-	}
-	defer release()
 	name := f.Request.Errback
 	url := f.Request.URL
 	if f.Response != nil {
 		url = f.Response.URL
 	}
-	return s.run(ctx, vm, name, url, emit, false, func(st *vmState) (invocation, error) {
+	return s.run(ctx, s.acquire, name, url, emit, false, func(st *vmState) (invocation, error) {
 		fn := st.spider.Get(name)
 		if !isFunction(fn) {
 			return invocation{}, &runtime.ScriptError{Name: "TypeError", Message: fmt.Sprintf("spider %s has no errback method %q", s.name, name)}
@@ -386,24 +494,34 @@ type Pipeline struct {
 
 // await calls method on the pipeline object and waits for its (possibly async) result;
 // onResult converts the settled value on the loop.
+// A call that loses its VM to a callback's runaway (JS_CALLBACK_TIMEOUT) while it awaits is
+// made once more on the fresh VM, so the item is not lost.
 func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmState) []goja.Value,
 	onResult func(st *vmState, v goja.Value) error) error {
-	vm, err := p.s.vm0()
-	if err != nil {
+	for again := false; ; again = true {
+		vm, err := p.s.vm0()
+		if err != nil {
+			return err
+		}
+		st := p.s.state(vm)
+		// Listed by jscrawl ps while it runs, as a callback is.
+		id := p.s.running.addCallback(fmt.Sprintf("pipelines[%d].%s", p.index, method), "", vm)
+		err = st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
+			obj := st.pipelines[p.index]
+			fn, isFn := goja.AssertFunction(obj.Get(method))
+			if !isFn {
+				return nil, nil
+			}
+			return fn(obj, args(st)...)
+		}, func(v goja.Value) error { return onResult(st, v) })
+		p.s.running.removeCallback(id)
+		if _, ranAway := vm.Runaway(); !again && ranAway && errors.Is(err, runtime.ErrClosed) &&
+			p.s.interrupted.Load() == nil && ctx.Err() == nil && p.s.pool != nil {
+			p.s.logger.Warn(fmt.Sprintf("pipelines[%d].%s: a callback exceeded JS_CALLBACK_TIMEOUT on its VM, which was discarded: calling it again on a fresh VM", p.index, method))
+			continue
+		}
 		return err
 	}
-	st := p.s.state(vm)
-	// Listed by jscrawl ps while it runs, as a callback is.
-	id := p.s.running.addCallback(fmt.Sprintf("pipelines[%d].%s", p.index, method), "", vm)
-	defer p.s.running.removeCallback(id)
-	return st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
-		obj := st.pipelines[p.index]
-		fn, isFn := goja.AssertFunction(obj.Get(method))
-		if !isFn {
-			return nil, nil
-		}
-		return fn(obj, args(st)...)
-	}, func(v goja.Value) error { return onResult(st, v) })
 }
 
 // await runs call on the VM's loop and waits until the value it returns has settled (a
@@ -412,6 +530,9 @@ func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmSta
 // rejection is returned as a *runtime.ScriptError.
 func (st *vmState) await(ctx context.Context, call func(rt *goja.Runtime) (goja.Value, error),
 	onResult func(v goja.Value) error) error {
+	if st == nil {
+		return runtime.ErrClosed // a broken VM, already forgotten
+	}
 	done := make(chan error, 1)
 	ok := st.vm.Go(func(rt *goja.Runtime) {
 		res, err := call(rt)
@@ -437,6 +558,11 @@ func (st *vmState) await(ctx context.Context, call func(rt *goja.Runtime) (goja.
 	case err := <-done:
 		return err
 	case <-st.vm.Done():
+		select {
+		case err := <-done: // the call ended (interrupted, say) before the VM closed
+			return err
+		default:
+		}
 		return runtime.ErrClosed
 	case <-ctx.Done():
 		return ctx.Err()
@@ -542,8 +668,9 @@ func (p *Pipeline) ProcessItem(ctx context.Context, item types.Item) (types.Item
 
 // Interface guards.
 var (
-	_ engine.Spider   = (*Spider)(nil)
-	_ engine.Opener   = (*Spider)(nil)
-	_ engine.Pipeline = (*Pipeline)(nil)
-	_ engine.Opener   = (*Pipeline)(nil)
+	_ engine.Spider      = (*Spider)(nil)
+	_ engine.Opener      = (*Spider)(nil)
+	_ engine.Interrupter = (*Spider)(nil)
+	_ engine.Pipeline    = (*Pipeline)(nil)
+	_ engine.Opener      = (*Pipeline)(nil)
 )

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
@@ -116,6 +117,9 @@ type Spider struct {
 	outFilters []engine.OutputFilter // the engine's built-in spider output filters
 	schemes    []string              // DOWNLOAD_SCHEMES, read once in Bind
 	ctx        context.Context       // the crawl's context, for inline downloads
+	opened     bool                  // Open has prepared every VM; guarded by mu
+	// interrupted is the reason given to Interrupt (nil until then).
+	interrupted atomic.Pointer[string]
 
 	running running // callbacks and inline downloads in flight, for Running
 
@@ -328,6 +332,26 @@ func (s *Spider) Bind(c Crawler) error {
 		if err != nil {
 			return nil, err
 		}
+		if ctx := s.openCtx(); ctx != nil {
+			// A replacement for a VM broken during the crawl: forget the broken VMs (and
+			// the memory their JS held), prepare it as Open did, and open the pipelines
+			// the engine opened (they run on the first VM).
+			s.mu.Lock()
+			for old := range s.states {
+				if old.Broken() {
+					delete(s.states, old)
+				}
+			}
+			s.mu.Unlock()
+			err := s.prepareVM(ctx, vm)
+			if err == nil && i == 0 {
+				err = s.reopenPipelines(ctx, vm)
+			}
+			if err != nil {
+				vm.Close()
+				return nil, err
+			}
+		}
 		if i == 0 {
 			s.mu.Lock()
 			s.first = vm
@@ -347,21 +371,72 @@ func (s *Spider) Bind(c Crawler) error {
 // place to connect signal handlers, after the -a arguments are set and before
 // spider_opened.
 func (s *Spider) Open(ctx context.Context) error {
+	s.mu.Lock()
 	s.ctx = ctx
+	s.mu.Unlock()
 	vms := []*runtime.VM{s.first}
 	if s.pool != nil {
 		vms = s.pool.All()
 	}
 	for _, vm := range vms {
-		st := s.state(vm)
-		err := st.await(ctx, func(*goja.Runtime) (goja.Value, error) { return nil, st.setOutputFilters() },
-			func(goja.Value) error { return nil })
-		if err != nil {
+		if err := s.prepareVM(ctx, vm); err != nil {
 			return err
 		}
-		if err := s.setup(ctx, vm); err != nil {
-			return fmt.Errorf("%s.setup(): %w", s.name, err)
+	}
+	s.mu.Lock()
+	s.opened = true
+	s.mu.Unlock()
+	return nil
+}
+
+// reopenPipelines calls open(spider) of the pipelines still open on vm, a VM that replaces
+// the first one: its pipeline objects are new.
+func (s *Spider) reopenPipelines(ctx context.Context, vm *runtime.VM) error {
+	s.mu.Lock()
+	var idx []int
+	for p := range s.open {
+		idx = append(idx, p.index)
+	}
+	s.mu.Unlock()
+	sort.Ints(idx)
+	st := s.state(vm)
+	for _, i := range idx {
+		err := st.await(ctx, func(*goja.Runtime) (goja.Value, error) {
+			obj := st.pipelines[i]
+			fn, isFn := goja.AssertFunction(obj.Get("open"))
+			if !isFn {
+				return nil, nil
+			}
+			return fn(obj, st.spider)
+		}, func(goja.Value) error { return nil })
+		if err != nil {
+			return fmt.Errorf("pipelines[%d].open() on a fresh VM: %w", i, err)
 		}
+	}
+	return nil
+}
+
+// openCtx is the crawl's context once Open ran (nil before).
+func (s *Spider) openCtx() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.opened {
+		return nil
+	}
+	return s.ctx
+}
+
+// prepareVM gives vm the output filters and runs the spider's setup() on it: for every VM
+// at Open, and for a VM that replaces a broken one (JS_CALLBACK_TIMEOUT) later.
+func (s *Spider) prepareVM(ctx context.Context, vm *runtime.VM) error {
+	st := s.state(vm)
+	err := st.await(ctx, func(*goja.Runtime) (goja.Value, error) { return nil, st.setOutputFilters() },
+		func(goja.Value) error { return nil })
+	if err != nil {
+		return err
+	}
+	if err := s.setup(ctx, vm); err != nil {
+		return fmt.Errorf("%s.setup(): %w", s.name, err)
 	}
 	return nil
 }

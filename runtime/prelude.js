@@ -31,25 +31,28 @@
   // Scopes: the work a callback starts while its code runs (its synchronous start and every
   // step of a generator, which is all of a lowered async *callback) is registered in the
   // callback's scope, so a failing callback can cancel what it still awaits (structured
-  // concurrency, like asyncio's TaskGroup). currentScope is set only while callback code runs.
-  let currentScope = null;
+  // concurrency, like asyncio's TaskGroup). cur.scope is the scope of the callback code
+  // running now, set only while it runs (null: none). It lives in an object the host keeps,
+  // so that after a JS_CALLBACK_TIMEOUT interrupt (which skips finally blocks and so leaves
+  // it set) the host reads which callback ran away without running JS.
+  const cur = { scope: null };
   // tag identifies the callback to the host (which callback started a download).
   const newScope = (tag) => ({ cancels: new Set(), tag: tag || 0 });
   const inScope = (scope, f) => {
-    const prev = currentScope;
-    currentScope = scope;
-    try { return f(); } finally { currentScope = prev; }
+    const prev = cur.scope;
+    cur.scope = scope;
+    try { return f(); } finally { cur.scope = prev; }
   };
   const cancelScope = (scope) => {
     for (const c of scope.cancels) { try { c(); } catch (e) { /* already settled */ } }
     scope.cancels.clear();
   };
-  Object.defineProperty(g, "__jscrawlScope", { value: () => currentScope });
+  Object.defineProperty(g, "__jscrawlScope", { value: () => cur.scope });
   // __jscrawlBindScope(fn) returns fn bound to the current scope (if any): called later, from
   // a promise continuation, it still runs in the callback's scope.
   Object.defineProperty(g, "__jscrawlBindScope", {
     value: (fn) => {
-      const scope = currentScope;
+      const scope = cur.scope;
       if (scope === null) return fn;
       return function (...args) { return inScope(scope, () => fn.apply(this, args)); };
     },
@@ -59,14 +62,14 @@
   // while a callback's code runs keeps that callback's scope in every later step, after each
   // await, so the downloads it starts are the callback's too.
   function asyncFn(orig, self, args, gen) {
-    const scope = currentScope;
+    const scope = cur.scope;
     if (scope === null) return orig(self, args, gen);
     return orig(self, args, function () {
       const it = gen.apply(this, arguments);
       const run = (f, v) => {
-        const prev = currentScope;
-        currentScope = scope;
-        try { return f.call(it, v); } finally { currentScope = prev; }
+        const prev = cur.scope;
+        cur.scope = scope;
+        try { return f.call(it, v); } finally { cur.scope = prev; }
       };
       return { next: (v) => run(it.next, v), throw: (e) => run(it.throw, e) };
     });
@@ -145,14 +148,14 @@
       for (;;) {
         let r;
         try {
-          prevScope = currentScope;
-          currentScope = scope;
+          prevScope = cur.scope;
+          cur.scope = scope;
           r = gen[k](v);
         } catch (e) {
-          currentScope = prevScope;
+          cur.scope = prevScope;
           return done(e);
         }
-        currentScope = prevScope;
+        cur.scope = prevScope;
         if (r.done) return done();
         const x = r.value;
         if (x instanceof Await) {
@@ -322,5 +325,5 @@
   }
   hidden("AbortSignal", AbortSignal);
   hidden("AbortController", AbortController);
-  return { drive: drive, call: call, inspect: inspect };
+  return { drive: drive, call: call, inspect: inspect, cur: cur };
 })

@@ -352,3 +352,57 @@ func TestIncomplete(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptInGeneratorBreaksRuntime pins the goja behaviour that makes the pool discard a
+// VM after a JS_CALLBACK_TIMEOUT instead of clearing the interrupt and letting its other
+// callbacks go on: an interrupt that unwinds through a generator (every esbuild-lowered
+// async function is one) leaves the runtime unable to run promise jobs, and a host function
+// that catches the interrupt and throws a normal error is not caught by the JS around it.
+// If this test fails, goja changed: a VM might then survive a runaway callback.
+func TestInterruptInGeneratorBreaksRuntime(t *testing.T) {
+	t.Parallel()
+	// spin returns an endless generator that interrupts rt once it has started spinning.
+	spin := func(rt *goja.Runtime) *goja.Object {
+		started := make(chan struct{})
+		_ = rt.Set("started", func() { close(started) })
+		go func() { <-started; rt.Interrupt("stop") }()
+		v, err := rt.RunString(`(function () { function* gen() { started(); for (;;) {} } return gen(); })()`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.ToObject(rt)
+	}
+
+	t.Run("promise jobs never run again", func(t *testing.T) {
+		rt := goja.New()
+		it := spin(rt)
+		next, _ := goja.AssertFunction(it.Get("next"))
+		if _, err := next(it); err == nil {
+			t.Fatal("the endless generator returned")
+		}
+		rt.ClearInterrupt()
+		if _, err := rt.RunString(`var x = 0; Promise.resolve().then(() => { x = 1; });`); err != nil {
+			t.Fatal(err)
+		}
+		if x := rt.Get("x").ToInteger(); x != 0 {
+			t.Fatalf("x = %d: promise jobs run again after an interrupt in a generator", x)
+		}
+	})
+	t.Run("a caught interrupt skips the JS catch", func(t *testing.T) {
+		rt := goja.New()
+		it := spin(rt)
+		_ = rt.Set("it", it)
+		_ = rt.Set("guard", func(c goja.FunctionCall) goja.Value {
+			f, _ := goja.AssertFunction(c.Argument(0))
+			if _, err := f(c.Argument(1)); err != nil {
+				rt.ClearInterrupt()
+				panic(rt.ToValue("caught"))
+			}
+			return goja.Undefined()
+		})
+		v, err := rt.RunString(`let out = "not caught"; try { guard(it.next, it); } catch (e) { out = "caught in JS"; } out`)
+		if err == nil && v.String() == "caught in JS" {
+			t.Fatal("the JS catch ran: goja now recovers from an interrupt in a generator")
+		}
+	})
+}

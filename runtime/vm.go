@@ -38,7 +38,12 @@ type Options struct {
 	// Logger receives console output; nil means slog.Default().
 	Logger *slog.Logger
 	// CallbackTimeout interrupts a job that runs synchronously longer than this (0: never).
-	// An interrupted VM is broken: discard it.
+	// An interrupted VM is broken: discard it. It cannot go on, even for the callbacks that
+	// did not run away: an interrupt that unwinds through a generator (every lowered async
+	// function) leaves goja's frame stacks unbalanced, so promise jobs never run again, and
+	// a host function that catches the interrupt cannot hand JS a normal error instead (the
+	// JS catch around it is skipped). Measured with goja v0.0.0-20260917113740; see
+	// TestInterruptInGeneratorBreaksRuntime.
 	CallbackTimeout time.Duration
 	// OnUnhandledRejection is called on the loop with a promise rejection that nothing
 	// handled by the end of a job (nil: it is logged at ERROR).
@@ -58,11 +63,16 @@ type VM struct {
 	drive    goja.Callable
 	call     goja.Callable
 	inspect  goja.Callable
+	cur      *goja.Object // the prelude's cur: cur.scope is the running callback's scope
 	rejected map[*goja.Promise]struct{}
 
 	reserved  sync.WaitGroup // reservations not yet enqueued
 	busySince atomic.Int64   // unix nanos when the running job started, 0 when idle
 	broken    atomic.Bool
+	// ranAway is set when the watchdog broke the VM; runaway is then the tag of the scope
+	// whose code was interrupted (0: none or untagged), recorded on the loop before Done.
+	ranAway   atomic.Bool
+	runaway   atomic.Uint64
 	watching  atomic.Bool
 	closeOnce sync.Once
 	done      chan struct{}
@@ -112,6 +122,7 @@ func NewVM(opts Options) (*VM, error) {
 		vm.drive, _ = goja.AssertFunction(o.Get("drive"))
 		vm.call, _ = goja.AssertFunction(o.Get("call"))
 		vm.inspect, _ = goja.AssertFunction(o.Get("inspect"))
+		vm.cur = o.Get("cur").ToObject(rt)
 		return nil
 	})
 	if err != nil {
@@ -126,7 +137,8 @@ func NewVM(opts Options) (*VM, error) {
 func (vm *VM) SetLogger(l *slog.Logger) { vm.logger.Store(l) }
 
 // StartWatchdog interrupts any job that runs synchronously longer than limit (0: never);
-// the VM is then broken and closed. It takes effect once: later calls do nothing.
+// the VM is then broken and closed, and Runaway names the callback that ran away. It takes
+// effect once: later calls do nothing.
 func (vm *VM) StartWatchdog(limit time.Duration) {
 	if limit <= 0 || !vm.watching.CompareAndSwap(false, true) {
 		return
@@ -180,6 +192,7 @@ func (vm *VM) watch(limit time.Duration) {
 			return
 		case <-t.C:
 			if since := vm.busySince.Load(); since != 0 && time.Since(time.Unix(0, since)) > limit {
+				vm.ranAway.Store(true)
 				vm.broken.Store(true)
 				vm.rt.Interrupt(fmt.Sprintf("callback ran synchronously for more than %s (JS_CALLBACK_TIMEOUT)", limit))
 				go vm.Close() // waits for the interrupted job to unwind; waiters see Done
@@ -198,6 +211,12 @@ func (vm *VM) job(fn func(rt *goja.Runtime)) func(*goja.Runtime) {
 		vm.busySince.Store(time.Now().UnixNano())
 		fn(rt)
 		vm.busySince.Store(0)
+		if vm.ranAway.Load() {
+			// Interrupted by the watchdog: goja skipped the finally blocks, so cur.scope
+			// still names the callback whose code ran.
+			vm.runaway.Store(vm.scopeTag())
+			return
+		}
 		if len(vm.rejected) > 0 {
 			vm.reportRejections()
 		}
@@ -349,6 +368,32 @@ func (vm *VM) Load(p *Program) (*goja.Object, error) {
 		return nil, ToScriptError(err)
 	}
 	return module.Get("exports").ToObject(rt), nil
+}
+
+// scopeTag returns the tag of cur.scope (0 when none). On the loop; it runs no JS.
+func (vm *VM) scopeTag() uint64 {
+	if vm.cur == nil {
+		return 0
+	}
+	scope, ok := vm.cur.Get("scope").(*goja.Object)
+	if !ok {
+		return 0
+	}
+	if t := scope.Get("tag"); t != nil {
+		if n := t.ToInteger(); n > 0 {
+			return uint64(n)
+		}
+	}
+	return 0
+}
+
+// Runaway reports whether the watchdog (JS_CALLBACK_TIMEOUT) broke the VM and, if so, the
+// tag (see CallTagged) of the callback whose code was running then: 0 when the code was not
+// a tagged callback's (a pipeline, a promise handler outside any callback). Valid once Done
+// is closed. The other callbacks in flight on the VM are innocent: their work is lost with
+// the VM (goja does not let an interrupted VM go on: see Options.CallbackTimeout).
+func (vm *VM) Runaway() (tag uint64, ok bool) {
+	return vm.runaway.Load(), vm.ranAway.Load()
 }
 
 // Broken reports whether the VM was interrupted; a broken VM runs nothing more.

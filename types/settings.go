@@ -55,6 +55,10 @@ const (
 	LogFormat                   = "LOG_FORMAT"
 	LogLevel                    = "LOG_LEVEL"
 	LogStatsInterval            = "LOGSTATS_INTERVAL"
+	MemUsageEnabled             = "MEMUSAGE_ENABLED"
+	MemUsageLimitMB             = "MEMUSAGE_LIMIT_MB"
+	MemUsageWarningMB           = "MEMUSAGE_WARNING_MB"
+	MemUsageCheckInterval       = "MEMUSAGE_CHECK_INTERVAL_SECONDS"
 	MetaRefreshEnabled          = "METAREFRESH_ENABLED"
 	MetaRefreshIgnoreTags       = "METAREFRESH_IGNORE_TAGS"
 	MetaRefreshMaxDelay         = "METAREFRESH_MAXDELAY"
@@ -174,6 +178,10 @@ var Defs = []Def{
 	{LogFormat, KindString, "text", "text (Scrapy's lines) or json (one object per record)"},
 	{LogLevel, KindString, "INFO", "DEBUG, INFO, WARNING or ERROR"},
 	{LogStatsInterval, KindDuration, 60.0, "seconds between progress lines"},
+	{MemUsageEnabled, KindBool, true, "watch the process's memory (resident set size): MEMUSAGE_WARNING_MB and MEMUSAGE_LIMIT_MB"},
+	{MemUsageLimitMB, KindInt, 0, "MiB of process memory at which running callbacks are interrupted and the spider closes with memusage_exceeded, exit 1 (0: no limit)"},
+	{MemUsageWarningMB, KindInt, 0, "MiB of process memory that logs one warning (0: none)"},
+	{MemUsageCheckInterval, KindDuration, 1.0, "seconds between memory checks"},
 	{MetaRefreshEnabled, KindBool, true, "follow <meta http-equiv=\"refresh\"> redirects"},
 	{MetaRefreshIgnoreTags, KindList, []any{}, "tags (such as noscript) whose meta refresh is ignored"},
 	{MetaRefreshMaxDelay, KindDuration, 100.0, "longest meta refresh delay followed"},

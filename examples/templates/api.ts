@@ -13,7 +13,13 @@ export default class SPIDER_CLASS extends Spider {
   name = "SPIDER_NAME";
   allowedDomains = ["127.0.0.1"];
   baseUrl = "http://127.0.0.1:8000";
-  customSettings = { CONCURRENT_REQUESTS: 16, ROBOTSTXT_OBEY: true };
+  customSettings = {
+    CONCURRENT_REQUESTS: 16,
+    ROBOTSTXT_OBEY: true,
+    // Past 2 GiB of memory (a callback that keeps allocating) the crawl closes with
+    // finish_reason memusage_exceeded and exit code 1; set it to your machine.
+    MEMUSAGE_LIMIT_MB: 2048,
+  };
 
   async *start() {
     yield new Request(`${this.baseUrl}/api/books?page=1`);

@@ -14,7 +14,14 @@ export default class SPIDER_CLASS extends CrawlSpider {
   name = "SPIDER_NAME";
   allowedDomains = ["127.0.0.1"];
   baseUrl = "http://127.0.0.1:8000"; // -a baseUrl=... overrides it; --demo sets it
-  customSettings = { CONCURRENT_REQUESTS: 16, DOWNLOAD_DELAY: 0, ROBOTSTXT_OBEY: true };
+  customSettings = {
+    CONCURRENT_REQUESTS: 16,
+    DOWNLOAD_DELAY: 0,
+    ROBOTSTXT_OBEY: true,
+    // Past 2 GiB of memory (a callback that keeps allocating) the crawl closes with
+    // finish_reason memusage_exceeded and exit code 1; set it to your machine.
+    MEMUSAGE_LIMIT_MB: 2048,
+  };
 
   // The first rule that extracts a link wins. Without a callback a rule follows the links
   // of the pages it reaches; with one it does not, unless follow: true.
