@@ -219,6 +219,7 @@ func runAction(c *cli.Context) error {
 	if err := setLog(); err != nil {
 		return err
 	}
+	setMemoryLimit(settings, logger)
 	more, err := engine.ThresholdsFromSetting(settings.Map(types.Thresholds))
 	if err != nil {
 		return usageError("%v", err)

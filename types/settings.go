@@ -29,6 +29,7 @@ const (
 	DepthStatsVerbose           = "DEPTH_STATS_VERBOSE"
 	DownloadDelay               = "DOWNLOAD_DELAY"
 	DownloadMaxSize             = "DOWNLOAD_MAXSIZE"
+	DownloadMemoryBudget        = "DOWNLOAD_MEMORY_BUDGET"
 	DownloadSchemes             = "DOWNLOAD_SCHEMES"
 	DownloadTimeout             = "DOWNLOAD_TIMEOUT"
 	DownloadVerifyTLS           = "DOWNLOAD_VERIFY_TLS"
@@ -146,6 +147,7 @@ var Defs = []Def{
 	{DepthStatsVerbose, KindBool, false, "count requests per depth (request_depth_count/N)"},
 	{DownloadDelay, KindDuration, 0.0, "seconds between downloads from the same slot"},
 	{DownloadMaxSize, KindInt, 1 << 30, "largest response body in bytes (0: no limit)"},
+	{DownloadMemoryBudget, KindInt, 512 << 20, "bytes of response bodies received at once; downloads wait for room (0: no limit)"},
 	{DownloadSchemes, KindList, []any{"http", "https"}, "URL schemes a spider may request"},
 	{DownloadSlots, KindMap, map[string]any{}, "host glob → {concurrency, delay, randomizeDelay} for matching slots"},
 	{DownloadTimeout, KindDuration, 180.0, "seconds a download may take in all"},
