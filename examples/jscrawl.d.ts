@@ -743,6 +743,8 @@ declare module "jscrawl" {
     DOWNLOAD_DELAY?: number;
     /** largest response body in bytes (0: no limit) (integer). */
     DOWNLOAD_MAXSIZE?: number;
+    /** bytes of response bodies received at once; downloads wait for room (0: no limit) (integer). */
+    DOWNLOAD_MEMORY_BUDGET?: number;
     /** URL schemes a spider may request (list). */
     DOWNLOAD_SCHEMES?: unknown[];
     /** host glob → {concurrency, delay, randomizeDelay} for matching slots (object). */
