@@ -127,7 +127,9 @@ func readChunks(ctx context.Context, r io.Reader, held int64, res *reservation) 
 //     nothing;
 //   - a body of unknown length reserves share at first, and only one such body at a time
 //     (the one holding the growth token) grows past share. share is budget/2 divided
-//     among CONCURRENT_REQUESTS, so the token holder always has half the budget;
+//     among CONCURRENT_REQUESTS, and the shares held together stay within half the
+//     budget, so the token holder always gets half the budget once the bodies of known
+//     length (which never wait once started) are done;
 //   - one download's reservation is capped at the budget: a body larger than the budget
 //     goes on alone past it rather than wait forever;
 //   - should every download holding room still be waiting, the token holder is let
@@ -143,6 +145,7 @@ type memBudget struct {
 	mu      sync.Mutex
 	used    int64
 	peak    int64
+	shared  int64         // room held as first reservations of bodies of unknown length
 	holders int           // reservations holding room
 	blocked int           // holders waiting (for the token or for room)
 	starts  []*budgetWait // first reservations waiting, in arrival order
@@ -164,8 +167,9 @@ type budgetWait struct {
 type reservation struct {
 	b     *memBudget
 	n     int64
-	exact bool // the body's length is known: reserve it all at once
-	full  bool // capped at the budget: no more reservations
+	exact bool  // the body's length is known: reserve it all at once
+	full  bool  // capped at the budget: no more reservations
+	share int64 // its part of memBudget.shared
 }
 
 func newMemBudget(size int64, concurrency int, stats *Stats) *memBudget {
@@ -173,7 +177,7 @@ func newMemBudget(size int64, concurrency int, stats *Stats) *memBudget {
 		return nil
 	}
 	share := size / int64(2*max(concurrency, 1))
-	share = min(max(share, chunkSize), size)
+	share = min(max(share, chunkSize), max(size/2, 1))
 	return &memBudget{size: size, share: share, stats: stats}
 }
 
@@ -202,7 +206,7 @@ func (r *reservation) cover(ctx context.Context, total int64) error {
 			n = total
 		}
 		n = min(n, b.size)
-		if len(b.starts) == 0 && b.grow == nil && b.used+n <= b.size {
+		if len(b.starts) == 0 && b.grow == nil && b.admits(r, n) {
 			b.grant(r, n)
 			b.mu.Unlock()
 			return nil
@@ -243,10 +247,24 @@ func (r *reservation) cover(ctx context.Context, total int64) error {
 	return r.cover(ctx, total) // the token may come before the room
 }
 
+// admits reports whether r's first reservation of n bytes fits now (under b.mu): within
+// the budget and, for a body of unknown length, within half of it with the other shares
+// (one share always fits if there is room).
+func (b *memBudget) admits(r *reservation, n int64) bool {
+	if b.used+n > b.size {
+		return false
+	}
+	return r.exact || b.shared == 0 || b.shared+n <= b.size/2
+}
+
 // grant gives r n more bytes of room (under b.mu).
 func (b *memBudget) grant(r *reservation, n int64) {
 	if r.n == 0 && n > 0 {
 		b.holders++
+		if !r.exact {
+			r.share = n
+			b.shared += n
+		}
 	}
 	r.n += n
 	b.used += n
@@ -283,7 +301,7 @@ func (b *memBudget) dispatch() {
 	}
 	for len(b.starts) > 0 {
 		w := b.starts[0]
-		if b.used+w.n > b.size {
+		if !b.admits(w.res, w.n) {
 			return
 		}
 		b.starts = b.starts[1:]
@@ -334,7 +352,8 @@ func (r *reservation) release() {
 	if r.n > 0 {
 		b.holders--
 		b.used -= r.n
-		r.n = 0
+		b.shared -= r.share
+		r.n, r.share = 0, 0
 	}
 	if b.token == r {
 		b.token = nil
