@@ -133,7 +133,9 @@ func readChunks(ctx context.Context, r io.Reader, held int64, res *reservation) 
 //   - one download's reservation is capped at the budget: a body larger than the budget
 //     goes on alone past it rather than wait forever;
 //   - should every download holding room still be waiting, the token holder is let
-//     through over the budget (counted in downloader/memory_budget_overdraft_count).
+//     through over the budget (each such body counted once in
+//     downloader/memory_budget_overdraft_count). Only a body of unknown length over half
+//     the budget can need this, and it overdraws by at most the other half.
 //
 // Waits honour ctx and are counted in downloader/memory_budget_wait_count. Safe for
 // concurrent use.
@@ -165,11 +167,12 @@ type budgetWait struct {
 // reservation is one download's room in a memBudget. A nil *reservation (no budget) is
 // valid and never waits.
 type reservation struct {
-	b     *memBudget
-	n     int64
-	exact bool  // the body's length is known: reserve it all at once
-	full  bool  // capped at the budget: no more reservations
-	share int64 // its part of memBudget.shared
+	b         *memBudget
+	n         int64
+	exact     bool  // the body's length is known: reserve it all at once
+	full      bool  // capped at the budget: no more reservations
+	share     int64 // its part of memBudget.shared
+	overdrawn bool  // went past the budget (counted once)
 }
 
 func newMemBudget(size int64, concurrency int, stats *Stats) *memBudget {
@@ -231,6 +234,10 @@ func (r *reservation) cover(ctx context.Context, total int64) error {
 		b.blocked++
 		b.dispatch()
 	}
+	if w.done { // granted by dispatch at once
+		b.mu.Unlock()
+		return r.cover(ctx, total)
+	}
 	b.stats.Inc("downloader/memory_budget_wait_count", 1)
 	b.mu.Unlock()
 	select {
@@ -290,7 +297,10 @@ func (b *memBudget) dispatch() {
 		case b.used+g.n <= b.size:
 		case b.blocked == b.holders:
 			// Every holder waits: nobody would ever release room.
-			b.stats.Inc("downloader/memory_budget_overdraft_count", 1)
+			if !g.res.overdrawn {
+				g.res.overdrawn = true
+				b.stats.Inc("downloader/memory_budget_overdraft_count", 1)
+			}
 		default:
 			return
 		}
