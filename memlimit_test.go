@@ -43,3 +43,4 @@ func TestSoftMemoryLimit(t *testing.T) {
 		})
 	}
 }
+
