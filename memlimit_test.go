@@ -43,4 +43,3 @@ func TestSoftMemoryLimit(t *testing.T) {
 		})
 	}
 }
-
