@@ -25,6 +25,8 @@ func TestSettingOutOfRange(t *testing.T) {
 			[]string{"-s CONCURRENT_REQUESTS=-4: ", "out of range: must be >= 1"}},
 		{"-s JS_VMS=0", []string{"run", spider, "-s", "JS_VMS=0"}, []string{"-s JS_VMS=0: ", "out of range: must be >= 1"}},
 		{"-s RETRY_TIMES=-1", []string{"run", spider, "-s", "RETRY_TIMES=-1"}, []string{"-s RETRY_TIMES=-1: ", "out of range: must be >= 0"}},
+		{"-s SCHEDULER_MEMORY_QUEUE=xyz", []string{"run", spider, "-s", "SCHEDULER_MEMORY_QUEUE=xyz"},
+			[]string{"-s SCHEDULER_MEMORY_QUEUE=xyz: ", "out of range: must be one of lifo, fifo"}},
 		{"customSettings JS_VMS: 0", []string{"run", zeroVMs, "-o", "-:jsonl"},
 			[]string{"zerovms.ts: customSettings: ", "JS_VMS", "out of range: must be >= 1"}},
 		{"customSettings under -s", []string{"run", negDelay, "-s", "DOWNLOAD_DELAY=1"},

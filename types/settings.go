@@ -264,6 +264,13 @@ var Ranges = map[string]Range{
 	URLLengthLimit:                AtLeast(0),
 }
 
+// Choices lists the values a text setting may take (compared without regard to case);
+// Set refuses others. Text settings not listed take any value.
+var Choices = map[string][]string{
+	HTTPCachePolicy:      {"dummy", "rfc2616", "rfc9111"},
+	SchedulerMemoryQueue: {"lifo", "fifo"},
+}
+
 // RangeOf returns the range of key's values, if it has one.
 func RangeOf(key string, kind Kind) (Range, bool) {
 	if r, ok := Ranges[key]; ok {
@@ -324,6 +331,11 @@ func (s *Settings) Set(key string, v any, priority int) error {
 	if r, ok := RangeOf(key, kind); ok {
 		if f, err := toFloat(cv); err == nil && !r.Contains(f) {
 			return fmt.Errorf("setting %s: out of range: %s, got %s", key, r, describe(v))
+		}
+	}
+	if cs, ok := Choices[key]; ok {
+		if t, isText := cv.(string); isText && !slices.ContainsFunc(cs, func(c string) bool { return strings.EqualFold(c, t) }) {
+			return fmt.Errorf("setting %s: out of range: must be one of %s, got %s", key, strings.Join(cs, ", "), describe(v))
 		}
 	}
 	// Checked even when a higher priority wins: a bad value is refused wherever it is.

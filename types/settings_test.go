@@ -38,6 +38,11 @@ func TestSettingRanges(t *testing.T) {
 		{LogStatsInterval, "-1", "LOGSTATS_INTERVAL: out of range: must be >= 0"},
 		{CloseSpiderTimeout, -1, "CLOSESPIDER_TIMEOUT: out of range: must be >= 0"},
 		{JSCallbackTimeout, "0", ""},
+		// Text settings with a list of values.
+		{SchedulerMemoryQueue, "xyz", `SCHEDULER_MEMORY_QUEUE: out of range: must be one of lifo, fifo, got "xyz"`},
+		{SchedulerMemoryQueue, "FIFO", ""},
+		{HTTPCachePolicy, "rfc2068", "HTTPCACHE_POLICY: out of range: must be one of dummy, rfc2616, rfc9111"},
+		{HTTPCachePolicy, "rfc9111", ""},
 		// No range: negative priorities are meaningful.
 		{DepthPriority, -1, ""},
 		{RedirectPriorityAdjust, -2, ""},
@@ -72,7 +77,8 @@ func TestSettingRangeUnderHigherPriority(t *testing.T) {
 	}
 }
 
-// TestRangesKnown: every key of Ranges is a declared numeric setting.
+// TestRangesKnown: every key of Ranges is a declared numeric setting, every key of
+// Choices a text setting whose default is one of its choices.
 func TestRangesKnown(t *testing.T) {
 	t.Parallel()
 	kinds := map[string]Kind{}
@@ -84,6 +90,14 @@ func TestRangesKnown(t *testing.T) {
 		case KindInt, KindFloat, KindDuration:
 		default:
 			t.Errorf("Ranges has %s, which is not a numeric setting", k)
+		}
+	}
+	for k, cs := range Choices {
+		if kinds[k] != KindString {
+			t.Errorf("Choices has %s, which is not a text setting", k)
+		}
+		if err := NewSettings().Set(k, NewSettings().String(k), PriorityCmdline); err != nil {
+			t.Errorf("the default of %s is not in %v: %v", k, cs, err)
 		}
 	}
 }
