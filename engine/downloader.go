@@ -44,8 +44,10 @@ const acceptEncoding = "gzip, deflate, br, zstd"
 // meta.downloadTimeout, meta.downloadMaxsize and meta.downloadWarnsize override the three
 // per request. It never follows redirects: a 3xx is a Response, which RedirectMiddleware
 // handles. URL schemes must be in DOWNLOAD_SCHEMES: http and https go to net/http, file
-// reads a local file and data decodes an RFC 2397 URL. It counts the downloader/* stats of
-// each attempt, and download/maxsize for bodies over the limit. Safe for concurrent use.
+// reads a local file and data decodes an RFC 2397 URL. Bodies are held at their exact size
+// (readBodyExact) and, while being received, within DOWNLOAD_MEMORY_BUDGET: a download
+// waits for room rather than exhaust memory (memBudget). It counts the downloader/* stats
+// of each attempt, and download/maxsize for bodies over the limit. Safe for concurrent use.
 type HTTPDownloader struct {
 	client         *http.Client
 	stats          *Stats
