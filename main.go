@@ -20,6 +20,7 @@ import (
 func main() {
 	// A crawl allocates many short-lived objects (pages, JS values) and keeps a small live
 	// heap: collecting less often trades a little memory for a lot of CPU. GOGC overrides it.
+	// run pairs it with a soft memory limit (setMemoryLimit) so garbage cannot pile up.
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}

@@ -192,13 +192,15 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 
+	demoURL := ""
 	if c.Bool("demo") {
 		srv, err := demosite.Start("127.0.0.1:0")
 		if err != nil {
 			return fmt.Errorf("start the demo site: %w", err)
 		}
 		defer srv.Close()
-		args["baseUrl"] = strings.TrimSuffix(srv.URL(), "/")
+		demoURL = strings.TrimSuffix(srv.URL(), "/")
+		args["baseUrl"] = demoURL
 		logger.Info("Demo site running at " + srv.URL())
 	}
 
@@ -220,6 +222,7 @@ func runAction(c *cli.Context) error {
 	if err := setLog(); err != nil {
 		return err
 	}
+	setMemoryLimit(settings, logger)
 	more, err := engine.ThresholdsFromSetting(settings.Map(types.Thresholds))
 	if err != nil {
 		return usageError("%v", err)
@@ -251,6 +254,9 @@ func runAction(c *cli.Context) error {
 		opts = append(opts, engine.WithExporters(x))
 	}
 	eng := engine.New(spider, settings, opts...)
+	if demoURL != "" {
+		warnIgnoredDemo(eng, spider, logger, demoURL)
+	}
 	if err := spider.Bind(eng); err != nil {
 		for _, x := range exporters {
 			_ = x.Close()

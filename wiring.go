@@ -116,6 +116,10 @@ func loadSpider(file string, args map[string]string, logger *slog.Logger) (*jsap
 		return nil, bundleError(err)
 	}
 	spider, err := jsapi.Load(prog, jsapi.Options{Args: args, Logger: logger})
+	var ae *jsapi.ArgumentError
+	if errors.As(err, &ae) {
+		return nil, usageError("%v", err) // a bad -a, not a bad spider
+	}
 	if err != nil {
 		return nil, cli.Exit(fmt.Sprintf("%s: %v", file, err), 1)
 	}

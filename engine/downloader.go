@@ -44,8 +44,10 @@ const acceptEncoding = "gzip, deflate, br, zstd"
 // meta.downloadTimeout, meta.downloadMaxsize and meta.downloadWarnsize override the three
 // per request. It never follows redirects: a 3xx is a Response, which RedirectMiddleware
 // handles. URL schemes must be in DOWNLOAD_SCHEMES: http and https go to net/http, file
-// reads a local file and data decodes an RFC 2397 URL. It counts the downloader/* stats of
-// each attempt, and download/maxsize for bodies over the limit. Safe for concurrent use.
+// reads a local file and data decodes an RFC 2397 URL. Bodies are held at their exact size
+// (readBodyExact) and, while being received, within DOWNLOAD_MEMORY_BUDGET: a download
+// waits for room rather than exhaust memory (memBudget). It counts the downloader/* stats
+// of each attempt, and download/maxsize for bodies over the limit. Safe for concurrent use.
 type HTTPDownloader struct {
 	client         *http.Client
 	stats          *Stats
@@ -56,6 +58,7 @@ type HTTPDownloader struct {
 	maxSize        int64
 	warnSize       int64
 	schemes        []string
+	budget         *memBudget
 }
 
 // NewHTTPDownloader returns an HTTPDownloader configured from settings. client may be nil
@@ -76,6 +79,7 @@ func NewHTTPDownloader(settings *types.Settings, client *http.Client, stats *Sta
 		warnSize:  int64(settings.Int(types.DownloadWarnSize)),
 		schemes:   settings.StringList(types.DownloadSchemes),
 	}
+	d.budget = newMemBudget(int64(settings.Int(types.DownloadMemoryBudget)), settings.Int(types.ConcurrentRequests), stats)
 	for k, v := range settings.Map(types.DefaultRequestHeaders) {
 		d.defaultHeaders = append(d.defaultHeaders, [2]string{http.CanonicalHeaderKey(k), fmt.Sprint(v)})
 	}
@@ -458,12 +462,17 @@ func (d *HTTPDownloader) readBody(ctx context.Context, req *types.Request, hresp
 		dm = &meter{r: r, max: lim.maxSize, warnAt: lim.warnSize, warn: warn}
 		out = dm
 	}
-	size := int64(0)
-	if cl > 0 && dm == nil {
-		size = cl
+	size := int64(-1) // unknown: read in chunks
+	switch {
+	case hresp.Body == http.NoBody:
+		size = 0
+	case cl >= 0 && dm == nil:
+		size = cl // checked against the limit above
 	}
-	body, err := readAll(out, size, lim.maxSize)
-	if err != nil && raw.n == 0 && raw.err == nil {
+	res := d.budget.reserve()
+	defer res.release()
+	body, err := readBodyExact(ctx, out, size, res)
+	if err != nil && raw.n == 0 && raw.err == nil && ctx.Err() == nil {
 		return nil, 0, nil // an empty body, whatever its Content-Encoding says
 	}
 	if err != nil {
@@ -478,40 +487,6 @@ func (d *HTTPDownloader) readBody(ctx context.Context, req *types.Request, hresp
 		hresp.Header.Del("Content-Length")
 	}
 	return body, int(raw.n), nil
-}
-
-// readAll reads r to the end into a buffer sized for size bytes (when known) that grows by
-// doubling but never past limit+1 (limit 0: no limit), so a body cut off at the limit
-// costs about the limit in memory, not twice it.
-func readAll(r io.Reader, size, limit int64) ([]byte, error) {
-	c := int64(32 << 10)
-	if size > 0 {
-		c = size + 1 // +1 to see io.EOF without growing
-	}
-	if limit > 0 {
-		c = min(c, limit+1)
-	}
-	buf := make([]byte, 0, c)
-	for {
-		if len(buf) == cap(buf) {
-			n := int64(cap(buf)) * 2
-			if limit > 0 {
-				n = min(n, limit+1)
-			}
-			if n <= int64(cap(buf)) {
-				n = int64(cap(buf)) + 32<<10 // the meter ends the read past the limit
-			}
-			buf = slices.Grow(buf, int(n)-len(buf))
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return buf, err
-		}
-	}
 }
 
 // bodyError names an error met while reading a body: the raw meter's own error (the
@@ -617,18 +592,25 @@ func (d *HTTPDownloader) fetchFile(ctx context.Context, req *types.Request, u *u
 		return nil, &DownloadError{Name: NameError, URL: req.URL, Err: err}
 	}
 	defer f.Close()
+	size := int64(-1) // unknown: read in chunks
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		if lim.maxSize > 0 && fi.Size() > lim.maxSize {
 			return nil, &DownloadError{Name: NameMaxSize, URL: req.URL,
 				Err: fmt.Errorf("cancelling download: file size (%d) larger than %s (%d)", fi.Size(), types.DownloadMaxSize, lim.maxSize)}
 		}
+		size = fi.Size()
 	}
 	m := &meter{r: f, max: lim.maxSize}
-	body, err := io.ReadAll(m)
+	res := d.budget.reserve()
+	defer res.release()
+	body, err := readBodyExact(ctx, m, size, res)
 	if err != nil {
 		if errors.Is(err, errTooBig) {
 			return nil, &DownloadError{Name: NameMaxSize, URL: req.URL,
 				Err: fmt.Errorf("cancelling download: file larger than %s (%d)", types.DownloadMaxSize, lim.maxSize)}
+		}
+		if ctx.Err() != nil { // waiting for DOWNLOAD_MEMORY_BUDGET
+			return nil, d.wrap(ctx, lim, req.URL, err, NameConnectionLost, NameError)
 		}
 		return nil, &DownloadError{Name: NameError, URL: req.URL, Err: err}
 	}

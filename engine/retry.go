@@ -26,6 +26,9 @@ import (
 // download's goroutine, honours ctx and holds no download slot or CONCURRENT_REQUESTS place
 // (the middleware sits above the slots).
 //
+// Each retry is logged at INFO with the number of failed tries and the wait ("Retrying
+// <GET url> (failed 1 times, retry in 1.2s): 503 Service Unavailable"), giving up at ERROR.
+//
 // Once the crawl is closing it tries no more: a failed try, or a wait before the next one,
 // ends with the last response or error (counted in retry/shutdown).
 //
@@ -115,7 +118,9 @@ func (m *RetryMiddleware) Fetch(ctx context.Context, req *types.Request, next Do
 		m.stats.Inc("retry/count", 1)
 		m.stats.Inc("retry/reason_count/"+reason, 1)
 		wait := max(m.backoff(retry.Retries), ra)
-		m.logger.Debug(fmt.Sprintf("Retrying %s (failed %d times, next try in %s): %s", reqString(req), retry.Retries, wait.Round(time.Millisecond), reasonText(resp, err)))
+		// INFO, where Scrapy logs at DEBUG: a crawl that only retries would otherwise say
+		// nothing for a LOGSTATS_INTERVAL.
+		m.logger.Info(fmt.Sprintf("Retrying %s (failed %d times, retry in %s): %s", reqString(req), retry.Retries, wait.Round(time.Millisecond), reasonText(resp, err)))
 		if werr := retryWait(ctx, retry, wait); werr != nil {
 			if ctx.Err() == nil && isStopping(ctx) {
 				m.stats.Inc("retry/shutdown", 1)

@@ -233,3 +233,49 @@ func TestRetryAfterNoRetriesLeft(t *testing.T) {
 		t.Errorf("retry/max_reached = %d", n)
 	}
 }
+
+// TestRetryLog: each retry is logged at INFO with the failed tries so far, the wait and the
+// reason (Scrapy's wording, which Scrapy logs at DEBUG); giving up is logged at ERROR.
+func TestRetryLog(t *testing.T) {
+	t.Parallel()
+	srv := newSite(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
+	var mu sync.Mutex
+	var recs []slog.Record
+	logger := slog.New(handlerFunc(func(r slog.Record) {
+		mu.Lock()
+		defer mu.Unlock()
+		recs = append(recs, r)
+	}))
+	e := engine.New(&enginetestSpider, settings(t, map[string]any{types.RetryTimes: 2}), engine.WithLogger(logger))
+	if _, err := e.Download(context.Background(), &types.Request{URL: srv.URL + "/x"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	u := srv.URL + "/x"
+	want := []struct {
+		level  slog.Level
+		prefix string
+	}{
+		{slog.LevelInfo, "Retrying <GET " + u + "> (failed 1 times, retry in "},
+		{slog.LevelInfo, "Retrying <GET " + u + "> (failed 2 times, retry in "},
+		{slog.LevelError, "Gave up retrying <GET " + u + "> (failed 3 times): 503 Service Unavailable"},
+	}
+	var got []slog.Record
+	for _, r := range recs {
+		if strings.Contains(r.Message, "etrying") {
+			got = append(got, r)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("retry log lines: %d, want %d: %v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		if got[i].Level != w.level || !strings.HasPrefix(got[i].Message, w.prefix) {
+			t.Errorf("line %d = %s %q, want %s %q…", i, got[i].Level, got[i].Message, w.level, w.prefix)
+		}
+		if w.level == slog.LevelInfo && !strings.HasSuffix(got[i].Message, "s): 503 Service Unavailable") {
+			t.Errorf("line %d = %q, want the wait in seconds and the reason", i, got[i].Message)
+		}
+	}
+}

@@ -748,6 +748,8 @@ declare module "jscrawl" {
     DOWNLOAD_DELAY?: number;
     /** largest response body in bytes (0: no limit) (integer). */
     DOWNLOAD_MAXSIZE?: number;
+    /** bytes of response bodies received at once; downloads wait for room (0: no limit) (integer). */
+    DOWNLOAD_MEMORY_BUDGET?: number;
     /** URL schemes a spider may request (list). */
     DOWNLOAD_SCHEMES?: unknown[];
     /** host glob → {concurrency, delay, randomizeDelay} for matching slots (object). */
@@ -844,7 +846,7 @@ declare module "jscrawl" {
     ROBOTSTXT_OBEY?: boolean;
     /** user agent matched against robots.txt groups (empty: the first product token of USER_AGENT) (string). */
     ROBOTSTXT_USER_AGENT?: string;
-    /** seconds a graceful stop (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit) waits for downloads in flight before aborting them (number of seconds). */
+    /** seconds a graceful stop (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit) waits for downloads in flight before aborting them (0: no limit) (number of seconds). */
     SHUTDOWN_TIMEOUT?: number;
     /** order within one priority: lifo (depth-first, as Scrapy) or fifo (string). */
     SCHEDULER_MEMORY_QUEUE?: string;

@@ -121,7 +121,8 @@ type Spider struct {
 	// interrupted is the reason given to Interrupt (nil until then).
 	interrupted atomic.Pointer[string]
 
-	running running // callbacks and inline downloads in flight, for Running
+	running  running  // callbacks and inline downloads in flight, for Running
+	argReads argReads // the -a arguments read so far (ArgRead)
 
 	mu     sync.Mutex
 	states map[*runtime.VM]*vmState
@@ -643,15 +644,8 @@ func (st *vmState) construct(exports *goja.Object) error {
 	if n := spider.Get("name"); n == nil || goja.IsUndefined(n) || goja.IsNull(n) || n.String() == "" {
 		return errors.New("the spider has no name: set name = \"myspider\"")
 	}
-	args := make([]string, 0, len(st.s.opts.Args))
-	for k := range st.s.opts.Args {
-		args = append(args, k)
-	}
-	sort.Strings(args)
-	for _, k := range args {
-		if err := spider.Set(k, st.s.opts.Args[k]); err != nil {
-			return fmt.Errorf("spider argument %s: %w", k, err)
-		}
+	if err := st.applyArgs(spider); err != nil {
+		return err
 	}
 	st.spider = spider
 	setSpider, _ := goja.AssertFunction(st.helper("setSpider"))

@@ -29,6 +29,7 @@ const (
 	DepthStatsVerbose           = "DEPTH_STATS_VERBOSE"
 	DownloadDelay               = "DOWNLOAD_DELAY"
 	DownloadMaxSize             = "DOWNLOAD_MAXSIZE"
+	DownloadMemoryBudget        = "DOWNLOAD_MEMORY_BUDGET"
 	DownloadSchemes             = "DOWNLOAD_SCHEMES"
 	DownloadTimeout             = "DOWNLOAD_TIMEOUT"
 	DownloadVerifyTLS           = "DOWNLOAD_VERIFY_TLS"
@@ -151,6 +152,7 @@ var Defs = []Def{
 	{DepthStatsVerbose, KindBool, false, "count requests per depth (request_depth_count/N)"},
 	{DownloadDelay, KindDuration, 0.0, "seconds between downloads from the same slot"},
 	{DownloadMaxSize, KindInt, 1 << 30, "largest response body in bytes (0: no limit)"},
+	{DownloadMemoryBudget, KindInt, 512 << 20, "bytes of response bodies received at once; downloads wait for room (0: no limit)"},
 	{DownloadSchemes, KindList, []any{"http", "https"}, "URL schemes a spider may request"},
 	{DownloadSlots, KindMap, map[string]any{}, "host glob → {concurrency, delay, randomizeDelay} for matching slots"},
 	{DownloadTimeout, KindDuration, 180.0, "seconds a download may take in all"},
@@ -199,13 +201,98 @@ var Defs = []Def{
 	{RobotsTxtCrawlDelayMax, KindDuration, 60.0, "longest robots.txt Crawl-delay honoured"},
 	{RobotsTxtObey, KindBool, true, "obey robots.txt"},
 	{RobotsTxtUserAgent, KindString, "", "user agent matched against robots.txt groups (empty: the first product token of USER_AGENT)"},
-	{ShutdownTimeout, KindDuration, 30.0, "seconds a graceful stop (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit) waits for downloads in flight before aborting them"},
+	{ShutdownTimeout, KindDuration, 30.0, "seconds a graceful stop (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit) waits for downloads in flight before aborting them (0: no limit)"},
 	{SchedulerMemoryQueue, KindString, "lifo", "order within one priority: lifo (depth-first, as Scrapy) or fifo"},
 	{DownloaderMiddlewares, KindMap, map[string]any{}, "built-in downloader middleware name → order number, or null to disable it"},
 	{SpiderMiddlewares, KindMap, map[string]any{}, "built-in spider middleware name → order number, or null to disable it"},
 	{Thresholds, KindMap, map[string]any{}, "stat name → condition such as \">= 100\", checked at the end (exit code 99 when one fails)"},
 	{URLLengthLimit, KindInt, 2083, "longest URL followed"},
 	{UserAgent, KindString, "jscrawl/" + Version + " (+https://github.com/jscrawl/jscrawl)", "User-Agent header"},
+}
+
+// Range is the interval a numeric setting's value must lie in; Set refuses a value
+// outside it with an error naming the range.
+type Range struct {
+	Min, Max       float64
+	HasMin, HasMax bool
+	MinExclusive   bool // the value must be above Min, not equal to it
+}
+
+// AtLeast is the range [min, ∞).
+func AtLeast(min float64) Range { return Range{Min: min, HasMin: true} }
+
+// Above is the range (min, ∞).
+func Above(min float64) Range { return Range{Min: min, HasMin: true, MinExclusive: true} }
+
+// Contains reports whether f lies in r.
+func (r Range) Contains(f float64) bool {
+	switch {
+	case r.HasMin && r.MinExclusive && f <= r.Min, r.HasMin && f < r.Min, r.HasMax && f > r.Max:
+		return false
+	}
+	return true
+}
+
+// String describes r as a requirement: "must be >= 1", "must be > 0", "must be <= 10" or
+// "must be between 0 and 1".
+func (r Range) String() string {
+	num := func(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+	switch {
+	case r.HasMin && r.HasMax && !r.MinExclusive:
+		return "must be between " + num(r.Min) + " and " + num(r.Max)
+	case r.HasMin && r.HasMax:
+		return "must be > " + num(r.Min) + " and <= " + num(r.Max)
+	case r.HasMin && r.MinExclusive:
+		return "must be > " + num(r.Min)
+	case r.HasMin:
+		return "must be >= " + num(r.Min)
+	case r.HasMax:
+		return "must be <= " + num(r.Max)
+	}
+	return "any number"
+}
+
+// Ranges holds the range of each numeric setting that has one; numbers of seconds
+// (KindDuration) not listed must be >= 0. Keys missing here take any value of their kind
+// (DEPTH_PRIORITY and REDIRECT_PRIORITY_ADJUST may be negative).
+var Ranges = map[string]Range{
+	AutoThrottleTargetConcurrency: Above(0),
+	CloseSpiderItemCount:          AtLeast(0),
+	CloseSpiderPageCount:          AtLeast(0),
+	CloseSpiderErrorCount:         AtLeast(0),
+	ConcurrentItems:               AtLeast(1),
+	ConcurrentRequests:            AtLeast(1),
+	ConcurrentRequestsPerDomain:   AtLeast(1),
+	DepthLimit:                    AtLeast(0),
+	DownloadMaxSize:               AtLeast(0),
+	DownloadMemoryBudget:          AtLeast(0),
+	DownloadWarnSize:              AtLeast(0),
+	HTTPCacheExpirationSecs:       AtLeast(0),
+	JSVMs:                         AtLeast(1),
+	MemUsageCheckInterval:         Above(0),
+	MemUsageLimitMB:               AtLeast(0),
+	MemUsageWarningMB:             AtLeast(0),
+	RedirectMaxTimes:              AtLeast(0),
+	RetryTimes:                    AtLeast(0),
+	URLLengthLimit:                AtLeast(0),
+}
+
+// Choices lists the values a text setting may take (compared without regard to case);
+// Set refuses others. Text settings not listed take any value.
+var Choices = map[string][]string{
+	HTTPCachePolicy:      {"dummy", "rfc2616", "rfc9111"},
+	SchedulerMemoryQueue: {"lifo", "fifo"},
+}
+
+// RangeOf returns the range of key's values, if it has one.
+func RangeOf(key string, kind Kind) (Range, bool) {
+	if r, ok := Ranges[key]; ok {
+		return r, true
+	}
+	if kind == KindDuration {
+		return AtLeast(0), true
+	}
+	return Range{}, false
 }
 
 // Priorities of setting sources, as Scrapy's SETTINGS_PRIORITIES.
@@ -245,16 +332,28 @@ func (s *Settings) Known(key string) bool {
 }
 
 // Set stores v for key unless a higher-priority value is there. A value of the wrong type
-// is an error naming the key. Text values (from -s) are converted to the key's kind; unknown
+// or outside the key's range (RangeOf) is an error naming the key, also when a
+// higher-priority value is there. Text values (from -s) are converted to the key's kind; unknown
 // keys are stored as given (check Known to warn about them).
 func (s *Settings) Set(key string, v any, priority int) error {
-	if cur, ok := s.values[key]; ok && cur.priority > priority {
-		return nil
-	}
 	kind := s.kinds[key]
 	cv, err := convert(kind, v)
 	if err != nil {
 		return fmt.Errorf("setting %s: %w", key, err)
+	}
+	if r, ok := RangeOf(key, kind); ok {
+		if f, err := toFloat(cv); err == nil && !r.Contains(f) {
+			return fmt.Errorf("setting %s: out of range: %s, got %s", key, r, describe(v))
+		}
+	}
+	if cs, ok := Choices[key]; ok {
+		if t, isText := cv.(string); isText && !slices.ContainsFunc(cs, func(c string) bool { return strings.EqualFold(c, t) }) {
+			return fmt.Errorf("setting %s: out of range: must be one of %s, got %s", key, strings.Join(cs, ", "), describe(v))
+		}
+	}
+	// Checked even when a higher priority wins: a bad value is refused wherever it is.
+	if cur, ok := s.values[key]; ok && cur.priority > priority {
+		return nil
 	}
 	s.values[key] = settingValue{cv, priority}
 	return nil
@@ -350,9 +449,6 @@ func convert(kind Kind, v any) (any, error) {
 		f, err := toFloat(v)
 		if err != nil {
 			return nil, fmt.Errorf("want a %s, got %s", kind, describe(v))
-		}
-		if kind == KindDuration && f < 0 {
-			return nil, fmt.Errorf("want a non-negative number of seconds, got %s", describe(v))
 		}
 		return f, nil
 	case KindBool:

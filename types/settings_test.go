@@ -1,0 +1,103 @@
+package types
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestSettingRanges: a value outside its key's range is refused with an error naming the
+// key and the range; values at the bounds and settings without a range are accepted.
+func TestSettingRanges(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		key  string
+		v    any
+		want string // "" to accept
+	}{
+		{ConcurrentRequests, "0", "setting CONCURRENT_REQUESTS: out of range: must be >= 1"},
+		{ConcurrentRequests, -3, "setting CONCURRENT_REQUESTS: out of range: must be >= 1"},
+		{ConcurrentRequests, "1", ""},
+		{ConcurrentRequestsPerDomain, 0, "CONCURRENT_REQUESTS_PER_DOMAIN: out of range: must be >= 1"},
+		{ConcurrentItems, 0, "CONCURRENT_ITEMS: out of range: must be >= 1"},
+		{JSVMs, "0", "JS_VMS: out of range: must be >= 1"},
+		{JSVMs, "-1", "JS_VMS: out of range: must be >= 1"},
+		{JSVMs, 4, ""},
+		{RetryTimes, -1, "RETRY_TIMES: out of range: must be >= 0"},
+		{RetryTimes, 0, ""},
+		{DepthLimit, "-1", "DEPTH_LIMIT: out of range: must be >= 0"},
+		{CloseSpiderItemCount, -5, "CLOSESPIDER_ITEMCOUNT: out of range: must be >= 0"},
+		{CloseSpiderPageCount, -1, "CLOSESPIDER_PAGECOUNT: out of range: must be >= 0"},
+		{CloseSpiderErrorCount, -1, "CLOSESPIDER_ERRORCOUNT: out of range: must be >= 0"},
+		{DownloadMaxSize, -1, "DOWNLOAD_MAXSIZE: out of range: must be >= 0"},
+		{DownloadMemoryBudget, -1, "DOWNLOAD_MEMORY_BUDGET: out of range: must be >= 0"},
+		{AutoThrottleTargetConcurrency, 0.0, "AUTOTHROTTLE_TARGET_CONCURRENCY: out of range: must be > 0"},
+		{AutoThrottleTargetConcurrency, 0.5, ""},
+		// Every number of seconds must be >= 0.
+		{DownloadDelay, "-0.5", "DOWNLOAD_DELAY: out of range: must be >= 0"},
+		{DownloadTimeout, -1.0, "DOWNLOAD_TIMEOUT: out of range: must be >= 0"},
+		{LogStatsInterval, "-1", "LOGSTATS_INTERVAL: out of range: must be >= 0"},
+		{CloseSpiderTimeout, -1, "CLOSESPIDER_TIMEOUT: out of range: must be >= 0"},
+		{JSCallbackTimeout, "0", ""},
+		// Text settings with a list of values.
+		{SchedulerMemoryQueue, "xyz", `SCHEDULER_MEMORY_QUEUE: out of range: must be one of lifo, fifo, got "xyz"`},
+		{SchedulerMemoryQueue, "FIFO", ""},
+		{HTTPCachePolicy, "rfc2068", "HTTPCACHE_POLICY: out of range: must be one of dummy, rfc2616, rfc9111"},
+		{HTTPCachePolicy, "rfc9111", ""},
+		// No range: negative priorities are meaningful.
+		{DepthPriority, -1, ""},
+		{RedirectPriorityAdjust, -2, ""},
+	} {
+		t.Run(tc.key+"="+describe(tc.v), func(t *testing.T) {
+			t.Parallel()
+			s := NewSettings()
+			err := s.Set(tc.key, tc.v, PriorityCmdline)
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestSettingRangeUnderHigherPriority: an out-of-range value is refused even when a
+// higher-priority value would win (a spider's customSettings under -s).
+func TestSettingRangeUnderHigherPriority(t *testing.T) {
+	t.Parallel()
+	s := NewSettings()
+	if err := s.Set(ConcurrentRequests, 4, PriorityCmdline); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set(ConcurrentRequests, 0, PrioritySpider); err == nil {
+		t.Error("CONCURRENT_REQUESTS=0 at spider priority accepted under a command-line value")
+	}
+	if got := s.Int(ConcurrentRequests); got != 4 {
+		t.Errorf("CONCURRENT_REQUESTS = %d, want 4", got)
+	}
+}
+
+// TestRangesKnown: every key of Ranges is a declared numeric setting, every key of
+// Choices a text setting whose default is one of its choices.
+func TestRangesKnown(t *testing.T) {
+	t.Parallel()
+	kinds := map[string]Kind{}
+	for _, d := range Defs {
+		kinds[d.Key] = d.Kind
+	}
+	for k := range Ranges {
+		switch kinds[k] {
+		case KindInt, KindFloat, KindDuration:
+		default:
+			t.Errorf("Ranges has %s, which is not a numeric setting", k)
+		}
+	}
+	for k, cs := range Choices {
+		if kinds[k] != KindString {
+			t.Errorf("Choices has %s, which is not a text setting", k)
+		}
+		if err := NewSettings().Set(k, NewSettings().String(k), PriorityCmdline); err != nil {
+			t.Errorf("the default of %s is not in %v: %v", k, cs, err)
+		}
+	}
+}
