@@ -130,12 +130,12 @@ func TestOpenAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := filepath.Join(dir, "b.json")
-	if err := os.WriteFile(bad, []byte("[]\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("not json\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err := feed.OpenAll(map[string]feed.Config{
 		keep: {Format: "json", Overwrite: true},
-		bad:  {Format: "json"}, // -o onto a non-empty JSON file
+		bad:  {Format: "json"}, // -o onto a file that is not a JSON array
 	}, quietEnv)
 	if err == nil {
 		t.Fatal("no error")
