@@ -26,7 +26,7 @@ type CSV struct {
 	// item's keys with them (no Config.Fields did).
 	appendTo  string
 	checkKeys bool
-	record  []string
+	record    []string
 }
 
 // NewCSV returns a CSV writer to w; it uses cfg.Fields. Warnings go to slog.Default().
