@@ -34,6 +34,7 @@ const (
 	DownloadVerifyTLS           = "DOWNLOAD_VERIFY_TLS"
 	DownloadWarnSize            = "DOWNLOAD_WARNSIZE"
 	DupeFilterDebug             = "DUPEFILTER_DEBUG"
+	FeedErrors                  = "FEED_ERRORS"
 	Feeds                       = "FEEDS"
 	HTTPCacheAlwaysStore        = "HTTPCACHE_ALWAYS_STORE"
 	HTTPCacheDir                = "HTTPCACHE_DIR"
@@ -152,6 +153,7 @@ var Defs = []Def{
 	{DownloadVerifyTLS, KindBool, true, "verify TLS certificates (false: accept any)"},
 	{DownloadWarnSize, KindInt, 32 << 20, "response size in bytes that logs a warning (0: never)"},
 	{DupeFilterDebug, KindBool, false, "log every filtered duplicate, not just the first"},
+	{FeedErrors, KindString, "stop", "a feed that cannot be written (a full disk): stop closes the spider (finish_reason feed_error, exit code 1), ignore leaves the feed out and goes on"},
 	{Feeds, KindMap, map[string]any{}, "feed URI → {format, overwrite, fields, ...}"},
 	{HTTPCacheAlwaysStore, KindBool, false, "rfc2616 policy: store responses even without a cache directive"},
 	{HTTPCacheDir, KindString, ".jscrawl/httpcache", "HTTP cache folder, relative to the working folder"},
