@@ -105,6 +105,7 @@ func runAction(c *cli.Context) error {
 		args[k] = v
 	}
 	feeds := map[string]feed.Config{}
+	feedFlags := map[string]string{} // feed target → the flag and argument that named it
 	for _, f := range []struct {
 		flag      string
 		overwrite bool
@@ -114,6 +115,11 @@ func runAction(c *cli.Context) error {
 			if err != nil {
 				return usageError("-%s: %v", f.flag, err)
 			}
+			target := feed.Target(uri)
+			if prev, ok := feedFlags[target]; ok {
+				return usageError("-%s %s: %s names the same feed target (%s): each file, and stdout, takes one feed", f.flag, arg, prev, target)
+			}
+			feedFlags[target] = "-" + f.flag + " " + arg
 			feeds[uri] = cfg
 		}
 	}
@@ -231,11 +237,19 @@ func runAction(c *cli.Context) error {
 			return usageError("FEEDS: %v", err)
 		}
 		for uri, cfg := range extra {
-			if _, ok := feeds[uri]; !ok {
-				cfg.ItemFilter = spider.ItemFilter(uri)
-				feeds[uri] = cfg
+			if _, ok := feeds[uri]; ok {
+				continue // the command line's -o/-O of the same URI wins
 			}
+			if prev, ok := feedFlags[feed.Target(uri)]; ok {
+				return usageError("FEEDS %q: %s names the same feed target (%s): each file, and stdout, takes one feed", uri, prev, feed.Target(uri))
+			}
+			feedFlags[feed.Target(uri)] = fmt.Sprintf("FEEDS %q", uri)
+			cfg.ItemFilter = spider.ItemFilter(uri)
+			feeds[uri] = cfg
 		}
+	}
+	if v := settings.String(types.FeedErrors); v != engine.FeedErrorsStop && v != engine.FeedErrorsIgnore {
+		return usageError("%s=%q: want %s (a feed that cannot be written closes the spider) or %s", types.FeedErrors, v, engine.FeedErrorsStop, engine.FeedErrorsIgnore)
 	}
 	start := time.Now()
 	exporters, err := feed.OpenAll(feeds, feed.Env{Stdout: stdout, SpiderName: spider.Name(), Now: start, Logger: logger})
@@ -318,6 +332,8 @@ func runAction(c *cli.Context) error {
 	switch {
 	case final["finish_reason"] == "shutdown" || ctx.Err() != nil:
 		return cli.Exit("", 130)
+	case final["finish_reason"] == "feed_error":
+		return cli.Exit("a feed could not be written (finish_reason feed_error): the items it stored are whole, see the error above", 1)
 	case !passed:
 		return cli.Exit("", 99)
 	}

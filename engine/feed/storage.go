@@ -177,8 +177,12 @@ func (s *sink) repair(format string, cfg Config) (resume, error) {
 	}
 	switch {
 	case (format == FormatJSON || format == FormatXML) && !st.closed:
-		s.logger.Warn(fmt.Sprintf("Feed %s was left unclosed (a killed run?): cut %d bytes after its last whole item; appending continues its %d items",
-			s.path, size-cut, st.items), "uri", s.uri, "bytes_cut", size-cut)
+		cutNote := ""
+		if cut < size {
+			cutNote = fmt.Sprintf(", cut %d bytes after its last whole item", size-cut)
+		}
+		s.logger.Warn(fmt.Sprintf("Feed %s was left unclosed (a killed run?)%s: appending continues its %d items", s.path, cutNote, st.items),
+			"uri", s.uri, "bytes_cut", size-cut)
 	case format == FormatJSONLines || format == FormatCSV:
 		if cut < size {
 			s.logger.Warn(fmt.Sprintf("Feed %s ended in a partial record (a killed run?): cut the last %d bytes", s.path, size-cut),
@@ -333,7 +337,7 @@ type StorageError struct {
 	Err error
 }
 
-func (e *StorageError) Error() string { return fmt.Sprintf("write feed %s: %v", e.URI, e.Err) }
+func (e *StorageError) Error() string { return fmt.Sprintf("feed %s: %v", e.URI, e.Err) }
 
 // Unwrap returns the storage's error.
 func (e *StorageError) Unwrap() error { return e.Err }
