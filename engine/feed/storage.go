@@ -35,15 +35,16 @@ type sink struct {
 	zbuf   bytes.Buffer
 	file   *os.File // nil for stdout
 	size   int64    // bytes of whole records in file
-	trunc  bool     // an overwrite whose target is not truncated yet (see begin)
+	trunc  bool     // the file is still to be cut to size (see begin)
+	made   bool     // openFile created the file
 	items  int
 	werr   error // first write error; the sink writes nothing after it
 	logger *slog.Logger
 }
 
-// openSink opens the storage of uri (already expanded) and the format writer on it. An
-// overwrite's target is truncated by begin, so that OpenAll can open every feed before it
-// replaces any file.
+// openSink opens the storage of uri (already expanded) and the format writer on it. The
+// file is changed only by begin (an overwrite's target truncated, an appended file's end
+// repaired), so that OpenAll can open every feed before it changes any file.
 func openSink(uri, format string, cfg Config, stdout io.Writer, logger *slog.Logger) (*sink, error) {
 	s := &sink{uri: uri, logger: logger}
 	path, isStdout, err := storagePath(uri)
@@ -103,6 +104,7 @@ func (s *sink) openFile(format string, cfg Config) (resume, error) {
 	if s.file, err = os.OpenFile(s.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
 		return st, err
 	}
+	s.made = info == nil
 	if cfg.Overwrite {
 		s.trunc = true
 		return st, nil
@@ -118,14 +120,15 @@ func (s *sink) openFile(format string, cfg Config) (resume, error) {
 	return st, nil
 }
 
-// begin truncates an overwrite's target. Until then the file is as it was.
+// begin cuts the file to s.size: all of an overwrite's target, or the end repair found to
+// go from an appended file. Until then the file is as it was.
 func (s *sink) begin() error {
 	if !s.trunc {
 		return nil
 	}
 	s.trunc = false
-	if err := s.file.Truncate(0); err != nil {
-		return fmt.Errorf("truncate %s: %w", s.path, err)
+	if err := s.file.Truncate(s.size); err != nil {
+		return fmt.Errorf("cut %s to %d bytes: %w", s.path, s.size, err)
 	}
 	return nil
 }
@@ -170,11 +173,7 @@ func (s *sink) repair(format string, cfg Config) (resume, error) {
 	if err != nil {
 		return st, err
 	}
-	if cut < size {
-		if err := s.file.Truncate(cut); err != nil {
-			return st, fmt.Errorf("cut the end of %s: %w", s.path, err)
-		}
-	}
+	s.trunc = cut < size // begin cuts it
 	switch {
 	case (format == FormatJSON || format == FormatXML) && !st.closed:
 		cutNote := ""
@@ -322,10 +321,14 @@ func (s *sink) close() error {
 	return errors.Join(errs...)
 }
 
-// discard releases what openSink acquired, leaving the file as it is.
+// discard releases what openSink acquired, leaving the file as it was (a file it created
+// is removed).
 func (s *sink) discard() {
 	if s.file != nil {
 		s.file.Close()
+		if s.made && s.size == 0 {
+			os.Remove(s.path)
+		}
 	}
 }
 
