@@ -171,7 +171,6 @@ type exportState struct {
 	waiting map[uint64]readyItem // items done with the pipelines before an earlier one
 	stored  int64                // items every feed stored
 	failed  map[int]bool         // exporters that failed for good (by index)
-	ready   []readyItem          // scratch for deliver
 }
 
 // readyItem is an item done with the pipelines; item nil means dropped or failed.
@@ -813,7 +812,7 @@ func (e *Engine) deliver(ctx context.Context, seq uint64, it readyItem) {
 	e.exportMu.Lock()
 	x := &e.export
 	x.waiting[seq] = it
-	ready := x.ready[:0]
+	var ready []readyItem // exported, for the signals
 	for {
 		r, ok := x.waiting[x.next]
 		if !ok {
@@ -825,10 +824,8 @@ func (e *Engine) deliver(ctx context.Context, seq uint64, it readyItem) {
 			ready = append(ready, r)
 		}
 	}
-	x.ready = ready[:0]
-	// The signals and logs go out after the lock, in order for this batch.
-	ready = slices.Clone(ready)
 	e.exportMu.Unlock()
+	// The logs and signals go out after the lock, in order within this batch.
 	for _, r := range ready {
 		if e.logger.Enabled(ctx, slog.LevelDebug) {
 			from := "<start>"
