@@ -280,3 +280,26 @@ func TestFeedTargetsOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseSpiderItemCountExact checks that CLOSESPIDER_ITEMCOUNT=5 on a page of 20 items
+// writes exactly 5 to the feed and counts the 15 others as dropped.
+func TestCloseSpiderItemCountExact(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spider := writeFile(t, dir, "tiny.ts", tinySpider)
+	out := filepath.Join(dir, "items.jsonl")
+	_, log, code := jscrawl(t, "run", "--demo", spider, "-o", out, "-s", "CLOSESPIDER_ITEMCOUNT=5", "-s", "LOG_LEVEL=INFO")
+	if code != 0 {
+		t.Fatalf("exit code %d\n%s", code, log)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), "\n"); n != 5 || statInt(t, log, "item_scraped_count") != 5 {
+		t.Errorf("%d items in the feed, item_scraped_count %d, want 5\n%s", n, statInt(t, log, "item_scraped_count"), log)
+	}
+	if n := statInt(t, log, "item_dropped_reasons_count/closespider_itemcount"); n != 15 {
+		t.Errorf("item_dropped_reasons_count/closespider_itemcount = %d, want 15", n)
+	}
+}

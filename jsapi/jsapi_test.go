@@ -1156,3 +1156,35 @@ export default class S {
 		})
 	}
 }
+
+// TestItemOrderThroughJSPipeline checks that items reach the feeds in the order the callback
+// yielded them when an async JS pipeline finishes them in the reverse order: it holds each
+// item until all have arrived (CONCURRENT_ITEMS lets them), then releases the last first.
+func TestItemOrderThroughJSPipeline(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	res := crawl(t, srv, spec{settings: map[string]string{"CONCURRENT_ITEMS": "10"}, src: `export default class S {
+  name = "order";
+  startUrls = ["BASE/p/1"];
+  *parse(r) {
+    for (let i = 0; i < 10; i++) yield { i };
+  }
+}
+const waiting: Array<() => void> = [];
+export const pipelines = [{
+  processItem(item) {
+    return new Promise<any>((resolve) => {
+      waiting.push(() => resolve({ ...item, held: true }));
+      if (waiting.length === 10) {
+        for (const release of waiting.reverse()) release();
+      }
+    });
+  },
+}];
+`})
+	var want []string
+	for i := range 10 {
+		want = append(want, fmt.Sprintf(`{"i":%d,"held":true}`, i))
+	}
+	equalLines(t, "items", res.lines(t), want, res.log)
+}
