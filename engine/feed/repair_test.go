@@ -150,3 +150,34 @@ func TestAppendKeepsValidJSON(t *testing.T) {
 		t.Errorf("items %v", got)
 	}
 }
+
+// TestAppendCutGzip checks that -o onto a .gz feed whose stream a killed run cut short is
+// refused with a way to recover it, rather than appended where gzip readers never get.
+func TestAppendCutGzip(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "x.jsonl.gz")
+	writeFeed(t, path, feed.Config{}, quietEnv, item("a", 1.0))
+	writeFeed(t, path, feed.Config{}, quietEnv, item("a", 2.0)) // a whole member: appends
+	if got := readPartial(t, path); got != "{\"a\":1}\n{\"a\":2}\n" {
+		t.Fatalf("two runs give %q", got)
+	}
+	f, err := feed.Open(path, feed.Config{}, quietEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Export(item("a", 3.0)); err != nil { // written through, then killed: no trailer
+		t.Fatal(err)
+	}
+	before := readFile(t, path)
+	_, err = feed.Open(path, feed.Config{}, quietEnv)
+	if err == nil || !strings.Contains(err.Error(), "cut short") || !strings.Contains(err.Error(), "gzip -dc") {
+		t.Errorf("Open after a kill = %v, want an error saying the stream is cut short and how to save it", err)
+	}
+	if readFile(t, path) != before {
+		t.Error("the refused Open changed the file")
+	}
+	if got := readPartial(t, path); got != "{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n" {
+		t.Errorf("the killed run's item is not readable: %q", got)
+	}
+	f.Close()
+}

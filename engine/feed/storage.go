@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/csv"
@@ -146,14 +147,21 @@ func (s *sink) repair(format string, cfg Config) (resume, error) {
 		case FormatJSON, FormatXML:
 			return st, fmt.Errorf("cannot append to the non-empty gzipped %s file %s: use -O to overwrite it, or a .jsonl feed to append",
 				strings.ToUpper(format), s.path)
-		case FormatCSV:
+		}
+		// Each run adds a gzip member. A killed run's member has no end, and gzip readers
+		// stop there, so appending after it would hide the new items: refuse, saying how
+		// to recover what it holds.
+		if err := gzipComplete(s.path); err != nil {
+			return st, err
+		}
+		if format == FormatCSV {
 			header, err := readCSVHeader(s.path)
 			if err != nil {
 				return st, err
 			}
 			return s.csvResume(header, cfg)
 		}
-		return st, nil // a gzip member per run; a killed run's stream is cut short
+		return st, nil
 	}
 	size, err := s.file.Seek(0, io.SeekEnd)
 	if err != nil {
@@ -348,6 +356,29 @@ func (e *StorageError) Unwrap() error { return e.Err }
 // Fatal reports true: the feed is unusable (the engine closes the spider with finish_reason
 // feed_error unless FEED_ERRORS is ignore).
 func (e *StorageError) Fatal() bool { return true }
+
+// gzipComplete reads the gzip file at path to its end and returns an error that says what to
+// do when its stream is cut short (a killed run) or is not gzip.
+func gzipComplete(path string) error {
+	file, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	zr, err := gzip.NewReader(bufio.NewReaderSize(file, 64<<10))
+	if err == nil {
+		_, err = io.Copy(io.Discard, zr)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return fmt.Errorf("cannot append to %s: its gzip stream is cut short (a killed run?), and gzip readers would stop there, before the new items: "+
+			"save its whole items with `gzip -dc %s > saved` (which prints them, then an error), then use -O, or another file", path, path)
+	default:
+		return fmt.Errorf("cannot append to %s: it is not a whole gzip file (%v): use -O to overwrite it, or another file", path, err)
+	}
+}
 
 // readCSVHeader returns the first record of the CSV file at path (gunzipped if it ends in
 // .gz).
