@@ -1,6 +1,7 @@
 package feed_test
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -27,7 +28,7 @@ func BenchmarkFeed(b *testing.B) {
 	for _, format := range []string{"jsonl", "json", "csv", "xml", "jsonl.gz"} {
 		b.Run(format, func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "items."+format)
-			f, err := feed.Open(path, feed.Config{Overwrite: true}, feed.Env{SpiderName: "bench"})
+			f, err := feed.Open(path, feed.Config{Overwrite: true}, feed.Env{SpiderName: "bench", Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				b.Fatal(err)
 			}
