@@ -770,10 +770,9 @@ func (e *Engine) startItems(ctx context.Context) {
 		e.itemsActive++
 		seq := e.itemSeq
 		e.itemSeq++
-		e.wg.Go(func() {
-			e.processItem(ctx, seq, it.item, it.resp)
-			e.post(event{kind: evItemDone})
-		})
+		// deliver posts evItemDone when the item leaves the reorder buffer, so items parked
+		// there behind a slow one count against CONCURRENT_ITEMS too.
+		e.wg.Go(func() { e.processItem(ctx, seq, it.item, it.resp) })
 	}
 }
 
@@ -807,12 +806,15 @@ func (e *Engine) processItem(ctx context.Context, seq uint64, item types.Item, r
 // deliver takes the item with sequence number seq out of the pipelines and exports, in
 // sequence order, every item that is no longer waiting for an earlier one. Items from one
 // callback thus reach the feeds in the order they were yielded, whatever CONCURRENT_ITEMS
-// is; an item waits at most for the CONCURRENT_ITEMS-1 started before it.
+// is. Each item released posts evItemDone: an item counts as active (CONCURRENT_ITEMS)
+// from its start until it leaves the buffer, so a slow item holds back at most
+// CONCURRENT_ITEMS-1 others and the buffer stays that small.
 func (e *Engine) deliver(ctx context.Context, seq uint64, it readyItem) {
 	e.exportMu.Lock()
 	x := &e.export
 	x.waiting[seq] = it
 	var ready []readyItem // exported, for the signals
+	released := 0
 	for {
 		r, ok := x.waiting[x.next]
 		if !ok {
@@ -820,12 +822,14 @@ func (e *Engine) deliver(ctx context.Context, seq uint64, it readyItem) {
 		}
 		delete(x.waiting, x.next)
 		x.next++
+		released++
 		if r.item != nil && e.exportOne(r.item) {
 			ready = append(ready, r)
 		}
 	}
 	e.exportMu.Unlock()
-	// The logs and signals go out after the lock, in order within this batch.
+	// The logs and signals go out after the lock, in order within this batch, and before
+	// the items stop counting as active (a handler may still schedule requests).
 	for _, r := range ready {
 		if e.logger.Enabled(ctx, slog.LevelDebug) {
 			from := "<start>"
@@ -835,6 +839,9 @@ func (e *Engine) deliver(ctx context.Context, seq uint64, it readyItem) {
 			e.logger.Debug("Scraped from " + from + "\n" + itemJSON(r.item))
 		}
 		e.send(ctx, ItemScraped, r.item, r.resp)
+	}
+	for range released {
+		e.post(event{kind: evItemDone})
 	}
 }
 
