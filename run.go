@@ -333,7 +333,7 @@ func runAction(c *cli.Context) error {
 	case final["finish_reason"] == "shutdown" || ctx.Err() != nil:
 		return cli.Exit("", 130)
 	case final["finish_reason"] == "feed_error":
-		return cli.Exit("a feed could not be written (finish_reason feed_error): the items it stored are whole, see the error above", 1)
+		return cli.Exit("a feed could not be written (finish_reason feed_error; the log says which and why): the items it stored are whole", 1)
 	case !passed:
 		return cli.Exit("", 99)
 	}

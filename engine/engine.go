@@ -856,7 +856,9 @@ func (e *Engine) exportOne(item types.Item) bool {
 	if e.itemLimit > 0 && x.stored >= e.itemLimit {
 		e.stats.Inc("item_dropped_count", 1)
 		e.stats.Inc("item_dropped_reasons_count/closespider_itemcount", 1)
-		e.logger.Debug(fmt.Sprintf("Dropped: CLOSESPIDER_ITEMCOUNT=%d reached\n%s", e.itemLimit, itemJSON(item)))
+		if e.logger.Enabled(context.Background(), slog.LevelDebug) {
+			e.logger.Debug(fmt.Sprintf("Dropped: CLOSESPIDER_ITEMCOUNT=%d reached\n%s", e.itemLimit, itemJSON(item)))
+		}
 		return false
 	}
 	stored := true
