@@ -36,8 +36,11 @@ Examples:
    jscrawl run spider.ts --threshold 'item_scraped_count >= 100' --threshold 'log_count/ERROR == 0'
    jscrawl run spider.ts --metrics 127.0.0.1:9410      (Prometheus metrics; jscrawl ps PID shows what is in flight)
 
-Exit codes: 0 done, 1 the spider could not run, 2 a bad option or setting, 99 a threshold
-failed, 130 stopped by Ctrl-C.`,
+Exit codes: 0 done, 1 the spider could not run, a feed could not be written or the memory
+limit (MEMUSAGE_LIMIT_MB) was passed, 2 a bad option or setting, 99 a threshold failed, 130
+stopped by Ctrl-C (SIGINT), 143 stopped by SIGTERM. The first Ctrl-C or SIGTERM lets the
+work in flight finish (downloads for at most SHUTDOWN_TIMEOUT seconds), the second stops at
+once; the feeds are flushed and closed either way.`,
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "o", Aliases: []string{"output"}, Usage: "append items to `FILE` (format from the extension: .jsonl .json .csv .xml; -:jsonl is stdout)"},
 			&cli.StringSliceFlag{Name: "O", Aliases: []string{"overwrite-output"}, Usage: "write items to `FILE`, replacing it"},
@@ -106,6 +109,7 @@ func runAction(c *cli.Context) error {
 		args[k] = v
 	}
 	feeds := map[string]feed.Config{}
+	feedFlags := map[string]string{} // feed target → the flag and argument that named it
 	for _, f := range []struct {
 		flag      string
 		overwrite bool
@@ -115,6 +119,11 @@ func runAction(c *cli.Context) error {
 			if err != nil {
 				return usageError("-%s: %v", f.flag, err)
 			}
+			target := feed.Target(uri)
+			if prev, ok := feedFlags[target]; ok {
+				return usageError("-%s %s: %s names the same feed target (%s): each file, and stdout, takes one feed", f.flag, arg, prev, target)
+			}
+			feedFlags[target] = "-" + f.flag + " " + arg
 			feeds[uri] = cfg
 		}
 	}
@@ -235,10 +244,15 @@ func runAction(c *cli.Context) error {
 			return usageError("FEEDS: %v", err)
 		}
 		for uri, cfg := range extra {
-			if _, ok := feeds[uri]; !ok {
-				cfg.ItemFilter = spider.ItemFilter(uri)
-				feeds[uri] = cfg
+			if _, ok := feeds[uri]; ok {
+				continue // the command line's -o/-O of the same URI wins
 			}
+			if prev, ok := feedFlags[feed.Target(uri)]; ok {
+				return usageError("FEEDS %q: %s names the same feed target (%s): each file, and stdout, takes one feed", uri, prev, feed.Target(uri))
+			}
+			feedFlags[feed.Target(uri)] = fmt.Sprintf("FEEDS %q", uri)
+			cfg.ItemFilter = spider.ItemFilter(uri)
+			feeds[uri] = cfg
 		}
 	}
 	start := time.Now()
@@ -305,6 +319,8 @@ func runAction(c *cli.Context) error {
 	switch {
 	case final["finish_reason"] == engine.ReasonMemUsageExceeded:
 		return cli.Exit("the crawl was closed: its memory usage exceeded MEMUSAGE_LIMIT_MB", 1)
+	case final["finish_reason"] == "feed_error":
+		return cli.Exit("a feed could not be written (finish_reason feed_error; the log says which and why): the items it stored are whole", 1)
 	case stopped() != nil:
 		return cli.Exit("", exitCodeFor(stopped()))
 	case final["finish_reason"] == "shutdown" || ctx.Err() != nil:

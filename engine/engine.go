@@ -120,6 +120,7 @@ type Engine struct {
 	ran       bool
 
 	exportMu sync.Mutex
+	export   exportState // guarded by exportMu
 	wg       sync.WaitGroup
 	// memExceeded is set by the memory watcher: finish_reason is then memusage_exceeded,
 	// whatever close or hard stop came before or after.
@@ -135,6 +136,7 @@ type Engine struct {
 	cancelStart                        context.CancelFunc
 	itemLimit, pageLimit, errorLimit   int64
 	spiderErrors                       int64
+	itemSeq                            uint64 // sequence number of the next item started
 	shut                               shutdown
 
 	// stopping is closed when the crawl starts closing (middlewares stop retrying);
@@ -170,6 +172,21 @@ type event struct {
 }
 
 type pendingItem struct {
+	item types.Item
+	resp *types.Response
+}
+
+// exportState puts the items that leave the pipelines back in the order they were
+// emitted before they reach the exporters, and tracks the feeds' failures.
+type exportState struct {
+	next    uint64               // sequence number of the next item to export
+	waiting map[uint64]readyItem // items done with the pipelines before an earlier one
+	stored  int64                // items every feed stored
+	failed  map[int]bool         // exporters that failed for good (by index)
+}
+
+// readyItem is an item done with the pipelines; item nil means dropped or failed.
+type readyItem struct {
 	item types.Item
 	resp *types.Response
 }
@@ -226,6 +243,8 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	e.itemLimit = int64(settings.Int(types.CloseSpiderItemCount))
 	e.pageLimit = int64(settings.Int(types.CloseSpiderPageCount))
 	e.errorLimit = int64(settings.Int(types.CloseSpiderErrorCount))
+	e.export.waiting = map[uint64]readyItem{}
+	e.export.failed = map[int]bool{}
 	return e
 }
 
@@ -791,18 +810,20 @@ func (e *Engine) startItems(ctx context.Context) {
 			e.itemQ = nil
 		}
 		e.itemsActive++
-		e.wg.Go(func() {
-			e.processItem(ctx, it.item, it.resp)
-			e.post(event{kind: evItemDone})
-		})
+		seq := e.itemSeq
+		e.itemSeq++
+		// deliver posts evItemDone when the item leaves the reorder buffer, so items parked
+		// there behind a slow one count against CONCURRENT_ITEMS too.
+		e.wg.Go(func() { e.processItem(ctx, seq, it.item, it.resp) })
 	}
 }
 
-// processItem runs the pipelines and exporters on one item (Scrapy: start_itemproc).
-// A pipeline error wrapping ErrDropItem counts item_dropped_count and
+// processItem runs the pipelines on one item, then hands it to deliver, which exports items
+// in the order they were emitted (Scrapy: start_itemproc). seq is the item's place in that
+// order. A pipeline error wrapping ErrDropItem counts item_dropped_count and
 // item_dropped_reasons_count/DropItem and logs a WARNING; any other error logs an ERROR
 // and counts item_error_count (a jscrawl addition: Scrapy counts nothing there).
-func (e *Engine) processItem(ctx context.Context, item types.Item, resp *types.Response) {
+func (e *Engine) processItem(ctx context.Context, seq uint64, item types.Item, resp *types.Response) {
 	for _, p := range e.pipelines {
 		out, err := p.ProcessItem(ctx, item)
 		if err != nil {
@@ -816,28 +837,128 @@ func (e *Engine) processItem(ctx context.Context, item types.Item, resp *types.R
 				e.logger.Error(fmt.Sprintf("Error processing %s\n%v", itemJSON(item), err))
 				e.send(ctx, ItemError, item, resp, err)
 			}
+			e.deliver(ctx, seq, readyItem{resp: resp})
 			return
 		}
 		item = out
 	}
-	if len(e.exporters) > 0 {
-		e.exportMu.Lock()
-		for _, x := range e.exporters {
-			if err := x.Export(item); err != nil {
-				e.logger.Error(fmt.Sprintf("Error exporting item %s: %v", itemJSON(item), err))
+	e.deliver(ctx, seq, readyItem{item: item, resp: resp})
+}
+
+// deliver takes the item with sequence number seq out of the pipelines and exports, in
+// sequence order, every item that is no longer waiting for an earlier one. Items from one
+// callback thus reach the feeds in the order they were yielded, whatever CONCURRENT_ITEMS
+// is. Each item released posts evItemDone: an item counts as active (CONCURRENT_ITEMS)
+// from its start until it leaves the buffer, so a slow item holds back at most
+// CONCURRENT_ITEMS-1 others and the buffer stays that small.
+func (e *Engine) deliver(ctx context.Context, seq uint64, it readyItem) {
+	e.exportMu.Lock()
+	x := &e.export
+	x.waiting[seq] = it
+	var ready []readyItem // exported, for the signals
+	released := 0
+	for {
+		r, ok := x.waiting[x.next]
+		if !ok {
+			break
+		}
+		delete(x.waiting, x.next)
+		x.next++
+		released++
+		if r.item != nil && e.exportOne(r.item) {
+			ready = append(ready, r)
+		}
+	}
+	e.exportMu.Unlock()
+	// The logs and signals go out after the lock, in order within this batch, and before
+	// the items stop counting as active (a handler may still schedule requests).
+	for _, r := range ready {
+		if e.logger.Enabled(ctx, slog.LevelDebug) {
+			from := "<start>"
+			if r.resp != nil {
+				from = respString(r.resp)
 			}
+			e.logger.Debug("Scraped from " + from + "\n" + itemJSON(r.item))
 		}
-		e.exportMu.Unlock()
+		e.send(ctx, ItemScraped, r.item, r.resp)
 	}
+	for range released {
+		e.post(event{kind: evItemDone})
+	}
+}
+
+// exportOne writes item to every feed, with exportMu held, and reports whether every feed
+// stored it: only then does it count in item_scraped_count. Past CLOSESPIDER_ITEMCOUNT an
+// item is dropped (item_dropped_reasons_count/closespider_itemcount), so the feeds hold
+// exactly that many. A feed that fails for good (a *feed.StorageError: a full disk) is
+// logged once and closes the spider with finish_reason feed_error unless FEED_ERRORS is
+// ignore; its items count in feedexport/failed_count/<format>.
+func (e *Engine) exportOne(item types.Item) bool {
+	x := &e.export
+	if e.itemLimit > 0 && x.stored >= e.itemLimit {
+		e.stats.Inc("item_dropped_count", 1)
+		e.stats.Inc("item_dropped_reasons_count/closespider_itemcount", 1)
+		if e.logger.Enabled(context.Background(), slog.LevelDebug) {
+			e.logger.Debug(fmt.Sprintf("Dropped: CLOSESPIDER_ITEMCOUNT=%d reached\n%s", e.itemLimit, itemJSON(item)))
+		}
+		return false
+	}
+	stored := true
+	for i, xp := range e.exporters {
+		if x.failed[i] {
+			e.stats.Inc("feedexport/failed_count/"+feedFormat(xp), 1)
+			stored = false
+			continue
+		}
+		err := xp.Export(item)
+		if err == nil {
+			continue
+		}
+		stored = false
+		e.stats.Inc("feedexport/failed_count/"+feedFormat(xp), 1)
+		if !isFatal(err) {
+			e.logger.Error(fmt.Sprintf("Error exporting item: %v", err))
+			continue
+		}
+		x.failed[i] = true
+		if e.settings.String(types.FeedErrors) == FeedErrorsIgnore {
+			e.logger.Error(fmt.Sprintf("Feed failed, no more items are written to it (FEED_ERRORS=ignore): %v", err))
+		} else {
+			e.logger.Error(fmt.Sprintf("Feed failed, closing the spider (FEED_ERRORS=stop): %v", err))
+			e.CloseSpider("feed_error")
+		}
+	}
+	if !stored {
+		return false
+	}
+	x.stored++
 	e.stats.Inc("item_scraped_count", 1)
-	if e.logger.Enabled(ctx, slog.LevelDebug) {
-		from := "<start>"
-		if resp != nil {
-			from = respString(resp)
-		}
-		e.logger.Debug("Scraped from " + from + "\n" + itemJSON(item))
+	if e.itemLimit > 0 && x.stored == e.itemLimit {
+		e.CloseSpider("closespider_itemcount")
 	}
-	e.send(ctx, ItemScraped, item, resp)
+	return true
+}
+
+// The values of FEED_ERRORS.
+const (
+	FeedErrorsStop   = "stop"   // a feed that fails closes the spider (finish_reason feed_error)
+	FeedErrorsIgnore = "ignore" // a feed that fails is left out; the crawl goes on
+)
+
+// isFatal reports whether an export error leaves the feed unusable: it (or an error it
+// wraps) has a method Fatal() bool that returns true, as feed.StorageError has.
+func isFatal(err error) bool {
+	var f interface{ Fatal() bool }
+	return errors.As(err, &f) && f.Fatal()
+}
+
+// feedFormat returns the format of an exporter that has a Format method (a feed.Feed), for
+// the feedexport/* stats, or "unknown".
+func feedFormat(x Exporter) string {
+	if f, ok := x.(interface{ Format() string }); ok {
+		return f.Format()
+	}
+	return "unknown"
 }
 
 func itemJSON(item types.Item) string {
@@ -867,7 +988,12 @@ func (e *Engine) finish(ctx context.Context, start time.Time) {
 	e.stats.Set("finish_reason", reason)
 	e.send(context.WithoutCancel(ctx), SpiderClosed, reason)
 	e.closeSpider()
-	e.closeExporters()
+	if !e.closeExporters() && e.settings.String(types.FeedErrors) != FeedErrorsIgnore &&
+		(reason == "finished" || strings.HasPrefix(reason, "closespider_")) {
+		// A feed whose end could not be written: the crawl did not store what it scraped.
+		reason = "feed_error"
+		e.stats.Set("finish_reason", reason)
+	}
 	end := time.Now()
 	e.stats.Inc("item_scraped_count", 0)
 	e.stats.Inc("response_received_count", 0)
@@ -897,14 +1023,22 @@ func (e *Engine) closePipelines(ps []Pipeline) {
 	}
 }
 
-func (e *Engine) closeExporters() {
+// closeExporters closes every exporter and reports whether all of them closed well. The
+// error of a feed that failed already was logged then and is not logged again.
+func (e *Engine) closeExporters() bool {
 	e.exportMu.Lock()
 	defer e.exportMu.Unlock()
-	for _, x := range e.exporters {
-		if err := x.Close(); err != nil {
-			e.logger.Error(fmt.Sprintf("Error closing feed exporter: %v", err))
+	ok := true
+	for i, x := range e.exporters {
+		err := x.Close()
+		if err == nil || e.export.failed[i] {
+			continue
 		}
+		ok = false
+		e.stats.Inc("feedexport/failed_count/"+feedFormat(x), 1)
+		e.logger.Error(fmt.Sprintf("Error closing feed: %v", err))
 	}
+	return ok
 }
 
 // logStats writes the periodic progress line (Scrapy: LogStats).

@@ -626,27 +626,36 @@ func TestPipelines(t *testing.T) {
 	}
 }
 
+// TestCloseSpiderItemCount checks that CLOSESPIDER_ITEMCOUNT gives exactly that many items
+// in the feeds: items still coming from callbacks in flight are dropped and counted.
 func TestCloseSpiderItemCount(t *testing.T) {
 	t.Parallel()
 	srv := enginetest.Start(t)
 	rec := &recorder{t: t}
+	var emitted atomic.Int64
 	sp := &enginetest.Spider{
 		StartURLs: []string{srv.URL + "/links/0?total=200"},
 		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
-			emit(types.Output{Item: types.Item{{Key: "url", Value: resp.URL}}})
+			for i := range 3 {
+				emitted.Add(1)
+				emit(types.Output{Item: types.Item{{Key: "url", Value: resp.URL}, {Key: "i", Value: i}}})
+			}
 			return enginetest.FollowAll(ctx, resp, emit)
 		},
 	}
 	e, logs := crawl(t, sp, map[string]any{types.CloseSpiderItemCount: 5, types.ConcurrentRequests: 2}, engine.WithExporters(rec))
-	n := stat(e, "item_scraped_count")
-	if n < 5 || n > 20 {
-		t.Errorf("item_scraped_count = %d, want 5 plus those in flight", n)
+	if n := stat(e, "item_scraped_count"); n != 5 {
+		t.Errorf("item_scraped_count = %d, want 5", n)
 	}
 	if r := e.Stats().Get("finish_reason"); r != "closespider_itemcount" {
 		t.Errorf("finish_reason = %v", r)
 	}
-	if int64(len(rec.Items())) != n || rec.closed != 1 {
+	if len(rec.Items()) != 5 || rec.closed != 1 {
 		t.Errorf("exported %d, closed %d", len(rec.Items()), rec.closed)
+	}
+	dropped := stat(e, "item_dropped_reasons_count/closespider_itemcount")
+	if dropped != emitted.Load()-5 || dropped == 0 || stat(e, "item_dropped_count") != dropped {
+		t.Errorf("dropped %d (item_dropped_count %d), want the %d emitted past the limit", dropped, stat(e, "item_dropped_count"), emitted.Load()-5)
 	}
 	if !strings.Contains(logs, "Spider closed (closespider_itemcount)") {
 		t.Errorf("no close line:\n%s", logs)

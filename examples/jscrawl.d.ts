@@ -762,6 +762,8 @@ declare module "jscrawl" {
     DOWNLOAD_WARNSIZE?: number;
     /** log every filtered duplicate, not just the first (boolean). */
     DUPEFILTER_DEBUG?: boolean;
+    /** a feed that cannot be written (a full disk): stop closes the spider (finish_reason feed_error, exit code 1), ignore leaves the feed out and goes on (string). */
+    FEED_ERRORS?: string;
     /** feed URI → {format, overwrite, fields, ...} (object). */
     FEEDS?: Record<string, unknown>;
     /** rfc2616 policy: store responses even without a cache directive (boolean). */

@@ -323,10 +323,13 @@ func (st *vmState) toOutput(v goja.Value) (types.Output, error) {
 		return types.Output{Request: req}, nil
 	}
 	switch obj.ClassName() {
-	case "Array", "Promise", "Function", "RegExp", "Map", "Set":
+	case "Array", "Promise", "Function", "RegExp":
 		return types.Output{}, fmt.Errorf("yielded a %s: a callback yields Requests, item objects, arrays of those, or nothing", obj.ClassName())
 	}
-	item, err := exportObject(st.rt, obj, "item", 0)
+	if collectionOf(obj) == "Set" {
+		return types.Output{}, errors.New("yielded a Set: a callback yields Requests, item objects (a Map is one), arrays of those, or nothing")
+	}
+	item, err := exportItem(st.rt, obj)
 	if err != nil {
 		return types.Output{}, err
 	}
@@ -653,7 +656,7 @@ func (p *Pipeline) ProcessItem(ctx context.Context, item types.Item) (types.Item
 			return fmt.Errorf("processItem of pipelines[%d] returned %s: return the item, null to drop it, or nothing", p.index, v.String())
 		}
 		var err error
-		out, err = exportObject(st.rt, obj, "item", 0)
+		out, err = exportItem(st.rt, obj)
 		return err
 	})
 	if err != nil {

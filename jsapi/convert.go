@@ -1,9 +1,12 @@
 package jsapi
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"net/http"
+	"reflect"
 	"strings"
 	"time"
 
@@ -13,8 +16,10 @@ import (
 )
 
 // exportValue converts a JS value into a JSON-like Go value: nil, bool, int64, float64,
-// string, []any or types.Item (objects, keys in order). Functions and symbols are errors;
-// undefined is reported by ok=false so object keys holding it are skipped (as JSON does).
+// string, []any or types.Item (objects, keys in order). A Map becomes an object (its keys
+// as strings), a Set an array, a BigInt its decimal string, and an object with a toJSON
+// method what toJSON returns. Functions and symbols are errors; undefined is reported by
+// ok=false so object keys holding it are skipped (as JSON does).
 func exportValue(rt *goja.Runtime, v goja.Value, path string, depth int) (out any, ok bool, err error) {
 	if v == nil || goja.IsUndefined(v) {
 		return nil, false, nil
@@ -35,6 +40,9 @@ func exportValue(rt *goja.Runtime, v goja.Value, path string, depth int) (out an
 		return x, true, nil
 	case time.Time:
 		return x.UTC().Format("2006-01-02T15:04:05.000Z"), true, nil
+	case *big.Int:
+		// JSON.stringify throws on a BigInt; a decimal string keeps every digit.
+		return x.String(), true, nil
 	}
 	obj, isObj := v.(*goja.Object)
 	if !isObj {
@@ -58,19 +66,147 @@ func exportValue(rt *goja.Runtime, v goja.Value, path string, depth int) (out an
 		}
 		return arr, true, nil
 	}
-	if toJSON := obj.Get("toJSON"); toJSON != nil {
-		if fn, isFn := goja.AssertFunction(toJSON); isFn {
-			r, err := fn(obj)
+	switch collectionOf(obj) {
+	case "Map":
+		item, err := exportMap(rt, obj, path, depth)
+		return item, err == nil, err
+	case "Set":
+		entries, err := iterate(rt, obj, path)
+		if err != nil {
+			return nil, false, err
+		}
+		arr := make([]any, 0, len(entries))
+		for i, v := range entries {
+			e, ok, err := exportValue(rt, v, fmt.Sprintf("%s[%d]", path, i), depth+1)
 			if err != nil {
 				return nil, false, err
 			}
-			if r2, ok := r.(*goja.Object); !ok || r2 != obj {
-				return exportValue(rt, r, path, depth+1)
+			if !ok {
+				e = nil
 			}
+			arr = append(arr, e)
 		}
+		return arr, true, nil
+	}
+	r, replaced, err := callToJSON(obj)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s.toJSON(): %w", path, err)
+	}
+	if replaced {
+		return exportValue(rt, r, path, depth+1)
 	}
 	item, err := exportObject(rt, obj, path, depth)
 	return item, err == nil, err
+}
+
+var (
+	mapExportType = reflect.TypeOf([][2]any{})
+	setExportType = reflect.TypeOf([]any{})
+)
+
+// collectionOf returns "Map" or "Set" when obj is one (or a subclass's instance), else "".
+// goja gives them the class name "Object", but exports a Map as [][2]any and a Set as
+// []any (as it does an Array, whose class name is "Array").
+func collectionOf(obj *goja.Object) string {
+	switch t := obj.ExportType(); {
+	case t == mapExportType:
+		return "Map"
+	case t == setExportType && obj.ClassName() != "Array":
+		return "Set"
+	}
+	return ""
+}
+
+// callToJSON calls obj.toJSON() when obj has one (as JSON.stringify does); replaced is false
+// when it has none or it returns obj itself.
+func callToJSON(obj *goja.Object) (r goja.Value, replaced bool, err error) {
+	toJSON := obj.Get("toJSON")
+	if toJSON == nil {
+		return nil, false, nil
+	}
+	fn, isFn := goja.AssertFunction(toJSON)
+	if !isFn {
+		return nil, false, nil
+	}
+	if r, err = fn(obj); err != nil {
+		return nil, false, err
+	}
+	if r2, ok := r.(*goja.Object); ok && r2 == obj {
+		return nil, false, nil
+	}
+	return r, true, nil
+}
+
+// iterate returns the values obj's iterator yields (Array.from(obj)): a Set's values, a
+// Map's [key, value] pairs.
+func iterate(rt *goja.Runtime, obj *goja.Object, path string) ([]goja.Value, error) {
+	from, ok := goja.AssertFunction(rt.Get("Array").ToObject(rt).Get("from"))
+	if !ok {
+		return nil, fmt.Errorf("%s: Array.from is not a function", path)
+	}
+	v, err := from(goja.Undefined(), obj)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	arr := v.ToObject(rt)
+	n := int(arr.Get("length").ToInteger())
+	out := make([]goja.Value, n)
+	for i := range n {
+		out[i] = arr.Get(fmt.Sprint(i))
+	}
+	return out, nil
+}
+
+// exportMap converts a Map into an Item, in insertion order. Keys become strings as
+// String(key) writes them; an object key is an error (it has no useful name).
+func exportMap(rt *goja.Runtime, obj *goja.Object, path string, depth int) (types.Item, error) {
+	entries, err := iterate(rt, obj, path)
+	if err != nil {
+		return nil, err
+	}
+	item := make(types.Item, 0, len(entries))
+	for _, e := range entries {
+		pair := e.ToObject(rt)
+		k, v := pair.Get("0"), pair.Get("1")
+		if _, isObj := k.(*goja.Object); isObj {
+			return nil, fmt.Errorf("%s: a Map key is an object: items need string or number keys", path)
+		}
+		key := k.String()
+		x, ok, err := exportValue(rt, v, path+"."+key, depth+1)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			item = append(item, types.Field{Key: key, Value: x})
+		}
+	}
+	return item, nil
+}
+
+// exportItem converts an object a callback yields, or a pipeline returns, into an item: a
+// plain object key by key, a Map by its entries, an object with toJSON() by what toJSON
+// returns (which must be an object).
+func exportItem(rt *goja.Runtime, obj *goja.Object) (types.Item, error) {
+	const path = "item"
+	if collectionOf(obj) == "Map" {
+		return exportMap(rt, obj, path, 0)
+	}
+	r, replaced, err := callToJSON(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%s.toJSON(): %w", path, err)
+	}
+	if !replaced {
+		return exportObject(rt, obj, path, 0)
+	}
+	v, ok, err := exportValue(rt, r, path, 1)
+	if err != nil {
+		return nil, err
+	}
+	item, isItem := v.(types.Item)
+	if !ok || !isItem {
+		return nil, errors.New("item.toJSON() must return an object")
+	}
+	return item, nil
 }
 
 // exportObject converts an object's own enumerable string keys, in order, into an Item.

@@ -1113,3 +1113,78 @@ export default class S {
 		}
 	}
 }
+
+// TestItemValues checks that items holding a Map, a Set or a BigInt (at the top of the
+// item or nested), or having a toJSON method, are exported as JSON.stringify would write
+// them after the obvious conversion, not as {}.
+func TestItemValues(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	for _, tc := range []struct{ name, pipelines string }{
+		{"without pipelines", ""},
+		{"through a pipeline", `export const pipelines = [{ processItem(item) { return item; } }];`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// One item at a time: this test is about values, not the order of items.
+			res := crawl(t, srv, spec{settings: map[string]string{"CONCURRENT_ITEMS": "1"}, src: `class Price {
+  constructor(public amount: number) {}
+  toJSON() { return { amount: this.amount, currency: "EUR" }; }
+}
+export default class S {
+  name = "values";
+  startUrls = ["BASE/p/1"];
+  *parse(r) {
+    yield {
+      m: new Map<any, any>([["b", 1], ["a", new Set([1, "x"])], [true, 10n]]),
+      s: new Set([new Map([["k", "v"]]), 2]),
+      big: 12345678901234567890123n,
+      nested: { deep: [new Map([["z", null]])], price: new Price(3) },
+    };
+    yield new Map<string, any>([["title", "from a map"], ["n", 1]]);
+    yield { secret: "hidden", toJSON() { return { shown: true }; } };
+    yield new Price(7);
+  }
+}
+` + tc.pipelines})
+			equalLines(t, "items", res.lines(t), []string{
+				`{"m":{"b":1,"a":[1,"x"],"true":"10"},"s":[{"k":"v"},2],"big":"12345678901234567890123","nested":{"deep":[{"z":null}],"price":{"amount":3,"currency":"EUR"}}}`,
+				`{"title":"from a map","n":1}`,
+				`{"shown":true}`,
+				`{"amount":7,"currency":"EUR"}`,
+			}, res.log)
+		})
+	}
+}
+
+// TestItemOrderThroughJSPipeline checks that items reach the feeds in the order the callback
+// yielded them when an async JS pipeline finishes them in the reverse order: it holds each
+// item until all have arrived (CONCURRENT_ITEMS lets them), then releases the last first.
+func TestItemOrderThroughJSPipeline(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	res := crawl(t, srv, spec{settings: map[string]string{"CONCURRENT_ITEMS": "10"}, src: `export default class S {
+  name = "order";
+  startUrls = ["BASE/p/1"];
+  *parse(r) {
+    for (let i = 0; i < 10; i++) yield { i };
+  }
+}
+const waiting: Array<() => void> = [];
+export const pipelines = [{
+  processItem(item) {
+    return new Promise<any>((resolve) => {
+      waiting.push(() => resolve({ ...item, held: true }));
+      if (waiting.length === 10) {
+        for (const release of waiting.reverse()) release();
+      }
+    });
+  },
+}];
+`})
+	var want []string
+	for i := range 10 {
+		want = append(want, fmt.Sprintf(`{"i":%d,"held":true}`, i))
+	}
+	equalLines(t, "items", res.lines(t), want, res.log)
+}

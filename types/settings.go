@@ -35,6 +35,7 @@ const (
 	DownloadVerifyTLS           = "DOWNLOAD_VERIFY_TLS"
 	DownloadWarnSize            = "DOWNLOAD_WARNSIZE"
 	DupeFilterDebug             = "DUPEFILTER_DEBUG"
+	FeedErrors                  = "FEED_ERRORS"
 	Feeds                       = "FEEDS"
 	HTTPCacheAlwaysStore        = "HTTPCACHE_ALWAYS_STORE"
 	HTTPCacheDir                = "HTTPCACHE_DIR"
@@ -159,6 +160,7 @@ var Defs = []Def{
 	{DownloadVerifyTLS, KindBool, true, "verify TLS certificates (false: accept any)"},
 	{DownloadWarnSize, KindInt, 32 << 20, "response size in bytes that logs a warning (0: never)"},
 	{DupeFilterDebug, KindBool, false, "log every filtered duplicate, not just the first"},
+	{FeedErrors, KindString, "stop", "a feed that cannot be written (a full disk): stop closes the spider (finish_reason feed_error, exit code 1), ignore leaves the feed out and goes on"},
 	{Feeds, KindMap, map[string]any{}, "feed URI → {format, overwrite, fields, ...}"},
 	{HTTPCacheAlwaysStore, KindBool, false, "rfc2616 policy: store responses even without a cache directive"},
 	{HTTPCacheDir, KindString, ".jscrawl/httpcache", "HTTP cache folder, relative to the working folder"},
@@ -280,6 +282,7 @@ var Ranges = map[string]Range{
 // Choices lists the values a text setting may take (compared without regard to case);
 // Set refuses others. Text settings not listed take any value.
 var Choices = map[string][]string{
+	FeedErrors:           {"stop", "ignore"},
 	HTTPCachePolicy:      {"dummy", "rfc2616", "rfc9111"},
 	SchedulerMemoryQueue: {"lifo", "fifo"},
 }

@@ -130,21 +130,30 @@ func TestOpenAll(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := filepath.Join(dir, "b.json")
-	if err := os.WriteFile(bad, []byte("[]\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appended := filepath.Join(dir, "a2.json")
+	if err := os.WriteFile(appended, []byte("[\n{}\n]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, err := feed.OpenAll(map[string]feed.Config{
-		keep: {Format: "json", Overwrite: true},
-		bad:  {Format: "json"}, // -o onto a non-empty JSON file
+		keep:                               {Format: "json", Overwrite: true},
+		appended:                           {Format: "json"},  // -o: its "]" would go
+		filepath.Join(dir, "aa-new.jsonl"): {Format: "jsonl"}, // created, then removed
+		bad:                                {Format: "json"},  // -o onto a file that is not a JSON array
 	}, quietEnv)
 	if err == nil {
 		t.Fatal("no error")
 	}
-	if got := listDir(t, dir); !slices.Equal(got, []string{"a.json", "b.json"}) {
-		t.Errorf("files %v, want the two originals only", got)
+	if got := listDir(t, dir); !slices.Equal(got, []string{"a.json", "a2.json", "b.json"}) {
+		t.Errorf("files %v, want the originals only", got)
 	}
 	if got := readFile(t, keep); got != "[]\n" {
 		t.Errorf("-O target changed to %q", got)
+	}
+	if got := readFile(t, appended); got != "[\n{}\n]\n" {
+		t.Errorf("-o target changed to %q", got)
 	}
 
 	feeds, err := feed.OpenAll(map[string]feed.Config{keep: {Format: "json", Overwrite: true}, "-": {Format: "csv"}}, quietEnv)

@@ -22,7 +22,11 @@ type CSV struct {
 	columns []string
 	started bool // header written (or already present in the target)
 	warned  map[string]bool
-	record  []string
+	// appendTo is the file whose header gave the columns; checkKeys: compare the first
+	// item's keys with them (no Config.Fields did).
+	appendTo  string
+	checkKeys bool
+	record    []string
 }
 
 // NewCSV returns a CSV writer to w; it uses cfg.Fields. Warnings go to slog.Default().
@@ -49,6 +53,12 @@ func (c *CSV) Export(item types.Item) error {
 		}
 		c.started = true
 	}
+	if c.checkKeys {
+		c.checkKeys = false
+		if err := c.checkAppend(item.Keys()); err != nil {
+			return err
+		}
+	}
 	for _, f := range item {
 		if !slices.Contains(c.columns, f.Key) && !c.warned[f.Key] {
 			c.warned[f.Key] = true
@@ -68,6 +78,25 @@ func (c *CSV) Export(item types.Item) error {
 	if err := c.write(c.record); err != nil {
 		return fmt.Errorf("write csv record: %w", err)
 	}
+	return nil
+}
+
+// checkAppend compares the first item's keys with the columns of the file appended to:
+// mismatches are one warning naming them (and not one per key later); no shared column at
+// all is an error, since every row would be empty.
+func (c *CSV) checkAppend(keys []string) error {
+	dropped, missing := diffColumns(c.columns, keys)
+	if len(dropped) == 0 && len(missing) == 0 {
+		return nil
+	}
+	if len(keys) > 0 && len(dropped) == len(keys) {
+		return &StorageError{URI: c.appendTo, Err: fmt.Errorf("the items' fields %v share none of the columns %v of the file's header, so every row would be empty: use -O to replace it, or another file",
+			keys, c.columns)}
+	}
+	for _, k := range dropped {
+		c.warned[k] = true
+	}
+	c.logger.Warn(fmt.Sprintf("Appending to %s with its own columns %v: %s", c.appendTo, c.columns, columnsNote(dropped, missing)))
 	return nil
 }
 

@@ -104,12 +104,11 @@ func (c Config) validate() error {
 // writes the trailer but does not close w. Warnings (CSV keys missing from the header) go
 // to slog.Default().
 func New(format string, w io.Writer, cfg Config) (Exporter, error) {
-	return newExporter(format, w, cfg, slog.Default(), nil)
+	return newExporter(format, w, cfg, slog.Default(), resume{})
 }
 
-// newExporter is New with a logger and, for CSV appends, the header that the target already
-// has (csvHeader non-nil means the header is not written again).
-func newExporter(format string, w io.Writer, cfg Config, logger *slog.Logger, csvHeader []string) (Exporter, error) {
+// newExporter is New with a logger and, when appending, what the target already holds.
+func newExporter(format string, w io.Writer, cfg Config, logger *slog.Logger, st resume) (Exporter, error) {
 	name, ok := normalizeFormat(format)
 	if !ok {
 		return nil, fmt.Errorf("unknown feed format %q (want one of %s)", format, strings.Join(Formats(), ", "))
@@ -121,16 +120,22 @@ func newExporter(format string, w io.Writer, cfg Config, logger *slog.Logger, cs
 	case FormatJSONLines:
 		return NewJSONLines(w, cfg), nil
 	case FormatJSON:
-		return NewJSON(w, cfg), nil
+		j := NewJSON(w, cfg)
+		j.started, j.items = st.started, st.items
+		return j, nil
 	case FormatCSV:
 		c := NewCSV(w, cfg)
 		c.logger = logger
-		if csvHeader != nil {
-			c.columns = csvHeader
+		if st.csvHeader != nil {
+			c.columns = st.csvHeader
 			c.started = true
+			c.appendTo = st.csvPath
+			c.checkKeys = cfg.Fields == nil
 		}
 		return c, nil
 	default:
-		return NewXML(w, cfg), nil
+		x := NewXML(w, cfg)
+		x.started = st.started
+		return x, nil
 	}
 }

@@ -17,10 +17,6 @@ import (
 // ErrClosed is returned by Export and Flush after Close.
 var ErrClosed = errors.New("feed is closed")
 
-// DefaultFlushInterval is how often a Feed flushes its buffer when Env.FlushInterval is 0:
-// a crash loses at most about this much output.
-const DefaultFlushInterval = time.Second
-
 // TimeLayout is the layout of %(time)s in feed URIs: Scrapy's UTC timestamp with ":"
 // replaced by "-", such as 2026-11-30T01-02-03. %(batch_time)s adds microseconds.
 const TimeLayout = "2006-01-02T15-04-05"
@@ -35,18 +31,16 @@ type Env struct {
 	Now time.Time
 	// Logger receives warnings and the "stored feed" lines; nil means slog.Default().
 	Logger *slog.Logger
-	// FlushInterval is how often the buffered output is flushed: 0 means
-	// DefaultFlushInterval, a negative value turns the timer off (Flush and Close still
-	// flush).
-	FlushInterval time.Duration
 }
 
 // Feed is one configured feed: a format writer on a storage (Scrapy: a FeedSlot with its
 // storage). It implements Exporter; the engine calls Export and Close from one goroutine.
-// Items go through a buffer that a timer goroutine flushes every Env.FlushInterval, and
-// Close flushes the rest. With Config.Overwrite the output goes to a temporary file in the
-// target's folder that Close renames over the target, so readers never see a half-written
-// file. With Config.BatchItemCount the feed starts a new file, named by %(batch_id)d or
+// Export writes the item to the storage before it returns, in one write (one gzip sync
+// block for .gz), so an item Export accepted is in the file, and a crash or kill leaves
+// whole records only. With Config.Overwrite the target is truncated when the feed opens
+// and written progressively, as Scrapy does. A write error (a full disk) is a
+// *StorageError: the partial record is cut back off the file and the feed writes nothing
+// more. With Config.BatchItemCount the feed starts a new file, named by %(batch_id)d or
 // %(batch_time)s in the URI, every that many items.
 type Feed struct {
 	template string
@@ -55,7 +49,7 @@ type Feed struct {
 	env      Env
 	logger   *slog.Logger
 
-	mu      sync.Mutex // guards everything below against the flush timer
+	mu      sync.Mutex // guards everything below
 	cur     *sink      // nil after a failed batch rotation
 	uri     string     // cur's URI, or the last one's
 	batchID int
@@ -63,8 +57,6 @@ type Feed struct {
 	errs    []error // failures of finished batches, reported by Close
 	done    bool
 
-	stop      chan struct{}
-	wg        sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -75,11 +67,18 @@ type Feed struct {
 // path ending in .gz is gzip-compressed. The templates are %(name)s (env.SpiderName),
 // %(time)s (env.Now in UTC, as TimeLayout) and, with cfg.BatchItemCount, %(batch_id)d
 // (from 1, "%(batch_id)05d" pads it) and %(batch_time)s. cfg.Format may be empty to take
-// the format from the extension. Without cfg.Overwrite the feed appends to the file;
-// appending to a non-empty JSON or XML file is an error, since the result would not be
-// valid, and a CSV feed appended to a non-empty file does not repeat its header.
+// the format from the extension. With cfg.Overwrite the target is truncated now. Without
+// it the feed appends to the file: a partial last record (a killed run's) is cut off with
+// a warning; a JSON array or XML document goes on with the new items, its closing "]" or
+// </items> moved to the end (a killed run left none: a warning says so); a CSV feed keeps
+// the file's header and columns. A file that is not a feed of the format is an error.
 func Open(uri string, cfg Config, env Env) (*Feed, error) {
 	f, err := open(uri, cfg, env)
+	if err == nil {
+		if err = f.cur.begin(); err != nil {
+			f.abort()
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open feed %s: %w", uri, err)
 	}
@@ -96,7 +95,7 @@ func open(uri string, cfg Config, env Env) (*Feed, error) {
 	if env.Now.IsZero() {
 		env.Now = time.Now()
 	}
-	f := &Feed{template: uri, cfg: cfg, env: env, logger: env.Logger, stop: make(chan struct{})}
+	f := &Feed{template: uri, cfg: cfg, env: env, logger: env.Logger}
 	if f.logger == nil {
 		f.logger = slog.Default()
 	}
@@ -128,37 +127,12 @@ func open(uri string, cfg Config, env Env) (*Feed, error) {
 		return nil, err
 	}
 	f.uri = first
-
-	interval := env.FlushInterval
-	if interval == 0 {
-		interval = DefaultFlushInterval
-	}
-	if interval > 0 {
-		f.wg.Go(func() { f.flushEvery(interval) })
-	}
 	return f, nil
 }
 
 // params returns the template values for the current batch.
 func (f *Feed) params() uriParams {
 	return uriParams{name: f.env.SpiderName, time: f.env.Now, batchID: f.batchID, batchTime: time.Now()}
-}
-
-// flushEvery flushes the buffer every interval until Close.
-func (f *Feed) flushEvery(interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-f.stop:
-			return
-		case <-t.C:
-			if err := f.Flush(); err != nil && !errors.Is(err, ErrClosed) {
-				f.logger.Error("feed write failed", "uri", f.URI(), "error", err)
-				return // Export and Close report it too
-			}
-		}
-	}
 }
 
 // URI returns the URI of the file being written, after template expansion.
@@ -178,8 +152,10 @@ func (f *Feed) Count() int {
 	return f.items
 }
 
-// Export writes one item to the buffer (Scrapy: export_item), first starting a new batch
-// file when the current one is full.
+// Export writes one item to the storage (Scrapy: export_item), first starting a new batch
+// file when the current one is full. An error that is a *StorageError means the feed is
+// unusable; any other (an item it cannot encode, a failing ItemFilter) concerns this item
+// only.
 func (f *Feed) Export(item types.Item) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -203,7 +179,17 @@ func (f *Feed) Export(item types.Item) error {
 	if f.cur.werr != nil {
 		return fmt.Errorf("export to %s: %w", f.uri, f.cur.werr)
 	}
-	if err := f.cur.exp.Export(item); err != nil {
+	err := f.cur.exp.Export(item)
+	// Commit what the writer produced even after an error: a CSV header, say.
+	if cerr := f.cur.commit(); cerr != nil {
+		return cerr
+	}
+	if err != nil {
+		var se *StorageError
+		if errors.As(err, &se) {
+			f.cur.werr = err
+			return err
+		}
 		return fmt.Errorf("export to %s: %w", f.uri, err)
 	}
 	f.cur.items++
@@ -228,8 +214,13 @@ func (f *Feed) nextBatch() error {
 	}
 	f.uri = uri
 	s, err := openSink(uri, f.format, f.cfg, f.env.Stdout, f.logger)
+	if err == nil {
+		if err = s.begin(); err != nil {
+			s.discard()
+		}
+	}
 	if err != nil {
-		return fmt.Errorf("open batch %d: %w", f.batchID, err)
+		return &StorageError{URI: uri, Err: fmt.Errorf("open batch %d: %w", f.batchID, err)}
 	}
 	f.cur = s
 	return nil
@@ -244,8 +235,8 @@ func (f *Feed) finish(s *sink) error {
 	return nil
 }
 
-// Flush writes the buffered output through to the storage (for gzip, a sync block). The
-// flush timer calls it; calling it directly is safe too.
+// Flush returns the feed's write error, if any: Export writes each item through to the
+// storage already, so there is nothing buffered to flush.
 func (f *Feed) Flush() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -255,23 +246,19 @@ func (f *Feed) Flush() error {
 	if f.cur == nil {
 		return nil
 	}
-	return f.cur.flush()
+	return f.cur.werr
 }
 
-// Close stops the flush timer, writes the format's trailer, flushes and closes the storage
-// and, for an overwrite, renames the temporary file over the target (Scrapy:
-// finish_exporting and the storage's store). If anything failed the target is left as it
-// was and the temporary file is removed. Close is idempotent: later calls return the
-// first call's result.
+// Close writes the format's trailer, syncs and closes the storage (Scrapy:
+// finish_exporting and the storage's store). After a write error the file keeps the whole
+// records written before it, without a trailer. Close is idempotent: later calls return
+// the first call's result.
 func (f *Feed) Close() error {
 	f.closeOnce.Do(func() { f.closeErr = f.close() })
 	return f.closeErr
 }
 
 func (f *Feed) close() error {
-	close(f.stop)
-	f.wg.Wait()
-
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.done = true
@@ -288,28 +275,35 @@ func (f *Feed) close() error {
 var _ Exporter = (*Feed)(nil)
 
 // OpenAll opens every feed in configs, keyed by URI (the parsed FEEDS setting merged with
-// the -o and -O flags), in URI order. If one fails it discards the feeds it already opened,
-// leaving their -O targets untouched, and returns the error.
+// the -o and -O flags), in URI order. The -O targets are truncated only once every feed
+// has opened: if one fails it discards the feeds it already opened, leaving their -O
+// targets untouched, and returns the error.
 func OpenAll(configs map[string]Config, env Env) ([]*Feed, error) {
 	feeds := make([]*Feed, 0, len(configs))
+	fail := func(err error) ([]*Feed, error) {
+		for _, g := range feeds {
+			g.abort()
+		}
+		return nil, err
+	}
 	for _, uri := range slices.Sorted(maps.Keys(configs)) {
-		f, err := Open(uri, configs[uri], env)
+		f, err := open(uri, configs[uri], env)
 		if err != nil {
-			for _, g := range feeds {
-				g.abort()
-			}
-			return nil, err
+			return fail(fmt.Errorf("open feed %s: %w", uri, err))
 		}
 		feeds = append(feeds, f)
+	}
+	for _, f := range feeds {
+		if err := f.cur.begin(); err != nil {
+			return fail(fmt.Errorf("open feed %s: %w", f.template, err))
+		}
 	}
 	return feeds, nil
 }
 
-// abort stops the feed without storing it: the temporary file of an overwrite is removed.
+// abort stops the feed without storing it; an -O target not truncated yet is untouched.
 func (f *Feed) abort() {
 	f.closeOnce.Do(func() {
-		close(f.stop)
-		f.wg.Wait()
 		f.mu.Lock()
 		defer f.mu.Unlock()
 		f.done = true

@@ -9,15 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine/feed"
 	"github.com/jscrawl/jscrawl/types"
 )
 
-// quietEnv is an Env without the flush timer, so tests decide when output is flushed.
-var quietEnv = feed.Env{FlushInterval: -1, SpiderName: "quotes"}
+// quietEnv is the Env of most tests.
+var quietEnv = feed.Env{SpiderName: "quotes"}
 
 func item(kv ...any) types.Item {
 	var it types.Item
@@ -66,9 +65,13 @@ func TestAppendAndOverwrite(t *testing.T) {
 		{name: "jsonl appends to existing", file: "x.jsonl", before: "{\"a\":0}\n", want: "{\"a\":0}\n{\"a\":1}\n{\"a\":2}\n"},
 		{name: "csv header once", file: "x.csv", want: "a\n1\n2\n"},
 		{name: "csv keeps existing columns", file: "x.csv", before: "b,a\nx,0\n", want: "b,a\nx,0\n,1\n,2\n"},
-		{name: "csv fields win", file: "x.csv", cfg: feed.Config{Fields: []string{"a"}}, before: "b,a\n", want: "b,a\n1\n2\n"},
+		{name: "csv file columns win over fields", file: "x.csv", cfg: feed.Config{Fields: []string{"a"}}, before: "b,a\n", want: "b,a\n,1\n,2\n"},
 		{name: "json overwrite", file: "x.json", cfg: feed.Config{Overwrite: true}, before: "old", want: "[\n{\"a\":2}\n]\n"},
-		{name: "json refuses a second -o", file: "x.json", want: ""}, // checked below
+		{name: "json continues its array", file: "x.json", want: "[\n{\"a\":1},\n{\"a\":2}\n]\n"},
+		{name: "json indented continues", file: "x.json", cfg: feed.Config{Indent: 1}, before: "[\n{\n \"a\": 0\n}\n]\n", want: "[\n{\n \"a\": 0\n},\n{\n \"a\": 1\n},\n{\n \"a\": 2\n}\n]\n"},
+		{name: "json empty array", file: "x.json", before: "[]\n", want: "[\n{\"a\":1},\n{\"a\":2}\n]\n"},
+		{name: "xml continues its items", file: "x.xml", want: "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<items>\n<item><a>1</a></item>\n<item><a>2</a></item>\n</items>\n"},
+		{name: "xml without items", file: "x.xml", before: "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<items>\n</items>\n", want: "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<items>\n<item><a>1</a></item>\n<item><a>2</a></item>\n</items>\n"},
 		{name: "csv overwrite", file: "x.csv", cfg: feed.Config{Overwrite: true}, before: "b\nold\n", want: "a\n2\n"},
 		{name: "xml overwrite", file: "x.xml", cfg: feed.Config{Overwrite: true}, want: "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<items>\n<item><a>2</a></item>\n</items>\n"},
 	} {
@@ -80,13 +83,6 @@ func TestAppendAndOverwrite(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if tc.want == "" {
-				writeFeed(t, path, tc.cfg, quietEnv, item("a", 1.0))
-				if _, err := feed.Open(path, tc.cfg, quietEnv); err == nil {
-					t.Fatal("second -o onto a non-empty json file: no error")
-				}
-				return
-			}
 			writeFeed(t, path, tc.cfg, quietEnv, item("a", 1.0))
 			writeFeed(t, path, tc.cfg, quietEnv, item("a", 2.0))
 			if got := readFile(t, path); got != tc.want {
@@ -97,23 +93,34 @@ func TestAppendAndOverwrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			if len(entries) != 1 {
-				t.Errorf("folder has %d entries, want only the feed (temporary file left behind?)", len(entries))
+				t.Errorf("folder has %d entries, want only the feed", len(entries))
 			}
 		})
 	}
 }
 
+// TestAppendRefused checks that -o refuses a file that is not a feed of its format (or a
+// gzipped JSON or XML one, which cannot be continued), naming it and the ways out, and
+// leaves it untouched.
 func TestAppendRefused(t *testing.T) {
 	t.Parallel()
-	for _, file := range []string{"x.json", "x.xml", "x.json.gz", "x.txt:json"} {
-		t.Run(file, func(t *testing.T) {
+	for _, tc := range []struct{ file, content string }{
+		{"x.json", "{\"a\":1}\n{\"a\":2}\n"},
+		{"x.json", "[\n{}\n]\n[]"},
+		{"x.json", "[\n{}, nope\n"},
+		{"x.xml", "<?xml version=\"1.0\"?>\n<rss></rss>\n"},
+		{"x.xml", "<items></items><items>"},
+		{"x.json.gz", "[\n{}\n]\n"},
+		{"x.txt:json", "not json"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			uri, cfg, err := feed.ParseFlag(filepath.Join(dir, file), false)
+			uri, cfg, err := feed.ParseFlag(filepath.Join(dir, tc.file), false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(uri, []byte("[\n{}\n]\n"), 0o644); err != nil {
+			if err := os.WriteFile(uri, []byte(tc.content), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			_, err = feed.Open(uri, cfg, quietEnv)
@@ -125,7 +132,7 @@ func TestAppendRefused(t *testing.T) {
 					t.Errorf("error %q does not mention %q", err, want)
 				}
 			}
-			if got := readFile(t, uri); got != "[\n{}\n]\n" {
+			if got := readFile(t, uri); got != tc.content {
 				t.Errorf("file changed to %q", got)
 			}
 			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
@@ -135,12 +142,13 @@ func TestAppendRefused(t *testing.T) {
 	}
 }
 
-// TestOverwriteIsAtomic checks that with -O the target keeps its old content, even after a
-// flush, until Close renames the finished file over it.
-func TestOverwriteIsAtomic(t *testing.T) {
+// TestOverwriteIsProgressive checks that with -O the target is replaced when the feed
+// opens and holds every exported item at once, with its old mode, so a killed run keeps
+// what it wrote.
+func TestOverwriteIsProgressive(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	path := filepath.Join(dir, "items.jsonl")
+	path := filepath.Join(dir, "items.json")
 	if err := os.WriteFile(path, []byte("old\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -148,26 +156,24 @@ func TestOverwriteIsAtomic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Export(item("a", "new")); err != nil {
-		t.Fatal(err)
+	if got := readFile(t, path); got != "" {
+		t.Errorf("after Open the target is %q, want it empty", got)
 	}
-	if err := f.Flush(); err != nil {
-		t.Fatal(err)
+	for i, want := range []string{"[\n{\"a\":1}", "[\n{\"a\":1},\n{\"a\":2}"} {
+		if err := f.Export(item("a", float64(i+1))); err != nil {
+			t.Fatal(err)
+		}
+		if got := readFile(t, path); got != want {
+			t.Errorf("after item %d the target is %q, want %q", i+1, got, want)
+		}
 	}
-	if got := readFile(t, path); got != "old\n" {
-		t.Errorf("before Close the target is %q, want the old content", got)
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(entries) != 2 {
-		t.Fatalf("folder has %d entries, want the target and a temporary file", len(entries))
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("folder has %d entries, want only the target", len(entries))
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, path); got != "{\"a\":\"new\"}\n" {
+	if got := readFile(t, path); got != "[\n{\"a\":1},\n{\"a\":2}\n]\n" {
 		t.Errorf("after Close the target is %q", got)
 	}
 	info, err := os.Stat(path)
@@ -176,9 +182,6 @@ func TestOverwriteIsAtomic(t *testing.T) {
 	}
 	if info.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want the old file's 0600", info.Mode().Perm())
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-		t.Errorf("folder has %d entries after Close, want 1", len(entries))
 	}
 }
 
@@ -276,7 +279,9 @@ func TestRelativePath(t *testing.T) {
 
 // TestFlush checks that exported items sit in the buffer until a flush, and that Flush
 // writes them through, gzip included.
-func TestFlush(t *testing.T) {
+// TestExportWritesThrough checks that an exported item is in the file when Export returns,
+// gzipped too (as a sync block), with nothing left to flush.
+func TestExportWritesThrough(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"items.jsonl", "items.jsonl.gz"} {
 		t.Run(name, func(t *testing.T) {
@@ -290,14 +295,11 @@ func TestFlush(t *testing.T) {
 			if err := f.Export(item("a", 1.0)); err != nil {
 				t.Fatal(err)
 			}
-			if got := readPartial(t, path); got != "" {
-				t.Fatalf("before Flush the file has %q", got)
+			if got := readPartial(t, path); got != "{\"a\":1}\n" {
+				t.Fatalf("after Export the file has %q", got)
 			}
 			if err := f.Flush(); err != nil {
 				t.Fatal(err)
-			}
-			if got := readPartial(t, path); got != "{\"a\":1}\n" {
-				t.Fatalf("after Flush the file has %q", got)
 			}
 		})
 	}
@@ -321,35 +323,6 @@ func readPartial(t *testing.T, path string) string {
 	return string(got)
 }
 
-// TestFlushTimer checks, on synctest's fake clock, that the timer flushes within a second.
-func TestFlushTimer(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "items.jsonl")
-	synctest.Test(t, func(t *testing.T) {
-		f, err := feed.Open(path, feed.Config{}, feed.Env{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close() // stops the timer goroutine when a check fails
-		if err := f.Export(item("a", 1.0)); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(feed.DefaultFlushInterval - time.Millisecond) // fake time
-		synctest.Wait()
-		if got := readFile(t, path); got != "" {
-			t.Fatalf("flushed early: %q", got)
-		}
-		time.Sleep(time.Millisecond)
-		synctest.Wait()
-		if got := readFile(t, path); got != "{\"a\":1}\n" {
-			t.Fatalf("after a second the file has %q", got)
-		}
-		if err := f.Close(); err != nil { // stops the timer goroutine, or synctest reports a leak
-			t.Fatal(err)
-		}
-	})
-}
-
 type failWriter struct{ err error }
 
 func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
@@ -363,8 +336,10 @@ func TestCloseReportsWriteErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Export(item("a", 1.0)); err != nil {
-		t.Fatal(err) // buffered: the failure shows at the flush
+	err = f.Export(item("a", 1.0))
+	var se *feed.StorageError
+	if !errors.Is(err, errDisk) || !errors.As(err, &se) {
+		t.Fatalf("Export = %v, want the write error as a StorageError", err)
 	}
 	err = f.Close()
 	if !errors.Is(err, errDisk) {
@@ -474,29 +449,6 @@ func TestAppendToEmptyJSON(t *testing.T) {
 	writeFeed(t, path, feed.Config{}, quietEnv, item("a", 1.0))
 	if got := readFile(t, path); got != "[\n{\"a\":1}\n]\n" {
 		t.Errorf("got %q", got)
-	}
-}
-
-// TestExportDuringFlushes exports while a fast real timer flushes, for the race detector;
-// the assertion is only on the final content.
-func TestExportDuringFlushes(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "items.jsonl.gz")
-	f, err := feed.Open(path, feed.Config{}, feed.Env{FlushInterval: time.Microsecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const n = 2000
-	for i := range n {
-		if err := f.Export(item("i", float64(i))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Count(readPartial(t, path), "\n"); got != n {
-		t.Errorf("%d lines, want %d", got, n)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -193,4 +194,22 @@ func toStrings(v any) ([]string, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("want a list of names, got %T", v)
+}
+
+// Target returns what a feed URI writes to, for spotting two feeds on one target: "stdout"
+// for "-" and "stdout:", otherwise the file's absolute, cleaned path (the URI itself when
+// it has no file path, such as an unsupported scheme, which Open refuses later).
+// Placeholders are not expanded: "%(name)s.json" and "quotes.json" count as different.
+func Target(uri string) string {
+	path, stdout, err := storagePath(uri)
+	switch {
+	case err != nil:
+		return uri
+	case stdout:
+		return "stdout"
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
 }

@@ -134,8 +134,7 @@ func TestCSVWarnsOncePerKey(t *testing.T) {
 	var logs bytes.Buffer
 	dir := t.TempDir()
 	f, err := feed.Open(filepath.Join(dir, "out.csv"), feed.Config{}, feed.Env{
-		Logger:        slog.New(slog.NewTextHandler(&logs, nil)),
-		FlushInterval: -1,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil)),
 	})
 	if err != nil {
 		t.Fatal(err)

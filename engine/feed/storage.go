@@ -2,6 +2,7 @@ package feed
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"encoding/csv"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,168 +22,361 @@ import (
 
 // sink is one output file (or stdout) with its format writer: the whole feed, or one batch
 // of it (Scrapy: a FeedSlot with its storage). Its owner, the Feed, serialises all calls.
+//
+// The format writer writes into rec; commit then hands the record (through gzip, for a
+// .gz path) to the storage in one Write, so the file only ever grows by whole records. A
+// Write that fails half-way (a full disk, a file-size limit) is cut back off the file.
 type sink struct {
-	uri   string // after template expansion
-	path  string // the target file; "" for stdout
-	exp   Exporter
-	buf   *bufio.Writer
-	gz    *gzip.Writer // nil unless the path ends in .gz
-	file  *os.File     // nil for stdout
-	tmp   string       // the temporary file of an overwrite
-	items int
-	werr  error // first write error; the sink is unusable after it
+	uri    string // after template expansion
+	path   string // the target file; "" for stdout
+	out    io.Writer
+	exp    Exporter
+	rec    bytes.Buffer // what the format writer wrote since the last commit
+	gz     *gzip.Writer // compresses into zbuf; nil unless the path ends in .gz
+	zbuf   bytes.Buffer
+	file   *os.File // nil for stdout
+	size   int64    // bytes of whole records in file
+	trunc  bool     // the file is still to be cut to size (see begin)
+	made   bool     // openFile created the file
+	items  int
+	werr   error // first write error; the sink writes nothing after it
+	logger *slog.Logger
 }
 
-// openSink opens the storage of uri (already expanded) and the format writer on it.
+// openSink opens the storage of uri (already expanded) and the format writer on it. The
+// file is changed only by begin (an overwrite's target truncated, an appended file's end
+// repaired), so that OpenAll can open every feed before it changes any file.
 func openSink(uri, format string, cfg Config, stdout io.Writer, logger *slog.Logger) (*sink, error) {
-	s := &sink{uri: uri}
+	s := &sink{uri: uri, logger: logger}
 	path, isStdout, err := storagePath(uri)
 	if err != nil {
 		return nil, err
 	}
-	var w io.Writer
-	var csvHeader []string
+	var st resume
 	if isStdout {
-		w = stdout
-		if w == nil {
-			w = os.Stdout
+		s.out = stdout
+		if s.out == nil {
+			s.out = os.Stdout
 		}
 	} else {
 		s.path = path
-		if csvHeader, err = s.openFile(format, cfg); err != nil {
+		if st, err = s.openFile(format, cfg); err != nil {
 			return nil, err
 		}
-		w = s.file
+		s.out = s.file
 		if strings.HasSuffix(strings.ToLower(path), ".gz") {
-			s.gz = gzip.NewWriter(s.file)
-			w = s.gz
+			s.gz = gzip.NewWriter(&s.zbuf)
 		}
 	}
-	s.buf = bufio.NewWriterSize(w, 64<<10)
-	if s.exp, err = newExporter(format, s.buf, cfg, logger, csvHeader); err != nil {
+	if s.exp, err = newExporter(format, &s.rec, cfg, logger, st); err != nil {
 		s.discard()
 		return nil, err
 	}
 	return s, nil
 }
 
-// openFile opens the target for appending, or a temporary file next to it for an
-// overwrite. When appending CSV to a non-empty file it returns the columns to use, so that
-// the header is not written again.
-func (s *sink) openFile(format string, cfg Config) ([]string, error) {
+// resume is what a format writer needs to know to continue a file: the CSV columns of its
+// header, or that a JSON array or XML <items> element is open and holds items.
+type resume struct {
+	csvHeader []string // non-nil: the header is in the file already
+	csvPath   string   // the file, for the warning about mismatched columns
+	started   bool     // JSON and XML: the opening "[" or <items> is in the file
+	closed    bool     // JSON and XML: the file had its closing "]" or </items>
+	items     int      // JSON and XML: items already in the file
+}
+
+// openFile opens the target for appending (after repairing its end, see repair) or, for an
+// overwrite, for writing from the start.
+func (s *sink) openFile(format string, cfg Config) (resume, error) {
+	var st resume
 	dir := filepath.Dir(s.path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create feed folder: %w", err)
+		return st, fmt.Errorf("create feed folder: %w", err)
 	}
 	info, err := os.Stat(s.path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		info = nil
 	case err != nil:
-		return nil, err
+		return st, err
 	case info.IsDir():
-		return nil, fmt.Errorf("%s is a folder", s.path)
+		return st, fmt.Errorf("%s is a folder", s.path)
 	}
-
+	if s.file, err = os.OpenFile(s.path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+		return st, err
+	}
+	s.made = info == nil
 	if cfg.Overwrite {
-		tmp, err := os.CreateTemp(dir, "."+filepath.Base(s.path)+".*.tmp")
-		if err != nil {
-			return nil, fmt.Errorf("create temporary file: %w", err)
-		}
-		mode := fs.FileMode(0o644)
-		if info != nil {
-			mode = info.Mode().Perm()
-		}
-		if err := tmp.Chmod(mode); err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-			return nil, fmt.Errorf("chmod temporary file: %w", err)
-		}
-		s.file, s.tmp = tmp, tmp.Name()
-		return nil, nil
+		s.trunc = true
+		return st, nil
 	}
-
-	var header []string
-	if info != nil && info.Size() > 0 {
-		switch format {
-		case FormatJSON, FormatXML:
-			return nil, fmt.Errorf("cannot append to the non-empty %s file %s, which would make it invalid: use -O to overwrite it, or a .jsonl feed to append",
-				strings.ToUpper(format), s.path)
-		case FormatCSV:
-			if header, err = readCSVHeader(s.path); err != nil {
-				return nil, err
-			}
-			if cfg.Fields != nil {
-				header = cfg.Fields
-			}
-		}
+	if info == nil || info.Size() == 0 {
+		return st, nil
 	}
-	if s.file, err = os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
-		return nil, err
+	if st, err = s.repair(format, cfg); err != nil {
+		s.file.Close()
+		s.file = nil
+		return st, err
 	}
-	return header, nil
+	return st, nil
 }
 
-// flush writes the buffered output through to the storage (for gzip, a sync block).
-func (s *sink) flush() error {
+// begin cuts the file to s.size: all of an overwrite's target, or the end repair found to
+// go from an appended file. Until then the file is as it was.
+func (s *sink) begin() error {
+	if !s.trunc {
+		return nil
+	}
+	s.trunc = false
+	if err := s.file.Truncate(s.size); err != nil {
+		return fmt.Errorf("cut %s to %d bytes: %w", s.path, s.size, err)
+	}
+	return nil
+}
+
+// repair prepares a non-empty file for appending: it cuts a partial last record (left by a
+// crash in the middle of a write) with a warning that says how many bytes went, and for
+// JSON and XML it removes the closing "]" or </items> (or notes that a killed run left
+// none) so that the new items continue the same document. A file that is not a feed of
+// the format is refused. Gzipped JSON and XML cannot be continued.
+func (s *sink) repair(format string, cfg Config) (resume, error) {
+	var st resume
+	gz := strings.HasSuffix(strings.ToLower(s.path), ".gz")
+	if gz {
+		switch format {
+		case FormatJSON, FormatXML:
+			return st, fmt.Errorf("cannot append to the non-empty gzipped %s file %s: use -O to overwrite it, or a .jsonl feed to append",
+				strings.ToUpper(format), s.path)
+		}
+		// Each run adds a gzip member. A killed run's member has no end, and gzip readers
+		// stop there, so appending after it would hide the new items: refuse, saying how
+		// to recover what it holds.
+		if err := gzipComplete(s.path); err != nil {
+			return st, err
+		}
+		if format == FormatCSV {
+			header, err := readCSVHeader(s.path)
+			if err != nil {
+				return st, err
+			}
+			return s.csvResume(header, cfg)
+		}
+		return st, nil
+	}
+	size, err := s.file.Seek(0, io.SeekEnd)
+	if err != nil {
+		return st, err
+	}
+	cut := size
+	switch format {
+	case FormatJSONLines:
+		cut, err = lastNewline(s.file, size)
+	case FormatCSV:
+		cut, err = csvWholeRecords(s.file, size)
+	case FormatJSON:
+		cut, st, err = jsonArrayEnd(s.file, s.path)
+	case FormatXML:
+		cut, st, err = xmlItemsEnd(s.file, s.path)
+	}
+	if err != nil {
+		return st, err
+	}
+	s.trunc = cut < size // begin cuts it
+	switch {
+	case (format == FormatJSON || format == FormatXML) && !st.closed:
+		cutNote := ""
+		if cut < size {
+			cutNote = fmt.Sprintf(", cut %d bytes after its last whole item", size-cut)
+		}
+		s.logger.Warn(fmt.Sprintf("Feed %s was left unclosed (a killed run?)%s: appending continues its %d items", s.path, cutNote, st.items),
+			"uri", s.uri, "bytes_cut", size-cut)
+	case format == FormatJSONLines || format == FormatCSV:
+		if cut < size {
+			s.logger.Warn(fmt.Sprintf("Feed %s ended in a partial record (a killed run?): cut the last %d bytes", s.path, size-cut),
+				"uri", s.uri, "bytes_cut", size-cut)
+		}
+	}
+	s.size = cut
+	if format == FormatCSV && cut > 0 {
+		header, err := readCSVHeader(s.path)
+		if err != nil {
+			return st, err
+		}
+		return s.csvResume(header, cfg)
+	}
+	return st, nil
+}
+
+// csvResume returns the resume state of a CSV file with header. The file's columns are
+// kept in its order; Config.Fields that differ from them are reported, and refused when
+// they share none.
+func (s *sink) csvResume(header []string, cfg Config) (resume, error) {
+	st := resume{csvHeader: header, csvPath: s.path}
+	if cfg.Fields == nil || slices.Equal(cfg.Fields, header) {
+		return st, nil
+	}
+	dropped, missing := diffColumns(header, cfg.Fields)
+	if len(dropped) == len(cfg.Fields) {
+		return st, fmt.Errorf("cannot append to %s: its columns %v share none with the fields %v (use -O to replace it, or another file)",
+			s.path, header, cfg.Fields)
+	}
+	s.logger.Warn(fmt.Sprintf("Appending to %s with its own columns %v: %s", s.path, header, columnsNote(dropped, missing)), "uri", s.uri)
+	return st, nil
+}
+
+// columnsNote says which fields are not written and which columns are left empty.
+func columnsNote(dropped, missing []string) string {
+	var parts []string
+	if len(dropped) > 0 {
+		parts = append(parts, fmt.Sprintf("fields not written %v", dropped))
+	}
+	if len(missing) > 0 {
+		parts = append(parts, fmt.Sprintf("columns left empty %v", missing))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// diffColumns returns the keys that are not columns and the columns that are not keys.
+func diffColumns(columns, keys []string) (dropped, missing []string) {
+	for _, k := range keys {
+		if !slices.Contains(columns, k) {
+			dropped = append(dropped, k)
+		}
+	}
+	for _, c := range columns {
+		if !slices.Contains(keys, c) {
+			missing = append(missing, c)
+		}
+	}
+	return dropped, missing
+}
+
+// commit writes what the format writer produced since the last commit, in one Write (and
+// for gzip, one sync block), so a crash leaves whole records only. If the Write fails the
+// file is cut back to its last whole record and the sink fails for good.
+func (s *sink) commit() error {
 	if s.werr != nil {
 		return s.werr
 	}
-	err := s.buf.Flush()
-	if err == nil && s.gz != nil {
-		err = s.gz.Flush()
+	data := s.rec.Bytes()
+	if s.gz != nil && len(data) > 0 {
+		s.zbuf.Reset()
+		_, _ = s.gz.Write(data) // into a bytes.Buffer: no error
+		_ = s.gz.Flush()
+		data = s.zbuf.Bytes()
 	}
-	if err != nil {
-		s.werr = fmt.Errorf("flush %s: %w", s.uri, err)
-	}
-	return s.werr
+	s.rec.Reset()
+	return s.write(data)
 }
 
-// close writes the trailer, flushes, closes the storage and, for an overwrite, renames the
-// temporary file over the target; after an error the target is left as it was.
+// write writes data to the storage in one call and cuts a partial write back off.
+func (s *sink) write(data []byte) error {
+	if len(data) == 0 {
+		return nil
+	}
+	if err := s.begin(); err != nil {
+		s.werr = &StorageError{URI: s.uri, Err: err}
+		return s.werr
+	}
+	n, err := s.out.Write(data)
+	if err == nil && n < len(data) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		if s.file != nil && n > 0 {
+			if terr := s.file.Truncate(s.size); terr != nil {
+				err = errors.Join(err, fmt.Errorf("cut the partial record: %w", terr))
+			}
+		}
+		s.werr = &StorageError{URI: s.uri, Err: err}
+		return s.werr
+	}
+	s.size += int64(n)
+	return nil
+}
+
+// close writes the trailer, ends the gzip stream, syncs and closes the storage.
 func (s *sink) close() error {
 	var errs []error
 	if err := s.exp.Close(); err != nil {
 		errs = append(errs, err)
 	}
-	if err := s.flush(); err != nil {
+	if err := s.commit(); err != nil {
 		errs = append(errs, err)
 	}
 	if s.gz != nil && s.werr == nil {
-		if err := s.gz.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("close gzip stream: %w", err))
+		s.zbuf.Reset()
+		_ = s.gz.Close()
+		if err := s.write(s.zbuf.Bytes()); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if s.werr == nil {
+		if err := s.begin(); err != nil { // an empty overwrite still replaces the target
+			errs = append(errs, err)
 		}
 	}
 	if s.file != nil {
-		if s.tmp != "" && len(errs) == 0 {
+		if s.werr == nil {
 			if err := s.file.Sync(); err != nil {
-				errs = append(errs, fmt.Errorf("sync %s: %w", s.tmp, err))
+				errs = append(errs, &StorageError{URI: s.uri, Err: fmt.Errorf("sync: %w", err)})
 			}
 		}
 		if err := s.file.Close(); err != nil {
-			errs = append(errs, fmt.Errorf("close %s: %w", s.file.Name(), err))
-		}
-	}
-	if s.tmp != "" {
-		if len(errs) == 0 {
-			if err := os.Rename(s.tmp, s.path); err != nil {
-				errs = append(errs, fmt.Errorf("replace %s: %w", s.path, err))
-			}
-		}
-		if len(errs) > 0 {
-			os.Remove(s.tmp)
+			errs = append(errs, &StorageError{URI: s.uri, Err: fmt.Errorf("close: %w", err)})
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// discard releases what openSink acquired when it fails half-way.
+// discard releases what openSink acquired, leaving the file as it was (a file it created
+// is removed).
 func (s *sink) discard() {
 	if s.file != nil {
 		s.file.Close()
+		if s.made && s.size == 0 {
+			os.Remove(s.path)
+		}
 	}
-	if s.tmp != "" {
-		os.Remove(s.tmp)
+}
+
+// StorageError is an Export or Close error after which the feed writes nothing more: its
+// storage failed (a full disk, a file-size limit, a closed pipe) or cannot take the items.
+// Every whole record written before it stays in the file, and nothing else does.
+type StorageError struct {
+	URI string
+	Err error
+}
+
+func (e *StorageError) Error() string { return fmt.Sprintf("feed %s: %v", e.URI, e.Err) }
+
+// Unwrap returns the storage's error.
+func (e *StorageError) Unwrap() error { return e.Err }
+
+// Fatal reports true: the feed is unusable (the engine closes the spider with finish_reason
+// feed_error unless FEED_ERRORS is ignore).
+func (e *StorageError) Fatal() bool { return true }
+
+// gzipComplete reads the gzip file at path to its end and returns an error that says what to
+// do when its stream is cut short (a killed run) or is not gzip.
+func gzipComplete(path string) error {
+	file, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	zr, err := gzip.NewReader(bufio.NewReaderSize(file, 64<<10))
+	if err == nil {
+		_, err = io.Copy(io.Discard, zr)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return fmt.Errorf("cannot append to %s: its gzip stream is cut short (a killed run?), and gzip readers would stop there, before the new items: "+
+			"save its whole items with `gzip -dc %s > saved` (which prints them, then an error), then use -O, or another file", path, path)
+	default:
+		return fmt.Errorf("cannot append to %s: it is not a whole gzip file (%v): use -O to overwrite it, or another file", path, err)
 	}
 }
 
