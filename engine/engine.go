@@ -921,7 +921,7 @@ func (e *Engine) exportOne(item types.Item) bool {
 			continue
 		}
 		x.failed[i] = true
-		if e.settings.String(types.FeedErrors) == FeedErrorsIgnore {
+		if strings.EqualFold(e.settings.String(types.FeedErrors), FeedErrorsIgnore) {
 			e.logger.Error(fmt.Sprintf("Feed failed, no more items are written to it (FEED_ERRORS=ignore): %v", err))
 		} else {
 			e.logger.Error(fmt.Sprintf("Feed failed, closing the spider (FEED_ERRORS=stop): %v", err))
@@ -988,7 +988,7 @@ func (e *Engine) finish(ctx context.Context, start time.Time) {
 	e.stats.Set("finish_reason", reason)
 	e.send(context.WithoutCancel(ctx), SpiderClosed, reason)
 	e.closeSpider()
-	if !e.closeExporters() && e.settings.String(types.FeedErrors) != FeedErrorsIgnore &&
+	if !e.closeExporters() && !strings.EqualFold(e.settings.String(types.FeedErrors), FeedErrorsIgnore) &&
 		(reason == "finished" || strings.HasPrefix(reason, "closespider_")) {
 		// A feed whose end could not be written: the crawl did not store what it scraped.
 		reason = "feed_error"
