@@ -116,7 +116,7 @@ export default class S {
     yield 10n;
     yield new Request("BASE/p/1", { meta: { f: () => 1 } });
     yield r.follow("mailto:x@y.example");
-    try { r.xpath("//a["); } catch (e) { this.logger.warn(e); } // LOGGED
+    try { r.xpath("//a["); } catch (e) { this.logger.warn(e); console.log("STACK " + e.stack); } // LOGGED
     helper(r); // PARSE
   }
 }`
@@ -130,6 +130,8 @@ export default class S {
 		fmt.Sprintf("TypeError: parse processing <%s/>: yielded BigInt 10n", srv.URL),
 		fmt.Sprintf("TypeError: parse processing <%s/>: meta.f is a function", srv.URL),
 		fmt.Sprintf("TypeError: XPath error: expression must evaluate to a node-set in //a[\n\tat parse (%s:%d:", file, lineOf(t, src, "LOGGED")),
+		// console.log of a raw e.stack shows the spider's frames only too.
+		fmt.Sprintf("STACK TypeError: XPath error: expression must evaluate to a node-set in //a[\n\tat parse (%s:%d:", file, lineOf(t, src, "LOGGED")),
 	} {
 		if !strings.Contains(res.log, want) {
 			t.Errorf("the log does not contain %q:\n%s", want, res.log)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -147,6 +148,9 @@ func (vm *VM) StartWatchdog(limit time.Duration) {
 }
 
 func (vm *VM) consoleLog(level, msg string) {
+	if strings.Contains(msg, "\n\tat ") {
+		msg = cleanStack(msg) // a logged stack shows the spider's frames only
+	}
 	switch level {
 	case "debug":
 		vm.logger.Load().Debug(msg)
