@@ -563,6 +563,87 @@
     return (result) => pass(toAsyncIterable(result), 0);
   };
 
+  // ---- this.state and this.resumed (a job's state: Scrapy's spider.state) ----
+
+  const isStateObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  const kindOf = (v) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object"
+    : typeof v === "undefined" ? "undefined" : "a " + typeof v);
+  // Values JSON.stringify would turn into {} silently, losing what they hold.
+  const lossy = new Set(["Map", "Set", "WeakMap", "WeakSet", "Promise", "RegExp"]);
+  const identifier = /^[A-Za-z_$][\w$]*$/;
+  class StateError extends Error {}
+
+  // stateJSON returns [JSON of s.state, null], or [null, what cannot be saved]: s.state must
+  // be an object, and a function, a Symbol, a BigInt, a Map (or another object that JSON
+  // would turn into {}) or a cycle anywhere in it is named with its path (state.a.b[2]).
+  // toJSON() is honoured and undefined properties are left out, as JSON.stringify does.
+  function stateJSON(s) {
+    const v = s.state;
+    if (!isStateObject(v)) return [null, "this.state must be an object, got " + kindOf(v)];
+    const pathOf = new Map(); // object -> its path, as last visited
+    const parentOf = new Map(); // object -> the object holding it, as last visited
+    const seg = (holder, key) => (Array.isArray(holder) ? "[" + key + "]" : identifier.test(key) ? "." + key : "[" + JSON.stringify(key) + "]");
+    let first = true;
+    try {
+      const json = JSON.stringify(v, function (key, value) {
+        const root = first;
+        first = false;
+        const path = root ? "state" : pathOf.get(this) + seg(this, key);
+        switch (typeof value) {
+          case "function": throw new StateError("a function at " + path);
+          case "bigint": throw new StateError("a BigInt at " + path);
+          case "symbol": throw new StateError("a Symbol at " + path);
+        }
+        if (value !== null && typeof value === "object") {
+          const tag = Object.prototype.toString.call(value).slice(8, -1);
+          if (lossy.has(tag)) throw new StateError("a " + tag + " at " + path + " (JSON has no " + tag + ": use an object or an array)");
+          for (let h = root ? undefined : this; h !== undefined; h = parentOf.get(h)) {
+            if (h === value) throw new StateError("a cycle at " + path + " (it refers back to " + pathOf.get(value) + ")");
+          }
+          parentOf.set(value, root ? undefined : this);
+          pathOf.set(value, path);
+        }
+        return value;
+      });
+      if (json === undefined || json[0] !== "{") return [null, "this.state.toJSON() must return an object"];
+      return [json, null];
+    } catch (e) {
+      if (e instanceof StateError) return [null, e.message];
+      return [null, "reading this.state: " + (e && e.message !== undefined ? e.message : String(e))];
+    }
+  }
+
+  // setJobState gives s its job's state: the saved JSON text, or, with null (a new job or no
+  // job), the state the spider set itself (a class field state = {...}) or {}; and resumed.
+  // Both are own, non-enumerable properties. A state that is not an object is left alone
+  // without a job (the spider's own field named state) and reported with one (strict).
+  function setJobState(s, text, resumed, strict) {
+    if (text !== null) {
+      const v = JSON.parse(text);
+      if (!isStateObject(v)) throw new TypeError("the saved state is " + kindOf(v) + ", not an object");
+      Object.defineProperty(s, "state", { value: v, writable: true, enumerable: false, configurable: true });
+    } else if (s.state === undefined || s.state === null) {
+      Object.defineProperty(s, "state", { value: {}, writable: true, enumerable: false, configurable: true });
+    } else if (strict && !isStateObject(s.state)) {
+      throw new TypeError("this.state is " + kindOf(s.state) + ": a job saves this.state, which must be an object (rename the spider's own field)");
+    }
+    Object.defineProperty(s, "resumed", { value: !!resumed, writable: true, enumerable: false, configurable: true });
+  }
+
+  // methodNames lists the names of s's methods: own properties and those of its classes
+  // (base spiders included) whose value is a function; getters are not called.
+  function methodNames(s) {
+    const out = [];
+    for (let o = s; o && o !== Object.prototype; o = Object.getPrototypeOf(o)) {
+      for (const k of Object.getOwnPropertyNames(o)) {
+        if (k === "constructor") continue;
+        const d = Object.getOwnPropertyDescriptor(o, k);
+        if (d && typeof d.value === "function") out.push(k);
+      }
+    }
+    return out;
+  }
+
   const exports = { Request, Response, Selector, SelectorList, Headers, DropItem, Spider, sleep, fetch };
   for (const k of ["Request", "DropItem", "sleep", "fetch"]) {
     Object.defineProperty(g, k, { value: exports[k], writable: true, configurable: true });
@@ -585,6 +666,9 @@
       outputStages = buildOutputStages();
       return outputStages.from;
     },
+    stateJSON,
+    setJobState,
+    methodNames,
     wrapStart,
     wrapOutput,
     crawlerDownload,

@@ -131,6 +131,8 @@ type Spider struct {
 	first   *runtime.VM
 	pool    *runtime.Pool
 	open    map[*Pipeline]bool // pipelines opened and not yet closed
+	job     jobState           // this.state and this.resumed of a job (jobstate.go)
+	methods map[string]bool    // the spider's method names (HasCallback)
 }
 
 // vmState is one VM's spider instance and the prelude's helpers; used on that VM's loop.
@@ -168,6 +170,9 @@ func Load(prog *runtime.Program, opts Options) (*Spider, error) {
 	s.first = vm
 	st := s.states[vm]
 	err = vm.Do(context.Background(), func(rt *goja.Runtime) error {
+		if err := st.readMethods(); err != nil {
+			return err
+		}
 		s.name = st.spider.Get("name").String()
 		if v := st.spider.Get("allowedDomains"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
 			allowed, err := stringList(rt, v, "allowedDomains")
@@ -384,6 +389,12 @@ func (s *Spider) Open(ctx context.Context) error {
 			return err
 		}
 	}
+	// setup() may have added methods (this.parseX = ...): read the names again.
+	if st := s.state(vms[0]); st != nil {
+		if err := vms[0].Do(ctx, func(*goja.Runtime) error { return st.readMethods() }); err != nil {
+			return err
+		}
+	}
 	s.mu.Lock()
 	s.opened = true
 	s.mu.Unlock()
@@ -455,6 +466,8 @@ func (s *Spider) setup(ctx context.Context, vm *runtime.VM) error {
 
 // Close closes every VM (io.Closer). Pipelines still open are closed first, since they run
 // on the spider's VM: the engine closes the spider before its pipelines.
+// In a job (SetJobState), this.state is then read a last time, so JobState returns the
+// final state after Close.
 func (s *Spider) Close() error {
 	s.mu.Lock()
 	var open []*Pipeline
@@ -468,6 +481,7 @@ func (s *Spider) Close() error {
 			s.logger.Error(fmt.Sprintf("Error closing pipelines[%d]: %v", p.index, err))
 		}
 	}
+	s.saveFinalState()
 	if s.pool != nil {
 		s.pool.Close()
 	} else if s.first != nil {
@@ -648,6 +662,9 @@ func (st *vmState) construct(exports *goja.Object) error {
 		return err
 	}
 	st.spider = spider
+	if err := st.initJobState(); err != nil {
+		return err
+	}
 	setSpider, _ := goja.AssertFunction(st.helper("setSpider"))
 	if _, err := setSpider(goja.Undefined(), spider); err != nil {
 		return err
