@@ -383,6 +383,15 @@ declare module "jscrawl" {
     customSettings?: SettingsMap & Record<string, unknown>;
     crawler: Crawler;
     logger: Logger;
+    /**
+     * The job's state (Scrapy's spider.state): a plain JSON object saved with each commit of a
+     * job (`--jobdir`) and restored before setup() and opened() run; {} in a new job (or the
+     * value of a class field `state = {...}`). Functions, Symbols, BigInts, Maps, Sets and
+     * cycles cannot be saved. With JS_VMS > 1 the first VM's is saved (see the guide).
+     */
+    state: Record<string, any>;
+    /** true in a run that resumes a job (`--jobdir`), false in a new job or without one. */
+    readonly resumed: boolean;
     /** Called after the -a arguments are set and before spider_opened: connect signals here. */
     setup?(crawler: Crawler): void | Promise<void>;
     start?(): CallbackResult;
