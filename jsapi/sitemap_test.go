@@ -3,11 +3,17 @@ package jsapi_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/jsapi"
+	"github.com/jscrawl/jscrawl/types"
 )
 
 func gz(t testing.TB, s string) []byte {
@@ -190,5 +196,44 @@ export default class S extends SitemapSpider {
 	}
 	if res.stat("sitemap/broken") != 0 || res.stat("spider_exceptions/count") != 0 {
 		t.Errorf("errors:\n%s", res.log)
+	}
+}
+
+// TestSitemapSpiderSchedulesSitemaps: SitemapSpider downloads no sitemap inline: robots.txt,
+// the index and every sitemap are scheduled as requests with the callback _parseSitemap,
+// like the pages, so a job's frontier holds them and a resumed job continues the crawl
+// where it stopped (Scrapy #4479). Every download is a scheduled request.
+func TestSitemapSpiderSchedulesSitemaps(t *testing.T) {
+	t.Parallel()
+	srv := newSitemapServer(t)
+	var mu sync.Mutex
+	scheduled := map[string]string{} // path -> callback
+	res := crawl(t, srv, spec{settings: map[string]string{"ROBOTSTXT_OBEY": "false"}, src: `import { SitemapSpider, type Response } from "jscrawl";
+export default class S extends SitemapSpider {
+  name = "sitemap";
+  sitemapUrls = ["BASE/robots.txt"];
+  sitemapFollow = [/products|blog|broken|sitemap_index/];
+  parse(r: Response) { return { page: r.url }; }
+}`, bound: func(s *jsapi.Spider, eng *engine.Engine) {
+		eng.Connect(engine.RequestScheduled, func(_ context.Context, args ...any) error {
+			req := args[0].(*types.Request)
+			mu.Lock()
+			scheduled[strings.TrimPrefix(req.URL, srv.URL)] = req.Callback
+			mu.Unlock()
+			return nil
+		})
+	}})
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range []string{"/robots.txt", "/sitemap_index.xml", "/extra.xml", "/sitemaps/products.xml.gz", "/sitemaps/blog", "/sitemaps/broken.xml"} {
+		if cb, ok := scheduled[p]; !ok || cb != "_parseSitemap" {
+			t.Errorf("%s: scheduled %v with callback %q, want _parseSitemap", p, ok, cb)
+		}
+	}
+	if len(res.items) != 8 {
+		t.Errorf("%d items, want 8\n%s", len(res.items), res.log)
+	}
+	if got := res.stat("downloader/request_count"); got != int64(len(scheduled)) {
+		t.Errorf("downloader/request_count = %d, %d requests scheduled: some download was not scheduled\n%s", got, len(scheduled), res.log)
 	}
 }
