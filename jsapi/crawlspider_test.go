@@ -108,3 +108,22 @@ export const spiderMiddlewares = [{
 		`{"a":"3","b":"4","seen":true}`,
 	}, res.log)
 }
+
+// TestCrawlSpiderMissingRule: a request for a rule the spider no longer has (a job resumed
+// after the rules were edited) fails with an error naming the rule, not a TypeError about
+// undefined.
+func TestCrawlSpiderMissingRule(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	res := crawl(t, srv, spec{src: `import { CrawlSpider, Request } from "jscrawl";
+export default class S extends CrawlSpider {
+  name = "edited";
+  rules = [{ link: { allow: "/p/" }, callback: "parsePage" }];
+  *start() { yield new Request("BASE/p/1", { callback: "_callback", meta: { rule: 3 } }); }
+  parsePage() { return { page: 1 }; }
+}`})
+	if len(res.items) != 0 || res.stat("spider_exceptions/TypeError") != 1 ||
+		!strings.Contains(res.log, "/p/1 was extracted by rules[3], which the spider no longer has (1 rules)") {
+		t.Errorf("items %v; log:\n%s", res.lines(t), res.log)
+	}
+}

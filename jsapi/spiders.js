@@ -322,7 +322,13 @@
       return this._parseResponse(response, this.parseStartUrl, cbKwargs || {}, true);
     }
     _callback(response, cbKwargs) {
-      const rule = crawlState(this).rules[response.meta.rule];
+      const i = response.meta.rule;
+      const rule = crawlState(this).rules[i];
+      if (rule === undefined) {
+        // A request made by a rule the spider no longer has (an edited spider, a resumed job).
+        throw new TypeError("CrawlSpider: " + response.url + " was extracted by rules[" + i + "], which the spider no longer has (" +
+          crawlState(this).rules.length + " rules)");
+      }
       return this._parseResponse(response, rule.callback, Object.assign({}, rule.cbKwargs, cbKwargs), rule.follow);
     }
     _errback(failure) {
