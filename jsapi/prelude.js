@@ -569,42 +569,61 @@
   const kindOf = (v) => (v === null ? "null" : Array.isArray(v) ? "an array" : typeof v === "object" ? "an object"
     : typeof v === "undefined" ? "undefined" : "a " + typeof v);
   // Values JSON.stringify would turn into {} silently, losing what they hold.
-  const lossy = new Set(["Map", "Set", "WeakMap", "WeakSet", "Promise", "RegExp"]);
+  const lossy = [Map, Set, WeakMap, WeakSet, Promise, RegExp];
   const identifier = /^[A-Za-z_$][\w$]*$/;
   class StateError extends Error {}
 
+  // checkState throws a StateError naming the first value in v that JSON cannot keep (a
+  // function, a Symbol, a BigInt, a Map or another object JSON would turn into {}, a cycle)
+  // and its path (state.a.b[2]). It walks what JSON.stringify would: toJSON() results, own
+  // enumerable properties. Paths are built only for the error.
+  function checkState(v) {
+    const objs = []; // the objects walked into, outermost first
+    const keys = []; // keys[i]: the key inside objs[i] being walked
+    const seg = (holder, key) => (Array.isArray(holder) ? "[" + key + "]" : identifier.test(key) ? "." + key : "[" + JSON.stringify(key) + "]");
+    const path = (n) => { let p = "state"; for (let i = 0; i < n; i++) p += seg(objs[i], keys[i]); return p; };
+    const bad = (what, why) => { throw new StateError(what + " at " + path(keys.length) + (why ? " (" + why + ")" : "")); };
+    function check(x, converted) {
+      switch (typeof x) {
+        case "function": bad("a function"); break;
+        case "bigint": bad("a BigInt"); break;
+        case "symbol": bad("a Symbol"); break;
+        case "object": if (x !== null) break; return;
+        default: return;
+      }
+      if (!converted && typeof x.toJSON === "function") {
+        check(x.toJSON(keys.length ? String(keys[keys.length - 1]) : ""), true);
+        return;
+      }
+      for (const c of lossy) if (x instanceof c) bad("a " + c.name, "JSON has no " + c.name + ": use an object or an array");
+      const i = objs.indexOf(x);
+      if (i >= 0) throw new StateError("a cycle at " + path(keys.length) + " (it refers back to " + path(i) + ")");
+      objs.push(x);
+      // Plain loops with the leaf test inline: this runs at every commit.
+      const arr = Array.isArray(x);
+      const ks = arr ? null : Object.keys(x);
+      const n = arr ? x.length : ks.length;
+      for (let j = 0; j < n; j++) {
+        const k = arr ? j : ks[j];
+        const y = x[k];
+        const t = typeof y;
+        if (t === "string" || t === "number" || t === "boolean" || t === "undefined" || y === null) continue;
+        keys.push(k); check(y, false); keys.pop();
+      }
+      objs.pop();
+    }
+    check(v, false);
+  }
+
   // stateJSON returns [JSON of s.state, null], or [null, what cannot be saved]: s.state must
-  // be an object, and a function, a Symbol, a BigInt, a Map (or another object that JSON
-  // would turn into {}) or a cycle anywhere in it is named with its path (state.a.b[2]).
-  // toJSON() is honoured and undefined properties are left out, as JSON.stringify does.
+  // be an object that checkState accepts. toJSON() is honoured and undefined properties are
+  // left out, as JSON.stringify does.
   function stateJSON(s) {
     const v = s.state;
     if (!isStateObject(v)) return [null, "this.state must be an object, got " + kindOf(v)];
-    const pathOf = new Map(); // object -> its path, as last visited
-    const parentOf = new Map(); // object -> the object holding it, as last visited
-    const seg = (holder, key) => (Array.isArray(holder) ? "[" + key + "]" : identifier.test(key) ? "." + key : "[" + JSON.stringify(key) + "]");
-    let first = true;
     try {
-      const json = JSON.stringify(v, function (key, value) {
-        const root = first;
-        first = false;
-        const path = root ? "state" : pathOf.get(this) + seg(this, key);
-        switch (typeof value) {
-          case "function": throw new StateError("a function at " + path);
-          case "bigint": throw new StateError("a BigInt at " + path);
-          case "symbol": throw new StateError("a Symbol at " + path);
-        }
-        if (value !== null && typeof value === "object") {
-          const tag = Object.prototype.toString.call(value).slice(8, -1);
-          if (lossy.has(tag)) throw new StateError("a " + tag + " at " + path + " (JSON has no " + tag + ": use an object or an array)");
-          for (let h = root ? undefined : this; h !== undefined; h = parentOf.get(h)) {
-            if (h === value) throw new StateError("a cycle at " + path + " (it refers back to " + pathOf.get(value) + ")");
-          }
-          parentOf.set(value, root ? undefined : this);
-          pathOf.set(value, path);
-        }
-        return value;
-      });
+      checkState(v);
+      const json = JSON.stringify(v);
       if (json === undefined || json[0] !== "{") return [null, "this.state.toJSON() must return an object"];
       return [json, null];
     } catch (e) {
