@@ -371,3 +371,50 @@ export default class S {
 		t.Errorf("the errback ran on the same spider instance: the VM was not replaced\n%s", res.log)
 	}
 }
+
+// TestJobStateJSVMs: with JS_VMS=2 and SetJobState called before Bind, both VMs' spiders
+// start with the restored state and resumed; the state saved is the first VM's.
+func TestJobStateJSVMs(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	var spider *jsapi.Spider
+	res := crawl(t, srv, spec{settings: map[string]string{"JS_VMS": "2"}, src: `import { Request, type Response } from "jscrawl";
+export default class S {
+  name = "vms";
+  id = Math.random();
+  atSetup = "";
+  setup() { this.atSetup = this.resumed + " " + JSON.stringify(this.state); }
+  *start() {
+    yield new Request("BASE/p/1");
+    yield new Request("BASE/p/2");
+  }
+  async parse(r: Response) {
+    this.state.pages++;
+    // Both callbacks wait for /together: they run at the same time, one on each VM.
+    const t = await fetch(r.urljoin("/together"));
+    return { setup: this.atSetup, resumed: this.resumed, pages: this.state.pages, id: this.id, together: await t.text() };
+  }
+}`, loaded: func(s *jsapi.Spider) {
+		spider = s
+		if err := s.SetJobState([]byte(`{"pages":3}`), true); err != nil {
+			t.Fatal(err)
+		}
+	}})
+	ids := map[any]bool{}
+	for _, it := range res.items {
+		var m map[string]any
+		b, _ := it.JSON()
+		_ = json.Unmarshal(b, &m)
+		ids[m["id"]] = true
+		if m["setup"] != `true {"pages":3}` || m["resumed"] != true || m["pages"] != 4.0 || m["together"] != "overlap" {
+			t.Errorf("item %s, want setup %q, resumed, pages 4, together overlap", b, `true {"pages":3}`)
+		}
+	}
+	if len(res.items) != 2 || len(ids) != 2 {
+		t.Fatalf("%d items from %d spider instances, want 2 and 2\n%s", len(res.items), len(ids), res.log)
+	}
+	got, err := spider.JobState(context.Background())
+	if err != nil || string(got) != `{"pages":4}` {
+		t.Errorf("JobState = %s, %v; want the first VM's {\"pages\":4}", got, err)
+	}
+}

@@ -153,6 +153,8 @@ type spec struct {
 	ext      string // ".ts" unless set
 	args     map[string]string
 	settings map[string]string
+	// loaded, when set, is called with the spider after Load, before Bind.
+	loaded func(*jsapi.Spider)
 	// bound, when set, is called with the spider and engine before the crawl runs.
 	bound func(*jsapi.Spider, *engine.Engine)
 }
@@ -241,6 +243,9 @@ func crawl(t *testing.T, srv *server, sp spec) result {
 		t.Fatalf("load: %v", err)
 	}
 	t.Cleanup(func() { _ = spider.Close() })
+	if sp.loaded != nil {
+		sp.loaded(spider)
+	}
 	settings := types.NewSettings()
 	// Tests do not obey robots.txt (a /robots.txt request per origin would skew request
 	// counts) and retry after milliseconds, unless the spider or the test says otherwise.
