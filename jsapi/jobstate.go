@@ -78,6 +78,12 @@ func (s *Spider) SetJobState(state []byte, resumed bool) error {
 // (state.x.y). Once the VMs are closed (Close, Interrupt) it returns the last state known:
 // the one read by Close (which reads the final state before closing the VMs), by an earlier
 // call, or given to SetJobState ({} without any).
+//
+// It waits while the first VM runs synchronous JS (up to JS_CALLBACK_TIMEOUT): call it
+// from a goroutine that may wait (the commit's), never from the JS loop itself (a Go
+// function JS calls), which deadlocks until ctx ends. The state is read as it is then:
+// changes made by a callback still running (awaiting a download) are in it, though its
+// request is not done yet.
 func (s *Spider) JobState(ctx context.Context) ([]byte, error) {
 	for again := false; ; again = true {
 		if s.interrupted.Load() != nil {
