@@ -67,6 +67,18 @@ func WithOrderedDownloaderMiddlewares(m ...OrderedMiddleware) Option {
 	return func(e *Engine) { e.dlmws = append(e.dlmws, m...) }
 }
 
+// WithCommitter makes the crawl a job whose progress c saves every interval and at the end
+// (the jobdir): each scheduled request's items are then exported together once its callback
+// has finished and all of them are out of the pipelines, and only then is the request Done,
+// so a commit never saves the items of a request it does not save as done.
+func WithCommitter(c Committer, interval time.Duration) Option {
+	return func(e *Engine) { e.committer, e.commitEvery = c, interval }
+}
+
+// WithStartDone tells the engine that start() already yielded all its requests in an earlier
+// run of the job: it is not called again.
+func WithStartDone() Option { return func(e *Engine) { e.startDone = true } }
+
 // DefaultMiddlewareOrder is the order number of a middleware that names none (Scrapy's
 // project template uses 543).
 const DefaultMiddlewareOrder = 543
@@ -138,6 +150,11 @@ type Engine struct {
 	spiderErrors                       int64
 	itemSeq                            uint64 // sequence number of the next item started
 	shut                               shutdown
+	startDone                          bool
+	tracks                             map[*types.Request]*reqTrack // scheduled requests in flight
+
+	committer   Committer
+	commitEvery time.Duration
 
 	// stopping is closed when the crawl starts closing (middlewares stop retrying);
 	// abortCtx is cancelled SHUTDOWN_TIMEOUT later, aborting the downloads still running;
@@ -168,12 +185,23 @@ type event struct {
 	resp   *types.Response
 	err    error
 	errs   int64 // evParsed: spider errors in the call
+	tr     *reqTrack
 	reason string
 }
 
 type pendingItem struct {
 	item types.Item
 	resp *types.Response
+	tr   *reqTrack // nil for items of start()
+}
+
+// reqTrack follows one scheduled request from its download to the end of what it produced,
+// when the scheduler is told it is Done. The counters belong to the engine goroutine.
+type reqTrack struct {
+	req   *types.Request // as Next returned it
+	calls int            // its callback and errback calls running
+	items int            // items it produced still before or in the pipelines
+	held  []readyItem    // a job's items out of the pipelines, exported when it is Done (exportMu)
 }
 
 // exportState puts the items that leave the pipelines back in the order they were
@@ -189,6 +217,7 @@ type exportState struct {
 type readyItem struct {
 	item types.Item
 	resp *types.Response
+	tr   *reqTrack
 }
 
 // New returns an Engine for spider with settings (nil for the defaults).
@@ -285,9 +314,10 @@ func (e *Engine) post(ev event) {
 	}
 }
 
-// emitFor returns the Emit for outputs of parent's callback (nil for start requests).
-func (e *Engine) emitFor(parent *types.Response) Emit {
-	return func(o types.Output) { e.post(event{kind: evOutput, parent: parent, out: o}) }
+// emitFor returns the Emit for outputs of parent's callback (nil for start requests), the
+// callback of the scheduled request tr follows (nil for none).
+func (e *Engine) emitFor(parent *types.Response, tr *reqTrack) Emit {
+	return func(o types.Output) { e.post(event{kind: evOutput, parent: parent, out: o, tr: tr}) }
 }
 
 // Crawl schedules req as if a spider had emitted it (Scrapy: engine.crawl). Safe from any
@@ -434,11 +464,20 @@ func (e *Engine) crawl(ctx context.Context) {
 	dlCtx, cancelDl := context.WithCancel(withStopping(ctx, e.stopping))
 	defer cancelDl()
 	defer context.AfterFunc(e.abortCtx, cancelDl)()
-	e.starting = true
-	e.wg.Go(func() {
-		err := e.spider.Start(startCtx, e.emitFor(nil))
-		e.post(event{kind: evStartDone, err: err})
-	})
+	e.tracks = map[*types.Request]*reqTrack{}
+	if !e.startDone {
+		e.starting = true
+		e.wg.Go(func() {
+			err := e.spider.Start(startCtx, e.emitFor(nil, nil))
+			e.post(event{kind: evStartDone, err: err})
+		})
+	}
+	var commitTick <-chan time.Time
+	if e.committer != nil && e.commitEvery > 0 {
+		t := time.NewTicker(e.commitEvery)
+		defer t.Stop()
+		commitTick = t.C
+	}
 
 	var timeout <-chan time.Time
 	if d := e.settings.Duration(types.CloseSpiderTimeout); d > 0 {
@@ -484,6 +523,8 @@ func (e *Engine) crawl(ctx context.Context) {
 			e.closeWith("closespider_timeout")
 		case <-logTick:
 			ls.log()
+		case <-commitTick:
+			e.commit(ctx, Progress{StartDone: e.startDone})
 		}
 	}
 }
@@ -538,12 +579,16 @@ func (e *Engine) drain(ctx context.Context) {
 func (e *Engine) handle(ctx context.Context, ev *event) {
 	switch ev.kind {
 	case evOutput:
-		e.route(ctx, ev.parent, ev.out)
+		e.route(ctx, ev.parent, ev.tr, ev.out)
 	case evDownloaded:
 		e.downloads--
 		e.downloaded(ctx, ev.req, ev.resp, ev.err)
 	case evParsed:
 		e.parsing--
+		if ev.tr != nil {
+			ev.tr.calls--
+			e.maybeDone(ctx, ev.tr)
+		}
 		if ev.errs > 0 {
 			e.spiderErrors += ev.errs
 			if e.errorLimit > 0 && e.spiderErrors >= e.errorLimit {
@@ -552,11 +597,16 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 		}
 	case evItemDone:
 		e.itemsActive--
+		if ev.tr != nil {
+			ev.tr.items--
+			e.maybeDone(ctx, ev.tr)
+		}
 		if e.itemLimit > 0 && e.stats.Int("item_scraped_count") >= e.itemLimit {
 			e.closeWith("closespider_itemcount")
 		}
 	case evStartDone:
 		e.starting = false
+		e.startDone = ev.err == nil
 		if ev.err != nil && !errors.Is(ev.err, context.Canceled) {
 			e.spiderError(ctx, "Error while obtaining start requests", ev.err, nil)
 			e.spiderErrors++
@@ -567,15 +617,18 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 }
 
 // route runs the spider output filters on one output and schedules or processes it.
-func (e *Engine) route(ctx context.Context, parent *types.Response, out types.Output) {
+func (e *Engine) route(ctx context.Context, parent *types.Response, tr *reqTrack, out types.Output) {
 	if out.Request == nil {
 		if out.Item != nil {
-			e.itemQ = append(e.itemQ, pendingItem{item: out.Item, resp: parent})
+			e.itemQ = append(e.itemQ, pendingItem{item: out.Item, resp: parent, tr: tr})
+			if tr != nil {
+				tr.items++
+			}
 		}
 		return
 	}
-	if e.closing {
-		return
+	if e.closing && e.committer == nil {
+		return // a job keeps them: a paused job resumes with them
 	}
 	// Spider side first, as Scrapy's process_spider_output; the spider may have run the
 	// filters above out.FilteredFrom already (between its own middlewares).
@@ -699,6 +752,10 @@ func (e *Engine) admit(ctx context.Context) {
 		if req == nil {
 			return
 		}
+		if e.committer != nil && !e.hasCallback(req) {
+			continue
+		}
+		e.tracks[req] = &reqTrack{req: req}
 		e.downloads++
 		e.wg.Go(func() {
 			resp, err := e.downloader.Fetch(ctx, req)
@@ -712,6 +769,7 @@ func (e *Engine) admit(ctx context.Context) {
 
 // downloaded routes a finished download to a parse or an errback goroutine.
 func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types.Response, err error) {
+	tr := e.tracks[req]
 	var re *RescheduleError
 	if errors.As(err, &re) {
 		// A middleware replaced the request: schedule the replacement (the duplicate filter
@@ -721,15 +779,16 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 		} else {
 			e.send(ctx, RequestDropped, re.Request)
 		}
+		e.done(ctx, tr)
 		return
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return // hard stop
+			return // hard stop: the request stays leased, a resumed job downloads it again
 		}
 		if e.abortCtx.Err() != nil && ErrorName(err) == NameCancelled {
 			e.logger.Debug(fmt.Sprintf("Aborted %s: SHUTDOWN_TIMEOUT", reqString(req)))
-			return
+			return // as a hard stop
 		}
 		if errors.Is(err, ErrIgnoreRequest) {
 			e.logger.Debug(fmt.Sprintf("Ignoring request %s: %v", reqString(req), err))
@@ -737,7 +796,9 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 			e.logger.Error(fmt.Sprintf("Error downloading %s: %v", reqString(req), err))
 		}
 		if req.Errback != "" {
-			e.errback(ctx, req, nil, err)
+			e.errback(ctx, tr, req, nil, err)
+		} else {
+			e.done(ctx, tr)
 		}
 		return
 	}
@@ -748,43 +809,118 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 	for _, f := range e.inFilters {
 		if ferr := f.ProcessSpiderInput(ctx, resp); ferr != nil {
 			if resp.Request.Errback != "" {
-				e.errback(ctx, resp.Request, resp, ferr)
+				e.errback(ctx, tr, resp.Request, resp, ferr)
+			} else {
+				e.done(ctx, tr)
 			}
 			return
 		}
 	}
 	e.parsing++
+	if tr != nil {
+		tr.calls++
+	}
 	e.wg.Go(func() {
 		var errs int64
-		if perr := e.spider.Parse(ctx, resp, e.emitFor(resp)); perr != nil && ctx.Err() == nil {
+		if perr := e.spider.Parse(ctx, resp, e.emitFor(resp, tr)); perr != nil && ctx.Err() == nil {
 			errs++
 			e.spiderError(ctx, "Spider error processing "+reqString(resp.Request)+" (referer: "+referer(resp.Request)+")", perr, resp)
 			if resp.Request.Errback != "" {
-				errs += e.callErrback(ctx, resp.Request, resp, perr)
+				errs += e.callErrback(ctx, tr, resp.Request, resp, perr)
 			}
 		}
-		e.post(event{kind: evParsed, errs: errs})
+		e.post(event{kind: evParsed, errs: errs, tr: tr})
 	})
 }
 
 // errback calls the request's errback on a worker goroutine.
-func (e *Engine) errback(ctx context.Context, req *types.Request, resp *types.Response, err error) {
+func (e *Engine) errback(ctx context.Context, tr *reqTrack, req *types.Request, resp *types.Response, err error) {
 	e.parsing++
+	if tr != nil {
+		tr.calls++
+	}
 	e.wg.Go(func() {
-		errs := e.callErrback(ctx, req, resp, err)
-		e.post(event{kind: evParsed, errs: errs})
+		errs := e.callErrback(ctx, tr, req, resp, err)
+		e.post(event{kind: evParsed, errs: errs, tr: tr})
 	})
+}
+
+// maybeDone tells the scheduler a request is Done once its calls have returned and its items
+// have left the pipelines.
+func (e *Engine) maybeDone(ctx context.Context, tr *reqTrack) {
+	if tr.calls == 0 && tr.items == 0 {
+		e.done(ctx, tr)
+	}
+}
+
+// done exports a job's items of tr's request and tells the scheduler it is Done (tr nil: a
+// request not from the scheduler).
+func (e *Engine) done(ctx context.Context, tr *reqTrack) {
+	if tr == nil {
+		return
+	}
+	delete(e.tracks, tr.req)
+	if e.committer != nil {
+		e.exportMu.Lock()
+		held := tr.held
+		tr.held = nil
+		var ready []readyItem
+		for _, r := range held {
+			if e.exportOne(r.item) {
+				ready = append(ready, r)
+			}
+		}
+		e.sched.Done(tr.req)
+		e.exportMu.Unlock()
+		e.scraped(ctx, ready)
+		return
+	}
+	e.sched.Done(tr.req)
+}
+
+// hasCallback reports whether the spider still has req's callback (and errback). A job's
+// request whose callback an edited spider lost is an error, counted in
+// jobdir/missing_callback, and Done: it is not downloaded.
+func (e *Engine) hasCallback(req *types.Request) bool {
+	hc, ok := e.spider.(interface{ HasCallback(name string) bool })
+	if !ok {
+		return true
+	}
+	for _, name := range []string{req.CallbackName(), req.Errback} {
+		if name != "" && !hc.HasCallback(name) {
+			e.stats.Inc("jobdir/missing_callback", 1)
+			e.logger.Error(fmt.Sprintf("Request %s of the job names the method %s, which the spider no longer has: not downloaded", reqString(req), name))
+			e.sched.Done(req)
+			return false
+		}
+	}
+	return true
+}
+
+// commit asks the committer to save the job's progress, with no item being exported. A
+// failed commit closes the spider (finish_reason jobdir_error).
+func (e *Engine) commit(ctx context.Context, p Progress) {
+	e.exportMu.Lock()
+	err := e.committer.Commit(ctx, p)
+	e.exportMu.Unlock()
+	if err != nil {
+		e.stats.Inc("jobdir/commit_error_count", 1)
+		e.logger.Error(fmt.Sprintf("Could not save the job's progress: %v", err))
+		if !p.Final {
+			e.closeWith("jobdir_error")
+		}
+	}
 }
 
 // callErrback calls Spider.Errback and reports its error; it returns the number of spider
 // errors (0 or 1).
-func (e *Engine) callErrback(ctx context.Context, req *types.Request, resp *types.Response, err error) int64 {
+func (e *Engine) callErrback(ctx context.Context, tr *reqTrack, req *types.Request, resp *types.Response, err error) int64 {
 	f := &types.Failure{Request: req, Response: resp, Name: ErrorName(err), Message: ErrorMessage(err)}
 	parent := resp
 	if parent == nil {
 		parent = &types.Response{URL: req.URL, Request: req}
 	}
-	if eerr := e.spider.Errback(ctx, f, e.emitFor(parent)); eerr != nil && ctx.Err() == nil {
+	if eerr := e.spider.Errback(ctx, f, e.emitFor(parent, tr)); eerr != nil && ctx.Err() == nil {
 		e.spiderError(ctx, "Spider error processing "+reqString(req)+" (errback "+req.Errback+")", eerr, resp)
 		return 1
 	}
@@ -814,7 +950,7 @@ func (e *Engine) startItems(ctx context.Context) {
 		e.itemSeq++
 		// deliver posts evItemDone when the item leaves the reorder buffer, so items parked
 		// there behind a slow one count against CONCURRENT_ITEMS too.
-		e.wg.Go(func() { e.processItem(ctx, seq, it.item, it.resp) })
+		e.wg.Go(func() { e.processItem(ctx, seq, it) })
 	}
 }
 
@@ -823,7 +959,8 @@ func (e *Engine) startItems(ctx context.Context) {
 // order. A pipeline error wrapping ErrDropItem counts item_dropped_count and
 // item_dropped_reasons_count/DropItem and logs a WARNING; any other error logs an ERROR
 // and counts item_error_count (a jscrawl addition: Scrapy counts nothing there).
-func (e *Engine) processItem(ctx context.Context, seq uint64, item types.Item, resp *types.Response) {
+func (e *Engine) processItem(ctx context.Context, seq uint64, it pendingItem) {
+	item, resp := it.item, it.resp
 	for _, p := range e.pipelines {
 		out, err := p.ProcessItem(ctx, item)
 		if err != nil {
@@ -837,12 +974,12 @@ func (e *Engine) processItem(ctx context.Context, seq uint64, item types.Item, r
 				e.logger.Error(fmt.Sprintf("Error processing %s\n%v", itemJSON(item), err))
 				e.send(ctx, ItemError, item, resp, err)
 			}
-			e.deliver(ctx, seq, readyItem{resp: resp})
+			e.deliver(ctx, seq, readyItem{resp: resp, tr: it.tr})
 			return
 		}
 		item = out
 	}
-	e.deliver(ctx, seq, readyItem{item: item, resp: resp})
+	e.deliver(ctx, seq, readyItem{item: item, resp: resp, tr: it.tr})
 }
 
 // deliver takes the item with sequence number seq out of the pipelines and exports, in
@@ -856,7 +993,7 @@ func (e *Engine) deliver(ctx context.Context, seq uint64, it readyItem) {
 	x := &e.export
 	x.waiting[seq] = it
 	var ready []readyItem // exported, for the signals
-	released := 0
+	var released []*reqTrack
 	for {
 		r, ok := x.waiting[x.next]
 		if !ok {
@@ -864,14 +1001,26 @@ func (e *Engine) deliver(ctx context.Context, seq uint64, it readyItem) {
 		}
 		delete(x.waiting, x.next)
 		x.next++
-		released++
-		if r.item != nil && e.exportOne(r.item) {
+		released = append(released, r.tr)
+		switch {
+		case r.item == nil:
+		case e.committer != nil && r.tr != nil:
+			r.tr.held = append(r.tr.held, r) // a job exports them when the request is Done
+		case e.exportOne(r.item):
 			ready = append(ready, r)
 		}
 	}
 	e.exportMu.Unlock()
 	// The logs and signals go out after the lock, in order within this batch, and before
 	// the items stop counting as active (a handler may still schedule requests).
+	e.scraped(ctx, ready)
+	for _, tr := range released {
+		e.post(event{kind: evItemDone, tr: tr})
+	}
+}
+
+// scraped logs and signals items every feed stored.
+func (e *Engine) scraped(ctx context.Context, ready []readyItem) {
 	for _, r := range ready {
 		if e.logger.Enabled(ctx, slog.LevelDebug) {
 			from := "<start>"
@@ -881,9 +1030,6 @@ func (e *Engine) deliver(ctx context.Context, seq uint64, it readyItem) {
 			e.logger.Debug("Scraped from " + from + "\n" + itemJSON(r.item))
 		}
 		e.send(ctx, ItemScraped, r.item, r.resp)
-	}
-	for range released {
-		e.post(event{kind: evItemDone})
 	}
 }
 
@@ -987,6 +1133,9 @@ func (e *Engine) finish(ctx context.Context, start time.Time) {
 	e.closePipelines(e.pipelines)
 	e.stats.Set("finish_reason", reason)
 	e.send(context.WithoutCancel(ctx), SpiderClosed, reason)
+	if e.committer != nil {
+		e.commit(context.WithoutCancel(ctx), Progress{Final: true, Reason: reason, StartDone: e.startDone})
+	}
 	e.closeSpider()
 	if !e.closeExporters() && !strings.EqualFold(e.settings.String(types.FeedErrors), FeedErrorsIgnore) &&
 		(reason == "finished" || strings.HasPrefix(reason, "closespider_")) {

@@ -17,10 +17,32 @@ import (
 type Scheduler interface {
 	// Enqueue stores req; false means it was dropped (a duplicate).
 	Enqueue(req *types.Request) bool
-	// Next returns the next request to download, nil when none is ready.
+	// Next returns the next request to download, nil when none is ready. The request is
+	// leased: handed to the engine until Done (an on-disk frontier returns a lease that was
+	// never Done to the queue when a job resumes).
 	Next() *types.Request
-	// Len returns the number of stored requests.
+	// Done ends the lease of a request Next returned: it was processed, its callback (or
+	// errback) finished and what that produced was handed on, or it failed for good.
+	Done(req *types.Request)
+	// Len returns the number of stored requests not leased.
 	Len() int
+}
+
+// Committer persists the progress of a job (the jobdir). The engine calls Commit from its
+// goroutine every JOBDIR_COMMIT_INTERVAL and once at the end (p.Final), with no item being
+// exported meanwhile: the exporters then hold exactly the items of the requests the
+// scheduler was told were Done, and the items of start(), so a committer that saves the
+// scheduler's state with the feeds' positions saves one consistent cut of the crawl.
+type Committer interface {
+	Commit(ctx context.Context, p Progress) error
+}
+
+// Progress is what the engine tells a Committer besides what it shares with it (the
+// scheduler, the stats, the exporters).
+type Progress struct {
+	Final     bool   // the crawl is over (finished, closed or stopped)
+	Reason    string // the finish_reason, when Final
+	StartDone bool   // start() has yielded all its requests
 }
 
 // Downloader obtains a Response for a Request. It must be safe for concurrent use. A 404 or

@@ -132,6 +132,9 @@ func (s *MemoryScheduler) Next() *types.Request {
 // Len implements Scheduler.
 func (s *MemoryScheduler) Len() int { return s.n }
 
+// Done implements Scheduler: a memory queue keeps no leases.
+func (s *MemoryScheduler) Done(*types.Request) {}
+
 // reqQueue is a deque of requests: a slice with a moving head.
 type reqQueue struct {
 	items []*types.Request

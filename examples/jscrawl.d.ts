@@ -807,6 +807,10 @@ declare module "jscrawl" {
     JS_CALLBACK_TIMEOUT?: number;
     /** JS VMs, each with its own spider instance (integer). */
     JS_VMS?: number;
+    /** folder of a job that survives stops and crashes and resumes where it stopped (--jobdir; empty: none) (string). */
+    JOBDIR?: string;
+    /** seconds between the commits of a job's progress (one fsync each) (number of seconds). */
+    JOBDIR_COMMIT_INTERVAL?: number;
     /** write the log to this file only (empty: stderr) (string). */
     LOG_FILE?: string;
     /** text (Scrapy's lines) or json (one object per record) (string). */

@@ -53,6 +53,8 @@ const (
 	HTTPUser                    = "HTTP_USER"
 	JSCallbackTimeout           = "JS_CALLBACK_TIMEOUT"
 	JSVMs                       = "JS_VMS"
+	JobDir                      = "JOBDIR"
+	JobDirCommitInterval        = "JOBDIR_COMMIT_INTERVAL"
 	LogFile                     = "LOG_FILE"
 	LogFormat                   = "LOG_FORMAT"
 	LogLevel                    = "LOG_LEVEL"
@@ -178,6 +180,8 @@ var Defs = []Def{
 	{HTTPUser, KindString, "", "HTTP Basic auth user name"},
 	{JSCallbackTimeout, KindDuration, 60.0, "seconds a callback may run synchronously before it is interrupted"},
 	{JSVMs, KindInt, 1, "JS VMs, each with its own spider instance"},
+	{JobDir, KindString, "", "folder of a job that survives stops and crashes and resumes where it stopped (--jobdir; empty: none)"},
+	{JobDirCommitInterval, KindDuration, 1.0, "seconds between the commits of a job's progress (one fsync each)"},
 	{LogFile, KindString, "", "write the log to this file only (empty: stderr)"},
 	{LogFormat, KindString, "text", "text (Scrapy's lines) or json (one object per record)"},
 	{LogLevel, KindString, "INFO", "DEBUG, INFO, WARNING or ERROR"},
@@ -271,6 +275,7 @@ var Ranges = map[string]Range{
 	DownloadWarnSize:              AtLeast(0),
 	HTTPCacheExpirationSecs:       AtLeast(0),
 	JSVMs:                         AtLeast(1),
+	JobDirCommitInterval:          Above(0),
 	MemUsageCheckInterval:         Above(0),
 	MemUsageLimitMB:               AtLeast(0),
 	MemUsageWarningMB:             AtLeast(0),
