@@ -680,3 +680,79 @@ func TestSyncStdout(t *testing.T) {
 		t.Errorf("resumed Count() = %d, want 2", g.Count())
 	}
 }
+
+// TestSyncWhileExporting runs Sync in a loop (as a job's committer does) while another
+// goroutine exports and then closes the feed: every position returned must be a prefix of
+// the final file that holds its items (checked by resuming a copy at it), and the race
+// detector must stay quiet.
+func TestSyncWhileExporting(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"x.json", "x.jsonl.gz"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, name)
+			f, err := feed.Open(path, feed.Config{Overwrite: true}, quietEnv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const total = 300
+			done := make(chan error, 1)
+			go func() {
+				for n := range total {
+					if err := f.Export(numbered(n)); err != nil {
+						done <- err
+						return
+					}
+				}
+				done <- f.Close()
+			}()
+			var positions []feed.Position
+			for finished := false; !finished; {
+				select {
+				case err := <-done:
+					if err != nil {
+						t.Fatal(err)
+					}
+					finished = true
+				default:
+				}
+				pos, err := f.Sync()
+				if err != nil {
+					t.Fatal(err)
+				}
+				positions = append(positions, pos)
+			}
+			final, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if last := positions[len(positions)-1]; last.Items != total {
+				t.Errorf("last position %+v, want %d items", last, total)
+			}
+			for i, pos := range positions {
+				if i > 0 && (pos.Offset < positions[i-1].Offset || pos.Items < positions[i-1].Items) {
+					t.Fatalf("position %+v after %+v", pos, positions[i-1])
+				}
+				if i%max(1, len(positions)/10) != 0 {
+					continue // ten of them are enough
+				}
+				cp := filepath.Join(t.TempDir(), name)
+				if err := os.WriteFile(cp, final, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				pos.URI = cp
+				g, err := feed.Resume(cp, feed.Config{}, quietEnv, pos)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := g.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if got := feedNumbers(t, cp); !slices.Equal(got, seq(nil, 0, int(pos.Items))) {
+					t.Fatalf("resumed at %+v: items %v", pos, got)
+				}
+			}
+		})
+	}
+}
