@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -752,6 +753,33 @@ func TestSyncWhileExporting(t *testing.T) {
 				if got := feedNumbers(t, cp); !slices.Equal(got, seq(nil, 0, int(pos.Items))) {
 					t.Fatalf("resumed at %+v: items %v", pos, got)
 				}
+			}
+		})
+	}
+}
+
+// TestFirstItemFails checks that a feed whose first item cannot be encoded is still a
+// valid document of the items after it: the opening "[", <items> or header is written
+// with the first item that is.
+func TestFirstItemFails(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"x.jsonl", "x.json", "x.xml", "x.csv"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), name)
+			f, err := feed.Open(path, feed.Config{}, quietEnv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Export(item("n", map[string]any{"x": math.NaN()})); err == nil {
+				t.Error("exporting NaN: no error")
+			}
+			exportRange(t, f, 0, 2)
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := feedNumbers(t, path); !slices.Equal(got, []int{0, 1}) {
+				t.Errorf("items %v, want [0 1]", got)
 			}
 		})
 	}
