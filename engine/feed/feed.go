@@ -145,6 +145,9 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 		return nil, fmt.Errorf("unknown feed format %q (want one of %s)", format, strings.Join(Formats(), ", "))
 	}
 	if pos != nil {
+		if pos.Format != "" && pos.Format != f.format {
+			return nil, fmt.Errorf("the job wrote %s as %s, not %s: keep the format, or start the job again with --fresh", first, pos.Format, f.format)
+		}
 		if pos.Stdout != stdout {
 			return nil, fmt.Errorf("the job's position is for stdout, not %s", first)
 		}

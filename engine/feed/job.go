@@ -23,6 +23,9 @@ import (
 type Position struct {
 	// URI is the file's URI after template expansion (Feed.URI), or "-" or "stdout:".
 	URI string `json:"uri"`
+	// Format is the feed's format (Feed.Format): Resume refuses to continue the file in
+	// another one.
+	Format string `json:"format"`
 	// Offset is the byte offset of the end of the last whole record in the file: for .gz
 	// the end of the last whole gzip member. A JSON array or XML document is open there.
 	Offset int64 `json:"offset"`
@@ -62,7 +65,7 @@ func (f *Feed) Position() Position {
 }
 
 func (f *Feed) position() Position {
-	p := Position{URI: f.uri, Items: int64(f.markItems)}
+	p := Position{URI: f.uri, Format: f.format, Items: int64(f.markItems)}
 	if f.cur == nil || f.cur.path == "" {
 		p.Stdout = f.cur != nil
 		p.Items = int64(f.items)
@@ -146,7 +149,7 @@ func syncDir(dir string) error {
 
 // Resume opens the feed of a resumed job at pos, a Position that an earlier run's Sync
 // returned and the job committed (its URI names the file, whatever the templates in uri
-// give now). The file is cut back to pos.Offset, with a warning giving the bytes cut
+// give now, and its Format must be the feed's). The file is cut back to pos.Offset, with a warning giving the bytes cut
 // (items written after the job's last commit, which the job scrapes again; only the
 // closing of a clean Close is cut silently), and the feed writes on after it: a JSON array
 // or XML document continues (Close writes its closing again), a CSV file keeps its header,

@@ -435,7 +435,7 @@ func TestResumeFreshOverwrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			pos := f.Position()
-			if want := (feed.Position{URI: path}); pos != want {
+			if want := (feed.Position{URI: path, Format: f.Format()}); pos != want {
 				t.Fatalf("position of a fresh -O feed %+v, want %+v", pos, want)
 			}
 			exportRange(t, f, 1000, 1003)
@@ -472,6 +472,7 @@ func TestResumeRefused(t *testing.T) {
 		{name: "not a record end", file: content, pos: feed.Position{Offset: 5}, wantErr: "does not end a record at byte 5"},
 		{name: "csv not a record end", uri: "x.csv", file: "n\n0\n", pos: feed.Position{Offset: 3}, wantErr: "does not end a record"},
 		{name: "batches", uri: "x-%(batch_id)d.jsonl", cfg: feed.Config{BatchItemCount: 2}, wantErr: "batch feeds are not supported with --jobdir yet"},
+		{name: "other format", file: content, pos: feed.Position{Format: "csv", Offset: 8}, wantErr: "as csv, not jsonl"},
 		{name: "stdout position", file: content, pos: feed.Position{URI: "-", Stdout: true}, wantErr: "the job's position is for -"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -641,7 +642,7 @@ func TestSyncPlain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (feed.Position{URI: path, Offset: info.Size(), Items: 2}); f.Position() != want {
+	if want := (feed.Position{URI: path, Format: "json", Offset: info.Size(), Items: 2}); f.Position() != want {
 		t.Errorf("Position() = %+v, want %+v", f.Position(), want)
 	}
 }
@@ -663,7 +664,7 @@ func TestSyncStdout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (feed.Position{URI: "-", Items: 2, Stdout: true}); pos != want {
+	if want := (feed.Position{URI: "-", Format: "jsonl", Items: 2, Stdout: true}); pos != want {
 		t.Errorf("position %+v, want %+v", pos, want)
 	}
 	if got := strings.Count(out.String(), "\n"); got != 2 {
