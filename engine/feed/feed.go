@@ -41,7 +41,8 @@ type Env struct {
 // and written progressively, as Scrapy does. A write error (a full disk) is a
 // *StorageError: the partial record is cut back off the file and the feed writes nothing
 // more. With Config.BatchItemCount the feed starts a new file, named by %(batch_id)d or
-// %(batch_time)s in the URI, every that many items.
+// %(batch_time)s in the URI, every that many items. In a job (--jobdir), Sync returns the
+// Position to commit and Resume continues the file from it, exactly-once.
 type Feed struct {
 	template string
 	format   string

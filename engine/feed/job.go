@@ -218,6 +218,7 @@ func resumeSink(uri, format string, cfg Config, stdout io.Writer, logger *slog.L
 	s.made = info == nil
 	s.out = s.file
 	s.size, s.mark = pos.Offset, pos.Offset
+	s.items = int(pos.Items) // the "stored feed" line counts the job's items in the file
 	if info != nil && info.Size() > pos.Offset {
 		s.trunc, s.cut = true, info.Size()-pos.Offset
 	}

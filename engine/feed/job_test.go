@@ -415,6 +415,9 @@ func TestResumeCycles(t *testing.T) {
 			if got := feedNumbers(t, path); !slices.Equal(got, seq(tc.own, 0, next)) {
 				t.Errorf("items %v, want %v", got, seq(tc.own, 0, next))
 			}
+			if want := fmt.Sprintf("msg=\"stored feed\" format=%s items=%d ", f.Format(), next); !strings.Contains(logs.String(), want) {
+				t.Errorf("the stored feed line does not count the job's %d items:\n%s", next, logs.String())
+			}
 		})
 	}
 }

@@ -43,7 +43,7 @@ type sink struct {
 	cut    int64 // Resume: the bytes after the job's offset, cut by begin
 	// cutTrailer: those bytes are only the closing a clean Close wrote (no warning).
 	cutTrailer bool
-	dirSynced  bool // the parent folder of a file openFile created was synced
+	dirSynced  bool // Sync synced the folder of the file the sink created
 	trunc      bool // the file is still to be cut to size (see begin)
 	made       bool // openFile created the file
 	items      int
