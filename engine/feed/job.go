@@ -223,8 +223,8 @@ func resumeSink(uri, format string, cfg Config, stdout io.Writer, logger *slog.L
 		s.trunc, s.cut = true, info.Size()-pos.Offset
 	}
 	st, err := s.resumeState(format)
-	if err == nil && s.gz == nil && pos.Offset > 0 && format != FormatJSON {
-		err = s.checkRecordEnd(pos.Offset)
+	if err == nil && s.gz == nil && pos.Offset > 0 {
+		err = s.checkRecordEnd(format, pos.Offset)
 	}
 	if err == nil {
 		s.exp, err = newExporter(format, &s.rec, cfg, logger, st)
@@ -267,18 +267,28 @@ func (s *sink) resumeState(format string) (resume, error) {
 	return st, nil
 }
 
-// checkRecordEnd checks that the plain JSON Lines, CSV or XML file ends a record at
-// offset: a line end (or the ">" of an XML element an -o repair kept), as a file the job
-// wrote does.
-func (s *sink) checkRecordEnd(offset int64) error {
+// checkRecordEnd checks that the plain file ends a record at offset, as a file the job
+// wrote does: a line end for JSON Lines and CSV, a line end or the ">" of an element for
+// XML (an -o repair can keep a file's own items without line ends), and for JSON the end
+// of an array element, which is no white space, "[", "," or ":".
+func (s *sink) checkRecordEnd(format string, offset int64) error {
 	b := make([]byte, 1)
 	if _, err := s.file.ReadAt(b, offset-1); err != nil {
 		return fmt.Errorf("read %s: %w", s.path, err)
 	}
-	if b[0] == '\n' || b[0] == '>' && strings.HasSuffix(strings.ToLower(s.path), ".xml") {
-		return nil
+	var ok bool
+	switch format {
+	case FormatJSON:
+		ok = !strings.ContainsRune(" \t\r\n[,:", rune(b[0]))
+	case FormatXML:
+		ok = b[0] == '\n' || b[0] == '>'
+	default:
+		ok = b[0] == '\n'
 	}
-	return fmt.Errorf("%s does not end a record at byte %d, where the job's last commit ended: it was changed outside the job", s.path, offset)
+	if !ok {
+		return fmt.Errorf("%s does not end a record at byte %d, where the job's last commit ended: it was changed outside the job", s.path, offset)
+	}
+	return nil
 }
 
 // maxTrailer bounds the tail that tailIsTrailer reads: a closing is a few bytes (a few

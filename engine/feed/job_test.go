@@ -473,6 +473,8 @@ func TestResumeRefused(t *testing.T) {
 		{name: "shorter", file: content, pos: feed.Position{Offset: 100, Items: 12}, wantErr: "has 16 bytes, fewer than the 100 of the job's last commit"},
 		{name: "missing", pos: feed.Position{Offset: 8, Items: 1}, wantErr: "is missing"},
 		{name: "not a record end", file: content, pos: feed.Position{Offset: 5}, wantErr: "does not end a record at byte 5"},
+		{name: "json not a record end", uri: "x.json", file: "[\n{\"n\":0},\n{\"n\":1}\n]\n", pos: feed.Position{Offset: 10}, wantErr: "does not end a record at byte 10"},
+		{name: "xml not a record end", uri: "x.txt", cfg: feed.Config{Format: "xml"}, file: "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<items>\n<item><n>0</n></item>\n</items>\n", pos: feed.Position{Offset: 52}, wantErr: "does not end a record at byte 52"},
 		{name: "csv not a record end", uri: "x.csv", file: "n\n0\n", pos: feed.Position{Offset: 3}, wantErr: "does not end a record"},
 		{name: "batches", uri: "x-%(batch_id)d.jsonl", cfg: feed.Config{BatchItemCount: 2}, wantErr: "batch feeds are not supported with --jobdir yet"},
 		{name: "other format", file: content, pos: feed.Position{Format: "csv", Offset: 8}, wantErr: "as csv, not jsonl"},
