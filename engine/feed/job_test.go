@@ -12,6 +12,7 @@ import (
 	"io"
 	"log/slog"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -789,4 +790,135 @@ func TestFirstItemFails(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLoopWriter is the child process of TestResumeRandomKills; it does nothing in a normal
+// run. It opens the feed (-O) or resumes it at FEED_CHILD_POS, and exports items numbered
+// from the position's item count on, without end, while a committer goroutine syncs the
+// feed again and again and prints each position, as a job commits it. The parent kills it.
+func TestLoopWriter(t *testing.T) {
+	path := os.Getenv("FEED_LOOP_PATH")
+	if path == "" {
+		t.Skip("child process of TestResumeRandomKills")
+	}
+	cfg := feed.Config{Overwrite: true}
+	var f *feed.Feed
+	var err error
+	if p := os.Getenv("FEED_LOOP_POS"); p != "" {
+		var pos feed.Position
+		if err := json.Unmarshal([]byte(p), &pos); err != nil {
+			t.Fatal(err)
+		}
+		f, err = feed.Resume(path, cfg, quietEnv, pos)
+	} else {
+		f, err = feed.Open(path, cfg, quietEnv)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			pos, err := f.Sync()
+			if err != nil {
+				panic(err)
+			}
+			b, _ := json.Marshal(pos)
+			fmt.Printf("%s\n", b)
+		}
+	}()
+	for n := f.Count(); ; n++ {
+		if err := f.Export(numbered(n)); err != nil {
+			panic(err)
+		}
+	}
+}
+
+// TestResumeRandomKills kills a process that writes a feed and syncs it continuously, at a
+// random instant (in the middle of an export, of a gzip member's end or of an fsync), ten
+// times, resuming each time at the last position it printed (its last commit): the final
+// file must hold the items 0 to the last count, each once and in order.
+func TestResumeRandomKills(t *testing.T) {
+	t.Parallel()
+	seed := rand.Uint64()
+	t.Logf("seed %d", seed)
+	for _, name := range []string{"items.jsonl", "items.json", "items.csv", "items.xml", "items.jsonl.gz", "items.xml.gz"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(seed, uint64(len(name))))
+			path := filepath.Join(t.TempDir(), name)
+			var pos *feed.Position
+			for kill := range 10 {
+				next := runLoopWriter(t, path, pos, 1+rng.IntN(20))
+				if pos != nil && next.Items < pos.Items {
+					t.Fatalf("kill %d: position went back from %+v to %+v", kill, pos, next)
+				}
+				pos = &next
+			}
+			if pos.Items == 0 {
+				t.Fatal("no item committed")
+			}
+			t.Logf("%d items committed over ten kills", pos.Items)
+			f, err := feed.Resume(path, feed.Config{Overwrite: true}, quietEnv, *pos)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := feedNumbers(t, path), seq(nil, 0, int(pos.Items)); !slices.Equal(got, want) {
+				t.Errorf("%d items, want %d: first difference at %d", len(got), len(want), firstDiff(got, want))
+			}
+		})
+	}
+}
+
+// runLoopWriter runs TestLoopWriter on path from pos (nil: a new feed), kills it with
+// SIGKILL after it printed commits positions, and returns the last position it printed.
+func runLoopWriter(t *testing.T, path string, pos *feed.Position, commits int) feed.Position {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLoopWriter$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "FEED_LOOP_PATH="+path)
+	if pos != nil {
+		b, _ := json.Marshal(pos)
+		cmd.Env = append(cmd.Env, "FEED_LOOP_POS="+string(b))
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var last feed.Position
+	seen := 0
+	killed := false
+	lines := bufio.NewScanner(stdout)
+	for lines.Scan() {
+		if err := json.Unmarshal(lines.Bytes(), &last); err != nil {
+			continue // a test framework line
+		}
+		if seen++; seen == commits && !killed {
+			if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			killed = true // the lines printed before the kill are commits too
+		}
+	}
+	var exit *exec.ExitError
+	if err := cmd.Wait(); !killed || !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("child: %v after %d commits, want killed by SIGKILL\n%s", err, seen, stderr.String())
+	}
+	return last
+}
+
+// firstDiff returns the first index where a and b differ.
+func firstDiff(a, b []int) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }
