@@ -149,19 +149,19 @@ func syncDir(dir string) error {
 
 // Resume opens the feed of a resumed job at pos, a Position that an earlier run's Sync
 // returned and the job committed (its URI names the file, whatever the templates in uri
-// give now, and its Format must be the feed's). The file is cut back to pos.Offset, with a warning giving the bytes cut
-// (items written after the job's last commit, which the job scrapes again; only the
-// closing of a clean Close is cut silently), and the feed writes on after it: a JSON array
-// or XML document continues (Close writes its closing again), a CSV file keeps its header,
-// and a .gz file gets a new gzip member. Neither cfg.Overwrite nor the -o repair applies:
-// the bytes up to pos.Offset are the job's. The item count continues from pos.Items. A file
-// shorter than pos.Offset, missing (with an offset above 0), or not ending a record at
-// pos.Offset was changed outside the job: an error. A stdout feed just opens. A feed with
-// BatchItemCount is refused with ErrBatchJob.
+// give now, and its Format must be the feed's). The file is cut back to pos.Offset, with a
+// warning giving the bytes cut (items written after the job's last commit, which the job
+// scrapes again; only the closing of a clean Close is cut silently), and the feed writes
+// on after it: a JSON array or XML document continues (Close writes its closing again), a
+// CSV file keeps its header, and a .gz file gets a new gzip member. Neither cfg.Overwrite
+// nor the -o repair applies: the bytes up to pos.Offset are the job's. The item count
+// continues from pos.Items. A file shorter than pos.Offset, missing (with an offset above
+// 0), or not ending a record at pos.Offset was changed outside the job: an error. A stdout
+// feed just opens. A feed with BatchItemCount is refused with ErrBatchJob.
 //
-// A job must commit each feed's position before the feed's first Export (right after
-// OpenAll), so that a -O truncation or the items a -o file held before the job are never
-// ambiguous.
+// A job must commit each feed's position before the feed's first Export (a Sync right
+// after OpenAll, which also makes the -O truncation or -o repair durable), so that the
+// items a -o file held before the job are never taken for the job's, nor the reverse.
 func Resume(uri string, cfg Config, env Env, pos Position) (*Feed, error) {
 	f, err := open(uri, cfg, env, &pos)
 	if err == nil {
