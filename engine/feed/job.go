@@ -75,42 +75,58 @@ func (f *Feed) position() Position {
 	return p
 }
 
-// Sync makes everything exported so far durable and returns the feed's Position: it ends
-// the current gzip member of a .gz file (so that the file is a whole multi-member gzip
-// file up to the position), fsyncs the file (and, the first time, the folder of a file the
-// feed created) and returns the offset of the end of the last whole record. For a stdout
-// feed it flushes Env.Stdout when that has a Flush method and returns a Position with
-// Stdout true. Export may run while Sync waits for the disk. After Close it returns the
-// position before the closing (Close synced the file) and Close's error. A feed with
+// Mark returns the position after everything exported so far, without waiting for the
+// disk: it ends the current gzip member of a .gz file, so that the file is a whole
+// multi-member gzip file up to the position. It is cheap, so a job can call it in the same
+// critical section as the one that snapshots its acknowledgements (no Export in between),
+// and Sync afterwards, without that lock, to make the position durable: the fsync covers
+// every byte written before it. After Close it returns the position before the closing.
+// A feed with BatchItemCount returns ErrBatchJob.
+func (f *Feed) Mark() (Position, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.mark()
+}
+
+// mark is Mark with mu held.
+func (f *Feed) mark() (Position, error) {
+	if err := CheckJob(f.cfg); err != nil {
+		return Position{}, fmt.Errorf("feed %s: %w", f.template, err)
+	}
+	if f.done {
+		return f.position(), f.closedErr
+	}
+	s := f.cur
+	if s.werr != nil {
+		return Position{}, s.werr
+	}
+	if err := s.begin(); err != nil { // a truncation OpenAll left to do
+		s.werr = &StorageError{URI: s.uri, Err: err}
+		return Position{}, s.werr
+	}
+	if err := s.endMember(); err != nil {
+		return Position{}, err
+	}
+	f.markItems = f.items
+	return f.position(), nil
+}
+
+// Sync makes everything exported so far durable and returns the feed's Position, as Mark
+// does, once the disk has it: it fsyncs the file (and, the first time, the folder of a
+// file the feed created) and returns the offset of the end of the last whole record. For a
+// stdout feed it flushes Env.Stdout when that has a Flush method and returns a Position
+// with Stdout true. Export may run while Sync waits for the disk. After Close it returns
+// the position before the closing (Close synced the file) and Close's error. A feed with
 // BatchItemCount returns ErrBatchJob.
 func (f *Feed) Sync() (Position, error) {
 	f.syncMu.Lock()
 	defer f.syncMu.Unlock()
 	f.mu.Lock()
-	if err := CheckJob(f.cfg); err != nil {
-		f.mu.Unlock()
-		return Position{}, fmt.Errorf("sync feed %s: %w", f.template, err)
-	}
-	if f.done {
-		defer f.mu.Unlock()
-		return f.position(), f.closedErr
-	}
-	s := f.cur
-	if s.werr != nil {
-		f.mu.Unlock()
-		return Position{}, s.werr
-	}
-	err := s.begin() // a truncation OpenAll left to do
-	if err != nil {
-		s.werr = &StorageError{URI: s.uri, Err: err}
-		err = s.werr
-	} else if err = s.endMember(); err == nil {
-		f.markItems = f.items
-	}
-	pos := f.position()
+	pos, err := f.mark()
+	done, s := f.done, f.cur
 	f.mu.Unlock()
-	if err != nil {
-		return Position{}, err
+	if err != nil || done {
+		return pos, err
 	}
 	if s.file == nil {
 		if fl, ok := s.out.(interface{ Flush() error }); ok {
