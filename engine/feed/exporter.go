@@ -130,7 +130,7 @@ func newExporter(format string, w io.Writer, cfg Config, logger *slog.Logger, st
 			c.columns = st.csvHeader
 			c.started = true
 			c.appendTo = st.csvPath
-			c.checkKeys = cfg.Fields == nil
+			c.checkKeys = cfg.Fields == nil && !st.csvChecked
 		}
 		return c, nil
 	default:

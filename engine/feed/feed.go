@@ -41,7 +41,8 @@ type Env struct {
 // and written progressively, as Scrapy does. A write error (a full disk) is a
 // *StorageError: the partial record is cut back off the file and the feed writes nothing
 // more. With Config.BatchItemCount the feed starts a new file, named by %(batch_id)d or
-// %(batch_time)s in the URI, every that many items.
+// %(batch_time)s in the URI, every that many items. In a job (--jobdir), Sync returns the
+// Position to commit and Resume continues the file from it, exactly-once.
 type Feed struct {
 	template string
 	format   string
@@ -49,13 +50,19 @@ type Feed struct {
 	env      Env
 	logger   *slog.Logger
 
-	mu      sync.Mutex // guards everything below
-	cur     *sink      // nil after a failed batch rotation
-	uri     string     // cur's URI, or the last one's
-	batchID int
-	items   int
-	errs    []error // failures of finished batches, reported by Close
-	done    bool
+	// syncMu serialises Sync and Close, so that Close does not close the file under an
+	// fsync that runs without mu (Export goes on meanwhile). Take it before mu.
+	syncMu sync.Mutex
+
+	mu        sync.Mutex // guards everything below
+	cur       *sink      // nil after a failed batch rotation
+	uri       string     // cur's URI, or the last one's
+	batchID   int
+	items     int
+	markItems int     // items up to cur.mark (see Position)
+	errs      []error // failures of finished batches, reported by Close
+	done      bool
+	closedErr error // the result of close, for Sync after Close
 
 	closeOnce sync.Once
 	closeErr  error
@@ -73,7 +80,7 @@ type Feed struct {
 // </items> moved to the end (a killed run left none: a warning says so); a CSV feed keeps
 // the file's header and columns. A file that is not a feed of the format is an error.
 func Open(uri string, cfg Config, env Env) (*Feed, error) {
-	f, err := open(uri, cfg, env)
+	f, err := open(uri, cfg, env, nil)
 	if err == nil {
 		if err = f.cur.begin(); err != nil {
 			f.abort()
@@ -85,9 +92,16 @@ func Open(uri string, cfg Config, env Env) (*Feed, error) {
 	return f, nil
 }
 
-func open(uri string, cfg Config, env Env) (*Feed, error) {
+// open is Open without changing the file (see begin). With pos it resumes the feed at pos
+// (see Resume).
+func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
+	}
+	if pos != nil {
+		if err := CheckJob(cfg); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.BatchItemCount > 0 && !strings.Contains(uri, "%(batch_id)") && !strings.Contains(uri, "%(batch_time)s") {
 		return nil, errors.New("batchItemCount needs %(batch_id)d or %(batch_time)s in the uri")
@@ -106,6 +120,14 @@ func open(uri string, cfg Config, env Env) (*Feed, error) {
 	if err != nil {
 		return nil, err
 	}
+	if pos != nil && pos.URI != "" {
+		_, stdout, _ := storagePath(first)
+		_, posStdout, _ := storagePath(pos.URI)
+		if pos.Stdout != stdout || posStdout != stdout {
+			return nil, fmt.Errorf("the job's position is for %s, not %s", pos.URI, first)
+		}
+		first = pos.URI // the file the job wrote, whatever %(time)s gives now
+	}
 	path, stdout, err := storagePath(first)
 	if err != nil {
 		return nil, err
@@ -123,7 +145,19 @@ func open(uri string, cfg Config, env Env) (*Feed, error) {
 	if f.format, ok = normalizeFormat(format); !ok {
 		return nil, fmt.Errorf("unknown feed format %q (want one of %s)", format, strings.Join(Formats(), ", "))
 	}
-	if f.cur, err = openSink(first, f.format, cfg, env.Stdout, f.logger); err != nil {
+	if pos != nil {
+		if pos.Format != "" && pos.Format != f.format {
+			return nil, fmt.Errorf("the job wrote %s as %s, not %s: keep the format, or start the job again with --fresh", first, pos.Format, f.format)
+		}
+		if pos.Stdout != stdout {
+			return nil, fmt.Errorf("the job's position is for stdout, not %s", first)
+		}
+		f.cur, err = resumeSink(first, f.format, cfg, env.Stdout, f.logger, *pos)
+		f.items, f.markItems = int(pos.Items), int(pos.Items)
+	} else {
+		f.cur, err = openSink(first, f.format, cfg, env.Stdout, f.logger)
+	}
+	if err != nil {
 		return nil, err
 	}
 	f.uri = first
@@ -184,6 +218,13 @@ func (f *Feed) Export(item types.Item) error {
 	if cerr := f.cur.commit(); cerr != nil {
 		return cerr
 	}
+	if err == nil {
+		f.cur.items++
+		f.items++
+	}
+	if f.cur.gz == nil { // a plain file ends in a whole record after each commit
+		f.cur.mark, f.markItems = f.cur.size, f.items
+	}
 	if err != nil {
 		var se *StorageError
 		if errors.As(err, &se) {
@@ -192,8 +233,6 @@ func (f *Feed) Export(item types.Item) error {
 		}
 		return fmt.Errorf("export to %s: %w", f.uri, err)
 	}
-	f.cur.items++
-	f.items++
 	return nil
 }
 
@@ -259,16 +298,24 @@ func (f *Feed) Close() error {
 }
 
 func (f *Feed) close() error {
+	f.syncMu.Lock()
+	defer f.syncMu.Unlock()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.done = true
 	errs := f.errs
 	if f.cur != nil {
+		// End the gzip member before the closing, so that Position stays where Resume
+		// can continue after a clean stop, before the closing that it cuts again.
+		if f.cur.werr == nil && f.cur.endMember() == nil {
+			f.markItems = f.items
+		}
 		if err := f.finish(f.cur); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	f.closedErr = errors.Join(errs...)
+	return f.closedErr
 }
 
 // Interface guards
@@ -279,6 +326,11 @@ var _ Exporter = (*Feed)(nil)
 // has opened: if one fails it discards the feeds it already opened, leaving their -O
 // targets untouched, and returns the error.
 func OpenAll(configs map[string]Config, env Env) ([]*Feed, error) {
+	return openAll(configs, env, nil)
+}
+
+// openAll is OpenAll, and ResumeAll with positions.
+func openAll(configs map[string]Config, env Env, positions map[string]Position) ([]*Feed, error) {
 	feeds := make([]*Feed, 0, len(configs))
 	fail := func(err error) ([]*Feed, error) {
 		for _, g := range feeds {
@@ -287,9 +339,13 @@ func OpenAll(configs map[string]Config, env Env) ([]*Feed, error) {
 		return nil, err
 	}
 	for _, uri := range slices.Sorted(maps.Keys(configs)) {
-		f, err := open(uri, configs[uri], env)
+		verb, pos := "open", (*Position)(nil)
+		if p, ok := positions[uri]; ok {
+			verb, pos = "resume", &p
+		}
+		f, err := open(uri, configs[uri], env, pos)
 		if err != nil {
-			return fail(fmt.Errorf("open feed %s: %w", uri, err))
+			return fail(fmt.Errorf("%s feed %s: %w", verb, uri, err))
 		}
 		feeds = append(feeds, f)
 	}
@@ -297,6 +353,9 @@ func OpenAll(configs map[string]Config, env Env) ([]*Feed, error) {
 		if err := f.cur.begin(); err != nil {
 			return fail(fmt.Errorf("open feed %s: %w", f.template, err))
 		}
+	}
+	for _, f := range feeds {
+		f.cur.noteCut()
 	}
 	return feeds, nil
 }
@@ -311,5 +370,6 @@ func (f *Feed) abort() {
 			f.cur.discard()
 		}
 		f.closeErr = errors.New("feed discarded")
+		f.closedErr = f.closeErr
 	})
 }

@@ -27,20 +27,28 @@ import (
 // .gz path) to the storage in one Write, so the file only ever grows by whole records. A
 // Write that fails half-way (a full disk, a file-size limit) is cut back off the file.
 type sink struct {
-	uri    string // after template expansion
-	path   string // the target file; "" for stdout
-	out    io.Writer
-	exp    Exporter
-	rec    bytes.Buffer // what the format writer wrote since the last commit
-	gz     *gzip.Writer // compresses into zbuf; nil unless the path ends in .gz
-	zbuf   bytes.Buffer
-	file   *os.File // nil for stdout
-	size   int64    // bytes of whole records in file
-	trunc  bool     // the file is still to be cut to size (see begin)
-	made   bool     // openFile created the file
-	items  int
-	werr   error // first write error; the sink writes nothing after it
-	logger *slog.Logger
+	uri  string // after template expansion
+	path string // the target file; "" for stdout
+	out  io.Writer
+	exp  Exporter
+	rec  bytes.Buffer // what the format writer wrote since the last commit
+	gz   *gzip.Writer // compresses into zbuf; nil unless the path ends in .gz
+	zbuf bytes.Buffer
+	file *os.File // nil for stdout
+	size int64    // bytes of whole records in file
+	// mark is where Resume can continue the file: the end of the last whole record for a
+	// plain file, the end of the last whole gzip member for .gz (see endMember).
+	mark   int64
+	zdirty bool  // .gz: the current gzip member has data and no end yet
+	cut    int64 // Resume: the bytes after the job's offset, cut by begin
+	// cutTrailer: those bytes are only the closing a clean Close wrote (no warning).
+	cutTrailer bool
+	dirSynced  bool // Sync synced the folder of the file the sink created
+	trunc      bool // the file is still to be cut to size (see begin)
+	made       bool // openFile created the file
+	items      int
+	werr       error // first write error; the sink writes nothing after it
+	logger     *slog.Logger
 }
 
 // openSink opens the storage of uri (already expanded) and the format writer on it. The
@@ -80,9 +88,12 @@ func openSink(uri, format string, cfg Config, stdout io.Writer, logger *slog.Log
 type resume struct {
 	csvHeader []string // non-nil: the header is in the file already
 	csvPath   string   // the file, for the warning about mismatched columns
-	started   bool     // JSON and XML: the opening "[" or <items> is in the file
-	closed    bool     // JSON and XML: the file had its closing "]" or </items>
-	items     int      // JSON and XML: items already in the file
+	// csvChecked: the columns were compared with the items when the file was first
+	// appended to (a resumed job), so the first item's keys are not compared again.
+	csvChecked bool
+	started    bool // JSON and XML: the opening "[" or <items> is in the file
+	closed     bool // JSON and XML: the file had its closing "]" or </items>
+	items      int  // JSON and XML: items already in the file
 }
 
 // openFile opens the target for appending (after repairing its end, see repair) or, for an
@@ -154,6 +165,13 @@ func (s *sink) repair(format string, cfg Config) (resume, error) {
 		if err := gzipComplete(s.path); err != nil {
 			return st, err
 		}
+		// New members go after the whole ones: a failed write is cut back to here, and
+		// Resume can continue from here.
+		size, err := s.file.Seek(0, io.SeekEnd)
+		if err != nil {
+			return st, err
+		}
+		s.size, s.mark = size, size
 		if format == FormatCSV {
 			header, err := readCSVHeader(s.path)
 			if err != nil {
@@ -196,7 +214,7 @@ func (s *sink) repair(format string, cfg Config) (resume, error) {
 				"uri", s.uri, "bytes_cut", size-cut)
 		}
 	}
-	s.size = cut
+	s.size, s.mark = cut, cut
 	if format == FormatCSV && cut > 0 {
 		header, err := readCSVHeader(s.path)
 		if err != nil {
@@ -266,7 +284,31 @@ func (s *sink) commit() error {
 		data = s.zbuf.Bytes()
 	}
 	s.rec.Reset()
-	return s.write(data)
+	if err := s.write(data); err != nil {
+		return err
+	}
+	if s.gz != nil && len(data) > 0 {
+		s.zdirty = true
+	}
+	return nil
+}
+
+// endMember ends the current gzip member, if it has data, so that the file is a whole
+// multi-member gzip file up to s.size, and moves the mark there. The next member starts
+// with the next record. It does nothing for a plain file.
+func (s *sink) endMember() error {
+	if s.gz == nil || !s.zdirty {
+		return nil
+	}
+	s.zbuf.Reset()
+	_ = s.gz.Close() // into a bytes.Buffer: no error
+	if err := s.write(s.zbuf.Bytes()); err != nil {
+		return err
+	}
+	s.gz.Reset(&s.zbuf)
+	s.zdirty = false
+	s.mark = s.size
+	return nil
 }
 
 // write writes data to the storage in one call and cuts a partial write back off.
@@ -304,12 +346,14 @@ func (s *sink) close() error {
 	if err := s.commit(); err != nil {
 		errs = append(errs, err)
 	}
-	if s.gz != nil && s.werr == nil {
+	// End the last member; an empty file still gets one, so it is a valid gzip file.
+	if s.gz != nil && s.werr == nil && (s.zdirty || s.size == 0) {
 		s.zbuf.Reset()
 		_ = s.gz.Close()
 		if err := s.write(s.zbuf.Bytes()); err != nil {
 			errs = append(errs, err)
 		}
+		s.zdirty = false
 	}
 	if s.werr == nil {
 		if err := s.begin(); err != nil { // an empty overwrite still replaces the target
@@ -397,6 +441,11 @@ func readCSVHeader(path string) ([]string, error) {
 		defer gz.Close()
 		r = gz
 	}
+	return csvHeaderFrom(r, path)
+}
+
+// csvHeaderFrom returns the first CSV record in r, the content of the file at path.
+func csvHeaderFrom(r io.Reader, path string) ([]string, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
 	header, err := cr.Read()

@@ -45,8 +45,7 @@ func (x *XML) Export(item types.Item) error {
 	}
 	x.buf.Reset()
 	if !x.started {
-		x.buf.WriteString(xmlHeader)
-		x.started = true
+		x.buf.WriteString(xmlHeader) // started only once written: the item may fail
 	}
 	x.writeIndent(1)
 	x.buf.WriteString("<item>")
@@ -61,6 +60,7 @@ func (x *XML) Export(item types.Item) error {
 	if _, err := x.w.Write(x.buf.Bytes()); err != nil {
 		return fmt.Errorf("write xml item: %w", err)
 	}
+	x.started = true
 	return nil
 }
 
