@@ -34,6 +34,7 @@ package frontier
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -451,6 +452,36 @@ func (f *Frontier) Enqueue(req *types.Request) bool {
 		f.seenN++
 	}
 	f.push(req)
+	if f.buffered+len(f.newSeen) > f.limit {
+		f.spill()
+	}
+	return true
+}
+
+// Add adds req as pending without looking at or recording its fingerprint (for a caller
+// that filters duplicates itself).
+func (f *Frontier) Add(req *types.Request) {
+	f.push(req)
+	if f.buffered+len(f.newSeen) > f.limit {
+		f.spill()
+	}
+}
+
+// AddFingerprint records a fingerprint as returned by types.Request.Fingerprint (a hex
+// SHA-1), as Enqueue does, and reports whether it was new.
+func (f *Frontier) AddFingerprint(fingerprint string) bool {
+	var fp [16]byte
+	if len(fingerprint) < 32 {
+		copy(fp[:], fingerprint)
+	} else if _, err := hex.Decode(fp[:], []byte(fingerprint[:32])); err != nil {
+		copy(fp[:], fingerprint)
+	}
+	if f.seen(&fp) {
+		return false
+	}
+	f.newSeen[fp] = struct{}{}
+	f.bloom.add(&fp)
+	f.seenN++
 	if f.buffered+len(f.newSeen) > f.limit {
 		f.spill()
 	}
