@@ -432,6 +432,11 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.inbox = nil
 	e.inMu.Unlock()
 	e.finish(ctx, start)
+	if ms, ok := e.sched.(*MemoryScheduler); ok {
+		if err := ms.Close(); err != nil {
+			e.logger.Warn("Could not remove the scheduler's spill folder", "error", err)
+		}
+	}
 	return nil
 }
 

@@ -27,6 +27,13 @@ func NewMemoryDupeFilter() *MemoryDupeFilter {
 	return &MemoryDupeFilter{seen: make(map[string]struct{}, 1024)}
 }
 
+// Len returns the number of fingerprints recorded.
+func (f *MemoryDupeFilter) Len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.seen)
+}
+
 // Seen implements DupeFilter.
 func (f *MemoryDupeFilter) Seen(req *types.Request) bool {
 	fp := req.Fingerprint()
@@ -44,24 +51,37 @@ func (f *MemoryDupeFilter) Seen(req *types.Request) bool {
 // DupeFilter (Scrapy: Scheduler with ScrapyPriorityQueue and LifoMemoryQueue). It counts
 // scheduler/enqueued(/memory), scheduler/dequeued(/memory) and dupefilter/filtered. Only
 // the engine goroutine calls it.
+//
+// Once it holds more than SCHEDULER_MEMORY_MAX requests (or its own MemoryDupeFilter ten
+// times as many fingerprints), it spills: its queue and seen-set move to a temporary
+// frontier.Frontier under os.TempDir(), with the same order, and it counts
+// scheduler/enqueued/disk and scheduler/dequeued/disk from then on. Close removes the
+// folder; one left by a killed process is removed by the next spill.
 type MemoryScheduler struct {
 	df     DupeFilter
+	ownDF  *MemoryDupeFilter // df, when the scheduler made it: its fingerprints may move to disk
 	stats  *Stats
 	logger *slog.Logger
 	fifo   bool
 	debug  bool // DUPEFILTER_DEBUG: log every duplicate
 	logged bool // the first duplicate was logged
+	max    int  // SCHEDULER_MEMORY_MAX (0: never spill)
 
 	queues map[int]*reqQueue
 	prios  []int // priorities with a non-empty queue, highest first
 	n      int
+
+	disk     *spill // nil until the scheduler spills
+	spillErr bool   // spilling failed: stay in memory
 }
 
 // NewMemoryScheduler returns an empty MemoryScheduler configured from settings. df may be
 // nil for a new MemoryDupeFilter, stats and logger nil for none.
 func NewMemoryScheduler(settings *types.Settings, df DupeFilter, stats *Stats, logger *slog.Logger) *MemoryScheduler {
+	var own *MemoryDupeFilter
 	if df == nil {
-		df = NewMemoryDupeFilter()
+		own = NewMemoryDupeFilter()
+		df = own
 	}
 	if stats == nil {
 		stats = NewStats()
@@ -71,6 +91,8 @@ func NewMemoryScheduler(settings *types.Settings, df DupeFilter, stats *Stats, l
 	}
 	return &MemoryScheduler{
 		df:     df,
+		ownDF:  own,
+		max:    settings.Int(types.SchedulerMemoryMax),
 		stats:  stats,
 		logger: logger,
 		fifo:   strings.EqualFold(settings.String(types.SchedulerMemoryQueue), "fifo"),
@@ -81,15 +103,11 @@ func NewMemoryScheduler(settings *types.Settings, df DupeFilter, stats *Stats, l
 
 // Enqueue implements Scheduler: false means req is a duplicate and was dropped.
 func (s *MemoryScheduler) Enqueue(req *types.Request) bool {
+	if s.disk != nil {
+		return s.enqueueDisk(req)
+	}
 	if !req.DontFilter && s.df.Seen(req) {
-		s.stats.Inc("dupefilter/filtered", 1)
-		if s.debug {
-			s.logger.Debug("Filtered duplicate request: " + reqString(req))
-		} else if !s.logged {
-			s.logged = true
-			s.logger.Debug("Filtered duplicate request: " + reqString(req) +
-				" - no more duplicates will be shown (see DUPEFILTER_DEBUG to show all duplicates)")
-		}
+		s.filtered(req)
 		return false
 	}
 	q := s.queues[req.Priority]
@@ -103,11 +121,29 @@ func (s *MemoryScheduler) Enqueue(req *types.Request) bool {
 	s.n++
 	s.stats.Inc("scheduler/enqueued/memory", 1)
 	s.stats.Inc("scheduler/enqueued", 1)
+	if s.max > 0 && !s.spillErr && (s.n > s.max || s.ownDF != nil && s.ownDF.Len() > 10*s.max) {
+		s.spill()
+	}
 	return true
+}
+
+// filtered counts and logs a duplicate.
+func (s *MemoryScheduler) filtered(req *types.Request) {
+	s.stats.Inc("dupefilter/filtered", 1)
+	if s.debug {
+		s.logger.Debug("Filtered duplicate request: " + reqString(req))
+	} else if !s.logged {
+		s.logged = true
+		s.logger.Debug("Filtered duplicate request: " + reqString(req) +
+			" - no more duplicates will be shown (see DUPEFILTER_DEBUG to show all duplicates)")
+	}
 }
 
 // Next implements Scheduler.
 func (s *MemoryScheduler) Next() *types.Request {
+	if s.disk != nil {
+		return s.nextDisk()
+	}
 	if s.n == 0 {
 		return nil
 	}
@@ -130,7 +166,12 @@ func (s *MemoryScheduler) Next() *types.Request {
 }
 
 // Len implements Scheduler.
-func (s *MemoryScheduler) Len() int { return s.n }
+func (s *MemoryScheduler) Len() int {
+	if s.disk != nil {
+		return s.disk.f.Len()
+	}
+	return s.n
+}
 
 // Done implements Scheduler: a memory queue keeps no leases.
 func (s *MemoryScheduler) Done(*types.Request) {}

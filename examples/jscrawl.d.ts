@@ -865,6 +865,8 @@ declare module "jscrawl" {
     SHUTDOWN_TIMEOUT?: number;
     /** order within one priority: lifo (depth-first, as Scrapy) or fifo (string). */
     SCHEDULER_MEMORY_QUEUE?: string;
+    /** requests the scheduler holds in memory (or 10× as many fingerprints) before it spills its queue and seen-set to a temporary store under TMPDIR (0: never) (integer). */
+    SCHEDULER_MEMORY_MAX?: number;
     /** built-in downloader middleware name → order number, or null to disable it (object). */
     DOWNLOADER_MIDDLEWARES?: Record<string, unknown>;
     /** built-in spider middleware name → order number, or null to disable it (object). */

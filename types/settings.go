@@ -78,6 +78,7 @@ const (
 	RobotsTxtObey               = "ROBOTSTXT_OBEY"
 	ShutdownTimeout             = "SHUTDOWN_TIMEOUT"
 	SchedulerMemoryQueue        = "SCHEDULER_MEMORY_QUEUE"
+	SchedulerMemoryMax          = "SCHEDULER_MEMORY_MAX"
 	DownloaderMiddlewares       = "DOWNLOADER_MIDDLEWARES"
 	SpiderMiddlewares           = "SPIDER_MIDDLEWARES"
 	Thresholds                  = "THRESHOLDS"
@@ -209,6 +210,7 @@ var Defs = []Def{
 	{RobotsTxtUserAgent, KindString, "", "user agent matched against robots.txt groups (empty: the first product token of USER_AGENT)"},
 	{ShutdownTimeout, KindDuration, 30.0, "seconds a graceful stop (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit) waits for downloads in flight before aborting them (0: no limit)"},
 	{SchedulerMemoryQueue, KindString, "lifo", "order within one priority: lifo (depth-first, as Scrapy) or fifo"},
+	{SchedulerMemoryMax, KindInt, 100000, "requests the scheduler holds in memory (or 10× as many fingerprints) before it spills its queue and seen-set to a temporary store under TMPDIR (0: never)"},
 	{DownloaderMiddlewares, KindMap, map[string]any{}, "built-in downloader middleware name → order number, or null to disable it"},
 	{SpiderMiddlewares, KindMap, map[string]any{}, "built-in spider middleware name → order number, or null to disable it"},
 	{Thresholds, KindMap, map[string]any{}, "stat name → condition such as \">= 100\", checked at the end (exit code 99 when one fails)"},
@@ -281,6 +283,7 @@ var Ranges = map[string]Range{
 	MemUsageWarningMB:             AtLeast(0),
 	RedirectMaxTimes:              AtLeast(0),
 	RetryTimes:                    AtLeast(0),
+	SchedulerMemoryMax:            AtLeast(0),
 	URLLengthLimit:                AtLeast(0),
 }
 

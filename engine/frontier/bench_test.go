@@ -1,0 +1,192 @@
+package frontier_test
+
+import (
+	"bufio"
+	"bytes"
+	"flag"
+	"fmt"
+	"os"
+	goruntime "runtime"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jscrawl/jscrawl/engine/frontier"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+var big = flag.Bool("frontier.big", false, "run TestBig: 10 million requests enqueued then drained")
+
+func benchReq(i int) *types.Request {
+	return &types.Request{
+		URL:      "http://example.com/section/" + strconv.Itoa(i%997) + "/page?id=" + strconv.Itoa(i),
+		Callback: "parseItem",
+		Depth:    3,
+		Priority: -(i % 4),
+	}
+}
+
+// BenchmarkEnqueue measures enqueues of new requests (fingerprint, seen-set, store),
+// with a commit every 10,000.
+func BenchmarkEnqueue(b *testing.B) {
+	f := open(b, b.TempDir(), frontier.Options{})
+	defer f.Close()
+	reqs := make([]*types.Request, 10000)
+	b.ResetTimer()
+	for i := range b.N {
+		if i%len(reqs) == 0 {
+			b.StopTimer()
+			for j := range reqs {
+				reqs[j] = benchReq(i + j)
+			}
+			b.StartTimer()
+			if err := f.Commit(nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if !f.Enqueue(reqs[i%len(reqs)]) {
+			b.Fatal("dropped")
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "enqueues/s")
+}
+
+// BenchmarkDequeue measures Next+Done from a store of b.N requests written to disk, with a
+// commit every 10,000.
+func BenchmarkDequeue(b *testing.B) {
+	for _, fifo := range []bool{false, true} {
+		b.Run(fmt.Sprintf("fifo=%v", fifo), func(b *testing.B) {
+			f := open(b, b.TempDir(), frontier.Options{FIFO: fifo})
+			defer f.Close()
+			for i := range b.N {
+				f.Enqueue(benchReq(i))
+			}
+			if err := f.Commit(nil); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				r := f.Next()
+				if r == nil {
+					b.Fatal("empty")
+				}
+				f.Done(r)
+				if i%10000 == 9999 {
+					if err := f.Commit(nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "dequeues/s")
+		})
+	}
+}
+
+// memPeak samples the Go heap while a test runs, and reads the peak RSS at the end.
+type memPeak struct {
+	heap atomic.Uint64
+	stop chan struct{}
+	done chan struct{}
+}
+
+func startMemPeak() *memPeak {
+	m := &memPeak{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(m.done)
+		t := time.NewTicker(20 * time.Millisecond)
+		defer t.Stop()
+		for {
+			var ms goruntime.MemStats
+			goruntime.ReadMemStats(&ms)
+			if ms.HeapAlloc > m.heap.Load() {
+				m.heap.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-m.stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return m
+}
+
+func (m *memPeak) end() (heap, hwm uint64) {
+	close(m.stop)
+	<-m.done
+	return m.heap.Load(), vmHWM()
+}
+
+// vmHWM returns the process's peak resident set in bytes (Linux).
+func vmHWM() uint64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		if f := bytes.Fields(sc.Bytes()); len(f) >= 2 && string(f[0]) == "VmHWM:" {
+			kb, _ := strconv.ParseUint(string(f[1]), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// TestBig enqueues 10 million distinct requests, then drains them, committing every
+// 100,000 operations, and reports rates, peak Go heap and peak RSS (VmHWM). Run it alone:
+//
+//	go test -run TestBig -frontier.big -v ./engine/frontier/
+func TestBig(t *testing.T) {
+	if !*big {
+		t.Skip("needs -frontier.big")
+	}
+	n := 10_000_000
+	if s := os.Getenv("FRONTIER_BIG_N"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	for _, fifo := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fifo=%v", fifo), func(t *testing.T) {
+			goruntime.GC()
+			mp := startMemPeak()
+			f := open(t, t.TempDir(), frontier.Options{FIFO: fifo, Sync: true})
+			defer f.Close()
+			start := time.Now()
+			for i := range n {
+				if !f.Enqueue(benchReq(i)) {
+					t.Fatal("dropped")
+				}
+				if i%100000 == 99999 {
+					if err := f.Commit(nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := f.Commit(nil); err != nil {
+				t.Fatal(err)
+			}
+			enq := time.Since(start)
+			start = time.Now()
+			for i := range n {
+				r := f.Next()
+				if r == nil {
+					t.Fatalf("empty after %d: %v", i, f.Err())
+				}
+				f.Done(r)
+				if i%100000 == 99999 {
+					if err := f.Commit(nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			deq := time.Since(start)
+			heap, hwm := mp.end()
+			t.Logf("%d requests: %.0f enqueues/s, %.0f dequeues/s, peak Go heap %d MiB, peak RSS %d MiB",
+				n, float64(n)/enq.Seconds(), float64(n)/deq.Seconds(), heap>>20, hwm>>20)
+			if f.Len() != 0 || f.SeenCount() != int64(n) {
+				t.Fatalf("len %d, seen %d", f.Len(), f.SeenCount())
+			}
+		})
+	}
+}

@@ -1,0 +1,328 @@
+package frontier
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// The request encoding is a compact binary form, about 4× faster to decode than JSON and
+// exact for the JSON-like values Meta and CbKwargs hold (an int64 stays an int64, an Item
+// keeps its key order). A value of another type is stored as its JSON (json.RawMessage).
+
+const codecVersion = 1
+
+// value tags
+const (
+	tagNil byte = iota
+	tagFalse
+	tagTrue
+	tagFloat
+	tagInt64
+	tagString
+	tagList
+	tagItem
+	tagJSON
+	tagStrings
+	tagInt
+)
+
+var errShort = errors.New("truncated request record")
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+func appendBytes(b []byte, s []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// encodeRequest appends the record of req to b.
+func encodeRequest(b []byte, req *types.Request) []byte {
+	b = append(b, codecVersion)
+	b = appendString(b, req.URL)
+	b = appendString(b, req.Method)
+	b = appendString(b, req.Callback)
+	b = appendString(b, req.Errback)
+	b = binary.AppendVarint(b, int64(req.Priority))
+	b = binary.AppendVarint(b, int64(req.Depth))
+	b = binary.AppendVarint(b, int64(req.Retries))
+	if req.DontFilter {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	b = appendBytes(b, req.Body)
+	b = binary.AppendUvarint(b, uint64(len(req.Headers)))
+	for k, vs := range req.Headers {
+		b = appendString(b, k)
+		b = binary.AppendUvarint(b, uint64(len(vs)))
+		for _, v := range vs {
+			b = appendString(b, v)
+		}
+	}
+	b = appendItem(b, req.CbKwargs)
+	b = appendItem(b, req.Meta)
+	b = binary.AppendUvarint(b, uint64(len(req.Cookies)))
+	for _, c := range req.Cookies {
+		b = appendString(b, c.Name)
+		b = appendString(b, c.Value)
+		b = appendString(b, c.Domain)
+		b = appendString(b, c.Path)
+	}
+	return b
+}
+
+func appendItem(b []byte, it types.Item) []byte {
+	if it == nil {
+		return append(b, 0)
+	}
+	b = append(b, 1)
+	b = binary.AppendUvarint(b, uint64(len(it)))
+	for _, f := range it {
+		b = appendString(b, f.Key)
+		b = appendValue(b, f.Value)
+	}
+	return b
+}
+
+func appendValue(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, tagNil)
+	case bool:
+		if v {
+			return append(b, tagTrue)
+		}
+		return append(b, tagFalse)
+	case float64:
+		b = append(b, tagFloat)
+		return binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+	case int64:
+		return binary.AppendVarint(append(b, tagInt64), v)
+	case int:
+		return binary.AppendVarint(append(b, tagInt), int64(v))
+	case string:
+		return appendString(append(b, tagString), v)
+	case []string:
+		b = binary.AppendUvarint(append(b, tagStrings), uint64(len(v)))
+		for _, s := range v {
+			b = appendString(b, s)
+		}
+		return b
+	case []any:
+		b = binary.AppendUvarint(append(b, tagList), uint64(len(v)))
+		for _, e := range v {
+			b = appendValue(b, e)
+		}
+		return b
+	case types.Item:
+		return appendItem(append(b, tagItem), v)
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		j = []byte("null")
+	}
+	return appendBytes(append(b, tagJSON), j)
+}
+
+// decoder reads a record; the first error sticks.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail() {
+	if d.err == nil {
+		d.err = errShort
+	}
+	d.b = nil
+}
+
+func (d *decoder) byte() byte {
+	if len(d.b) == 0 {
+		d.fail()
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return c
+}
+
+func (d *decoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	if n <= 0 {
+		d.fail()
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+// count reads a length that must fit in what is left (each element takes ≥ 1 byte).
+func (d *decoder) count() int {
+	n := d.uvarint()
+	if n > uint64(len(d.b)) {
+		d.fail()
+		return 0
+	}
+	return int(n)
+}
+
+func (d *decoder) bytes() []byte {
+	n := d.count()
+	if d.err != nil {
+		return nil
+	}
+	s := d.b[:n:n]
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *decoder) string() string { return string(d.bytes()) }
+
+// decodeRequest decodes a record written by encodeRequest. It never panics on damaged input.
+func decodeRequest(b []byte) (*types.Request, error) {
+	d := &decoder{b: b}
+	if v := d.byte(); d.err == nil && v != codecVersion {
+		return nil, fmt.Errorf("request record version %d, want %d", v, codecVersion)
+	}
+	r := &types.Request{}
+	r.URL = d.string()
+	r.Method = d.string()
+	r.Callback = d.string()
+	r.Errback = d.string()
+	r.Priority = int(d.varint())
+	r.Depth = int(d.varint())
+	r.Retries = int(d.varint())
+	r.DontFilter = d.byte() == 1
+	if body := d.bytes(); len(body) > 0 {
+		r.Body = append([]byte(nil), body...)
+	}
+	if n := d.count(); n > 0 {
+		r.Headers = make(http.Header, n)
+		for range n {
+			k := d.string()
+			m := d.count()
+			vs := make([]string, m)
+			for j := range vs {
+				vs[j] = d.string()
+			}
+			r.Headers[k] = vs
+		}
+	}
+	r.CbKwargs = d.item(0)
+	r.Meta = d.item(0)
+	if n := d.count(); n > 0 {
+		r.Cookies = make([]types.Cookie, n)
+		for i := range r.Cookies {
+			r.Cookies[i] = types.Cookie{Name: d.string(), Value: d.string(), Domain: d.string(), Path: d.string()}
+		}
+	}
+	if d.err == nil && len(d.b) != 0 {
+		d.err = errors.New("trailing bytes after request record")
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	return r, nil
+}
+
+const maxDepth = 1000
+
+func (d *decoder) item(depth int) types.Item {
+	if d.byte() == 0 || d.err != nil {
+		return nil
+	}
+	n := d.count()
+	it := make(types.Item, 0, n)
+	for range n {
+		k := d.string()
+		it = append(it, types.Field{Key: k, Value: d.value(depth + 1)})
+		if d.err != nil {
+			return nil
+		}
+	}
+	return it
+}
+
+func (d *decoder) value(depth int) any {
+	if depth > maxDepth {
+		d.err = errors.New("request record nested too deep")
+		d.b = nil
+		return nil
+	}
+	switch d.byte() {
+	case tagNil:
+		return nil
+	case tagFalse:
+		return false
+	case tagTrue:
+		return true
+	case tagFloat:
+		if len(d.b) < 8 {
+			d.fail()
+			return nil
+		}
+		v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+		d.b = d.b[8:]
+		return v
+	case tagInt64:
+		return d.varint()
+	case tagInt:
+		return int(d.varint())
+	case tagString:
+		return d.string()
+	case tagStrings:
+		l := make([]string, d.count())
+		for i := range l {
+			l[i] = d.string()
+		}
+		return l
+	case tagList:
+		l := make([]any, d.count())
+		for i := range l {
+			l[i] = d.value(depth + 1)
+		}
+		return l
+	case tagItem:
+		return d.item(depth)
+	case tagJSON:
+		return json.RawMessage(append([]byte(nil), d.bytes()...))
+	}
+	if d.err == nil {
+		d.err = errors.New("unknown value tag in request record")
+	}
+	d.b = nil
+	return nil
+}
+
+// fingerprint returns the first 16 bytes of req.Fingerprint() (a SHA-1).
+func fingerprint(req *types.Request) (fp [16]byte) {
+	h := req.Fingerprint()
+	if len(h) >= 32 {
+		if _, err := hex.Decode(fp[:], []byte(h[:32])); err == nil {
+			return fp
+		}
+	}
+	copy(fp[:], h) // not hex: keep what there is (never happens with types.Request)
+	return fp
+}
