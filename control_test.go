@@ -97,9 +97,17 @@ type crawlProc struct {
 // startCrawl starts jscrawl run with env added to the environment.
 func startCrawl(t *testing.T, env []string, args ...string) *crawlProc {
 	t.Helper()
+	return startCrawlIn(t, "", env, args...)
+}
+
+// startCrawlIn starts jscrawl run in dir (the package folder when empty) with env added to
+// the environment.
+func startCrawlIn(t *testing.T, dir string, env []string, args ...string) *crawlProc {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	cmd := exec.CommandContext(ctx, bin, append([]string{"run"}, args...)...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

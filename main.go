@@ -48,7 +48,7 @@ func newApp() *cli.App {
 	}
 	cmds := []*cli.Command{runCommand(), shellCommand(), fetchCommand(), parseCommand(), newCommand(),
 		bundleCommand(), benchCommand(), settingsCommand(), demoCommand(), typesCommand(), versionCommand(),
-		psCommand(), pstreeCommand(), statsCommand()}
+		psCommand(), pstreeCommand(), statsCommand(), jobCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = usage
 	}

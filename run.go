@@ -50,6 +50,8 @@ once; the feeds are flushed and closed either way.`,
 			&cli.BoolFlag{Name: "demo", Usage: "start the built-in demo site and pass its address as the argument baseUrl"},
 			&cli.StringFlag{Name: "stats-json", Usage: "write the final stats to `FILE` as JSON"},
 			&cli.StringSliceFlag{Name: "threshold", Usage: "check a stat at the end, `'KEY OP VALUE'` such as 'item_scraped_count >= 100' (repeatable; exit code 99 when one fails)"},
+			&cli.StringFlag{Name: "jobdir", Usage: "keep the crawl in `DIR` (the JOBDIR setting): run the same command again to resume it after a stop or a crash"},
+			&cli.BoolFlag{Name: "fresh", Usage: "with --jobdir: forget the job's progress and start over"},
 			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the crawl to `FILE` (for go tool pprof)"},
 		}, controlFlags()...),
 		Action: runAction,
@@ -95,6 +97,10 @@ func runAction(c *cli.Context) error {
 			cmdOrder = append(cmdOrder, k)
 		}
 		cmdSettings[k] = v
+	}
+	if d := c.String("jobdir"); d != "" {
+		cmdSettings[types.JobDir] = d
+		cmdOrder = append(cmdOrder, types.JobDir)
 	}
 	if l := c.String("L"); l != "" {
 		cmdSettings[types.LogLevel] = l
@@ -256,11 +262,38 @@ func runAction(c *cli.Context) error {
 		}
 	}
 	start := time.Now()
-	exporters, err := feed.OpenAll(feeds, feed.Env{Stdout: stdout, SpiderName: spider.Name(), Now: start, Logger: logger})
+	rj, err := openJob(settings, c.Bool("fresh"), spider, file, logger)
 	if err != nil {
-		return usageError("%v", err)
+		return err
+	}
+	if rj != nil {
+		defer rj.j.Close()
+		if done, reason := rj.j.Finished(); done {
+			fmt.Fprintf(stderr, "job in %s already finished (%s): nothing to do (--fresh starts it over)\n", rj.dir, reason)
+			return nil
+		}
+	}
+	feedEnv := feed.Env{Stdout: stdout, SpiderName: spider.Name(), Now: start, Logger: logger}
+	var exporters []*feed.Feed
+	var jobOpts []engine.Option
+	if rj == nil {
+		exporters, err = feed.OpenAll(feeds, feedEnv)
+		if err != nil {
+			return usageError("%v", err)
+		}
+	} else {
+		if exporters, err = rj.openFeeds(feeds, feedEnv); err != nil {
+			return err
+		}
+		if jobOpts, err = rj.engineOptions(c.Context, settings, stats, exporters, spider); err != nil {
+			for _, x := range exporters {
+				_ = x.Close()
+			}
+			return err
+		}
 	}
 	opts := spiderEngineOptions(spider, settings, logger, stats)
+	opts = append(opts, jobOpts...)
 	for _, p := range spider.Pipelines() {
 		opts = append(opts, engine.WithPipelines(p))
 	}
@@ -314,6 +347,9 @@ func runAction(c *cli.Context) error {
 		if err := writeStatsJSON(path, final); err != nil {
 			logger.Error(fmt.Sprintf("--stats-json: %v", err))
 		}
+	}
+	if rj != nil {
+		rj.ended(stderr, fmt.Sprint(final["finish_reason"]))
 	}
 	passed := checkThresholds(stderr, thresholds, final)
 	switch {

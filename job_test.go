@@ -1,0 +1,429 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// treeSite serves /p/N for N < total: page N links to 3N+1..3N+3 and shows N. It counts
+// the downloads of each page; killAt, when set, is called as the download with that number
+// (over all runs) is being served.
+type treeSite struct {
+	*httptest.Server
+	total int
+	mu    sync.Mutex
+	hits  map[int]int
+	n     int
+	onHit func(n int) // called with the download's number, under mu
+	hold  chan struct{}
+}
+
+func newTreeSite(t *testing.T, total int) *treeSite {
+	t.Helper()
+	s := &treeSite{total: total, hits: map[int]int{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /p/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, err := strconv.Atoi(r.PathValue("n"))
+		if err != nil || n >= s.total {
+			http.NotFound(w, r)
+			return
+		}
+		s.mu.Lock()
+		s.hits[n]++
+		s.n++
+		if s.onHit != nil {
+			s.onHit(s.n)
+		}
+		hold := s.hold
+		s.mu.Unlock()
+		if hold != nil && n != 0 {
+			select {
+			case <-hold:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "<html><body><h1>%d</h1>", n)
+		for c := 3*n + 1; c <= 3*n+3 && c < s.total; c++ {
+			fmt.Fprintf(&b, `<a href="/p/%d">%d</a>`, c, c)
+		}
+		b.WriteString("</body></html>")
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(b.String()))
+	})
+	s.Server = httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+const treeSpider = `export default class {
+  name = "tree";
+  customSettings = { ROBOTSTXT_OBEY: false, CONCURRENT_REQUESTS: 8, LOGSTATS_INTERVAL: 0 };
+  *start() { yield new Request(this.baseUrl + "/p/0"); }
+  *parse(r) {
+    this.state.pages = (this.state.pages || 0) + 1;
+    yield { n: Number(r.css("h1::text").get()) };
+    yield* r.followAll(r.css("a"));
+  }
+}
+`
+
+// runJob runs one crawl of the job with the binary and returns its exit code and log.
+func runJobCrawl(t *testing.T, dir string, args ...string) (int, string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"run"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return -int(ws.Signal()), string(out)
+		}
+		return ee.ExitCode(), string(out)
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out)
+}
+
+// TestJobSurvivesKills: a crawl of 2,000 pages is SIGKILLed at random downloads, at least
+// ten times, resumed each time with the same command, then left to finish: its feed holds
+// every item exactly once and no page was downloaded more often than 1 + the kills.
+func TestJobSurvivesKills(t *testing.T) {
+	t.Parallel()
+	const total = 2000
+	site := newTreeSite(t, total)
+	dir := t.TempDir()
+	writeFile(t, dir, "tree.js", treeSpider)
+	args := []string{"tree.js", "--jobdir", "job", "-o", "items.jsonl", "-a", "baseUrl=" + site.URL,
+		"-s", "JOBDIR_COMMIT_INTERVAL=0.02"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	kills := 0
+	for kills < 12 {
+		var pid int
+		var cmd *exec.Cmd
+		site.mu.Lock()
+		target := site.n + 20 + rng.IntN(200)
+		started := make(chan struct{})
+		site.onHit = func(n int) {
+			if n == target {
+				<-started
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		site.mu.Unlock()
+		cmd = exec.Command(bin, append([]string{"run"}, args...)...)
+		cmd.Dir = dir
+		var log strings.Builder
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pid = cmd.Process.Pid
+		close(started)
+		err := cmd.Wait()
+		site.mu.Lock()
+		site.onHit = nil
+		site.mu.Unlock()
+		if err == nil {
+			break // it finished before the kill
+		}
+		ee, ok := err.(*exec.ExitError)
+		if !ok || !ee.Sys().(syscall.WaitStatus).Signaled() {
+			t.Fatalf("run %d: %v\n%s", kills+1, err, log.String())
+		}
+		kills++
+		st := jobStatus(t, filepath.Join(dir, "job"))
+		if st["state"] != "crashed" {
+			t.Errorf("after a kill, jscrawl job says %v, want crashed", st["state"])
+		}
+	}
+	code, log := runJobCrawl(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("the last run: exit code %d\n%s", code, log)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "items.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]int{}
+	for _, it := range jsonLines(t, string(data)) {
+		seen[int(it["n"].(float64))]++
+	}
+	for n := range total {
+		if seen[n] != 1 {
+			t.Errorf("item %d is in the feed %d times, want once", n, seen[n])
+		}
+	}
+	if len(seen) != total {
+		t.Errorf("%d distinct items, want %d", len(seen), total)
+	}
+	site.mu.Lock()
+	for n, h := range site.hits {
+		if h > 1+kills {
+			t.Errorf("page %d downloaded %d times after %d kills", n, h, kills)
+		}
+	}
+	site.mu.Unlock()
+	st := jobStatus(t, filepath.Join(dir, "job"))
+	if st["state"] != "finished" || st["finishReason"] != "finished" || st["pending"] != 0.0 || st["leased"] != 0.0 {
+		t.Errorf("job status %v", st)
+	}
+	if kills < 10 {
+		t.Errorf("only %d kills happened", kills)
+	}
+	// A finished job makes no request and leaves the feed alone.
+	site.mu.Lock()
+	before := site.n
+	site.mu.Unlock()
+	code, log = runJobCrawl(t, dir, args...)
+	if code != 0 || !strings.Contains(log, "already finished (finished)") {
+		t.Errorf("rerun of a finished job: exit code %d\n%s", code, log)
+	}
+	site.mu.Lock()
+	if site.n != before {
+		t.Errorf("a finished job made %d requests", site.n-before)
+	}
+	site.mu.Unlock()
+	if again, _ := os.ReadFile(filepath.Join(dir, "items.jsonl")); string(again) != string(data) {
+		t.Error("a finished job changed the feed")
+	}
+}
+
+// jobStatus runs `jscrawl job DIR --json`.
+func jobStatus(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	out, stderr, code := jscrawl(t, "job", dir, "--json")
+	if code != 0 {
+		t.Fatalf("jscrawl job: exit code %d: %s", code, stderr)
+	}
+	var st map[string]any
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatalf("jscrawl job --json: %v\n%s", err, out)
+	}
+	return st
+}
+
+// TestJobPauseResume: the first Ctrl-C pauses a job (downloads and callbacks in flight
+// finish, their progress is committed, the resume command is printed, exit code 130); the
+// same command resumes it, with this.state, this.resumed and the stats carried over, and the
+// -O feed (not overwritten on the resume) ends as one JSON array with every item once.
+func TestJobPauseResume(t *testing.T) {
+	t.Parallel()
+	const total = 40
+	site := newTreeSite(t, total)
+	site.hold = make(chan struct{})
+	arrived := make(chan int, total)
+	site.onHit = func(n int) { arrived <- n }
+	dir := t.TempDir()
+	writeFile(t, dir, "tree.js", strings.Replace(treeSpider, `*start() {`, `opened() { this.logger.info("resumed=" + this.resumed + " pages=" + (this.state.pages || 0)); }
+  *start() {`, 1))
+	args := []string{"tree.js", "--jobdir", "job", "-O", "items.json", "-a", "baseUrl=" + site.URL, "--stats-json", "stats.json"}
+	p := startIn(t, dir, args...)
+	for range 4 { // /p/0, then its three children, held by the server
+		<-arrived
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	// The held downloads finish once the stop has begun: the job keeps their children.
+	p.waitLine(t, "shutting down gracefully")
+	close(site.hold)
+	if code, _ := p.waitEnd(t, time.Now()); code != 130 {
+		t.Fatalf("paused run: exit code %d\n%s", code, p.Log())
+	}
+	log := p.Log()
+	if !strings.Contains(log, "Paused. Resume with: jscrawl run tree.js --jobdir job") {
+		t.Errorf("no resume hint:\n%s", log)
+	}
+	st := jobStatus(t, filepath.Join(dir, "job"))
+	if st["state"] != "paused" || st["leased"] != 0.0 || st["pending"].(float64) < 1 || st["done"] != 4.0 {
+		t.Errorf("paused job status %v", st)
+	}
+	site.mu.Lock()
+	site.onHit = nil
+	site.mu.Unlock()
+	code, out := runJobCrawl(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("resumed run: exit code %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "resumed=true pages=4") {
+		t.Errorf("this.state or this.resumed not restored:\n%s", out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "items.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var items []map[string]any
+	if err := json.Unmarshal(data, &items); err != nil {
+		t.Fatalf("items.json is not one JSON array: %v\n%s", err, data)
+	}
+	seen := map[float64]int{}
+	for _, it := range items {
+		seen[it["n"].(float64)]++
+	}
+	if len(items) != total || len(seen) != total {
+		t.Errorf("%d items (%d distinct), want %d once each", len(items), len(seen), total)
+	}
+	stats := readStatsJSON(t, filepath.Join(dir, "stats.json"))
+	if stats["item_scraped_count"] != float64(total) || stats["jobdir/resume_count"] != 1.0 {
+		t.Errorf("stats not carried over: item_scraped_count %v, jobdir/resume_count %v", stats["item_scraped_count"], stats["jobdir/resume_count"])
+	}
+}
+
+// startIn starts `jscrawl run args` in dir, its log read line by line (see crawlProc).
+func startIn(t *testing.T, dir string, args ...string) *crawlProc {
+	t.Helper()
+	return startCrawlIn(t, dir, nil, args...)
+}
+
+// TestJobRefused: a job another process runs, another spider's job and a damaged store are
+// refused with a clear message (exit 2, 2, 1), making no request and touching no feed.
+func TestJobRefused(t *testing.T) {
+	t.Parallel()
+	site := newTreeSite(t, 13)
+	dir := t.TempDir()
+	writeFile(t, dir, "tree.js", treeSpider)
+	writeFile(t, dir, "other.js", strings.Replace(treeSpider, `name = "tree"`, `name = "other"`, 1))
+	args := []string{"--jobdir", "job", "-o", "items.jsonl", "-a", "baseUrl=" + site.URL}
+	if code, log := runJobCrawl(t, dir, append([]string{"tree.js"}, args...)...); code != 0 {
+		t.Fatalf("first run: exit code %d\n%s", code, log)
+	}
+	feedBefore, err := os.ReadFile(filepath.Join(dir, "items.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	site.mu.Lock()
+	hits := site.n
+	site.mu.Unlock()
+
+	t.Run("another spider", func(t *testing.T) {
+		code, log := runJobCrawl(t, dir, append([]string{"other.js"}, args...)...)
+		if code != 2 || !strings.Contains(log, `belongs to spider "tree", not "other"`) {
+			t.Errorf("exit code %d, want 2 naming both spiders:\n%s", code, log)
+		}
+	})
+	t.Run("fresh starts over", func(t *testing.T) {
+		// A finished job run again with --fresh crawls again (and -o appends).
+		code, log := runJobCrawl(t, dir, append([]string{"tree.js", "--fresh"}, args...)...)
+		if code != 0 || strings.Contains(log, "already finished") {
+			t.Errorf("--fresh: exit code %d\n%s", code, log)
+		}
+		data, _ := os.ReadFile(filepath.Join(dir, "items.jsonl"))
+		if n := len(jsonLines(t, string(data))); n != 26 {
+			t.Errorf("--fresh with -o: %d items, want 26 (13 appended to 13)", n)
+		}
+		_ = os.WriteFile(filepath.Join(dir, "items.jsonl"), feedBefore, 0o644)
+	})
+	t.Run("damaged store", func(t *testing.T) {
+		jd := filepath.Join(dir, "damaged")
+		if err := os.MkdirAll(filepath.Join(jd, "frontier"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// Garbage in every file the store would read.
+		code, log := runJobCrawl(t, dir, "tree.js", "--jobdir", "damaged", "-a", "baseUrl="+site.URL)
+		if code != 0 {
+			t.Fatalf("new job: exit code %d\n%s", code, log)
+		}
+		st := jobStatus(t, jd)
+		st["state"] = "" // not read again
+		entries, _ := os.ReadDir(filepath.Join(jd, "frontier"))
+		for _, e := range entries {
+			if !e.IsDir() {
+				_ = os.WriteFile(filepath.Join(jd, "frontier", e.Name()), []byte("garbage, not a store"), 0o644)
+			}
+		}
+		status, _ := os.ReadFile(filepath.Join(jd, "job.json"))
+		_ = os.WriteFile(filepath.Join(jd, "job.json"), []byte(strings.Replace(string(status), `"finished"`, `"paused"`, 1)), 0o644)
+		site.mu.Lock()
+		hits = site.n
+		site.mu.Unlock()
+		code, log = runJobCrawl(t, dir, "tree.js", "--jobdir", "damaged", "-a", "baseUrl="+site.URL)
+		if code != 1 || strings.Contains(log, "panic") || !strings.Contains(log, "damaged") {
+			t.Errorf("damaged store: exit code %d, want 1 with a message:\n%s", code, log)
+		}
+		t.Log(log)
+	})
+	site.mu.Lock()
+	if site.n != hits {
+		t.Errorf("refused runs made %d requests", site.n-hits)
+	}
+	site.mu.Unlock()
+	if data, _ := os.ReadFile(filepath.Join(dir, "items.jsonl")); string(data) != string(feedBefore) {
+		t.Error("a refused run changed the feed")
+	}
+}
+
+// TestJobLocked: a second run of a job that runs is refused, naming the running pid.
+func TestJobLocked(t *testing.T) {
+	t.Parallel()
+	site := newTreeSite(t, 13)
+	site.hold = make(chan struct{})
+	arrived := make(chan int, 20)
+	site.onHit = func(n int) { arrived <- n }
+	dir := t.TempDir()
+	writeFile(t, dir, "tree.js", treeSpider)
+	args := []string{"tree.js", "--jobdir", "job", "-a", "baseUrl=" + site.URL}
+	p := startIn(t, dir, args...)
+	<-arrived
+	<-arrived // a held download: the first run is crawling
+	code, log := runJobCrawl(t, dir, args...)
+	want := fmt.Sprintf("job in job is running, pid %d", p.cmd.Process.Pid)
+	if code != 2 || !strings.Contains(log, want) {
+		t.Errorf("exit code %d, want 2 with %q:\n%s", code, want, log)
+	}
+	if st := jobStatus(t, filepath.Join(dir, "job")); st["state"] != "running" || st["pid"] != float64(p.cmd.Process.Pid) {
+		t.Errorf("jscrawl job on a running job: %v", st)
+	}
+	close(site.hold)
+	if code, _ := p.waitEnd(t, time.Now()); code != 0 {
+		t.Errorf("the first run: exit code %d\n%s", code, p.Log())
+	}
+}
+
+// TestJobEditedSpider: a resumed request whose callback the edited spider no longer has is
+// an error, counted in jobdir/missing_callback, never silently dropped.
+func TestJobEditedSpider(t *testing.T) {
+	t.Parallel()
+	site := newTreeSite(t, 13)
+	site.hold = make(chan struct{})
+	arrived := make(chan int, 20)
+	site.onHit = func(n int) { arrived <- n }
+	dir := t.TempDir()
+	src := strings.Replace(treeSpider, `yield* r.followAll(r.css("a"));`, `yield* r.followAll(r.css("a"), { callback: this.parsePage });`, 1)
+	src = strings.Replace(src, `  *parse(r) {`, `  *parsePage(r) { yield* this.parse(r); }
+  *parse(r) {`, 1)
+	writeFile(t, dir, "tree.js", src)
+	args := []string{"tree.js", "--jobdir", "job", "-a", "baseUrl=" + site.URL, "--stats-json", "stats.json"}
+	p := startIn(t, dir, args...)
+	for range 4 {
+		<-arrived
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	p.waitLine(t, "shutting down gracefully")
+	close(site.hold)
+	if code, _ := p.waitEnd(t, time.Now()); code != 130 {
+		t.Fatalf("paused run: exit code %d\n%s", code, p.Log())
+	}
+	writeFile(t, dir, "tree.js", strings.ReplaceAll(src, "parsePage", "parseItem"))
+	code, log := runJobCrawl(t, dir, args...)
+	if !strings.Contains(log, "names the method parsePage, which the spider no longer has") {
+		t.Errorf("exit code %d; no error for the missing callback:\n%s", code, log)
+	}
+	stats := readStatsJSON(t, filepath.Join(dir, "stats.json"))
+	if n, _ := stats["jobdir/missing_callback"].(float64); n < 1 {
+		t.Errorf("jobdir/missing_callback = %v", stats["jobdir/missing_callback"])
+	}
+}
