@@ -95,7 +95,7 @@ type runJob struct {
 // openJob opens the job folder for the spider. It returns (nil, nil) without a jobdir, and
 // an exit error (2 for a job another process runs or another spider's, 1 for a damaged
 // one) when it cannot be used.
-func openJob(settings *types.Settings, fresh bool, spider *jsapi.Spider, file string, logger *slog.Logger) (*runJob, error) {
+func openJob(settings *types.Settings, fresh bool, spider *jsapi.Spider, file, demo string, logger *slog.Logger) (*runJob, error) {
 	dir := settings.String(types.JobDir)
 	if dir == "" {
 		if fresh {
@@ -104,7 +104,7 @@ func openJob(settings *types.Settings, fresh bool, spider *jsapi.Spider, file st
 		return nil, nil
 	}
 	j, err := job.Open(dir, job.Options{Spider: spider.Name(), File: file, Fresh: fresh,
-		FIFO: settings.String(types.SchedulerMemoryQueue) == "fifo", Logger: logger})
+		FIFO: settings.String(types.SchedulerMemoryQueue) == "fifo", Demo: demo, Logger: logger})
 	var running *job.ErrRunning
 	var other *job.ErrOtherSpider
 	switch {
@@ -150,6 +150,17 @@ func (r *runJob) engineOptions(ctx context.Context, settings *types.Settings, st
 		opts = append(opts, engine.WithStartDone())
 	}
 	return opts, nil
+}
+
+// demoAddr returns the address run --demo should serve the demo site at: the one a job's
+// earlier run used (its requests name it), or any free port.
+func demoAddr(jobdir string) string {
+	if jobdir != "" {
+		if st, err := job.ReadStatus(jobdir); err == nil && st.Demo != "" && st.State != job.StateFinished {
+			return st.Demo
+		}
+	}
+	return "127.0.0.1:0"
 }
 
 // ended tells the user how to resume a job the crawl left resumable.

@@ -427,3 +427,43 @@ func TestJobEditedSpider(t *testing.T) {
 		t.Errorf("jobdir/missing_callback = %v", stats["jobdir/missing_callback"])
 	}
 }
+
+// TestJobDemoResume: a paused `run --demo` job resumes against a demo site at the address
+// its requests name, and ends with the catalogue's 100 books once each.
+func TestJobDemoResume(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	books, err := filepath.Abs("examples/books.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--demo", books, "--jobdir", "job", "-o", "books.jsonl", "-L", "DEBUG"}
+	p := startIn(t, dir, args...)
+	for range 10 {
+		p.waitLine(t, "Scraped from")
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	if code, _ := p.waitEnd(t, time.Now()); code != 130 {
+		t.Fatalf("paused run: exit code %d\n%s", code, p.Log())
+	}
+	code, log := runJobCrawl(t, dir, args...)
+	if code != 0 || strings.Contains(log, "ERROR") {
+		t.Fatalf("resumed run: exit code %d\n%s", code, log)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "books.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	titles := map[string]int{}
+	for _, it := range jsonLines(t, string(data)) {
+		titles[it["title"].(string)]++
+	}
+	if len(titles) != 100 {
+		t.Errorf("%d distinct books, want 100", len(titles))
+	}
+	for title, n := range titles {
+		if n != 1 {
+			t.Errorf("%q is in the feed %d times", title, n)
+		}
+	}
+}

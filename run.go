@@ -209,7 +209,7 @@ func runAction(c *cli.Context) error {
 
 	demoURL := ""
 	if c.Bool("demo") {
-		srv, err := demosite.Start("127.0.0.1:0")
+		srv, err := demosite.Start(demoAddr(settings.String(types.JobDir)))
 		if err != nil {
 			return fmt.Errorf("start the demo site: %w", err)
 		}
@@ -262,7 +262,7 @@ func runAction(c *cli.Context) error {
 		}
 	}
 	start := time.Now()
-	rj, err := openJob(settings, c.Bool("fresh"), spider, file, logger)
+	rj, err := openJob(settings, c.Bool("fresh"), spider, file, strings.TrimPrefix(demoURL, "http://"), logger)
 	if err != nil {
 		return err
 	}

@@ -61,6 +61,7 @@ type Status struct {
 	FinishReason string           `json:"finishReason,omitempty"`
 	Resumes      int64            `json:"resumes"`
 	Started      string           `json:"started,omitempty"` // when the job began (RFC 3339, UTC)
+	Demo         string           `json:"demo,omitempty"`    // the address of run --demo's site, kept for a resume
 }
 
 // ErrRunning is returned by Open for a job another process runs.
@@ -91,6 +92,7 @@ type Options struct {
 	File   string // the spider file, for the status and the resume hint
 	Fresh  bool   // wipe the job's state and start over
 	FIFO   bool   // SCHEDULER_MEMORY_QUEUE=fifo
+	Demo   string // the demo site's address (run --demo), served at the same one on a resume
 	Logger *slog.Logger
 }
 
@@ -180,6 +182,9 @@ func Open(dir string, opts Options) (*Job, error) {
 		_ = json.Unmarshal(b, &j.sched.done)
 	}
 	j.status.Spider, j.status.File, j.status.PID = opts.Spider, opts.File, os.Getpid()
+	if opts.Demo != "" {
+		j.status.Demo = opts.Demo
+	}
 	if j.status.Started == "" || !j.resumed {
 		j.status.Started = time.Now().UTC().Format(time.RFC3339Nano)
 	}
