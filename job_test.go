@@ -64,6 +64,26 @@ func newTreeSite(t *testing.T, total int) *treeSite {
 		w.Header().Set("Content-Type", "text/html")
 		_, _ = w.Write([]byte(b.String()))
 	})
+	// A sitemap index of the pages, 100 to a sitemap (for SitemapSpider).
+	mux.HandleFunc("GET /sitemap_index.xml", func(w http.ResponseWriter, r *http.Request) {
+		var b strings.Builder
+		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+		for k := 0; k*100 < s.total; k++ {
+			fmt.Fprintf(&b, "<sitemap><loc>%s/sitemap/%d.xml</loc></sitemap>", s.URL, k)
+		}
+		b.WriteString("</sitemapindex>")
+		_, _ = w.Write([]byte(b.String()))
+	})
+	mux.HandleFunc("GET /sitemap/{k}", func(w http.ResponseWriter, r *http.Request) {
+		k, _ := strconv.Atoi(strings.TrimSuffix(r.PathValue("k"), ".xml"))
+		var b strings.Builder
+		b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+		for n := k * 100; n < min((k+1)*100, s.total); n++ {
+			fmt.Fprintf(&b, "<url><loc>%s/p/%d</loc></url>", s.URL, n)
+		}
+		b.WriteString("</urlset>")
+		_, _ = w.Write([]byte(b.String()))
+	})
 	s.Server = httptest.NewServer(mux)
 	t.Cleanup(s.Close)
 	return s
@@ -109,47 +129,7 @@ func TestJobSurvivesKills(t *testing.T) {
 	writeFile(t, dir, "tree.js", treeSpider)
 	args := []string{"tree.js", "--jobdir", "job", "-o", "items.jsonl", "-a", "baseUrl=" + site.URL,
 		"-s", "JOBDIR_COMMIT_INTERVAL=0.02"}
-	rng := rand.New(rand.NewPCG(1, 2))
-	kills := 0
-	for kills < 12 {
-		var pid int
-		var cmd *exec.Cmd
-		site.mu.Lock()
-		target := site.n + 20 + rng.IntN(200)
-		started := make(chan struct{})
-		site.onHit = func(n int) {
-			if n == target {
-				<-started
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
-		site.mu.Unlock()
-		cmd = exec.Command(bin, append([]string{"run"}, args...)...)
-		cmd.Dir = dir
-		var log strings.Builder
-		cmd.Stdout, cmd.Stderr = &log, &log
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		pid = cmd.Process.Pid
-		close(started)
-		err := cmd.Wait()
-		site.mu.Lock()
-		site.onHit = nil
-		site.mu.Unlock()
-		if err == nil {
-			break // it finished before the kill
-		}
-		ee, ok := err.(*exec.ExitError)
-		if !ok || !ee.Sys().(syscall.WaitStatus).Signaled() {
-			t.Fatalf("run %d: %v\n%s", kills+1, err, log.String())
-		}
-		kills++
-		st := jobStatus(t, filepath.Join(dir, "job"))
-		if st["state"] != "crashed" {
-			t.Errorf("after a kill, jscrawl job says %v, want crashed", st["state"])
-		}
-	}
+	kills := killRuns(t, site, dir, args, 12)
 	code, log := runJobCrawl(t, dir, args...)
 	if code != 0 {
 		t.Fatalf("the last run: exit code %d\n%s", code, log)
@@ -200,6 +180,58 @@ func TestJobSurvivesKills(t *testing.T) {
 	if again, _ := os.ReadFile(filepath.Join(dir, "items.jsonl")); string(again) != string(data) {
 		t.Error("a finished job changed the feed")
 	}
+}
+
+// killRuns runs the job with args in dir again and again, SIGKILLing each run at a random
+// download of site (20 to 220 downloads after its start), until it has been killed n times
+// or a run finishes. It returns the number of kills; after each, jscrawl job must say
+// crashed.
+func killRuns(t *testing.T, site *treeSite, dir string, args []string, n int) int {
+	t.Helper()
+	seed := uint64(rand.Int64())
+	t.Logf("kill seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	kills := 0
+	for kills < n {
+		var pid int
+		var cmd *exec.Cmd
+		site.mu.Lock()
+		target := site.n + 20 + rng.IntN(200)
+		started := make(chan struct{})
+		site.onHit = func(n int) {
+			if n == target {
+				<-started
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		site.mu.Unlock()
+		cmd = exec.Command(bin, append([]string{"run"}, args...)...)
+		cmd.Dir = dir
+		var log strings.Builder
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		pid = cmd.Process.Pid
+		close(started)
+		err := cmd.Wait()
+		site.mu.Lock()
+		site.onHit = nil
+		site.mu.Unlock()
+		if err == nil {
+			break // it finished before the kill
+		}
+		ee, ok := err.(*exec.ExitError)
+		if !ok || !ee.Sys().(syscall.WaitStatus).Signaled() {
+			t.Fatalf("run %d: %v\n%s", kills+1, err, log.String())
+		}
+		kills++
+		st := jobStatus(t, filepath.Join(dir, "job"))
+		if st["state"] != "crashed" {
+			t.Errorf("after a kill, jscrawl job says %v, want crashed", st["state"])
+		}
+	}
+	return kills
 }
 
 // jobStatus runs `jscrawl job DIR --json`.
@@ -464,6 +496,44 @@ func TestJobDemoResume(t *testing.T) {
 	for title, n := range titles {
 		if n != 1 {
 			t.Errorf("%q is in the feed %d times", title, n)
+		}
+	}
+}
+
+// TestJobSitemapSpiderResumes: a SitemapSpider job killed several times (sitemaps are
+// scheduled requests, so the frontier keeps them) ends with every page's item once.
+func TestJobSitemapSpiderResumes(t *testing.T) {
+	t.Parallel()
+	const total = 1000
+	site := newTreeSite(t, total)
+	dir := t.TempDir()
+	writeFile(t, dir, "sm.js", `import { SitemapSpider } from "jscrawl";
+export default class extends SitemapSpider {
+  name = "sm";
+  customSettings = { ROBOTSTXT_OBEY: false, CONCURRENT_REQUESTS: 8, LOGSTATS_INTERVAL: 0 };
+  get sitemapUrls() { return [this.baseUrl + "/sitemap_index.xml"]; }
+  parse(r) { return { n: Number(r.css("h1::text").get()) }; }
+}
+`)
+	args := []string{"sm.js", "--jobdir", "job", "-o", "items.jsonl", "-a", "baseUrl=" + site.URL, "-s", "JOBDIR_COMMIT_INTERVAL=0.02"}
+	kills := killRuns(t, site, dir, args, 5)
+	if kills < 5 {
+		t.Errorf("only %d kills happened", kills)
+	}
+	if code, log := runJobCrawl(t, dir, args...); code != 0 {
+		t.Fatalf("the last run: exit code %d\n%s", code, log)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "items.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]int{}
+	for _, it := range jsonLines(t, string(data)) {
+		seen[int(it["n"].(float64))]++
+	}
+	for n := range total {
+		if seen[n] != 1 {
+			t.Errorf("item %d is in the feed %d times after %d kills, want once", n, seen[n], kills)
 		}
 	}
 }
