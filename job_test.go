@@ -537,3 +537,51 @@ export default class extends SitemapSpider {
 		}
 	}
 }
+
+// TestJobSecondCtrlC: a second Ctrl-C stops at once, with the downloads held by the server
+// cut off; what was done is committed and the job resumes to every item once.
+func TestJobSecondCtrlC(t *testing.T) {
+	t.Parallel()
+	const total = 40
+	site := newTreeSite(t, total)
+	site.hold = make(chan struct{})
+	arrived := make(chan int, 4*total)
+	site.onHit = func(n int) { arrived <- n }
+	dir := t.TempDir()
+	writeFile(t, dir, "tree.js", treeSpider)
+	args := []string{"tree.js", "--jobdir", "job", "-o", "items.jsonl", "-a", "baseUrl=" + site.URL, "-s", "SHUTDOWN_TIMEOUT=600"}
+	p := startIn(t, dir, args...)
+	for range 4 {
+		<-arrived
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	p.waitLine(t, "shutting down gracefully")
+	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	if code, _ := p.waitEnd(t, time.Now()); code != 130 {
+		t.Fatalf("stopped run: exit code %d\n%s", code, p.Log())
+	}
+	st := jobStatus(t, filepath.Join(dir, "job"))
+	if st["state"] != "paused" || st["done"] != 1.0 || st["leased"] != 3.0 {
+		t.Errorf("job after a second Ctrl-C: %v (want paused, /p/0 done, its 3 children leased)", st)
+	}
+	close(site.hold)
+	site.mu.Lock()
+	site.onHit = nil
+	site.mu.Unlock()
+	if code, log := runJobCrawl(t, dir, args...); code != 0 {
+		t.Fatalf("resumed run: exit code %d\n%s", code, log)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "items.jsonl"))
+	seen := map[float64]int{}
+	for _, it := range jsonLines(t, string(data)) {
+		seen[it["n"].(float64)]++
+	}
+	if len(seen) != total {
+		t.Errorf("%d distinct items, want %d", len(seen), total)
+	}
+	for n, c := range seen {
+		if c != 1 {
+			t.Errorf("item %v %d times", n, c)
+		}
+	}
+}
