@@ -134,22 +134,7 @@ func TestJobSurvivesKills(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("the last run: exit code %d\n%s", code, log)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "items.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[int]int{}
-	for _, it := range jsonLines(t, string(data)) {
-		seen[int(it["n"].(float64))]++
-	}
-	for n := range total {
-		if seen[n] != 1 {
-			t.Errorf("item %d is in the feed %d times, want once", n, seen[n])
-		}
-	}
-	if len(seen) != total {
-		t.Errorf("%d distinct items, want %d", len(seen), total)
-	}
+	data := eachOnce(t, filepath.Join(dir, "items.jsonl"), total)
 	site.mu.Lock()
 	for n, h := range site.hits {
 		if h > 1+kills {
@@ -232,6 +217,30 @@ func killRuns(t *testing.T, site *treeSite, dir string, args []string, n int) in
 		}
 	}
 	return kills
+}
+
+// eachOnce checks that the JSON Lines feed at path holds the items {"n": 0} to
+// {"n": total-1} once each, and returns its content.
+func eachOnce(t *testing.T, path string, total int) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]int{}
+	items := jsonLines(t, string(data))
+	for _, it := range items {
+		seen[int(it["n"].(float64))]++
+	}
+	for n := range total {
+		if seen[n] != 1 {
+			t.Errorf("item %d is in the feed %d times, want once", n, seen[n])
+		}
+	}
+	if len(items) != total {
+		t.Errorf("%d items in the feed, want %d", len(items), total)
+	}
+	return data
 }
 
 // jobStatus runs `jscrawl job DIR --json`.
@@ -523,19 +532,7 @@ export default class extends SitemapSpider {
 	if code, log := runJobCrawl(t, dir, args...); code != 0 {
 		t.Fatalf("the last run: exit code %d\n%s", code, log)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "items.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[int]int{}
-	for _, it := range jsonLines(t, string(data)) {
-		seen[int(it["n"].(float64))]++
-	}
-	for n := range total {
-		if seen[n] != 1 {
-			t.Errorf("item %d is in the feed %d times after %d kills, want once", n, seen[n], kills)
-		}
-	}
+	eachOnce(t, filepath.Join(dir, "items.jsonl"), total)
 }
 
 // TestJobSecondCtrlC: a second Ctrl-C stops at once, with the downloads held by the server
@@ -571,17 +568,5 @@ func TestJobSecondCtrlC(t *testing.T) {
 	if code, log := runJobCrawl(t, dir, args...); code != 0 {
 		t.Fatalf("resumed run: exit code %d\n%s", code, log)
 	}
-	data, _ := os.ReadFile(filepath.Join(dir, "items.jsonl"))
-	seen := map[float64]int{}
-	for _, it := range jsonLines(t, string(data)) {
-		seen[it["n"].(float64)]++
-	}
-	if len(seen) != total {
-		t.Errorf("%d distinct items, want %d", len(seen), total)
-	}
-	for n, c := range seen {
-		if c != 1 {
-			t.Errorf("item %v %d times", n, c)
-		}
-	}
+	eachOnce(t, filepath.Join(dir, "items.jsonl"), total)
 }
