@@ -295,7 +295,13 @@ func (j *Job) Commit(ctx context.Context, p engine.Progress) error {
 		}
 	}
 	if j.spider != nil {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		// The engine waits for the commit: a VM busy with synchronous JS delays a periodic
+		// commit by at most a second (the last state read is saved then), the last one longer.
+		wait := time.Second
+		if p.Final {
+			wait = 10 * time.Second
+		}
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), wait)
 		state, err := j.spider.JobState(sctx)
 		cancel()
 		if err != nil {
