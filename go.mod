@@ -13,7 +13,6 @@ require (
 	github.com/evanw/esbuild v0.28.2
 	github.com/jmespath/go-jmespath v0.4.0
 	github.com/klauspost/compress v1.20.4
-	github.com/temoto/robotstxt v1.1.2
 	github.com/urfave/cli/v2 v2.27.7
 	golang.org/x/net v0.62.0
 	golang.org/x/sys v0.50.0

@@ -178,16 +178,22 @@ func TestRobotsTxtNetworkError(t *testing.T) {
 	}
 }
 
-func TestProductToken(t *testing.T) {
+// TestRobotName: the names of a User-Agent's product tokens, those in comments included,
+// are what robots.txt groups are matched against.
+func TestRobotName(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{
-		"jscrawl/0.1.0 (+https://github.com/jscrawl/jscrawl)": "jscrawl",
-		"Mozilla/5.0 (X11; Linux x86_64)":                     "Mozilla",
-		"mybot":                                               "mybot",
-		"  Bot(compatible)":                                   "Bot",
+		"jscrawl/0.1.0 (+https://github.com/jscrawl/jscrawl)":                      "jscrawl",
+		"Mozilla/5.0 (X11; Linux x86_64)":                                          "Mozilla",
+		"Mozilla/5.0 (compatible; MyBot/1.0)":                                      "Mozilla MyBot",
+		"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)": "Mozilla Googlebot",
+		"mybot":              "mybot",
+		"  Bot(compatible)":  "Bot",
+		"a/1 b/2 (c; (d/3))": "a b d",
+		"":                   "",
 	} {
-		if got := productToken(in); got != want {
-			t.Errorf("productToken(%q) = %q, want %q", in, got, want)
+		if got := robotName(in); got != want {
+			t.Errorf("robotName(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -254,10 +254,12 @@ func TestAutoThrottle(t *testing.T) {
 
 // TestRobotsTxt: allowed paths are fetched, disallowed ones are not and fail with
 // ErrIgnoreRequest; 4xx allows all, 5xx disallows all; the group is chosen by the user
-// agent's product token or ROBOTSTXT_USER_AGENT; meta.dontObeyRobotstxt skips the check.
+// agent's product tokens or ROBOTSTXT_USER_AGENT; meta.dontObeyRobotstxt skips the check.
+// The matcher's own cases are in engine/robotstxt.
 func TestRobotsTxt(t *testing.T) {
 	t.Parallel()
 	const groups = "User-agent: otherbot\nDisallow: /\n\nUser-agent: jscrawl\nDisallow: /mine\n\nUser-agent: *\nDisallow: /private\n"
+	const mybot = "User-agent: mybot\nDisallow: /\n\nUser-agent: *\nDisallow: /private\n"
 	for _, tc := range []struct {
 		name   string
 		status int
@@ -279,6 +281,16 @@ func TestRobotsTxt(t *testing.T) {
 		{"USER_AGENT's first token", 200, groups, map[string]any{types.UserAgent: "otherbot/2.0 (+https://x)"}, nil, "/public", false},
 		{"dontObeyRobotstxt", 200, "User-agent: *\nDisallow: /", nil, types.Item{{Key: "dontObeyRobotstxt", Value: true}}, "/x", true},
 		{"ROBOTSTXT_OBEY false", 200, "User-agent: *\nDisallow: /", map[string]any{types.RobotsTxtObey: false}, nil, "/x", true},
+		// Issue 12: a stray line before the first User-agent made the old parser give up
+		// and allow everything; the rest of the file applies.
+		{"stray line before User-agent", 200, "<!DOCTYPE html>\nDisallow: /\nUser-agent: *\nDisallow: /private", nil, nil, "/private/x", false},
+		{"stray line before User-agent, allowed", 200, "<!DOCTYPE html>\nDisallow: /\nUser-agent: *\nDisallow: /private", nil, nil, "/public", true},
+		{"misspelled Disallow", 200, "User-agent: *\nDissallow: /private", nil, nil, "/private/x", false},
+		{"raw UTF-8 rule", 200, "User-agent: *\nDisallow: /wiki/Käyttäjä:", nil, nil, "/wiki/Käyttäjä:Foo", false},
+		{"percent-encoded rule", 200, "User-agent: *\nDisallow: /%7ejoe/", nil, nil, "/~joe/x", false},
+		{"compatible USER_AGENT", 200, mybot, map[string]any{types.UserAgent: "Mozilla/5.0 (compatible; MyBot/1.0)"}, nil, "/public", false},
+		{"compatible ROBOTSTXT_USER_AGENT", 200, mybot, map[string]any{types.RobotsTxtUserAgent: "Mozilla/5.0 (compatible; MyBot/1.0)"}, nil, "/public", false},
+		{"case-insensitive group", 200, mybot, map[string]any{types.RobotsTxtUserAgent: "MYBOT"}, nil, "/public", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -389,8 +401,9 @@ func TestRobotsTxtOncePerOrigin(t *testing.T) {
 	}
 }
 
-// TestRobotsTxtCrawlDelay: the Crawl-delay spaces the slot's downloads, without
-// randomization, and ROBOTSTXT_CRAWL_DELAY_MAX caps it.
+// TestRobotsTxtCrawlDelay: the Crawl-delay, or the interval of the Request-rate when it is
+// longer, spaces the slot's downloads, without randomization, and ROBOTSTXT_CRAWL_DELAY_MAX
+// caps it.
 func TestRobotsTxtCrawlDelay(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -403,6 +416,10 @@ func TestRobotsTxtCrawlDelay(t *testing.T) {
 		{"crawl-delay", "User-agent: *\nCrawl-delay: 0.3\n", nil, 250 * time.Millisecond, 20 * time.Second},
 		{"capped", "User-agent: *\nCrawl-delay: 30\n", map[string]any{types.RobotsTxtCrawlDelayMax: 0.2}, 160 * time.Millisecond, 10 * time.Second},
 		{"other group's delay", "User-agent: otherbot\nCrawl-delay: 30\n", nil, 0, 10 * time.Second},
+		{"request-rate", "User-agent: *\nRequest-rate: 10/3s\n", nil, 250 * time.Millisecond, 20 * time.Second},
+		{"request-rate longer than crawl-delay", "User-agent: *\nCrawl-delay: 0.01\nRequest-rate: 10/3\n", nil, 250 * time.Millisecond, 20 * time.Second},
+		{"crawl-delay longer than request-rate", "User-agent: *\nCrawl-delay: 0.3\nRequest-rate: 100/1s\n", nil, 250 * time.Millisecond, 20 * time.Second},
+		{"request-rate capped", "User-agent: *\nRequest-rate: 1/1m\n", map[string]any{types.RobotsTxtCrawlDelayMax: 0.2}, 160 * time.Millisecond, 10 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

@@ -9,8 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/temoto/robotstxt"
-
+	"github.com/jscrawl/jscrawl/engine/robotstxt"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -24,14 +23,15 @@ const robotsErrorTTL = 60 * time.Second
 // robots.txt is fetched once per origin (scheme, host and port) through the rest of the
 // chain, so slots, retries and the cache apply to it; concurrent requests to the origin
 // wait for that one fetch, and the rules stay in memory for the crawl. A 2xx is parsed
-// (github.com/temoto/robotstxt) and the group of the user agent applied: ROBOTSTXT_USER_AGENT,
-// else the request's User-Agent header, else USER_AGENT, reduced to its first product token
-// ("jscrawl" from "jscrawl/0.1.0 (+https://...)"). A 4xx allows everything. A 5xx (after
+// (package robotstxt: RFC 9309 and Google's rules) and the group of the user agent applied:
+// the group named in ROBOTSTXT_USER_AGENT, else in the names of the product tokens of the
+// request's User-Agent header or USER_AGENT (see robotName). A 4xx allows everything. A 5xx (after
 // the RetryMiddleware's retries) disallows everything for a minute, after which robots.txt
 // is fetched again. A network error lets requests through for a minute, so each fails (or
 // not) with its own error, as Scrapy does, then robots.txt is fetched again.
-// The group's Crawl-delay becomes the slot's minimum delay (SlotDownloader.SetMinDelay), at
-// most ROBOTSTXT_CRAWL_DELAY_MAX.
+// The group's Crawl-delay, or the interval its Request-rate asks for when that is longer,
+// becomes the slot's minimum delay (SlotDownloader.SetMinDelay), at most
+// ROBOTSTXT_CRAWL_DELAY_MAX.
 //
 // A disallowed request fails with an error wrapping ErrIgnoreRequest. meta.dontObeyRobotstxt
 // skips the check. Stats: robotstxt/request_count, robotstxt/response_count,
@@ -55,8 +55,8 @@ type RobotsTxtMiddleware struct {
 // data and expires are set before, under RobotsTxtMiddleware.mu.
 type robotsEntry struct {
 	done    chan struct{}
-	data    *robotstxt.RobotsData // nil: the fetch was cancelled
-	expires time.Time             // zero: never
+	data    *robotstxt.Robots // nil: the fetch was cancelled
+	expires time.Time         // zero: never
 }
 
 // NewRobotsTxtMiddleware returns a RobotsTxtMiddleware configured from settings. slots,
@@ -79,17 +79,38 @@ func NewRobotsTxtMiddleware(settings *types.Settings, stats *Stats, logger *slog
 	return m
 }
 
-// productToken returns the first product token of a User-Agent value: "jscrawl" from
-// "jscrawl/0.1.0 (+https://...)".
-func productToken(ua string) string {
-	ua = strings.TrimSpace(ua)
-	if i := strings.IndexAny(ua, " \t("); i >= 0 {
-		ua = ua[:i]
+// robotName returns the names of the product tokens of a User-Agent value, space-separated,
+// for matching robots.txt groups: "jscrawl" from "jscrawl/0.1.0 (+https://...)", "Mozilla
+// MyBot" from "Mozilla/5.0 (compatible; MyBot/1.0)". It takes each product ("name/version",
+// or a bare name outside comments) and each "name/version" inside a comment, and leaves out
+// the rest of comments ("compatible", "+https://...").
+func robotName(ua string) string {
+	var names []string
+	depth := 0 // comment nesting
+	piece := func(p string, inComment bool) {
+		name, _, product := strings.Cut(p, "/")
+		if (product || !inComment) && name != "" && !strings.ContainsAny(name, ":+") {
+			names = append(names, name)
+		}
 	}
-	if i := strings.IndexByte(ua, '/'); i >= 0 {
-		ua = ua[:i]
+	start := 0
+	for i := 0; i <= len(ua); i++ {
+		c := byte(' ')
+		if i < len(ua) {
+			c = ua[i]
+		}
+		switch c {
+		case ' ', '\t', ';', ',', '(', ')':
+			piece(ua[start:i], depth > 0)
+			start = i + 1
+			if c == '(' {
+				depth++
+			} else if c == ')' && depth > 0 {
+				depth--
+			}
+		}
 	}
-	return ua
+	return strings.Join(names, " ")
 }
 
 // Fetch implements DownloaderMiddleware.
@@ -115,12 +136,18 @@ func (m *RobotsTxtMiddleware) Fetch(ctx context.Context, req *types.Request, nex
 			agent = h
 		}
 	}
-	token := productToken(agent)
-	group := data.FindGroup(token)
-	if group.CrawlDelay > 0 && m.slots != nil {
-		m.slots.SetMinDelay(SlotKey(req), min(group.CrawlDelay, m.crawlDelayMax))
+	if !m.fixedAgent {
+		agent = robotName(agent)
 	}
-	if !data.TestAgent(u.RequestURI(), token) {
+	group := data.Group(agent)
+	delay := group.CrawlDelay()
+	if rate, ok := group.RequestRate(); ok {
+		delay = max(delay, rate.Delay()) // its time window is not read: the rate holds all day
+	}
+	if delay > 0 && m.slots != nil {
+		m.slots.SetMinDelay(SlotKey(req), min(delay, m.crawlDelayMax))
+	}
+	if !data.Allowed(agent, u.RequestURI()) {
 		m.stats.Inc("robotstxt/forbidden", 1)
 		m.logger.Debug("Forbidden by robots.txt: " + reqString(req))
 		return nil, fmt.Errorf("%w: forbidden by robots.txt: %s", ErrIgnoreRequest, req.URL)
@@ -130,7 +157,7 @@ func (m *RobotsTxtMiddleware) Fetch(ctx context.Context, req *types.Request, nex
 
 // robots returns the rules of origin, fetching them when they are missing or expired. Only
 // one fetch per origin runs at a time; others wait for it. It fails only when ctx is done.
-func (m *RobotsTxtMiddleware) robots(ctx context.Context, origin string, next Downloader) (*robotstxt.RobotsData, error) {
+func (m *RobotsTxtMiddleware) robots(ctx context.Context, origin string, next Downloader) (*robotstxt.Robots, error) {
 	for {
 		m.mu.Lock()
 		e := m.origins[origin]
@@ -176,15 +203,15 @@ func (m *RobotsTxtMiddleware) robots(ctx context.Context, origin string, next Do
 	}
 }
 
-// allowAll and disallowAll are parsed once.
+// The rules of a missing robots.txt and of one that answered 5xx.
 var (
-	robotsAllowAll, _    = robotstxt.FromStatusAndBytes(404, nil)
-	robotsDisallowAll, _ = robotstxt.FromStatusAndBytes(503, nil)
+	robotsAllowAll    = robotstxt.AllowAll()
+	robotsDisallowAll = robotstxt.DisallowAll()
 )
 
 // fetch downloads and parses the robots.txt of origin. It returns nil when ctx was
 // cancelled, and a non-zero expiry for a result that must be fetched again later.
-func (m *RobotsTxtMiddleware) fetch(ctx context.Context, origin string, next Downloader) (*robotstxt.RobotsData, time.Time) {
+func (m *RobotsTxtMiddleware) fetch(ctx context.Context, origin string, next Downloader) (*robotstxt.Robots, time.Time) {
 	r := &types.Request{
 		URL:        origin + "/robots.txt",
 		Priority:   1000,
@@ -223,12 +250,8 @@ func (m *RobotsTxtMiddleware) fetch(ctx context.Context, origin string, next Dow
 	m.stats.Inc("robotstxt/response_status_count/"+itoa(resp.Status), 1)
 	switch {
 	case resp.Status >= 200 && resp.Status < 300:
-		data, perr := robotstxt.FromBytes(resp.Body)
-		if perr != nil {
-			m.logger.Warn(fmt.Sprintf("Cannot parse %s, allowing everything: %v", respString(resp), perr))
-			return robotsAllowAll, time.Time{}
-		}
-		return data, time.Time{}
+		// Parse skips what it cannot read; the rest of the file applies.
+		return robotstxt.Parse(resp.Body), time.Time{}
 	case resp.Status >= 500:
 		m.logger.Warn(fmt.Sprintf("%s: server error, disallowing the site for %s", respString(resp), m.errorTTL))
 		return robotsDisallowAll, time.Now().Add(m.errorTTL)
