@@ -9,7 +9,7 @@
 //     rest of the file still applies.
 //   - A group is one or more User-agent lines followed by rules; any other line ends the
 //     list of user agents. Groups naming the same user agent are merged.
-//   - Paths are compared after normalising percent-encoding on both sides :
+//   - Paths are compared after normalising percent-encoding on both sides (RFC 9309 2.2.2):
 //     %3c equals %3C and '<', %7E equals '~', raw UTF-8 equals its encoding.
 //   - '*' matches any characters and a '$' at the end of a pattern anchors it; elsewhere '$'
 //     is a literal character. The longest matching pattern (as written, wildcards counted
@@ -21,6 +21,7 @@
 package robotstxt
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"time"
@@ -107,8 +108,9 @@ func merge(sets ...map[string]bool) map[string]bool {
 // Parse parses the body of a robots.txt. It never fails: what it cannot read it skips.
 func Parse(body []byte) *Robots {
 	r := &Robots{byAgent: map[string]*Group{}}
-	var current []*Group // the groups the rules being read apply to
-	prevKey := ""        // the key of the previous non-blank line
+	var current []*Group                            // the groups the rules being read apply to
+	prevKey := ""                                   // the key of the previous non-blank line
+	body = bytes.TrimPrefix(body, []byte("\uFEFF")) // a UTF-8 byte order mark, as Google skips it
 	for _, line := range splitLines(string(body)) {
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]

@@ -69,6 +69,7 @@ EOF
 		{"Dissallow", "User-agent: *\nDissallow: /private", "x", "/private/1", false},
 		{"Disallow: * without slash", "User-agent: *\nDisallow: *", "x", "/anything", false},
 		{"comment glued to the path", "User-agent: *\nDisallow: /private#secret", "x", "/private/1", false},
+		{"byte order mark", "\uFEFFUser-agent: *\nDisallow: /private", "x", "/private/1", false},
 		{"unknown lines", "User-agent: *\nNoindex: /x\nthis is not a directive\nDisallow: /private", "x", "/private/1", false},
 		{"%3c = %3C", "User-agent: *\nDisallow: /a%3cb", "x", "/a%3Cb", false},
 		{"%7E = ~", "User-agent: *\nDisallow: /%7Ejoe", "x", "/~joe/x", false},
