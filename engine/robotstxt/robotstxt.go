@@ -108,9 +108,10 @@ func merge(sets ...map[string]bool) map[string]bool {
 // Parse parses the body of a robots.txt. It never fails: what it cannot read it skips.
 func Parse(body []byte) *Robots {
 	r := &Robots{byAgent: map[string]*Group{}}
-	var current []*Group                            // the groups the rules being read apply to
-	prevKey := ""                                   // the key of the previous non-blank line
-	body = bytes.TrimPrefix(body, []byte("\uFEFF")) // a UTF-8 byte order mark, as Google skips it
+	var current []*Group // the groups the rules being read apply to
+	prevKey := ""        // the key of the previous non-blank line
+	// A UTF-8 byte order mark, which Google's parser skips too.
+	body = bytes.TrimPrefix(body, []byte("\uFEFF"))
 	for _, line := range splitLines(string(body)) {
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
