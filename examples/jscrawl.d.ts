@@ -855,11 +855,11 @@ declare module "jscrawl" {
     RETRY_HTTP_CODES?: unknown[];
     /** retries per request, after the first try (integer). */
     RETRY_TIMES?: number;
-    /** longest robots.txt Crawl-delay honoured (number of seconds). */
+    /** longest robots.txt Crawl-delay (or Request-rate interval) honoured (number of seconds). */
     ROBOTSTXT_CRAWL_DELAY_MAX?: number;
     /** obey robots.txt (boolean). */
     ROBOTSTXT_OBEY?: boolean;
-    /** user agent matched against robots.txt groups (empty: the first product token of USER_AGENT) (string). */
+    /** user agent matched against robots.txt groups (empty: the product tokens of the User-Agent header or USER_AGENT) (string). */
     ROBOTSTXT_USER_AGENT?: string;
     /** seconds a graceful stop (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit) waits for downloads in flight before aborting them (0: no limit) (number of seconds). */
     SHUTDOWN_TIMEOUT?: number;
