@@ -1,13 +1,18 @@
 package engine_test
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/types"
@@ -110,4 +115,65 @@ func TestSchedulerSpillStale(t *testing.T) {
 	if len(spillDirs(t, tmp)) != 1 {
 		t.Fatal("no spill")
 	}
+}
+
+var spillBig = flag.Bool("spill.big", false, "run TestSchedulerSpillBig: 10 million requests through a spilling MemoryScheduler")
+
+// TestSchedulerSpillBig enqueues 10 million distinct requests into a MemoryScheduler with the
+// default SCHEDULER_MEMORY_MAX, then drains it, and reports rates, peak Go heap and peak RSS
+// (VmHWM). Run it alone: go test ./engine/ -run TestSchedulerSpillBig -v -spill.big
+func TestSchedulerSpillBig(t *testing.T) {
+	if !*spillBig {
+		t.Skip("needs -spill.big")
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	n := 10_000_000
+	goruntime.GC()
+	var peakHeap atomic.Uint64
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			var ms goruntime.MemStats
+			goruntime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peakHeap.Load() {
+				peakHeap.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	s := engine.NewMemoryScheduler(settings(t, nil), nil, nil, nil)
+	defer s.Close()
+	start := time.Now()
+	for i := range n {
+		if !s.Enqueue(&types.Request{URL: "http://example.com/section/" + strconv.Itoa(i%997) + "/page?id=" + strconv.Itoa(i),
+			Callback: "parseItem", Depth: 3, Priority: -(i % 4)}) {
+			t.Fatal("dropped")
+		}
+	}
+	enq := time.Since(start)
+	start = time.Now()
+	for i := range n {
+		if s.Next() == nil {
+			t.Fatalf("empty after %d", i)
+		}
+	}
+	deq := time.Since(start)
+	close(stop)
+	<-stopped
+	status, _ := os.ReadFile("/proc/self/status")
+	hwm := ""
+	for _, l := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			hwm = strings.TrimSpace(strings.TrimPrefix(l, "VmHWM:"))
+		}
+	}
+	t.Logf("%d requests: %.0f enqueues/s, %.0f dequeues/s, peak Go heap %d MiB, peak RSS %s",
+		n, float64(n)/enq.Seconds(), float64(n)/deq.Seconds(), peakHeap.Load()>>20, hwm)
 }
