@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -176,4 +178,34 @@ func TestSchedulerSpillBig(t *testing.T) {
 	}
 	t.Logf("%d requests: %.0f enqueues/s, %.0f dequeues/s, peak Go heap %d MiB, peak RSS %s",
 		n, float64(n)/enq.Seconds(), float64(n)/deq.Seconds(), peakHeap.Load()>>20, hwm)
+}
+
+// TestCrawlSpill crawls 300 pages with SCHEDULER_MEMORY_MAX=50: the scheduler spills, every
+// page is fetched once, and the spill folder is gone when Run returns.
+func TestCrawlSpill(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	srv := enginetest.Start(t)
+	const pages = 300
+	spider := &enginetest.Spider{StartFunc: func(ctx context.Context, emit engine.Emit) error {
+		for i := range pages {
+			emit(types.Output{Request: &types.Request{URL: fmt.Sprintf("%s/links/%d?total=%d", srv.URL, i, pages)}})
+		}
+		return nil
+	}}
+	e, _ := crawl(t, spider, map[string]any{types.SchedulerMemoryMax: 50, types.ConcurrentRequests: 4})
+	if got := stat(e, "scheduler/enqueued/disk"); got == 0 {
+		t.Fatalf("scheduler/enqueued/disk = 0: no spill (enqueued/memory %d)", stat(e, "scheduler/enqueued/memory"))
+	}
+	if got := stat(e, "response_received_count"); got != pages {
+		t.Fatalf("response_received_count = %d, want %d", got, pages)
+	}
+	for i := range pages {
+		if h := srv.Hits(fmt.Sprintf("/links/%d", i)); h != 1 {
+			t.Fatalf("/links/%d fetched %d times", i, h)
+		}
+	}
+	if d := spillDirs(t, tmp); len(d) != 0 {
+		t.Fatalf("spill folder left after Run: %v", d)
+	}
 }
