@@ -124,6 +124,7 @@ var spillBig = flag.Bool("spill.big", false, "run TestSchedulerSpillBig: 10 mill
 // TestSchedulerSpillBig enqueues 10 million distinct requests into a MemoryScheduler with the
 // default SCHEDULER_MEMORY_MAX, then drains it, and reports rates, peak Go heap and peak RSS
 // (VmHWM). Run it alone: go test ./engine/ -run TestSchedulerSpillBig -v -spill.big
+// (SPILL_BIG_MAX=N sets SCHEDULER_MEMORY_MAX).
 func TestSchedulerSpillBig(t *testing.T) {
 	if !*spillBig {
 		t.Skip("needs -spill.big")
@@ -150,7 +151,11 @@ func TestSchedulerSpillBig(t *testing.T) {
 			}
 		}
 	}()
-	s := engine.NewMemoryScheduler(settings(t, nil), nil, nil, nil)
+	kv := map[string]any{}
+	if v := os.Getenv("SPILL_BIG_MAX"); v != "" { // another SCHEDULER_MEMORY_MAX than the default
+		kv[types.SchedulerMemoryMax] = v
+	}
+	s := engine.NewMemoryScheduler(settings(t, kv), nil, nil, nil)
 	defer s.Close()
 	start := time.Now()
 	for i := range n {
