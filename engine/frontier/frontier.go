@@ -298,6 +298,10 @@ func (f *Frontier) load() error {
 		if !empty {
 			return errors.New("not a frontier store (no format record)")
 		}
+		// A new store: a marker left from a removed one does not apply.
+		if err := os.Remove(filepath.Join(f.dir, markerFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
 		b := f.db.NewBatch()
 		_ = b.Set(keyFormat, []byte{formatVersion}, nil)
 		_ = b.Set(keyState, make([]byte, 16), nil)
