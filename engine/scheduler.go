@@ -168,6 +168,9 @@ func (s *MemoryScheduler) Next() *types.Request {
 // Len implements Scheduler.
 func (s *MemoryScheduler) Len() int {
 	if s.disk != nil {
+		if s.disk.done {
+			return 0 // the store failed: what it holds is lost, and the crawl must end
+		}
 		return s.disk.f.Len()
 	}
 	return s.n

@@ -1,15 +1,22 @@
 package engine_test
 
 import (
+	"context"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	goruntime "runtime"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -109,5 +116,101 @@ func TestSchedulerSpillStale(t *testing.T) {
 	}
 	if len(spillDirs(t, tmp)) != 1 {
 		t.Fatal("no spill")
+	}
+}
+
+var spillBig = flag.Bool("spill.big", false, "run TestSchedulerSpillBig: 10 million requests through a spilling MemoryScheduler")
+
+// TestSchedulerSpillBig enqueues 10 million distinct requests into a MemoryScheduler with the
+// default SCHEDULER_MEMORY_MAX, then drains it, and reports rates, peak Go heap and peak RSS
+// (VmHWM). Run it alone: go test ./engine/ -run TestSchedulerSpillBig -v -spill.big
+// (SPILL_BIG_MAX=N sets SCHEDULER_MEMORY_MAX).
+func TestSchedulerSpillBig(t *testing.T) {
+	if !*spillBig {
+		t.Skip("needs -spill.big")
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	n := 10_000_000
+	goruntime.GC()
+	var peakHeap atomic.Uint64
+	stop, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			var ms goruntime.MemStats
+			goruntime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peakHeap.Load() {
+				peakHeap.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	kv := map[string]any{}
+	if v := os.Getenv("SPILL_BIG_MAX"); v != "" { // another SCHEDULER_MEMORY_MAX than the default
+		kv[types.SchedulerMemoryMax] = v
+	}
+	s := engine.NewMemoryScheduler(settings(t, kv), nil, nil, nil)
+	defer s.Close()
+	start := time.Now()
+	for i := range n {
+		if !s.Enqueue(&types.Request{URL: "http://example.com/section/" + strconv.Itoa(i%997) + "/page?id=" + strconv.Itoa(i),
+			Callback: "parseItem", Depth: 3, Priority: -(i % 4)}) {
+			t.Fatal("dropped")
+		}
+	}
+	enq := time.Since(start)
+	start = time.Now()
+	for i := range n {
+		if s.Next() == nil {
+			t.Fatalf("empty after %d", i)
+		}
+	}
+	deq := time.Since(start)
+	close(stop)
+	<-stopped
+	status, _ := os.ReadFile("/proc/self/status")
+	hwm := ""
+	for _, l := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			hwm = strings.TrimSpace(strings.TrimPrefix(l, "VmHWM:"))
+		}
+	}
+	t.Logf("%d requests: %.0f enqueues/s, %.0f dequeues/s, peak Go heap %d MiB, peak RSS %s",
+		n, float64(n)/enq.Seconds(), float64(n)/deq.Seconds(), peakHeap.Load()>>20, hwm)
+}
+
+// TestCrawlSpill crawls 300 pages with SCHEDULER_MEMORY_MAX=50: the scheduler spills, every
+// page is fetched once, and the spill folder is gone when Run returns.
+func TestCrawlSpill(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	srv := enginetest.Start(t)
+	const pages = 300
+	spider := &enginetest.Spider{StartFunc: func(ctx context.Context, emit engine.Emit) error {
+		for i := range pages {
+			emit(types.Output{Request: &types.Request{URL: fmt.Sprintf("%s/links/%d?total=%d", srv.URL, i, pages)}})
+		}
+		return nil
+	}}
+	e, _ := crawl(t, spider, map[string]any{types.SchedulerMemoryMax: 50, types.ConcurrentRequests: 4})
+	if got := stat(e, "scheduler/enqueued/disk"); got == 0 {
+		t.Fatalf("scheduler/enqueued/disk = 0: no spill (enqueued/memory %d)", stat(e, "scheduler/enqueued/memory"))
+	}
+	if got := stat(e, "response_received_count"); got != pages {
+		t.Fatalf("response_received_count = %d, want %d", got, pages)
+	}
+	for i := range pages {
+		if h := srv.Hits(fmt.Sprintf("/links/%d", i)); h != 1 {
+			t.Fatalf("/links/%d fetched %d times", i, h)
+		}
+	}
+	if d := spillDirs(t, tmp); len(d) != 0 {
+		t.Fatalf("spill folder left after Run: %v", d)
 	}
 }

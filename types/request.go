@@ -112,6 +112,13 @@ func (r *Request) Copy() *Request {
 // Fingerprint identifies a request for the duplicate filter (Scrapy: fingerprint()):
 // a hex SHA-1 of the method, the canonical URL and the body.
 func (r *Request) Fingerprint() string {
+	sum := r.FingerprintSum()
+	return hex.EncodeToString(sum[:])
+}
+
+// FingerprintSum returns the SHA-1 that Fingerprint writes in hex, for stores that keep
+// fingerprints compact.
+func (r *Request) FingerprintSum() [sha1.Size]byte {
 	h := sha1.New()
 	h.Write([]byte(r.HTTPMethod()))
 	h.Write([]byte{0})
@@ -122,7 +129,9 @@ func (r *Request) Fingerprint() string {
 	h.Write([]byte(canon))
 	h.Write([]byte{0})
 	h.Write(r.Body)
-	return hex.EncodeToString(h.Sum(nil))
+	var sum [sha1.Size]byte
+	h.Sum(sum[:0])
+	return sum
 }
 
 // CanonicalURL returns rawURL with scheme and host lower-cased, the default port dropped,

@@ -2,7 +2,6 @@ package frontier
 
 import (
 	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -315,14 +314,8 @@ func (d *decoder) value(depth int) any {
 	return nil
 }
 
-// fingerprint returns the first 16 bytes of req.Fingerprint() (a SHA-1).
-func fingerprint(req *types.Request) (fp [16]byte) {
-	h := req.Fingerprint()
-	if len(h) >= 32 {
-		if _, err := hex.Decode(fp[:], []byte(h[:32])); err == nil {
-			return fp
-		}
-	}
-	copy(fp[:], h) // not hex: keep what there is (never happens with types.Request)
-	return fp
+// fingerprint returns the first 16 bytes of req's fingerprint (a SHA-1).
+func fingerprint(req *types.Request) [16]byte {
+	sum := req.FingerprintSum()
+	return [16]byte(sum[:16])
 }

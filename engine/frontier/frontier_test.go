@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -283,4 +285,29 @@ func openAndRead(dir string) (err error) {
 	for f.Next() != nil {
 	}
 	return f.Err()
+}
+
+// TestWipedStore: a folder whose store files were removed (a fresh start) opens as a new,
+// empty store even though the commit marker of the old one is still there.
+func TestWipedStore(t *testing.T) {
+	dir := t.TempDir()
+	f := open(t, dir, frontier.Options{Sync: true})
+	f.Enqueue(req("http://h/1", 0))
+	for range 3 {
+		if err := f.Commit(nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.Close()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if e.Name() != "FRONTIER-COMMITTED" {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
+	}
+	f = open(t, dir, frontier.Options{Sync: true})
+	defer f.Close()
+	if f.Len() != 0 || f.SeenCount() != 0 {
+		t.Fatalf("wiped store holds %d requests, %d fingerprints", f.Len(), f.SeenCount())
+	}
 }
