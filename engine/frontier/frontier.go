@@ -148,6 +148,10 @@ type Frontier struct {
 	seenN      int64
 	bloom      *bloomChain
 	newSeen    map[[16]byte]struct{} // fingerprints not yet written
+	// hot and warm hold fingerprints written or found in the store lately (at most 2 ×
+	// hotSize): a site's links repeat the same pages, and a duplicate found here costs no
+	// store lookup (the Bloom filter answers "maybe" for every duplicate).
+	hot, warm map[[16]byte]struct{}
 	buffered   int                   // requests in the wbufs
 	recovered  int
 	err        error
@@ -516,16 +520,34 @@ func (f *Frontier) seen(fp *[16]byte) bool {
 	if _, ok := f.newSeen[*fp]; ok {
 		return true
 	}
+	if _, ok := f.hot[*fp]; ok {
+		return true
+	}
+	if _, ok := f.warm[*fp]; ok {
+		return true
+	}
 	f.kbuf = skey(f.kbuf[:0], fp)
 	_, c, err := f.db.Get(f.kbuf)
 	if err == nil {
 		_ = c.Close()
+		f.remember(fp)
 		return true
 	}
 	if !errors.Is(err, pebble.ErrNotFound) {
 		f.setErr(err)
 	}
 	return false
+}
+
+// hotSize is how many fingerprints hot holds before it becomes warm and a new hot starts.
+const hotSize = 1 << 17
+
+// remember keeps fp in the hot set of recent fingerprints.
+func (f *Frontier) remember(fp *[16]byte) {
+	if len(f.hot) >= hotSize || f.hot == nil {
+		f.warm, f.hot = f.hot, make(map[[16]byte]struct{}, hotSize/4)
+	}
+	f.hot[*fp] = struct{}{}
 }
 
 // push adds req on top of its priority's queue.
@@ -746,6 +768,7 @@ func (f *Frontier) writeBuffered(b *pebble.Batch) {
 	for i := range fps {
 		f.kbuf = skey(f.kbuf[:0], &fps[i])
 		_ = b.Set(f.kbuf, f.vbuf, nil)
+		f.remember(&fps[i])
 	}
 	f.buffered = 0
 	f.newSeen = make(map[[16]byte]struct{}, len(fps))
