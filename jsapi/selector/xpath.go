@@ -85,7 +85,7 @@ func CompileXPath(expr string, namespaces map[string]string) (*XPathQuery, error
 		e, _ := v.(xpathEntry) // only xpathEntry values are stored
 		return e.q, e.err
 	}
-	ns := map[string]string{"xml": xmlNamespace}
+	ns := map[string]string{"xml": xmlNamespace, "re": exsltRegexNS, "set": exsltSetsNS}
 	for p, u := range namespaces {
 		ns[p] = u
 	}
@@ -115,7 +115,7 @@ func (q *XPathQuery) compile() (e *xpath.Expr, err error) {
 	if strings.TrimSpace(q.src) == "" {
 		return nil, &XPathError{Expr: q.src, Err: fmt.Errorf("empty expression")}
 	}
-	e, err = xpath.CompileWithNS(q.src, q.ns)
+	e, err = xpath.CompileWithFunctions(q.src, q.ns, xpathFuncs)
 	if err != nil {
 		return nil, &XPathError{Expr: q.src, Err: err}
 	}
