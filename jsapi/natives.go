@@ -417,6 +417,15 @@ func (st *vmState) natives() *goja.Object {
 	})
 	set("selectorProto", func(goja.FunctionCall) goja.Value { return st.selProto })
 	set("listProto", func(goja.FunctionCall) goja.Value { return st.listProto })
+	// listFrom(array) makes a SelectorList of an array of Selectors, or gives undefined.
+	set("listFrom", func(c goja.FunctionCall) goja.Value {
+		if o, ok := c.Argument(0).(*goja.Object); ok {
+			if l := st.listFrom(o); l != nil {
+				return l
+			}
+		}
+		return goja.Undefined()
+	})
 	// inspect renders a this.logger argument; an Error's stack shows the spider's frames only.
 	set("inspect", func(c goja.FunctionCall) goja.Value {
 		s := st.vm.Inspect(c.Argument(0))
