@@ -166,11 +166,13 @@ declare module "jscrawl" {
     readonly attrib: Record<string, string>;
   }
 
-  /** What `new Selector(...)` parses: a string of HTML or XML, or JSON for `jmespath()`.
-   * Without `type`, a text that is valid JSON is JSON (as parsel) and any other is HTML. */
+  /** What `new Selector(...)` parses: a string of HTML (default) or XML, or JSON for
+   * `jmespath()`. As in parsel, a text that is valid JSON makes a JSON selector whatever
+   * the type (except "text", a plain string whose JSON `jmespath()` reads); `css()` and
+   * `xpath()` on those throw a TypeError. */
   export interface SelectorInit {
     text: string;
-    type?: "html" | "xml" | "json";
+    type?: "html" | "xml" | "json" | "text";
   }
 
   /** `new Selector({ text, type })` parses a string (parsel: `Selector(text=..., type=...)`);

@@ -2,6 +2,7 @@ package jsapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -336,13 +337,25 @@ func (st *vmState) natives() *goja.Object {
 		text := c.Argument(0).String()
 		var doc *selector.Document
 		var err error
-		switch typ := c.Argument(1).String(); typ {
+		typ := c.Argument(1).String()
+		switch {
+		case typ == "text" || (typ == "json" || typ == "html" || typ == "xml") && json.Valid([]byte(text)):
+			// parsel: a text that is JSON makes a "json" selector whatever the type asked
+			// (except "text"); jmespath() queries it, css() and xpath() throw.
+			if typ != "text" {
+				typ = "json"
+			}
+			return st.newDataSelector(text, typ)
+		case typ == "json":
+			return st.newDataSelector(text, typ) // not JSON: jmespath() finds nothing
+		}
+		switch typ {
 		case "xml":
 			doc, _ = selector.ParseXML([]byte(text), "text/xml; charset=utf-8")
 		case "html":
 			doc, err = selector.ParseText(text)
 		default:
-			throwType(fmt.Sprintf("new Selector(): type must be \"html\" or \"xml\", got %q", typ))
+			throwType(fmt.Sprintf("new Selector(): type must be \"html\", \"xml\", \"json\" or \"text\", got %q", typ))
 		}
 		if err != nil {
 			throwJS(rt, "Error", fmt.Errorf("new Selector(): %w", err))

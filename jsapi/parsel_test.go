@@ -210,3 +210,41 @@ func TestParselSelector(t *testing.T) {
 		{src: "test_select_on_text_nodes", expr: `S("<div><b>Options:</b>opt1</div><div><b>Other</b>opt2</div>").xpath("//div/descendant::text()/preceding-sibling::b[contains(text(), 'Options')]").extract()`, want: `["<b>Options:</b>"]`},
 	})
 }
+
+// TestParselSelectorTypes ports the cases of parsel's tests/test_selector.py about
+// selector types (JSON, text) and invalid CSS (tests/test_selector_csstranslator.py) that
+// jscrawl's API can state.
+func TestParselSelectorTypes(t *testing.T) {
+	t.Parallel()
+	runParselCases(t, []parselCase{
+		// test_selector.py::test_default_type: "foo" is HTML (css works on it).
+		{src: "test_default_type", expr: `S("foo").css("*").length > 0`, want: "true"},
+		// test_selector.py::test_json_type
+		{src: "test_json_type", expr: `S("1", "json").jmespath("@")`, want: "1"},
+		// test_selector.py::test_json_xpath, test_json_css
+		{src: "test_json_xpath", expr: `S("1").xpath("//*")`, throws: `cannot use xpath on a Selector of type "json"`},
+		{src: "test_json_css", expr: `S("1").css("*")`, throws: `cannot use css on a Selector of type "json"`},
+		// test_selector.py::test_invalid_json
+		{src: "test_invalid_json", expr: `S("<html/>", "json").jmespath("@")`, want: "null"},
+		// test_selector.py::test_remove_namespace_json
+		{src: "test_remove_namespace_json", expr: `(S('{"key": "value"}', "json").removeNamespaces(), "ok")`, want: `"ok"`},
+		// test_selector.py::test_attrib_empty_json
+		{src: "test_attrib_empty_json", expr: `S('{"key": "value"}', "json").attrib`, want: "{}"},
+		// jscrawl: JSON text without a type is JSON, its strings' markup untouched.
+		{src: "issue 12", expr: `S('{"a": "<b>x</b>", "n": [1, {"k": true}]}').jmespath("a")`, want: `"<b>x</b>"`},
+		{src: "issue 12", expr: `S('{"a": "<b>x</b>", "n": [1, {"k": true}]}').jmespath("n[1]")`, want: `{"k":true}`},
+		{src: "issue 12", expr: `S('{"a": 1}', "text").jmespath("a")`, want: "1"},
+		// test_selector_csstranslator.py::test_attr_function_exception
+		{src: "test_attr_function_exception", expr: `S("<p>").css("::attr(12)")`, throws: `::attr(12)`},
+		{src: "test_attr_function_exception", expr: `S("<p>").css("::attr(34test)")`, throws: `::attr(34test)`},
+		{src: "test_attr_function_exception", expr: `S("<p>").css("::attr(@href)")`, throws: `::attr(@href)`},
+		// test_selector_csstranslator.py::test_pseudo_function_exception
+		{src: "test_pseudo_function_exception", expr: `S("<p>").css("::attribute(12)")`, throws: `unknown`},
+		{src: "test_pseudo_function_exception", expr: `S("<p>").css("::text()")`, throws: `unknown`},
+		// test_selector_csstranslator.py::test_unknown_pseudo_element
+		{src: "test_unknown_pseudo_element", expr: `S("<p>").css("::text-node")`, throws: `::text-node is unknown`},
+		// test_selector_csstranslator.py::test_unknown_pseudo_class
+		{src: "test_unknown_pseudo_class", expr: `S("<p>").css(":text")`, throws: `invalid CSS selector`},
+		{src: "test_unknown_pseudo_class", expr: `S("<p>").css(":attribute(name)")`, throws: `invalid CSS selector`},
+	})
+}

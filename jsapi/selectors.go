@@ -3,6 +3,7 @@ package jsapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/dop251/goja"
@@ -17,6 +18,9 @@ import (
 type jsSelector struct {
 	r  selector.Result
 	ns map[string]string
+	// data is "json" or "text" for a selector over a string (new Selector({ text, type })
+	// with JSON text or type "text"), which has no document: css() and xpath() throw.
+	data string
 }
 
 func (*jsSelector) Get(string) goja.Value       { return nil }
@@ -58,6 +62,14 @@ func (st *vmState) newSelector(r selector.Result) goja.Value { return st.newSele
 // newSelectorNS makes a Selector whose xpath() knows the namespaces ns (not copied).
 func (st *vmState) newSelectorNS(r selector.Result, ns map[string]string) goja.Value {
 	o := st.rt.NewDynamicObject(&jsSelector{r: r, ns: ns})
+	_ = o.SetPrototype(st.selProto)
+	return o
+}
+
+// newDataSelector makes a Selector over text that is not a document (parsel's types
+// "json" and "text"): get() is the text and jmespath() queries the JSON in it.
+func (st *vmState) newDataSelector(text, typ string) goja.Value {
+	o := st.rt.NewDynamicObject(&jsSelector{r: selector.Result{Value: text, Kind: selector.KindText}, data: typ})
 	_ = o.SetPrototype(st.selProto)
 	return o
 }
@@ -241,12 +253,19 @@ func (st *vmState) installSelectors() {
 		_ = o.DefineAccessorProperty(name, named("get "+name, fn), nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
 	}
 	sp, lp := st.selProto, st.listProto
+	noDoc := func(s *jsSelector, what string) {
+		if s.data != "" {
+			throwJS(rt, "TypeError", fmt.Errorf("cannot use %s on a Selector of type %q", what, s.data))
+		}
+	}
 	method(sp, "css", func(c goja.FunctionCall) goja.Value {
 		s := this(c)
+		noDoc(s, "css")
 		return st.selectAllNS(c.Argument(0).String(), s.ns, s.r)
 	})
 	method(sp, "xpath", func(c goja.FunctionCall) goja.Value {
 		s := this(c)
+		noDoc(s, "xpath")
 		return st.xpathAll(c.Argument(0), c.Argument(1), s.ns, s.r)
 	})
 	method(sp, "registerNamespace", func(c goja.FunctionCall) goja.Value {
