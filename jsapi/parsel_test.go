@@ -248,3 +248,50 @@ func TestParselSelectorTypes(t *testing.T) {
 		{src: "test_unknown_pseudo_class", expr: `S("<p>").css(":attribute(name)")`, throws: `invalid CSS selector`},
 	})
 }
+
+// TestParselNamespaces ports the namespace cases of parsel's tests/test_selector.py.
+func TestParselNamespaces(t *testing.T) {
+	t.Parallel()
+	const simple = "`<test xmlns:somens=\"http://scrapy.org\">\n <somens:a id=\"foo\">take this</a>\n <a id=\"bar\">found</a>\n</test>`"
+	const multiple = "`<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<BrowseNode xmlns=\"http://webservices.amazon.com/AWSECommerceService/2005-10-05\"\n xmlns:b=\"http://somens.com\"\n xmlns:p=\"http://www.scrapy.org/product\" >\n <b:Operation>hello</b:Operation>\n <TestTag b:att=\"value\"><Other>value</Other></TestTag>\n <p:SecondTestTag><material>iron</material><price>90</price><p:name>Dried Rose</p:name></p:SecondTestTag>\n</BrowseNode>`"
+	// x(body, ...calls) is the selector of body with xmlns (and in "all" also p and b)
+	// registered, as the tests do before their assertions.
+	const x = `((all) => { const x = S(` + multiple + `, "xml"); x.registerNamespace("xmlns", "http://webservices.amazon.com/AWSECommerceService/2005-10-05"); if (all) { x.registerNamespace("p", "http://www.scrapy.org/product"); x.registerNamespace("b", "http://somens.com"); } return x; })`
+	const remove = "`<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:lang=\"en-US\" xmlns:media=\"http://search.yahoo.com/mrss/\">\n  <link type=\"text/html\"/>\n  <entry>\n    <link type=\"text/html\"/>\n  </entry>\n  <link type=\"application/atom+xml\"/>\n</feed>`"
+	const removeAttrs = "`<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<feed xmlns:atom=\"http://www.w3.org/2005/Atom\" xml:lang=\"en-US\" xmlns:media=\"http://search.yahoo.com/mrss/\">\n  <link atom:type=\"text/html\"/>\n  <entry>\n    <link atom:type=\"text/html\"/>\n  </entry>\n  <link atom:type=\"application/atom+xml\"/>\n</feed>`"
+	const embedded = "`<feed xmlns=\"http://www.w3.org/2005/Atom\">\n  <link type=\"text/html\"/>\n  <entry>\n    <link type=\"text/html\"/>\n  </entry>\n  <svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" viewBox=\"0 0 100 100\">\n    <linearGradient id=\"gradient\">\n      <stop class=\"begin\" offset=\"0%\" style=\"stop-color:yellow;\"/>\n      <stop class=\"end\" offset=\"80%\" style=\"stop-color:green;\"/>\n    </linearGradient>\n    <circle cx=\"50\" cy=\"50\" r=\"30\" style=\"fill:url(#gradient)\" />\n  </svg>\n</feed>`"
+	runParselCases(t, []parselCase{
+		// test_selector.py::test_namespaces_simple
+		{src: "test_namespaces_simple", expr: `(() => { const x = S(` + simple + `, "xml"); x.registerNamespace("somens", "http://scrapy.org"); return x.xpath("//somens:a/text()").extract(); })()`, want: `["take this"]`},
+		// test_selector.py::test_namespaces_adhoc
+		{src: "test_namespaces_adhoc", expr: `S(` + simple + `, "xml").xpath("//somens:a/text()", {somens: "http://scrapy.org"}).extract()`, want: `["take this"]`},
+		// test_selector.py::test_namespaces_multiple
+		{src: "test_namespaces_multiple", expr: x + `(true).xpath("//xmlns:TestTag").length`, want: `1`},
+		{src: "test_namespaces_multiple", expr: x + `(true).xpath("//b:Operation/text()").extract()[0]`, want: `"hello"`},
+		{src: "test_namespaces_multiple", expr: x + `(true).xpath("//xmlns:TestTag/@b:att").extract()[0]`, want: `"value"`},
+		{src: "test_namespaces_multiple", expr: x + `(true).xpath("//p:SecondTestTag/xmlns:price/text()").extract()[0]`, want: `"90"`},
+		{src: "test_namespaces_multiple", expr: x + `(true).xpath("//p:SecondTestTag").xpath("./xmlns:price/text()")[0].extract()`, want: `"90"`},
+		{src: "test_namespaces_multiple", expr: x + `(true).xpath("//p:SecondTestTag/xmlns:material/text()").extract()[0]`, want: `"iron"`},
+		// test_selector.py::test_namespaces_multiple_adhoc
+		{src: "test_namespaces_multiple_adhoc", expr: x + `(false).xpath("//xmlns:TestTag").length`, want: `1`},
+		{src: "test_namespaces_multiple_adhoc", expr: x + `(false).xpath("//xmlns:TestTag/@b:att")`, throws: `b`},
+		{src: "test_namespaces_multiple_adhoc", expr: x + `(false).xpath("//b:Operation/text()", {b: "http://somens.com"}).extract()[0]`, want: `"hello"`},
+		{src: "test_namespaces_multiple_adhoc", expr: x + `(false).xpath("//xmlns:TestTag/@b:att", {b: "http://somens.com"}).extract()[0]`, want: `"value"`},
+		{src: "test_namespaces_multiple_adhoc", expr: x + `(false).xpath("//p:SecondTestTag", {p: "http://www.scrapy.org/product"}).xpath("./xmlns:price/text()")[0].extract()`, want: `"90"`},
+		{src: "test_namespaces_multiple_adhoc", expr: x + `(false).xpath("//p:SecondTestTag", {p: "http://www.scrapy.org/product"}).xpath("p:name/text()")`, throws: `p`},
+		{src: "test_namespaces_multiple_adhoc", expr: x + `(false).xpath("//p:SecondTestTag", {p: "http://www.scrapy.org/product"}).xpath("p:name/text()", {p: "http://www.scrapy.org/product"}).extract_first()`, want: `"Dried Rose"`},
+		{src: "test_namespaces_multiple_adhoc", expr: x + `(false).xpath("string(//b:Operation/following-sibling::xmlns:TestTag/following-sibling::*//p:name)", {b: "http://somens.com", p: "http://www.scrapy.org/product"}).extract_first()`, want: `"Dried Rose"`},
+		{src: "test_namespaces_multiple_adhoc", expr: x + `(false).xpath("//p:SecondTestTag/xmlns:price/text()")`, throws: `p`},
+		// test_selector.py::test_remove_namespaces (the namespace:: axis counts are not ported)
+		{src: "test_remove_namespaces", expr: `S(` + remove + `, "xml").xpath("//link").length`, want: `0`},
+		{src: "test_remove_namespaces", expr: `(() => { const s = S(` + remove + `, "xml"); s.removeNamespaces(); return s.xpath("//link").length; })()`, want: `3`},
+		// test_selector.py::test_remove_namespaces_embedded
+		{src: "test_remove_namespaces_embedded", expr: `S(` + embedded + `, "xml").xpath("//link").length + S(` + embedded + `, "xml").xpath("//stop").length`, want: `0`},
+		{src: "test_remove_namespaces_embedded", expr: `S(` + embedded + `, "xml").xpath("//f:link", {f: "http://www.w3.org/2005/Atom"}).length`, want: `2`},
+		{src: "test_remove_namespaces_embedded", expr: `S(` + embedded + `, "xml").xpath("//s:stop", {s: "http://www.w3.org/2000/svg"}).length`, want: `2`},
+		{src: "test_remove_namespaces_embedded", expr: `(() => { const s = S(` + embedded + `, "xml"); s.removeNamespaces(); return [s.xpath("//link").length, s.xpath("//stop").length]; })()`, want: `[2,2]`},
+		// test_selector.py::test_remove_attributes_namespaces
+		{src: "test_remove_attributes_namespaces", expr: `S(` + removeAttrs + `, "xml").xpath("//link/@type").length`, want: `0`},
+		{src: "test_remove_attributes_namespaces", expr: `(() => { const s = S(` + removeAttrs + `, "xml"); s.removeNamespaces(); return s.xpath("//link/@type").length; })()`, want: `3`},
+	})
+}

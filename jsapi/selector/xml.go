@@ -128,11 +128,19 @@ func ParseXML(body []byte, contentType string) (*Document, error) {
 			stack = append(stack, frame{n: el, ns: ns, qname: qname})
 		case xml.EndElement:
 			q := qualified(t.Name)
+			matched := false
 			for i := len(stack) - 1; i > 0; i-- {
 				if stack[i].qname == q {
 					stack = stack[:i]
+					matched = true
 					break
 				}
+			}
+			if top := stack[len(stack)-1]; !matched && len(stack) > 1 && localPart(top.qname) == t.Name.Local {
+				// An end tag that differs from the current element's only by its prefix
+				// closes it, as libxml2 recovers (parsel's test_namespaces_simple:
+				// <somens:a>take this</a>); other unmatched end tags are ignored.
+				stack = stack[:len(stack)-1]
 			}
 		case xml.CharData:
 			if cur.n == top {
@@ -166,6 +174,14 @@ func declaredPrefix(n xml.Name) (string, bool) {
 		return "", true
 	}
 	return "", false
+}
+
+// localPart returns a qualified name without its prefix.
+func localPart(qname string) string {
+	if i := strings.LastIndexByte(qname, ':'); i >= 0 {
+		return qname[i+1:]
+	}
+	return qname
 }
 
 func qualified(n xml.Name) string {
