@@ -208,6 +208,10 @@ func TestParselSelector(t *testing.T) {
 		// test_selector.py::test_select_on_text_nodes
 		{src: "test_select_on_text_nodes", expr: `S("<div><b>Options:</b>opt1</div><div><b>Other</b>opt2</div>").xpath("//div/descendant::text()[preceding-sibling::b[contains(text(), 'Options')]]").extract()`, want: `["opt1"]`},
 		{src: "test_select_on_text_nodes", expr: `S("<div><b>Options:</b>opt1</div><div><b>Other</b>opt2</div>").xpath("//div/descendant::text()/preceding-sibling::b[contains(text(), 'Options')]").extract()`, want: `["<b>Options:</b>"]`},
+		// test_selector.py::test_replacement_null_char_from_body
+		{src: "test_replacement_null_char_from_body", expr: `S("<html>\x00<body><p>Grainy</p></body></html>").extract()`, want: `"<html><body><p>Grainy</p></body></html>"`},
+		// test_selector.py::test_deep_nesting (282 nested spans, then a table)
+		{src: "test_deep_nesting", expr: "(() => { const s = S(`<html><body>${\"<span>\".repeat(282)}hello world${\"</span>\".repeat(282)}<table><tr><td>some test</td></tr></table></body></html>`); return [s.css(\"span\").length, s.css(\"td\").length]; })()", want: `[282,1]`},
 	})
 }
 
