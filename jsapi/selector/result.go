@@ -74,13 +74,37 @@ var rawTextElements = map[string]bool{
 	"style": true, "xmp": true,
 }
 
+// writeEscaped writes s escaped as html.EscapeString does, without allocating.
+func writeEscaped(b *strings.Builder, s string) {
+	const escapedChars = "&'<>\"\r"
+	for i := strings.IndexAny(s, escapedChars); i >= 0; i = strings.IndexAny(s, escapedChars) {
+		b.WriteString(s[:i])
+		switch s[i] {
+		case '&':
+			b.WriteString("&amp;")
+		case '\'':
+			b.WriteString("&#39;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&#34;")
+		case '\r':
+			b.WriteString("&#13;")
+		}
+		s = s[i+1:]
+	}
+	b.WriteString(s)
+}
+
 // renderHTML writes n as lxml's HTML serialiser does: as html.Render, except that void
 // elements have no slash ("<br>", as HTML writes them).
 func renderHTML(b *strings.Builder, n *html.Node) {
 	switch n.Type {
 	case html.ElementNode:
 	case html.TextNode:
-		b.WriteString(html.EscapeString(n.Data))
+		writeEscaped(b, n.Data)
 		return
 	default:
 		// Comments, doctypes and documents. Render fails only on an ErrorNode, which the
@@ -98,7 +122,7 @@ func renderHTML(b *strings.Builder, n *html.Node) {
 		}
 		b.WriteString(a.Key)
 		b.WriteString(`="`)
-		b.WriteString(html.EscapeString(a.Val))
+		writeEscaped(b, a.Val)
 		b.WriteByte('"')
 	}
 	b.WriteByte('>')
