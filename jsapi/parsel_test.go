@@ -286,14 +286,16 @@ func TestParselNamespaces(t *testing.T) {
 		{src: "test_namespaces_multiple_adhoc", expr: x + `(false).xpath("//p:SecondTestTag", {p: "http://www.scrapy.org/product"}).xpath("p:name/text()", {p: "http://www.scrapy.org/product"}).extract_first()`, want: `"Dried Rose"`},
 		{src: "test_namespaces_multiple_adhoc", expr: x + `(false).xpath("string(//b:Operation/following-sibling::xmlns:TestTag/following-sibling::*//p:name)", {b: "http://somens.com", p: "http://www.scrapy.org/product"}).extract_first()`, want: `"Dried Rose"`},
 		{src: "test_namespaces_multiple_adhoc", expr: x + `(false).xpath("//p:SecondTestTag/xmlns:price/text()")`, throws: `p`},
-		// test_selector.py::test_remove_namespaces (the namespace:: axis counts are not ported)
+		// test_selector.py::test_remove_namespaces
 		{src: "test_remove_namespaces", expr: `S(` + remove + `, "xml").xpath("//link").length`, want: `0`},
-		{src: "test_remove_namespaces", expr: `(() => { const s = S(` + remove + `, "xml"); s.removeNamespaces(); return s.xpath("//link").length; })()`, want: `3`},
+		{src: "test_remove_namespaces", expr: `S(` + remove + `, "xml").xpath("./namespace::*").length`, want: `3`},
+		{src: "test_remove_namespaces", expr: `(() => { const s = S(` + remove + `, "xml"); s.removeNamespaces(); return [s.xpath("//link").length, s.xpath("./namespace::*").length]; })()`, want: `[3,1]`},
 		// test_selector.py::test_remove_namespaces_embedded
 		{src: "test_remove_namespaces_embedded", expr: `S(` + embedded + `, "xml").xpath("//link").length + S(` + embedded + `, "xml").xpath("//stop").length`, want: `0`},
+		{src: "test_remove_namespaces_embedded", expr: `S(` + embedded + `, "xml").xpath("./namespace::*").length`, want: `2`},
 		{src: "test_remove_namespaces_embedded", expr: `S(` + embedded + `, "xml").xpath("//f:link", {f: "http://www.w3.org/2005/Atom"}).length`, want: `2`},
 		{src: "test_remove_namespaces_embedded", expr: `S(` + embedded + `, "xml").xpath("//s:stop", {s: "http://www.w3.org/2000/svg"}).length`, want: `2`},
-		{src: "test_remove_namespaces_embedded", expr: `(() => { const s = S(` + embedded + `, "xml"); s.removeNamespaces(); return [s.xpath("//link").length, s.xpath("//stop").length]; })()`, want: `[2,2]`},
+		{src: "test_remove_namespaces_embedded", expr: `(() => { const s = S(` + embedded + `, "xml"); s.removeNamespaces(); return [s.xpath("//link").length, s.xpath("//stop").length, s.xpath("./namespace::*").length]; })()`, want: `[2,2,1]`},
 		// test_selector.py::test_remove_attributes_namespaces
 		{src: "test_remove_attributes_namespaces", expr: `S(` + removeAttrs + `, "xml").xpath("//link/@type").length`, want: `0`},
 		{src: "test_remove_attributes_namespaces", expr: `(() => { const s = S(` + removeAttrs + `, "xml"); s.removeNamespaces(); return s.xpath("//link/@type").length; })()`, want: `3`},

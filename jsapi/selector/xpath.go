@@ -208,6 +208,13 @@ func (q *XPathQuery) eval(e *xpath.Expr, out []Result, ctx Result) (_ []Result, 
 		for v.MoveNext() {
 			n, ok := v.Current().(*navigator)
 			if !ok {
+				if s, ok := v.Current().(*nsNavigator); ok {
+					// A namespace node (namespace:: axis): its URI, as a string result.
+					out = append(out, Result{Value: s.uri, Kind: KindText, doc: ctx.doc})
+					if q.reorder {
+						attrs = append(attrs, -1)
+					}
+				}
 				continue
 			}
 			out = append(out, n.result())

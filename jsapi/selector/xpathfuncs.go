@@ -343,3 +343,72 @@ func setDistinct(_ xpath.NodeNavigator, args []any) (any, error) {
 	}
 	return out, nil
 }
+
+// Namespaces returns the namespace nodes in scope of the current element, for the
+// namespace:: axis (xpath.NamespaceNavigator), as lxml gives them: the xml namespace, and
+// in an XML document every prefix (and the default namespace) declared on the element or
+// its ancestors, the nearest declaration winning. After RemoveNamespaces only xml is
+// left. Other nodes have none.
+func (n *navigator) Namespaces() []xpath.NodeNavigator {
+	if n.attr >= 0 || n.curr.Type != html.ElementNode {
+		return nil
+	}
+	out := []xpath.NodeNavigator{&nsNavigator{parent: *n, prefix: "xml", uri: xmlNamespace}}
+	if n.x == nil || n.x.noNS.Load() {
+		return out
+	}
+	seen := map[string]bool{"xml": true}
+	for e := n.curr; e != nil && e.Type == html.ElementNode; e = e.Parent {
+		for _, a := range e.Attr {
+			if !isDeclaration(a.Key) {
+				continue
+			}
+			prefix, _ := strings.CutPrefix(a.Key, "xmlns")
+			prefix = strings.TrimPrefix(prefix, ":")
+			if seen[prefix] {
+				continue
+			}
+			seen[prefix] = true
+			if a.Val != "" { // xmlns="" undeclares the default namespace
+				out = append(out, &nsNavigator{parent: *n, prefix: prefix, uri: a.Val})
+			}
+		}
+	}
+	return out
+}
+
+// nsNavigator is a namespace node: its name is the prefix, its value the URI. It has no
+// children, attributes or siblings; its parent is the element it is in scope of.
+type nsNavigator struct {
+	parent      navigator
+	prefix, uri string
+}
+
+func (s *nsNavigator) NodeType() xpath.NodeType { return xpath.AttributeNode }
+func (s *nsNavigator) LocalName() string        { return s.prefix }
+func (s *nsNavigator) Prefix() string           { return "" }
+func (s *nsNavigator) Value() string            { return s.uri }
+func (s *nsNavigator) Copy() xpath.NodeNavigator {
+	c := *s
+	return &c
+}
+func (s *nsNavigator) MoveToRoot()               {}
+func (s *nsNavigator) MoveToParent() bool        { return false }
+func (s *nsNavigator) MoveToNextAttribute() bool { return false }
+func (s *nsNavigator) MoveToChild() bool         { return false }
+func (s *nsNavigator) MoveToFirst() bool         { return false }
+func (s *nsNavigator) MoveToNext() bool          { return false }
+func (s *nsNavigator) MoveToPrevious() bool      { return false }
+func (s *nsNavigator) MoveTo(other xpath.NodeNavigator) bool {
+	o, ok := other.(*nsNavigator)
+	if ok {
+		*s = *o
+	}
+	return ok
+}
+
+// Interface guards
+var (
+	_ xpath.NamespaceNavigator = (*navigator)(nil)
+	_ xpath.NodeNavigator      = (*nsNavigator)(nil)
+)

@@ -161,7 +161,8 @@ func (b *builder) processAxis(root *axisNode, flags flag, props *builderProp) (q
 	case "self":
 		qyOutput = &selfQuery{Input: qyInput, Predicate: predicate}
 	case "namespace":
-		// haha,what will you do someting??
+		// jscrawl patch: the namespace axis, for navigators that implement NamespaceNavigator.
+		qyOutput = &namespaceQuery{Input: qyInput, name: root.LocalName, any: root.LocalName == "" || root.LocalName == "*"}
 	default:
 		err = fmt.Errorf("unknown axe type: %s", root.AxisType)
 		return nil, err

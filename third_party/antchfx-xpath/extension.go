@@ -141,3 +141,57 @@ func (e *extensionQuery) Clone() query {
 func (e *extensionQuery) ValueType() resultType { return xpathResultType.Any }
 
 func (e *extensionQuery) Properties() queryProp { return queryProps.Merge }
+
+// NamespaceNavigator is implemented by a NodeNavigator that has namespace nodes: the
+// namespace:: axis asks it for the namespace nodes in scope of the current element. Each
+// node's LocalName is the prefix ("" for the default namespace) and its Value the URI.
+type NamespaceNavigator interface {
+	Namespaces() []NodeNavigator
+}
+
+// namespaceQuery is the namespace:: axis: the namespace nodes of each input node whose
+// prefix is name (any prefix for "*").
+type namespaceQuery struct {
+	Input query
+	name  string
+	any   bool
+	nodes []NodeNavigator
+	pos   int
+}
+
+func (q *namespaceQuery) Select(t iterator) NodeNavigator {
+	for {
+		if q.pos < len(q.nodes) {
+			n := q.nodes[q.pos]
+			q.pos++
+			return n
+		}
+		node := q.Input.Select(t)
+		if node == nil {
+			q.nodes, q.pos = nil, 0
+			return nil
+		}
+		q.nodes, q.pos = q.nodes[:0], 0
+		if nn, ok := node.(NamespaceNavigator); ok {
+			for _, ns := range nn.Namespaces() {
+				if q.any || ns.LocalName() == q.name {
+					q.nodes = append(q.nodes, ns)
+				}
+			}
+		}
+	}
+}
+
+func (q *namespaceQuery) Evaluate(t iterator) interface{} {
+	q.Input.Evaluate(t)
+	q.nodes, q.pos = nil, 0
+	return q
+}
+
+func (q *namespaceQuery) Clone() query {
+	return &namespaceQuery{Input: q.Input.Clone(), name: q.name, any: q.any}
+}
+
+func (q *namespaceQuery) ValueType() resultType { return xpathResultType.NodeSet }
+
+func (q *namespaceQuery) Properties() queryProp { return queryProps.Merge }
