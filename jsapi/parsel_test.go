@@ -223,6 +223,9 @@ func TestParselSelectorTypes(t *testing.T) {
 	runParselCases(t, []parselCase{
 		// test_selector.py::test_default_type: "foo" is HTML (css works on it).
 		{src: "test_default_type", expr: `S("foo").css("*").length > 0`, want: "true"},
+		// test_selector.py::test_text_or_root_is_required, test_check_text_argument_type
+		{src: "test_text_or_root_is_required", expr: `new Selector()`, throws: "new Selector({ text, type })"},
+		{src: "test_check_text_argument_type", expr: `new Selector({ text: 12 })`, throws: "new Selector({ text, type })"},
 		// test_selector.py::test_json_type
 		{src: "test_json_type", expr: `S("1", "json").jmespath("@")`, want: "1"},
 		// test_selector.py::test_json_xpath, test_json_css
