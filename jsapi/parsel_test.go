@@ -226,6 +226,11 @@ func TestParselSelectorTypes(t *testing.T) {
 		// test_selector.py::test_text_or_root_is_required, test_check_text_argument_type
 		{src: "test_text_or_root_is_required", expr: `new Selector()`, throws: "new Selector({ text, type })"},
 		{src: "test_check_text_argument_type", expr: `new Selector({ text: 12 })`, throws: "new Selector({ text, type })"},
+		// test_selector.py::test_xml_entity_expansion: an undefined entity stays a reference.
+		{src: "test_xml_entity_expansion", expr: `S('<?xml version="1.0" encoding="ISO-8859-1"?><!DOCTYPE foo [ <!ELEMENT foo ANY > <!ENTITY xxe SYSTEM "file:///etc/passwd" >]><foo>&xxe;</foo>', "xml").extract()`, want: `"<foo>&xxe;</foo>"`},
+		{src: "issue 12 (XML undefined entities)", expr: `S('<foo a="x&yy;z">1 &yy; 2 &amp;yy;</foo>', "xml").get()`, want: `"<foo a=\"x&amp;yy;z\">1 &yy; 2 &amp;yy;</foo>"`},
+		{src: "issue 12 (XML undefined entities)", expr: `S('<foo a="x&yy;z">1 &yy; 2 &amp;yy;</foo>', "xml").xpath("//text() | //@a").getall()`, want: `["x&yy;z","1 "," 2 &yy;"]`},
+		{src: "issue 12 (HTML undefined entities)", expr: `S("<p>&foo; x &bar</p>").css("p::text").get()`, want: `"&foo; x &bar"`},
 		// test_selector.py::test_json_type
 		{src: "test_json_type", expr: `S("1", "json").jmespath("@")`, want: "1"},
 		// test_selector.py::test_json_xpath, test_json_css
