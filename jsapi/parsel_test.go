@@ -156,6 +156,13 @@ func TestParselSelector(t *testing.T) {
 		{src: "test_slicing", expr: `S("<div><p>1</p><p>2</p><p>3</p></div>").css("p").slice(0, 2) instanceof SelectorList`, want: "true"},
 		{src: "test_slicing", expr: `S("<div><p>1</p><p>2</p><p>3</p></div>").css("p").slice(2, 3).extract()`, want: `["<p>3</p>"]`},
 		{src: "test_slicing", expr: `S("<div><p>1</p><p>2</p><p>3</p></div>").css("p").slice(1, 3).extract()`, want: `["<p>2</p>","<p>3</p>"]`},
+		// jscrawl (issue 12): the other ways to take part of a list keep a SelectorList.
+		{src: "issue 12 (slices)", expr: `S("<div><p>1</p><p>2</p><p>3</p></div>").css("p").slice(-2).css("::text").getall()`, want: `["2","3"]`},
+		{src: "issue 12 (slices)", expr: `S("<div><p>1</p><p>2</p><p>3</p></div>").css("p").at(-1).get()`, want: `"<p>3</p>"`},
+		{src: "issue 12 (slices)", expr: `S("<div><p>1</p><p>2</p><p>3</p></div>").css("p").filter((s, i) => i !== 1).xpath("text()").getall()`, want: `["1","3"]`},
+		{src: "issue 12 (slices)", expr: `S("<div><p>1</p><p>2</p><p>3</p></div>").css("p").map(s => s.css("::text")[0]).get()`, want: `"1"`},
+		{src: "issue 12 (slices)", expr: `S("<div><p>1</p><p>2</p><p>3</p></div>").css("p").map(s => s.css("::text").get())`, want: `["1","2","3"]`},
+		{src: "issue 12 (slices)", expr: `S("<div><p>1</p></div>").css("p").filter(() => false) instanceof SelectorList`, want: "true"},
 		// test_selector.py::test_nested_selectors, test_selectorlist_getall_alias
 		{src: "test_nested_selectors", expr: `S(` + nested + `).xpath('//div[@class="two"]').xpath("//li").extract()`, want: `["<li>one</li>","<li>two</li>","<li>four</li>","<li>five</li>","<li>six</li>"]`},
 		{src: "test_nested_selectors", expr: `S(` + nested + `).xpath('//div[@class="two"]').xpath("./ul/li").extract()`, want: `["<li>four</li>","<li>five</li>","<li>six</li>"]`},
