@@ -51,3 +51,5 @@ require (
 	golang.org/x/exp v0.0.0-20230626212559-97b1e661b5df // indirect
 	google.golang.org/protobuf v1.33.0 // indirect
 )
+
+replace github.com/antchfx/xpath => ./third_party/antchfx-xpath

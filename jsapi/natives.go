@@ -2,6 +2,7 @@ package jsapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -336,13 +337,25 @@ func (st *vmState) natives() *goja.Object {
 		text := c.Argument(0).String()
 		var doc *selector.Document
 		var err error
-		switch typ := c.Argument(1).String(); typ {
+		typ := c.Argument(1).String()
+		switch {
+		case typ == "text" || (typ == "json" || typ == "html" || typ == "xml") && json.Valid([]byte(text)):
+			// parsel: a text that is JSON makes a "json" selector whatever the type asked
+			// (except "text"); jmespath() queries it, css() and xpath() throw.
+			if typ != "text" {
+				typ = "json"
+			}
+			return st.newDataSelector(text, typ)
+		case typ == "json":
+			return st.newDataSelector(text, typ) // not JSON: jmespath() finds nothing
+		}
+		switch typ {
 		case "xml":
 			doc, _ = selector.ParseXML([]byte(text), "text/xml; charset=utf-8")
 		case "html":
 			doc, err = selector.ParseText(text)
 		default:
-			throwType(fmt.Sprintf("new Selector(): type must be \"html\" or \"xml\", got %q", typ))
+			throwType(fmt.Sprintf("new Selector(): type must be \"html\", \"xml\", \"json\" or \"text\", got %q", typ))
 		}
 		if err != nil {
 			throwJS(rt, "Error", fmt.Errorf("new Selector(): %w", err))
@@ -417,6 +430,15 @@ func (st *vmState) natives() *goja.Object {
 	})
 	set("selectorProto", func(goja.FunctionCall) goja.Value { return st.selProto })
 	set("listProto", func(goja.FunctionCall) goja.Value { return st.listProto })
+	// listFrom(array) makes a SelectorList of an array of Selectors, or gives undefined.
+	set("listFrom", func(c goja.FunctionCall) goja.Value {
+		if o, ok := c.Argument(0).(*goja.Object); ok {
+			if l := st.listFrom(o); l != nil {
+				return l
+			}
+		}
+		return goja.Undefined()
+	})
 	// inspect renders a this.logger argument; an Error's stack shows the spider's frames only.
 	set("inspect", func(c goja.FunctionCall) goja.Value {
 		s := st.vm.Inspect(c.Argument(0))

@@ -157,74 +157,19 @@
   function SelectorList() { throw new TypeError("SelectorLists come from response.css() and response.xpath()"); }
   SelectorList.prototype = n.listProto();
 
-  // re() and reFirst() as parsel's: all matches of a RegExp or a string pattern (Python's
-  // (?P<name>...) accepted), the groups' values instead of the whole match when it has
-  // groups, only the first match's "extract" group when it has one; flags other than i, m
-  // and s are ignored. Entities other than &lt; and &amp; are replaced unless
-  // replaceEntities is false.
-  const regexCache = new Map();
-  const regexOf = new WeakMap();
-  function toRegExp(pattern) {
-    if (pattern instanceof RegExp) {
-      let re = regexOf.get(pattern);
-      if (!re) regexOf.set(pattern, (re = new RegExp(pattern.source, "g" + pattern.flags.replace(/[^ims]/g, ""))));
-      return re;
-    }
-    const key = String(pattern);
-    let re = regexCache.get(key);
-    if (!re) {
-      if (regexCache.size >= 256) regexCache.clear();
-      const src = key.replace(/\(\?P</g, "(?<").replace(/\(\?P=(\w+)\)/g, "\\k<$1>");
-      regexCache.set(key, (re = new RegExp(src, "g")));
-    }
-    return re;
-  }
-  function extractRegex(re, text, replaceEntities) {
-    const out = [];
-    re.lastIndex = 0;
-    let m = re.exec(text);
-    if (m !== null && m.groups && Object.prototype.hasOwnProperty.call(m.groups, "extract")) {
-      if (m.groups.extract !== undefined) out.push(m.groups.extract);
-    } else {
-      while (m !== null) {
-        if (m.length === 1) out.push(m[0]);
-        else for (let i = 1; i < m.length; i++) out.push(m[i] === undefined ? "" : m[i]);
-        if (m[0] === "") re.lastIndex++;
-        m = re.exec(text);
-      }
-    }
-    if (replaceEntities !== false) {
-      for (let i = 0; i < out.length; i++) if (out[i].indexOf("&") >= 0) out[i] = n.replaceEntities(out[i]);
-    }
-    return out;
-  }
-  const selectorMethods = {
-    re(pattern, replaceEntities) { return extractRegex(toRegExp(pattern), this.get(), replaceEntities); },
-    reFirst(pattern, def, replaceEntities) {
-      const r = extractRegex(toRegExp(pattern), this.get(), replaceEntities);
-      return r.length > 0 ? r[0] : (def === undefined ? null : def);
-    },
-  };
-  const listMethods = {
-    re(pattern, replaceEntities) {
-      const re = toRegExp(pattern);
-      const out = [];
-      for (const text of this.getall()) out.push(...extractRegex(re, text, replaceEntities));
-      return out;
-    },
-    reFirst(pattern, def, replaceEntities) {
-      const re = toRegExp(pattern);
-      for (const text of this.getall()) {
-        const r = extractRegex(re, text, replaceEntities);
-        if (r.length > 0) return r[0];
-      }
-      return def === undefined ? null : def;
-    },
-  };
-  for (const [proto, methods] of [[Selector.prototype, selectorMethods], [SelectorList.prototype, listMethods]]) {
-    for (const k of Object.keys(methods)) {
-      Object.defineProperty(proto, k, { value: methods[k], writable: true, configurable: true });
-    }
+  // re(), reFirst() and re_first() are Go natives (Python's re semantics, see selectors.go).
+  // filter() and map() keep a SelectorList when what they give are Selectors (a slice of a
+  // parsel SelectorList is one); Array.prototype's would make a plain array.
+  const arrayProto = Array.prototype;
+  for (const k of ["filter", "map"]) {
+    const base = arrayProto[k];
+    Object.defineProperty(SelectorList.prototype, k, {
+      value: function (...args) {
+        const out = base.apply(this, args);
+        return n.listFrom(out) ?? out;
+      },
+      writable: true, configurable: true,
+    });
   }
 
   // flattenLd appends the JSON-LD nodes of a parsed block to out: arrays are spread and an

@@ -3,6 +3,8 @@ package jsapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strconv"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/jsapi/selector"
@@ -16,6 +18,9 @@ import (
 type jsSelector struct {
 	r  selector.Result
 	ns map[string]string
+	// data is "json" or "text" for a selector over a string (new Selector({ text, type })
+	// with JSON text or type "text"), which has no document: css() and xpath() throw.
+	data string
 }
 
 func (*jsSelector) Get(string) goja.Value       { return nil }
@@ -57,6 +62,14 @@ func (st *vmState) newSelector(r selector.Result) goja.Value { return st.newSele
 // newSelectorNS makes a Selector whose xpath() knows the namespaces ns (not copied).
 func (st *vmState) newSelectorNS(r selector.Result, ns map[string]string) goja.Value {
 	o := st.rt.NewDynamicObject(&jsSelector{r: r, ns: ns})
+	_ = o.SetPrototype(st.selProto)
+	return o
+}
+
+// newDataSelector makes a Selector over text that is not a document (parsel's types
+// "json" and "text"): get() is the text and jmespath() queries the JSON in it.
+func (st *vmState) newDataSelector(text, typ string) goja.Value {
+	o := st.rt.NewDynamicObject(&jsSelector{r: selector.Result{Value: text, Kind: selector.KindText}, data: typ})
 	_ = o.SetPrototype(st.selProto)
 	return o
 }
@@ -110,6 +123,87 @@ func (st *vmState) xpathAll(expr goja.Value, extra goja.Value, ns map[string]str
 	return st.newListNS(rs, ns)
 }
 
+// listFrom makes a SelectorList of the Selectors in arr, or returns nil when an element
+// is not a Selector. The list keeps the namespaces of its first element.
+func (st *vmState) listFrom(arr *goja.Object) goja.Value {
+	n := int(arr.Get("length").ToInteger())
+	res := make([]selector.Result, n)
+	elems := make([]goja.Value, n)
+	var ns map[string]string
+	for i := range n {
+		v := arr.Get(strconv.Itoa(i))
+		s, ok := v.Export().(*jsSelector)
+		if !ok {
+			return nil
+		}
+		if i == 0 {
+			ns = s.ns
+		}
+		res[i], elems[i] = s.r, v
+	}
+	o := st.rt.NewDynamicArray(&jsList{st: st, res: res, ns: ns, elems: elems})
+	_ = o.SetPrototype(st.listProto)
+	return o
+}
+
+// relIndex converts a slice() argument to an index in [0, n]: negative counts from the
+// end, undefined is def (Array.prototype.slice's rules).
+func relIndex(v goja.Value, n, def int64) int64 {
+	if goja.IsUndefined(v) {
+		return def
+	}
+	i := v.ToInteger()
+	if i < 0 {
+		i += n
+	}
+	return max(0, min(i, n))
+}
+
+// orNull returns d, or null when d is undefined (the default of get() and reFirst()).
+func orNull(d goja.Value) goja.Value {
+	if goja.IsUndefined(d) {
+		return goja.Null()
+	}
+	return d
+}
+
+// jsRegex is a pattern given to re() or reFirst(), compiled.
+type jsRegex struct{ re *selector.Regex }
+
+// regex compiles a re() pattern: a string in Python's re syntax, or a RegExp whose
+// source is read the same way with its i, m and s flags. An invalid pattern throws a
+// SyntaxError.
+func (st *vmState) regex(p goja.Value) jsRegex {
+	src, flags := p.String(), ""
+	if o, ok := p.(*goja.Object); ok && o.ClassName() == "RegExp" {
+		src, flags = o.Get("source").String(), o.Get("flags").String()
+	}
+	re, err := selector.CompileRegex(src, flags)
+	if err != nil {
+		throwJS(st.rt, "SyntaxError", err)
+	}
+	return jsRegex{re}
+}
+
+// extract runs the pattern on text as parsel's extract_regex; replaceEntities false (and
+// only false) keeps the character references.
+func (r jsRegex) extract(st *vmState, text string, replaceEntities goja.Value, first bool) []string {
+	keep := replaceEntities != nil && !goja.IsUndefined(replaceEntities) && !replaceEntities.ToBoolean()
+	out, err := r.re.Extract(text, !keep, first)
+	if err != nil {
+		throwJS(st.rt, "Error", err)
+	}
+	return out
+}
+
+func (st *vmState) reArray(out []string) goja.Value {
+	vs := make([]any, len(out))
+	for i, s := range out {
+		vs[i] = s
+	}
+	return st.rt.NewArray(vs...)
+}
+
 func (st *vmState) attribObject(r selector.Result) goja.Value {
 	o := st.rt.NewObject()
 	r.EachAttr(func(k, v string) { _ = o.Set(k, v) })
@@ -159,12 +253,19 @@ func (st *vmState) installSelectors() {
 		_ = o.DefineAccessorProperty(name, named("get "+name, fn), nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
 	}
 	sp, lp := st.selProto, st.listProto
+	noDoc := func(s *jsSelector, what string) {
+		if s.data != "" {
+			throwJS(rt, "TypeError", fmt.Errorf("cannot use %s on a Selector of type %q", what, s.data))
+		}
+	}
 	method(sp, "css", func(c goja.FunctionCall) goja.Value {
 		s := this(c)
+		noDoc(s, "css")
 		return st.selectAllNS(c.Argument(0).String(), s.ns, s.r)
 	})
 	method(sp, "xpath", func(c goja.FunctionCall) goja.Value {
 		s := this(c)
+		noDoc(s, "xpath")
 		return st.xpathAll(c.Argument(0), c.Argument(1), s.ns, s.r)
 	})
 	method(sp, "registerNamespace", func(c goja.FunctionCall) goja.Value {
@@ -186,28 +287,84 @@ func (st *vmState) installSelectors() {
 	method(sp, "jmespath", func(c goja.FunctionCall) goja.Value {
 		return st.jmesSearch("selector.jmespath()", c.Argument(0).String(), selectorJSON(this(c).r))
 	})
-	method(sp, "get", func(c goja.FunctionCall) goja.Value { return rt.ToValue(this(c).r.Get()) })
+	selGet := func(c goja.FunctionCall) goja.Value { return rt.ToValue(this(c).r.Get()) }
+	method(sp, "get", selGet)
 	method(sp, "getall", func(c goja.FunctionCall) goja.Value { return rt.NewArray(this(c).r.Get()) })
+	// parsel's old names: Selector.extract() is get(); extract_first() is not parsel's on a
+	// Selector but spiders call it, so it is get() too.
+	method(sp, "extract", selGet)
+	method(sp, "extractFirst", selGet)
+	method(sp, "extract_first", selGet)
+	selRe := func(c goja.FunctionCall) goja.Value {
+		re := st.regex(c.Argument(0))
+		return st.reArray(re.extract(st, this(c).r.Get(), c.Argument(1), false))
+	}
+	selReFirst := func(c goja.FunctionCall) goja.Value {
+		re := st.regex(c.Argument(0))
+		if out := re.extract(st, this(c).r.Get(), c.Argument(2), true); len(out) > 0 {
+			return rt.ToValue(out[0])
+		}
+		return orNull(c.Argument(1))
+	}
+	method(sp, "re", selRe)
+	method(sp, "reFirst", selReFirst)
+	method(sp, "re_first", selReFirst)
 	method(sp, "toString", func(c goja.FunctionCall) goja.Value { return rt.ToValue(this(c).r.Get()) })
 	getter(sp, "attrib", func(c goja.FunctionCall) goja.Value { return st.attribObject(this(c).r) })
 
-	method(lp, "get", func(c goja.FunctionCall) goja.Value {
+	listGet := func(c goja.FunctionCall) goja.Value {
 		l := list(c)
 		if len(l.res) == 0 {
-			if d := c.Argument(0); !goja.IsUndefined(d) {
-				return d
-			}
-			return goja.Null()
+			return orNull(c.Argument(0))
 		}
 		return rt.ToValue(l.res[0].Get())
-	})
-	method(lp, "getall", func(c goja.FunctionCall) goja.Value {
+	}
+	listGetall := func(c goja.FunctionCall) goja.Value {
 		l := list(c)
 		out := make([]any, len(l.res))
 		for i := range l.res {
 			out[i] = l.res[i].Get()
 		}
 		return rt.NewArray(out...)
+	}
+	method(lp, "get", listGet)
+	method(lp, "getall", listGetall)
+	// parsel's old names, which most Scrapy spiders use: extract() is getall(),
+	// extract_first() is get().
+	method(lp, "extract", listGetall)
+	method(lp, "extractFirst", listGet)
+	method(lp, "extract_first", listGet)
+	listReFirst := func(c goja.FunctionCall) goja.Value {
+		l := list(c)
+		re := st.regex(c.Argument(0))
+		for i := range l.res {
+			if out := re.extract(st, l.res[i].Get(), c.Argument(2), true); len(out) > 0 {
+				return rt.ToValue(out[0])
+			}
+		}
+		return orNull(c.Argument(1))
+	}
+	method(lp, "re", func(c goja.FunctionCall) goja.Value {
+		l := list(c)
+		re := st.regex(c.Argument(0))
+		var out []string
+		for i := range l.res {
+			out = append(out, re.extract(st, l.res[i].Get(), c.Argument(1), false)...)
+		}
+		return st.reArray(out)
+	})
+	method(lp, "reFirst", listReFirst)
+	method(lp, "re_first", listReFirst)
+	// slice() keeps a SelectorList (parsel: a slice of a SelectorList is one); filter()
+	// and map() are in prelude.js, through listFrom.
+	method(lp, "slice", func(c goja.FunctionCall) goja.Value {
+		l := list(c)
+		n := int64(len(l.res))
+		start, end := relIndex(c.Argument(0), n, 0), relIndex(c.Argument(1), n, n)
+		if end < start {
+			end = start
+		}
+		return st.newListNS(l.res[start:end:end], l.ns)
 	})
 	method(lp, "css", func(c goja.FunctionCall) goja.Value {
 		l := list(c)

@@ -11,8 +11,12 @@
 // a string computed by an XPath expression. Compiled CSS and XPath expressions are cached
 // by their text.
 //
-// XPath is XPath 1.0 as implemented by github.com/antchfx/xpath, over a navigator of this
-// package; see [XPathQuery.Select] for how results map to parsel's.
+// XPath is XPath 1.0 as implemented by github.com/antchfx/xpath (a patched copy in
+// third_party/antchfx-xpath: extension functions, the namespace:: axis), over a navigator
+// of this package, with parsel's extension functions (has-class and the EXSLT re: and set:
+// functions); see [XPathQuery.Select] for how results map to parsel's. Get writes HTML as
+// lxml does (void elements without a slash). [Regex] is Python's re for re() and the
+// EXSLT functions.
 //
 // # Semantics (as parsel, which translates CSS to XPath with the prefix descendant-or-self::)
 //

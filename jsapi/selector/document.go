@@ -56,7 +56,27 @@ func ParseText(text string) (*Document, error) {
 			break
 		}
 	}
+	dropImpliedHead(d.root, text)
 	return d, nil
+}
+
+// dropImpliedHead removes the empty <head> the HTML5 parser adds to a page that has none,
+// as libxml2 (lxml, parsel) adds none: Selector(text="<p>x</p>").get() is
+// "<html><body><p>x</p></body></html>". A head with content or attributes, or one written
+// in the source, stays.
+func dropImpliedHead(root *html.Node, text string) {
+	if root == nil || root.Type != html.ElementNode || root.Data != "html" {
+		return
+	}
+	for c := root.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if c.Data == "head" && c.FirstChild == nil && len(c.Attr) == 0 && !containsFold([]byte(text), "<head") {
+			root.RemoveChild(c)
+		}
+		return
+	}
 }
 
 // Flattened returns how many elements nested past x/net/html's limit of 512 open elements

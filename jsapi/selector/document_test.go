@@ -66,7 +66,8 @@ func TestParseEmpty(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := d.Root().Get(); got != "<html><head></head><body></body></html>" {
+	// No <head> that was not in the source, as lxml.
+	if got := d.Root().Get(); got != "<html><body></body></html>" {
 		t.Errorf("Root().Get() = %q", got)
 	}
 	if d.Node() == nil || d.Root().Node.Parent != d.Node() {
@@ -163,6 +164,11 @@ func TestDeepNestingAtLimitUnchanged(t *testing.T) {
 	want, err := html.Parse(strings.NewReader(text))
 	if err != nil {
 		t.Fatal(err)
+	}
+	// ParseText drops the empty <head> the parser implies, as lxml adds none.
+	root := want.LastChild // <html>, after the doctype
+	if h := root.FirstChild; h != nil && h.Data == "head" && h.FirstChild == nil {
+		root.RemoveChild(h)
 	}
 	var wb, gb strings.Builder
 	if err := html.Render(&wb, want); err != nil {

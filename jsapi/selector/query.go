@@ -169,10 +169,11 @@ func parsePseudo(p string) (Kind, string, error) {
 			return 0, "", errors.New("unclosed ::attr(")
 		}
 		arg = strings.TrimSpace(arg)
-		if len(arg) >= 2 && (arg[0] == '"' || arg[0] == '\'') && arg[len(arg)-1] == arg[0] {
+		quoted := len(arg) >= 2 && (arg[0] == '"' || arg[0] == '\'') && arg[len(arg)-1] == arg[0]
+		if quoted {
 			arg = arg[1 : len(arg)-1]
 		}
-		if arg == "" || strings.ContainsAny(arg, " \t\n\r\f\"'(),") {
+		if arg == "" || strings.ContainsAny(arg, " \t\n\r\f\"'(),") || !quoted && !isIdent(arg) {
 			return 0, "", fmt.Errorf("expected a single string or identifier in ::attr(), got %q", arg)
 		}
 		return KindAttr, strings.ToLower(arg), nil
@@ -181,6 +182,26 @@ func parsePseudo(p string) (Kind, string, error) {
 	default:
 		return 0, "", fmt.Errorf("the pseudo-element ::%s is unknown", name)
 	}
+}
+
+// isIdent reports whether s is a CSS identifier (as cssselect reads ::attr()'s argument:
+// "12", "34test" and "@href" are not): an optional "-", then a letter, "_" or a non-ASCII
+// character, then letters, digits, "-", "_" and non-ASCII characters (a ":" is allowed for
+// a namespaced name such as xlink:href).
+func isIdent(s string) bool {
+	s = strings.TrimPrefix(s, "-")
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		switch {
+		case r == '_' || r >= 0x80 || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z':
+		case i > 0 && ('0' <= r && r <= '9' || r == '-' || r == ':' || r == '\\'):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // rawGroup is one comma-separated selector cut into compound-selector source texts.

@@ -47,9 +47,10 @@ type Result struct {
 	doc   *Document
 }
 
-// Get returns what parsel's get() returns: the outer HTML of an element, serialised by
-// html.Render (so "&", "<" and non-breaking spaces in text are escaped as entities), or the
-// string of a text or attribute result.
+// Get returns what parsel's get() returns: the outer HTML of an element, serialised as
+// lxml writes HTML (void elements without a slash: <img src="a.jpg">; "&", "<", ">" and
+// quotes in text and attribute values escaped as html.EscapeString does), or the string of
+// a text or attribute result.
 func (r Result) Get() string {
 	if r.Kind != KindElement {
 		return r.Value
@@ -62,10 +63,89 @@ func (r Result) Get() string {
 		r.doc.xml.render(&b, r.Node)
 		return b.String()
 	}
-	// Render fails only on an ErrorNode, which the parser never produces, or on a write
-	// error, which strings.Builder never returns.
-	_ = html.Render(&b, r.Node)
+	renderHTML(&b, r.Node)
 	return b.String()
+}
+
+// rawTextElements hold text that is written as is, without escaping (x/net/html's and
+// lxml's list; <noscript> is not one, as documents are parsed with scripting off).
+var rawTextElements = map[string]bool{
+	"iframe": true, "noembed": true, "noframes": true, "plaintext": true, "script": true,
+	"style": true, "xmp": true,
+}
+
+// writeEscaped writes s escaped as html.EscapeString does, without allocating.
+func writeEscaped(b *strings.Builder, s string) {
+	const escapedChars = "&'<>\"\r"
+	for i := strings.IndexAny(s, escapedChars); i >= 0; i = strings.IndexAny(s, escapedChars) {
+		b.WriteString(s[:i])
+		switch s[i] {
+		case '&':
+			b.WriteString("&amp;")
+		case '\'':
+			b.WriteString("&#39;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&#34;")
+		case '\r':
+			b.WriteString("&#13;")
+		}
+		s = s[i+1:]
+	}
+	b.WriteString(s)
+}
+
+// renderHTML writes n as lxml's HTML serialiser does: as html.Render, except that void
+// elements have no slash ("<br>", as HTML writes them).
+func renderHTML(b *strings.Builder, n *html.Node) {
+	switch n.Type {
+	case html.ElementNode:
+	case html.TextNode:
+		writeEscaped(b, n.Data)
+		return
+	default:
+		// Comments, doctypes and documents. Render fails only on an ErrorNode, which the
+		// parser never produces, or on a write error, which strings.Builder never returns.
+		_ = html.Render(b, n)
+		return
+	}
+	b.WriteByte('<')
+	b.WriteString(n.Data)
+	for _, a := range n.Attr {
+		b.WriteByte(' ')
+		if a.Namespace != "" {
+			b.WriteString(a.Namespace)
+			b.WriteByte(':')
+		}
+		b.WriteString(a.Key)
+		b.WriteString(`="`)
+		writeEscaped(b, a.Val)
+		b.WriteByte('"')
+	}
+	b.WriteByte('>')
+	if n.Namespace == "" && voidElements[n.Data] {
+		return
+	}
+	if c := n.FirstChild; c != nil && c.Type == html.TextNode && strings.HasPrefix(c.Data, "\n") {
+		switch n.Data {
+		case "pre", "listing", "textarea":
+			b.WriteByte('\n') // the parser drops a first newline there
+		}
+	}
+	literal := n.Namespace == "" && rawTextElements[n.Data]
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if literal && c.Type == html.TextNode {
+			b.WriteString(c.Data)
+		} else {
+			renderHTML(b, c)
+		}
+	}
+	b.WriteString("</")
+	b.WriteString(n.Data)
+	b.WriteByte('>')
 }
 
 // GetAll returns Get of each result (Scrapy: SelectorList.getall()).

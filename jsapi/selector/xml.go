@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -44,8 +45,10 @@ type xmlName struct{ prefix, local, uri string }
 // XPath with namespaces. The encoding comes from the charset parameter of contentType, else
 // the XML declaration, else UTF-8.
 //
-// Like lxml's recover mode, which parsel uses, it is lenient: unknown entities stay as
-// text, end tags close up to the matching open element (or are ignored), and on a syntax
+// Like lxml's recover mode, which parsel uses, it is lenient: an entity neither XML nor
+// HTML defines (&xxe;) stays a reference, written back as is by Get and invisible to
+// text() (lxml's entity node; never resolved, so no external entity is read), end tags
+// close up to the matching open element (or are ignored), and on a syntax
 // error the document keeps what parsed before it. The error is then returned too, but the
 // document is never nil and always usable; an input without any element gives an error
 // wrapping ErrNoRoot.
@@ -63,6 +66,19 @@ func ParseXML(body []byte, contentType string) (*Document, error) {
 	dec := xml.NewDecoder(in)
 	dec.Strict = false
 	dec.Entity = xml.HTMLEntity
+	if undefined := undefinedEntities(body); len(undefined) > 0 {
+		// Undefined entities become references kept as they are (lxml's recover mode
+		// with resolve_entities off, as parsel parses): a sentinel in the text, turned
+		// into a RawNode below, so get() writes "&xxe;" and text() does not see it.
+		m := make(map[string]string, len(xml.HTMLEntity)+len(undefined))
+		for k, v := range xml.HTMLEntity {
+			m[k] = v
+		}
+		for _, name := range undefined {
+			m[name] = entityOpen + name + entityClose
+		}
+		dec.Entity = m
+	}
 	dec.CharsetReader = reader
 
 	x := &xmlInfo{names: map[nameKey]xmlName{}}
@@ -112,7 +128,7 @@ func ParseXML(body []byte, contentType string) (*Document, error) {
 			}
 			for i, a := range t.Attr {
 				q := qualified(a.Name)
-				el.Attr[i] = html.Attribute{Key: strings.ToLower(q), Val: a.Value}
+				el.Attr[i] = html.Attribute{Key: strings.ToLower(q), Val: restoreEntities(a.Value)}
 				uri := ""
 				if _, decl := declaredPrefix(a.Name); !decl && a.Name.Space != "" {
 					uri = ns[a.Name.Space]
@@ -128,21 +144,25 @@ func ParseXML(body []byte, contentType string) (*Document, error) {
 			stack = append(stack, frame{n: el, ns: ns, qname: qname})
 		case xml.EndElement:
 			q := qualified(t.Name)
+			matched := false
 			for i := len(stack) - 1; i > 0; i-- {
 				if stack[i].qname == q {
 					stack = stack[:i]
+					matched = true
 					break
 				}
+			}
+			if top := stack[len(stack)-1]; !matched && len(stack) > 1 && localPart(top.qname) == t.Name.Local {
+				// An end tag that differs from the current element's only by its prefix
+				// closes it, as libxml2 recovers (parsel's test_namespaces_simple:
+				// <somens:a>take this</a>); other unmatched end tags are ignored.
+				stack = stack[:len(stack)-1]
 			}
 		case xml.CharData:
 			if cur.n == top {
 				continue // whitespace around the root element
 			}
-			if last := cur.n.LastChild; last != nil && last.Type == html.TextNode {
-				last.Data += string(t)
-			} else {
-				cur.n.AppendChild(&html.Node{Type: html.TextNode, Data: string(t)})
-			}
+			appendCharData(cur.n, string(t))
 		case xml.Comment:
 			cur.n.AppendChild(&html.Node{Type: html.CommentNode, Data: string(t)})
 		}
@@ -166,6 +186,93 @@ func declaredPrefix(n xml.Name) (string, bool) {
 		return "", true
 	}
 	return "", false
+}
+
+// The sentinels that mark an undefined entity reference in decoded text (private-use
+// characters).
+const (
+	entityOpen  = "\ue000"
+	entityClose = "\ue001"
+)
+
+// undefinedEntities returns the names of the entity references in body that neither XML
+// nor HTML defines (&xxe;), each once.
+func undefinedEntities(body []byte) []string {
+	var out []string
+	for i := bytes.IndexByte(body, '&'); i >= 0; {
+		rest := body[i+1:]
+		end := bytes.IndexByte(rest, ';')
+		if end > 0 && end <= 64 && isEntityName(rest[:end]) {
+			name := string(rest[:end])
+			switch name {
+			case "lt", "gt", "amp", "apos", "quot":
+			default:
+				if _, ok := xml.HTMLEntity[name]; !ok && !slices.Contains(out, name) {
+					out = append(out, name)
+				}
+			}
+		}
+		j := bytes.IndexByte(rest, '&')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return out
+}
+
+func isEntityName(b []byte) bool {
+	for i, c := range b {
+		switch {
+		case c == '_' || c == ':' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c >= 0x80:
+		case i > 0 && (c == '-' || c == '.' || '0' <= c && c <= '9'):
+		default:
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// appendCharData appends text to n, turning the undefined-entity sentinels into RawNodes
+// that keep the reference ("&xxe;"): invisible to XPath and text, written as is.
+func appendCharData(n *html.Node, text string) {
+	for text != "" {
+		before, after, found := strings.Cut(text, entityOpen)
+		if before != "" {
+			if last := n.LastChild; last != nil && last.Type == html.TextNode {
+				last.Data += before
+			} else {
+				n.AppendChild(&html.Node{Type: html.TextNode, Data: before})
+			}
+		}
+		if !found {
+			return
+		}
+		name, rest, ok := strings.Cut(after, entityClose)
+		if !ok {
+			n.AppendChild(&html.Node{Type: html.TextNode, Data: after})
+			return
+		}
+		n.AppendChild(&html.Node{Type: html.RawNode, Data: "&" + name + ";"})
+		text = rest
+	}
+}
+
+// restoreEntities writes undefined entity references in an attribute value back as
+// they were written.
+func restoreEntities(v string) string {
+	if !strings.Contains(v, entityOpen) {
+		return v
+	}
+	return strings.NewReplacer(entityOpen, "&", entityClose, ";").Replace(v)
+}
+
+// localPart returns a qualified name without its prefix.
+func localPart(qname string) string {
+	if i := strings.LastIndexByte(qname, ':'); i >= 0 {
+		return qname[i+1:]
+	}
+	return qname
 }
 
 func qualified(n xml.Name) string {
@@ -270,6 +377,8 @@ func (x *xmlInfo) renderNode(b *strings.Builder, n *html.Node, extra []html.Attr
 		}
 	case html.TextNode:
 		_, _ = xmlTextEscaper.WriteString(b, n.Data)
+	case html.RawNode:
+		b.WriteString(n.Data) // an undefined entity reference
 	case html.CommentNode:
 		b.WriteString("<!--")
 		b.WriteString(n.Data)

@@ -85,7 +85,7 @@ func CompileXPath(expr string, namespaces map[string]string) (*XPathQuery, error
 		e, _ := v.(xpathEntry) // only xpathEntry values are stored
 		return e.q, e.err
 	}
-	ns := map[string]string{"xml": xmlNamespace}
+	ns := map[string]string{"xml": xmlNamespace, "re": exsltRegexNS, "set": exsltSetsNS}
 	for p, u := range namespaces {
 		ns[p] = u
 	}
@@ -115,7 +115,7 @@ func (q *XPathQuery) compile() (e *xpath.Expr, err error) {
 	if strings.TrimSpace(q.src) == "" {
 		return nil, &XPathError{Expr: q.src, Err: fmt.Errorf("empty expression")}
 	}
-	e, err = xpath.CompileWithNS(q.src, q.ns)
+	e, err = xpath.CompileWithFunctions(q.src, q.ns, xpathFuncs)
 	if err != nil {
 		return nil, &XPathError{Expr: q.src, Err: err}
 	}
@@ -208,6 +208,13 @@ func (q *XPathQuery) eval(e *xpath.Expr, out []Result, ctx Result) (_ []Result, 
 		for v.MoveNext() {
 			n, ok := v.Current().(*navigator)
 			if !ok {
+				if s, ok := v.Current().(*nsNavigator); ok {
+					// A namespace node (namespace:: axis): its URI, as a string result.
+					out = append(out, Result{Value: s.uri, Kind: KindText, doc: ctx.doc})
+					if q.reorder {
+						attrs = append(attrs, -1)
+					}
+				}
 				continue
 			}
 			out = append(out, n.result())

@@ -1,0 +1,150 @@
+package selector
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dlclark/regexp2/v2"
+)
+
+// Regex is a compiled regular expression with the semantics of Python's re module, which
+// parsel's re() and re_first() use: \w, \d, \s and \b are Unicode-aware ("cumpleaños" is
+// one word), groups are numbered left to right whether named or not, and Python's
+// (?P<name>...) and (?P=name) are accepted. It runs on github.com/dlclark/regexp2 (the
+// .NET dialect, a backtracking engine close to Python's: lookarounds and backreferences
+// work). Obtain one with CompileRegex; it is safe for concurrent use.
+type Regex struct {
+	re      *regexp2.Regexp
+	extract int // number of the group named "extract", or -1
+}
+
+// regexCache maps a pattern plus its flags to its *Regex or error (bounded like the CSS
+// cache).
+var regexCache struct {
+	m sync.Map // string → regexEntry
+	n atomic.Int64
+}
+
+type regexEntry struct {
+	re  *Regex
+	err error
+}
+
+// CompileRegex compiles pattern, a Python re pattern, or returns it from a process-wide
+// cache. flags may contain i (IGNORECASE), m (MULTILINE) and s (DOTALL); other letters are
+// ignored (a JS RegExp's g, u, y and d have no meaning here).
+func CompileRegex(pattern, flags string) (*Regex, error) {
+	key := flags + "\x00" + pattern
+	if v, ok := regexCache.m.Load(key); ok {
+		e, _ := v.(regexEntry) // only regexEntry values are stored
+		return e.re, e.err
+	}
+	opts := regexp2.None
+	for _, f := range flags {
+		switch f {
+		case 'i':
+			opts |= regexp2.IgnoreCase
+		case 'm':
+			opts |= regexp2.Multiline
+		case 's':
+			opts |= regexp2.Singleline
+		}
+	}
+	var r *Regex
+	re, err := regexp2.Compile(pythonToNET(pattern), opts, regexp2.OptionMaintainCaptureOrder())
+	if err != nil {
+		err = fmt.Errorf("invalid regular expression %q: %w", pattern, err)
+	} else {
+		r = &Regex{re: re, extract: -1}
+		for _, name := range re.GetGroupNames() {
+			if name == "extract" {
+				r.extract = re.GroupNumberFromName(name)
+			}
+		}
+	}
+	if regexCache.n.Add(1) > cacheLimit {
+		regexCache.m.Clear()
+		regexCache.n.Store(1)
+	}
+	regexCache.m.Store(key, regexEntry{r, err})
+	return r, err
+}
+
+// pythonToNET rewrites Python's named-group syntax, (?P<name>...) and (?P=name), to the
+// .NET one, and \Z (end of text in Python) to \z.
+func pythonToNET(p string) string {
+	if !strings.Contains(p, "(?P") && !strings.Contains(p, `\Z`) {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		switch {
+		case p[i] == '\\' && i+1 < len(p):
+			if p[i+1] == 'Z' {
+				b.WriteString(`\z`)
+			} else {
+				b.WriteString(p[i : i+2])
+			}
+			i++
+		case strings.HasPrefix(p[i:], "(?P<"):
+			b.WriteString("(?<")
+			i += 3
+		case strings.HasPrefix(p[i:], "(?P="):
+			end := strings.IndexByte(p[i:], ')')
+			if end < 0 {
+				b.WriteString(p[i:])
+				return b.String()
+			}
+			b.WriteString(`\k<` + p[i+4:i+end] + ">")
+			i += end
+		default:
+			b.WriteByte(p[i])
+		}
+	}
+	return b.String()
+}
+
+// Extract returns what parsel's extract_regex returns for text: with a group named
+// "extract", that group of the first match (nothing if there is no match or the group did
+// not take part); otherwise Python's findall: every whole match when the pattern has no
+// groups, else the groups of every match in order ("" for a group that did not take
+// part). Unless replaceEntities is false, character references other than &lt; and &amp;
+// are replaced in each string (ReplaceEntities). A match that runs into regexp2's
+// backtracking limit is an error.
+func (r *Regex) Extract(text string, replaceEntities bool, first bool) ([]string, error) {
+	var out []string
+	m, err := r.re.FindStringMatch(text)
+	if r.extract >= 0 {
+		if err == nil && m != nil {
+			if g := m.GroupByNumber(r.extract); g != nil && len(g.Captures) > 0 {
+				out = append(out, g.String())
+			}
+		}
+	} else {
+		for err == nil && m != nil {
+			groups := m.Groups()
+			if len(groups) == 1 {
+				out = append(out, m.String())
+			} else {
+				for _, g := range groups[1:] {
+					out = append(out, g.String()) // "" when the group did not take part
+				}
+			}
+			if first {
+				break
+			}
+			m, err = r.re.FindNextMatch(m)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("regular expression %s: %w", r.re.String(), err)
+	}
+	if replaceEntities {
+		for i, s := range out {
+			out[i] = ReplaceEntities(s)
+		}
+	}
+	return out, nil
+}

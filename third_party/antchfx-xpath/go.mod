@@ -1,0 +1,3 @@
+module github.com/antchfx/xpath
+
+go 1.14
