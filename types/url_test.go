@@ -150,7 +150,7 @@ func TestSafeURL(t *testing.T) {
 func TestCanonicalURL(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		in, want string
+		in, want     string
 		keepFragment bool
 	}{
 		// test_canonicalize_url, test_append_missing_path
