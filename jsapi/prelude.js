@@ -257,7 +257,7 @@
       if (s === "" || s.startsWith("[object ")) throw new TypeError("response.follow() needs a URL, a Request or a Selector, got " + typeName(target));
       target = s; // a URL object
     }
-    const url = n.join(resp.baseUrl, target, resp.url, all);
+    const url = n.join(resp.baseUrl, target, resp.url, all, Response.handleOf(resp));
     if (url === null) return undefined;
     checked = url;
     return new Request(url, opts);
@@ -327,7 +327,7 @@
     }
     // The URL relative links resolve against: the URL, or the page's <base href>.
     get baseUrl() { return this.#h === undefined ? this.url : n.responseBase(this.#h); }
-    urljoin(href) { return n.urljoin(this.baseUrl, String(href)); }
+    urljoin(href) { return n.urljoin(this.baseUrl, String(href), undefined, undefined, this.#h); }
     follow(target, opts) { return followRequest(this, target, opts); }
     followAll(targets, opts) {
       const out = [];

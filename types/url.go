@@ -440,3 +440,51 @@ func quotePlus(b []byte, s string) []byte {
 	}
 	return b
 }
+
+// NormalizeURL returns raw made safe with a UTF-8 query (SafeURL), or raw itself when it
+// already is safe or does not parse. An already safe URL costs one scan of its bytes: this
+// is what every request URL from a spider goes through (Scrapy: Request's
+// safe_url_string).
+func NormalizeURL(raw string) string {
+	if looksSafe(raw) {
+		return raw
+	}
+	s, err := SafeURL(raw, nil)
+	if err != nil {
+		return raw
+	}
+	return s
+}
+
+// looksSafe reports whether MakeSafe would leave raw as it is, judging conservatively:
+// only characters every part allows, no upper case or trailing ":" in the authority, and
+// a path.
+func looksSafe(raw string) bool {
+	i := strings.Index(raw, "://")
+	if i <= 0 {
+		return false
+	}
+	for j := 0; j < i; j++ {
+		if c := raw[j]; !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	auth := i + 3
+	end := auth
+	for end < len(raw) && raw[end] != '/' {
+		c := raw[end]
+		if c == '?' || c == '#' || c == '@' || c == '[' || c == '\\' || c <= ' ' || c >= utf8.RuneSelf || 'A' <= c && c <= 'Z' {
+			return false // a query without path, user info, IPv6: the slow path
+		}
+		end++
+	}
+	if end == auth || raw[end-1] == ':' || end == len(raw) && raw[len(raw)-1] == ':' {
+		return false
+	}
+	for j := end; j < len(raw); j++ {
+		if !specialQuerySafe[raw[j]] {
+			return false
+		}
+	}
+	return true
+}

@@ -301,3 +301,25 @@ func TestFingerprintIDN(t *testing.T) {
 		t.Error("different queries share a fingerprint")
 	}
 }
+
+// TestNormalizeURL: the fast path leaves safe URLs alone and sends the others to SafeURL.
+func TestNormalizeURL(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"http://example.com/a?b=c#d":   "http://example.com/a?b=c#d",
+		"http://example.com":           "http://example.com",
+		"http://Example.com/":          "http://example.com/",
+		"http://www.bücher.de/":        "http://www.xn--bcher-kva.de/",
+		"http://example.com:/":         "http://example.com/",
+		"http://example.com?q=a b":     "http://example.com/?q=a%20b",
+		" http://example.com/a\tb ":    "http://example.com/ab",
+		"http://example.com/it's?it's": "http://example.com/it's?it%27s",
+		"http://u@example.com/":        "http://u@example.com/",
+		"http://[::1]:8080/":           "http://[::1]:8080/",
+		"not a url at all:%zz/\x7f":    "not a url at all:%zz/\x7f",
+	} {
+		if got := types.NormalizeURL(in); got != want {
+			t.Errorf("NormalizeURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
