@@ -16,7 +16,6 @@ import (
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
 	"golang.org/x/text/encoding"
-	"golang.org/x/text/encoding/htmlindex"
 )
 
 // respHandle is the Go side of a JS Response; used on one loop only.
@@ -62,13 +61,7 @@ func (h *respHandle) urlEncoding() encoding.Encoding {
 	if !h.hasEnc {
 		h.hasEnc = true
 		if !h.made {
-			switch name := selector.Encoding(h.resp.Body, h.contentType()); name {
-			case "utf-8", "utf-16le", "utf-16be":
-			default:
-				if e, err := htmlindex.Get(name); err == nil {
-					h.enc = e
-				}
-			}
+			h.enc = links.URLEncoding(selector.Encoding(h.resp.Body, h.contentType()))
 		}
 	}
 	return h.enc

@@ -488,3 +488,15 @@ func looksSafe(raw string) bool {
 	}
 	return true
 }
+
+// PunycodeHost returns the host name h lower-cased, an internationalised name in punycode
+// as URLs carry it ("Bücher.de" → "xn--bcher-kva.de"); h itself if it is not a valid name.
+func PunycodeHost(h string) string {
+	if isASCII(h) {
+		return strings.ToLower(h)
+	}
+	if a, err := idna.Lookup.ToASCII(strings.ToLower(h)); err == nil {
+		return a
+	}
+	return h
+}

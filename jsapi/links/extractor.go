@@ -7,7 +7,6 @@ import (
 	"github.com/jscrawl/jscrawl/jsapi/selector"
 	"github.com/jscrawl/jscrawl/types"
 	"golang.org/x/net/html"
-	"golang.org/x/net/idna"
 	"golang.org/x/text/encoding"
 )
 
@@ -98,9 +97,7 @@ type ProcessFunc func(value string) (out string, ok bool)
 // punycode writes the internationalised names of domains in punycode, as URLs have them.
 func punycode(domains []string) []string {
 	for i, d := range domains {
-		if a, err := idna.Lookup.ToASCII(d); err == nil {
-			domains[i] = a
-		}
+		domains[i] = types.PunycodeHost(d)
 	}
 	return domains
 }
@@ -272,6 +269,7 @@ func (e *Extractor) Matches(raw string) bool {
 	if err != nil {
 		return false
 	}
+	types.MakeSafe(u, nil) // a punycode host, as AllowDomains have
 	if len(e.AllowDomains) > 0 && !FromAnyDomain(u, e.AllowDomains) || len(e.DenyDomains) > 0 && FromAnyDomain(u, e.DenyDomains) {
 		return false
 	}

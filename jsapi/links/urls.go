@@ -11,6 +11,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/publicsuffix"
 	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/htmlindex"
 )
 
 // BaseURL returns the URL relative links of a page resolve against: the page's URL joined
@@ -73,6 +74,21 @@ func Resolve(base *url.URL, href string, enc encoding.Encoding) (*url.URL, bool)
 	u := base.ResolveReference(ref)
 	types.MakeSafe(u, enc)
 	return u, true
+}
+
+// URLEncoding returns the encoding a page named name (a WHATWG name, as
+// selector.Encoding gives) percent-encodes its links' queries in, as browsers do: nil for
+// UTF-8, and for UTF-16, whose pages' links browsers encode in UTF-8.
+func URLEncoding(name string) encoding.Encoding {
+	switch name {
+	case "", "utf-8", "utf-16le", "utf-16be":
+		return nil
+	}
+	e, err := htmlindex.Get(name)
+	if err != nil {
+		return nil
+	}
+	return e
 }
 
 // DropFragment removes u's fragment and returns it (without "#").
