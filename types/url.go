@@ -25,8 +25,9 @@ func ParseURL(raw string) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		// Go refuses what browsers escape: a lone "%", raw UTF-8 in the user info.
-		if u2, err2 := url.Parse(escapeUserinfo(escapeLonePercents(s))); err2 == nil {
+		// Go refuses what browsers escape: a lone "%", control characters, raw UTF-8 or
+		// "|" in the user info.
+		if u2, err2 := url.Parse(escapeUserinfo(escapeControls(escapeLonePercents(s)))); err2 == nil {
 			return u2, nil
 		}
 	}
@@ -45,13 +46,13 @@ func escapeUserinfo(s string) string {
 		end = j
 	}
 	at := strings.LastIndexByte(rest[:end], '@')
-	if at < 0 || isASCII(rest[:at]) {
+	if at < 0 || !needsQuote(rest[:at], &userinfoSafe) {
 		return s
 	}
 	var b []byte
 	b = append(b, s[:i+2]...)
 	for k := 0; k < at; k++ {
-		if c := rest[k]; c >= utf8.RuneSelf {
+		if c := rest[k]; !userinfoSafe[c] {
 			b = append(b, '%', upperHex[c>>4], upperHex[c&15])
 		} else {
 			b = append(b, c)
@@ -91,6 +92,22 @@ func backslashes(s string) string {
 		end = i
 	}
 	return strings.ReplaceAll(s[:end], "\\", "/") + s[end:]
+}
+
+// escapeControls percent-encodes the C0 controls and DEL left in s (after CleanURL).
+func escapeControls(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return s
+	}
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c == 0x7f {
+			b = append(b, '%', upperHex[c>>4], upperHex[c&15])
+		} else {
+			b = append(b, c)
+		}
+	}
+	return string(b)
 }
 
 // escapeLonePercents writes each "%" not followed by two hex digits as "%25".
@@ -250,6 +267,7 @@ var (
 	specialQuerySafe = newByteSet(reservedChars+unreservedChars+"%", "#[]'")
 	canonPathSafe    = newByteSet(reservedChars+unreservedChars+"|%", "#")
 	unreserved       = newByteSet(unreservedChars, "")
+	userinfoSafe     = newByteSet(unreservedChars+"!$&'()*+,;=:%", "")
 )
 
 func needsQuote(s string, safe *byteSet) bool {
