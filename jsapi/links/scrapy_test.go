@@ -22,6 +22,7 @@ import (
 // page is a response for the extractor: body, Content-Type and URL.
 type page struct {
 	body, ct, url string
+	xml           bool // an XML response (Scrapy: XmlResponse)
 }
 
 // extract runs e on p as jsapi's extractLinks does: the document decoded by its
@@ -32,7 +33,11 @@ func extract(t *testing.T, p page, e *links.Extractor, process links.ProcessFunc
 	if ct == "" {
 		ct = "text/html; charset=utf-8"
 	}
-	doc, err := selector.Parse([]byte(p.body), ct)
+	parse := selector.Parse
+	if p.xml {
+		parse = selector.ParseXML
+	}
+	doc, err := parse([]byte(p.body), ct)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,6 +235,7 @@ func TestScrapyLinkExtractor(t *testing.T) {
 		{"test_tags_attrs", dataURLPage, links.Extractor{Unique: true, Tags: []string{"div"}, Attrs: []string{"data-url"}}, nil, nil,
 			[]links.Link{ln("http://example.com/get?id=1", "Item 1"), ln("http://example.com/get?id=2", "Item 2")}},
 		{"test_xhtml (HtmlResponse)", page{body: xhtml, url: "http://example.com/index.xhtml"}, links.Extractor{Unique: true}, nil, nil, nofollowWant("http://example.com")},
+		{"test_xhtml (XmlResponse)", page{body: xhtml, ct: "text/xml", url: "http://example.com/index.xhtml", xml: true}, links.Extractor{Unique: true}, nil, nil, nofollowWant("http://example.com")},
 		{"test_link_wrong_href", page{body: `
         <a href="http://example.org/item1.html">Item 1</a>
         <a href="http://[example.org/item2.html">Item 2</a>
