@@ -2,7 +2,7 @@ package types
 
 import (
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -19,8 +19,13 @@ import (
 // a backslash before the query counts as a slash in an http(s) URL, and a "%" that does
 // not start an escape is read as "%25". Relative references parse too.
 func ParseURL(raw string) (*url.URL, error) {
-	s := CleanURL(raw)
-	if strings.IndexByte(s, '\\') >= 0 {
+	s := raw
+	if clean, back := scanURL(s); !clean {
+		s = CleanURL(s)
+		if strings.IndexByte(s, '\\') >= 0 {
+			s = backslashes(s)
+		}
+	} else if back {
 		s = backslashes(s)
 	}
 	u, err := url.Parse(s)
@@ -59,6 +64,25 @@ func escapeUserinfo(s string) string {
 		}
 	}
 	return string(append(b, rest[at:]...))
+}
+
+// scanURL reports in one pass whether s needs no CleanURL and whether it holds a backslash.
+func scanURL(s string) (clean, backslash bool) {
+	if s == "" {
+		return true, false
+	}
+	if s[0] <= ' ' || s[len(s)-1] <= ' ' {
+		return false, false
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\t', '\n', '\r':
+			return false, false
+		case '\\':
+			backslash = true
+		}
+	}
+	return true, backslash
 }
 
 // CleanURL strips leading and trailing C0 controls and spaces from raw and removes every
@@ -165,11 +189,9 @@ func MakeSafe(u *url.URL, enc encoding.Encoding) bool {
 	if u.Opaque != "" {
 		return changed
 	}
-	raw := u.RawPath
-	if raw == "" {
-		raw = u.EscapedPath()
-	}
-	if needsQuote(raw, &pathSafe) {
+	// Without RawPath, the path is Go's own escaping of Path, which leaves only characters
+	// pathSafe has: nothing to do.
+	if raw := u.RawPath; raw != "" && needsQuote(raw, &pathSafe) {
 		q := quote(nil, raw, &pathSafe)
 		if p, err := url.PathUnescape(string(q)); err == nil {
 			u.Path, u.RawPath = p, string(q)
@@ -335,7 +357,10 @@ func Canonical(u *url.URL, keepFragment bool) string {
 	if p := c.Port(); (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
 		host = host[:len(host)-len(p)-1]
 	}
-	b := make([]byte, 0, len(scheme)+len(host)+len(c.RawQuery)+len(c.Path)+16)
+	var b []byte
+	if len(scheme)+len(host)+len(c.RawQuery)+len(c.Path)+16 <= 256 {
+		b = make([]byte, 0, 256) // on the stack: only the final string is allocated
+	}
 	if scheme != "" {
 		b = append(b, scheme...)
 		b = append(b, ':')
@@ -352,9 +377,12 @@ func Canonical(u *url.URL, keepFragment bool) string {
 	if p == "" {
 		p = c.EscapedPath()
 	}
-	if p == "" {
+	switch {
+	case p == "":
 		b = append(b, '/')
-	} else {
+	case strings.IndexByte(p, '%') < 0 && !needsQuote(p, &canonPathSafe):
+		b = append(b, p...)
+	default:
 		b = canonicalPath(b, p)
 	}
 	if c.RawQuery != "" {
@@ -390,10 +418,20 @@ func canonicalPath(b []byte, p string) []byte {
 	return b
 }
 
+// queryArg is one argument of a query, decoded.
+type queryArg struct{ k, v string }
+
+func compareArgs(a, b queryArg) int {
+	if c := strings.Compare(a.k, b.k); c != 0 {
+		return c
+	}
+	return strings.Compare(a.v, b.v)
+}
+
 // canonicalQuery appends the query q with its arguments sorted and re-encoded.
 func canonicalQuery(b []byte, q string) []byte {
-	type kv struct{ k, v string }
-	pairs := make([]kv, 0, strings.Count(q, "&")+1)
+	var buf [16]queryArg
+	pairs := buf[:0]
 	for q != "" {
 		var part string
 		part, q, _ = strings.Cut(q, "&")
@@ -401,15 +439,10 @@ func canonicalQuery(b []byte, q string) []byte {
 			continue
 		}
 		k, v, _ := strings.Cut(part, "=")
-		pairs = append(pairs, kv{unquotePlus(k), unquotePlus(v)})
+		pairs = append(pairs, queryArg{unquotePlus(k), unquotePlus(v)})
 	}
 	if len(pairs) > 1 {
-		sort.SliceStable(pairs, func(i, j int) bool {
-			if pairs[i].k != pairs[j].k {
-				return pairs[i].k < pairs[j].k
-			}
-			return pairs[i].v < pairs[j].v
-		})
+		slices.SortStableFunc(pairs, compareArgs)
 	}
 	for i, p := range pairs {
 		if i > 0 {
@@ -446,6 +479,9 @@ func unquotePlus(s string) string {
 // quotePlus appends s with spaces as "+" and everything but unreserved characters
 // percent-encoded (Python's quote_plus).
 func quotePlus(b []byte, s string) []byte {
+	if !needsQuote(s, &unreserved) {
+		return append(b, s...)
+	}
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
 		case unreserved[c]:
