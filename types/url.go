@@ -535,9 +535,13 @@ func looksSafe(raw string) bool {
 	if end == auth || raw[end-1] == ':' || end == len(raw) && raw[len(raw)-1] == ':' {
 		return false
 	}
+	hash := false
 	for j := end; j < len(raw); j++ {
-		if !specialQuerySafe[raw[j]] {
-			return false
+		if c := raw[j]; !specialQuerySafe[c] {
+			if c != '#' || hash {
+				return false
+			}
+			hash = true // the fragment: Go and w3lib leave these characters in it too
 		}
 	}
 	return true

@@ -326,6 +326,9 @@ func TestNormalizeURL(t *testing.T) {
 		"http://example.com/it's?it's": "http://example.com/it's?it%27s",
 		"http://u@example.com/":        "http://u@example.com/",
 		"http://[::1]:8080/":           "http://[::1]:8080/",
+		" http://example.com/":         "http://example.com/",
+		"http://example.com/a#b#c":     "http://example.com/a#b%23c",
+		"http://example.com/a#b'c?d":   "http://example.com/a#b'c?d",
 		"not a url at all:%zz/\x7f":    "not a url at all:%zz/\x7f",
 	} {
 		if got := types.NormalizeURL(in); got != want {
