@@ -16,8 +16,9 @@ import (
 
 // ParseURL parses raw as a browser reads an href (WHATWG URL parsing): leading and
 // trailing C0 controls and spaces are stripped, tabs and newlines anywhere are removed,
-// a backslash before the query counts as a slash in an http(s) URL, and a "%" that does
-// not start an escape is read as "%25". Relative references parse too.
+// a backslash before the query counts as a slash in an http(s) URL, and what Go's parser
+// refuses but browsers escape is escaped: a "%" that does not start an escape ("%25"),
+// other control characters, raw UTF-8 in the user info. Relative references parse too.
 func ParseURL(raw string) (*url.URL, error) {
 	s := raw
 	if clean, back := scanURL(s); !clean {
@@ -39,7 +40,8 @@ func ParseURL(raw string) (*url.URL, error) {
 	return u, err
 }
 
-// escapeUserinfo percent-encodes the non-ASCII bytes of s's user info.
+// escapeUserinfo percent-encodes the bytes of s's user info that RFC 3986 does not allow
+// there (non-ASCII, "|", ...), which Go's parser refuses.
 func escapeUserinfo(s string) string {
 	i := strings.Index(s, "//")
 	if i < 0 {
