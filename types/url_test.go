@@ -1,6 +1,7 @@
 package types_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/types"
@@ -333,6 +334,33 @@ func TestNormalizeURL(t *testing.T) {
 	} {
 		if got := types.NormalizeURL(in); got != want {
 			t.Errorf("NormalizeURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSafeURLCharacterSets: w3lib's SAFE_URL_URL_CASES built from its character sets
+// (test_url.py PATH_SAFE, QUERY_SAFE, SPECIAL_QUERY_SAFE, SPECIAL_QUERY_TO_ENCODE,
+// FRAGMENT_SAFE): what each part leaves alone, and what a special scheme's query escapes.
+func TestSafeURLCharacterSets(t *testing.T) {
+	t.Parallel()
+	const alnum = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	pathSafe := alnum + "-_.!~*'()" + ":@&=+$," + "/" + ";"
+	querySafe := pathSafe + "?"
+	specialQuerySafe := strings.ReplaceAll(querySafe, "'", "")
+	fragmentSafe := querySafe
+	cases := map[string]string{
+		"https://example.com/" + pathSafe: "https://example.com/" + pathSafe,
+		"a://example.com?" + querySafe:    "a://example.com?" + querySafe,
+		"a://example.com#" + fragmentSafe: "a://example.com#" + fragmentSafe,
+	}
+	for _, scheme := range []string{"http", "https", "ftp", "ws", "wss"} {
+		cases[scheme+"://example.com?"+specialQuerySafe] = scheme + "://example.com/?" + specialQuerySafe
+		// SPECIAL_QUERY_TO_ENCODE without "%" and DEL (expected failures in w3lib itself)
+		cases[scheme+"://example.com?\"'<>[\\]^`{|}"] = scheme + "://example.com/?%22%27%3C%3E%5B%5C%5D%5E%60%7B%7C%7D"
+	}
+	for in, want := range cases {
+		if got, err := types.SafeURL(in, nil); err != nil || got != want {
+			t.Errorf("SafeURL(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 }
