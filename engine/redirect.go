@@ -75,7 +75,7 @@ func (r *redirector) target(base, location string) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	l, err := url.Parse(strings.TrimSpace(location))
+	l, err := types.ParseURL(location)
 	if err != nil {
 		return "", false
 	}
@@ -83,6 +83,7 @@ func (r *redirector) target(base, location string) (string, bool) {
 	if u.Host == "" || !slices.ContainsFunc(r.schemes, func(s string) bool { return strings.EqualFold(s, u.Scheme) }) {
 		return "", false
 	}
+	types.MakeSafe(u, nil) // as Scrapy's safe_url_string(Location): punycode host, UTF-8 escaped
 	return u.String(), true
 }
 

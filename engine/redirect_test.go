@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -233,6 +234,27 @@ func TestRedirectLocation(t *testing.T) {
 				t.Errorf("got %d %s, want 200 %s", resp.Status, resp.URL, tc.final)
 			}
 		})
+	}
+}
+
+// TestRedirectLocationMadeSafe: a Location is made safe as Scrapy makes it
+// (safe_url_string): an internationalised host in punycode, raw UTF-8 and characters a URL
+// may not carry percent-encoded.
+func TestRedirectLocationMadeSafe(t *testing.T) {
+	t.Parallel()
+	s := newRedirectSite(t)
+	for location, final := range map[string]string{
+		"http://www.Bücher.test/echo?q=ü": "http://www.xn--bcher-kva.test/echo?q=%C3%BC",
+		"/echo?x=a b|c":                   "http://site.test/echo?x=a%20b%7Cc",
+	} {
+		u := "http://site.test/to?status=302&url=" + url.QueryEscape(location)
+		_, resp, err := download(t, s, nil, &types.Request{URL: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Status != 200 || resp.URL != final {
+			t.Errorf("Location %q: got %d %s, want 200 %s", location, resp.Status, resp.URL, final)
+		}
 	}
 }
 

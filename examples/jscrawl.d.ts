@@ -555,7 +555,7 @@ declare module "jscrawl" {
     url: string;
     /** The element's text, trimmed, white space collapsed. */
     text: string;
-    /** The fragment, without "#" ("" when none). */
+    /** "" from a LinkExtractor, as Scrapy's (with keepFragments the fragment is in url). */
     fragment: string;
     /** The element's rel lists nofollow. */
     nofollow: boolean;
@@ -576,10 +576,14 @@ declare module "jscrawl" {
     restrictXpaths?: string | string[];
     /** Keep only links whose text matches one of these. */
     restrictText?: Pattern | Pattern[];
-    /** Elements to look at (default ["a", "area"]). */
+    /** Elements to look at (default ["a", "area"]; "*": all; []: none). */
     tags?: string | string[];
-    /** Attributes holding the URL (default ["href"]). */
+    /** Attributes holding the URL (default ["href"]; "*": all; []: none). */
     attrs?: string | string[];
+    /** Elements never looked at, even with tags "*" (Scrapy 2.17: deny_tags). */
+    denyTags?: string | string[];
+    /** Attributes never looked at, even with attrs "*" (Scrapy 2.17: deny_attrs). */
+    denyAttrs?: string | string[];
     /** Canonicalize URLs (sorted query, no fragment...); default false. */
     canonicalize?: boolean;
     /** Drop duplicate URLs; default true. */

@@ -268,7 +268,7 @@ func requestFromJS(rt *goja.Runtime, obj *goja.Object) (*types.Request, error) {
 		v := obj.Get(k)
 		switch k {
 		case "url":
-			req.URL = v.String()
+			req.URL = types.NormalizeURL(v.String())
 		case "method":
 			if s := strings.ToUpper(v.String()); s != http.MethodGet {
 				req.Method = s

@@ -130,6 +130,8 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 			DenyDomains:   strs(o.Get("denyDomains"), "denyDomains"),
 			Tags:          strs(o.Get("tags"), "tags"),
 			Attrs:         strs(o.Get("attrs"), "attrs"),
+			DenyTags:      strs(o.Get("denyTags"), "denyTags"),
+			DenyAttrs:     strs(o.Get("denyAttrs"), "denyAttrs"),
 			Canonicalize:  bool_(o, "canonicalize"),
 			Unique:        bool_(o, "unique"),
 			KeepFragments: bool_(o, "keepFragments"),
@@ -186,7 +188,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 			}
 		}
 		proto, _ := c.Argument(4).(*goja.Object)
-		ls := e.Extract(doc(h), pageURL(h), roots, restricted, process)
+		ls := e.Extract(doc(h), pageURL(h), h.urlEncoding(), roots, restricted, process)
 		out := make([]any, len(ls))
 		for i, l := range ls {
 			o := rt.NewObject()
@@ -226,7 +228,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 			for _, s := range strs(u, "urls") {
 				rs = append(rs, selector.Result{Kind: selector.KindAttr, Value: s})
 			}
-			found, skipped = links.Hrefs(rs, base, schemes(), bool_(spec, "dropFragments"), bool_(spec, "unique"))
+			found, skipped = links.Hrefs(rs, base, h.urlEncoding(), schemes(), bool_(spec, "dropFragments"), bool_(spec, "unique"))
 		} else {
 			d := doc(h)
 			var rs []selector.Result
@@ -245,7 +247,7 @@ func (st *vmState) linkNatives(set func(string, func(goja.FunctionCall) goja.Val
 					base = bu
 				}
 			}
-			found, skipped = links.Hrefs(rs, base, schemes(), bool_(spec, "dropFragments"), bool_(spec, "unique"))
+			found, skipped = links.Hrefs(rs, base, h.urlEncoding(), schemes(), bool_(spec, "dropFragments"), bool_(spec, "unique"))
 		}
 		if skipped > 0 {
 			// As response.follow: counted, and noted at DEBUG (once per call here).

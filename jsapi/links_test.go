@@ -65,7 +65,8 @@ func TestLinkExtractor(t *testing.T) {
 	// Each want entry is "url|text|nofollow|fragment".
 	defaults := []string{
 		b + "/base/a.html|Alpha page|false|",
-		b + "/item/1|Item 1|true|top",
+		b + "/item/1|Item 1|true|", // no fragment in url or fragment, as Scrapy's default
+
 		b + "/item/2|Item 2|false|",
 		"http://other.example/item/3|Other|false|",
 		"http://sub.other.example/x|Sub|false|",
@@ -86,10 +87,13 @@ func TestLinkExtractor(t *testing.T) {
 		{"restrictCss", `{ restrictCss: "#nav" }`, []string{defaults[0], defaults[1]}},
 		{"restrictCss two roots", `{ restrictCss: ["#main", "#nav"], allow: /item/ }`, []string{defaults[2], defaults[3], defaults[1]}},
 		{"unique false", `{ unique: false, allow: /item\/2/ }`, []string{defaults[2], b + "/item/2|Item 2 again|false|"}},
-		{"keepFragments", `{ keepFragments: true, allow: /item\/1/ }`, []string{b + "/item/1#top|Item 1|true|top"}},
+		{"keepFragments", `{ keepFragments: true, allow: /item\/1/ }`, []string{b + "/item/1#top|Item 1|true|"}},
 		{"canonicalize", `{ canonicalize: true, allow: /q/ }`, []string{b + "/q?a=0&a=1&b=2|query|false|"}},
 		{"tags and attrs", `{ tags: "span", attrs: ["data-href"] }`, []string{b + "/data/1|data|false|"}},
 		{"link tags", `{ tags: ["link"], denyExtensions: [] }`, []string{b + "/style.css||false|"}},
+		{"no tags (Scrapy: tags=None)", `{ tags: [] }`, nil},
+		{"no attrs (Scrapy: attrs=None)", `{ attrs: [] }`, nil},
+		{"tags null is the default", `{ tags: null, attrs: null }`, defaults},
 		{"denyExtensions empty", `{ denyExtensions: [], allow: /files/ }`, []string{b + "/files/doc.PDF|PDF|false|"}},
 		{"denyExtensions custom", `{ denyExtensions: ["html"], restrictCss: "#nav" }`, []string{defaults[1]}},
 		{"restrictText", `{ restrictText: /^Item \d$/ }`, []string{defaults[1], defaults[2]}},
@@ -296,5 +300,63 @@ export default class S {
 				t.Errorf("%s: want %s", l, w)
 			}
 		}
+	}
+}
+
+// TestURLsLikeScrapy: the URLs a spider gets are made safe as Scrapy makes them. On an
+// iso-8859-15 page, a query's € is sent as %A4 (the page's encoding, as browsers and
+// Scrapy's safe_url_string with the response encoding do) while the path stays UTF-8, by
+// urljoin, follow, followAll, enqueueLinks and LinkExtractor alike; host names become
+// punycode everywhere, so www.bücher.de and www.xn--bcher-kva.de are one host to
+// allowedDomains and one request to the duplicate filter; a tab or newline inside an href
+// is dropped, not the link; "host:" loses its empty port. tags/attrs "*" with denyTags and
+// denyAttrs work from JS.
+func TestURLsLikeScrapy(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/latin", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=iso-8859-15")
+		fmt.Fprint(w, "<html><body><a href=\"/\xe9t\xe9?c=&euro;\">euro</a> <a href=\"http://www.B\xfccher.de/x?q=\xfc\">idn</a>"+
+			" <a href=\"/ta\tb/x\n.html\">tab</a> <a href=\"http://Example.COM:/empty-port\">port</a> <span data-u=\"/span\" class=\"/cls\">s</span></body></html>")
+	})
+	mux.HandleFunc("/idn", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, "<p>%s</p>", r.Host)
+	})
+	srv := &server{Server: httptest.NewServer(mux)}
+	t.Cleanup(srv.Close)
+	res := crawl(t, srv, spec{src: `import { LinkExtractor, Request } from "jscrawl";
+export default class S {
+  name = "urls";
+  allowedDomains = ["127.0.0.1", "bücher.de"];
+  startUrls = ["BASE/latin"];
+  *parse(r) {
+    yield {
+      urljoin: r.urljoin("/été?c=€"),
+      follow: r.follow("/été?c=€").url,
+      followAll: r.followAll({ css: "a" }).map((q) => q.url),
+      enqueueLinks: r.enqueueLinks({ strategy: "all" }).map((q) => q.url),
+      links: new LinkExtractor().extractLinks(r).map((l) => l.url),
+      wildcard: new LinkExtractor({ tags: "*", attrs: "*", denyTags: ["a"], denyAttrs: "class" }).extractLinks(r).map((l) => l.url),
+      request: new Request("http://www.Bücher.de:/a b?q=ü").url,
+    };
+    for (const u of ["http://www.bücher.de/idn", "http://www.xn--bcher-kva.de/idn", "http://WWW.BÜCHER.DE/idn"]) {
+      yield new Request(u, { meta: { proxy: "BASE" }, callback: "idn" });
+    }
+  }
+  idn(r) { return { url: r.url, host: r.css("p::text").get() }; }
+}`})
+	b := srv.URL
+	euro := b + "/%C3%A9t%C3%A9?c=%A4"
+	idn := "http://www.xn--bcher-kva.de/x?q=%FC"
+	page := []string{euro, idn, b + "/tab/x.html", "http://example.com/empty-port"}
+	want := fmt.Sprintf(`{"urljoin":%q,"follow":%q,"followAll":[%s],"enqueueLinks":[%s],"links":[%s],"wildcard":[%q],"request":"http://www.xn--bcher-kva.de/a%%20b?q=%%C3%%BC"}`,
+		euro, euro, quoteJoin(page), quoteJoin(page), quoteJoin(page), b+"/span")
+	equalLines(t, "items", res.lines(t), []string{want, `{"url":"http://www.xn--bcher-kva.de/idn","host":"www.xn--bcher-kva.de"}`}, res.log)
+	if f := res.stat("dupefilter/filtered"); f != 2 {
+		t.Errorf("dupefilter/filtered = %d, want 2 (three spellings of one URL)", f)
+	}
+	if o := res.stat("offsite/filtered"); o != 0 {
+		t.Errorf("offsite/filtered = %d, want 0 (allowedDomains names bücher.de)", o)
 	}
 }

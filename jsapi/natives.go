@@ -16,6 +16,7 @@ import (
 	"github.com/jscrawl/jscrawl/jsapi/selector"
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
+	"golang.org/x/text/encoding"
 )
 
 // respHandle is the Go side of a JS Response; used on one loop only.
@@ -29,8 +30,10 @@ type respHandle struct {
 	json    any  // the body parsed as JSON, for jmespath()
 	jsonErr error
 	hasJSON bool
-	base    string // baseURL's result, once computed
-	noted   bool   // the DEBUG note of a flattened document was logged
+	base    string            // baseURL's result, once computed
+	noted   bool              // the DEBUG note of a flattened document was logged
+	enc     encoding.Encoding // urlEncoding's result, once hasEnc
+	hasEnc  bool
 }
 
 // baseURL returns the URL relative links resolve against: the response URL, joined with
@@ -51,6 +54,19 @@ func (h *respHandle) baseURL() string {
 }
 
 func (h *respHandle) contentType() string { return h.resp.Headers.Get("Content-Type") }
+
+// urlEncoding returns the encoding the queries of the page's links are percent-encoded in:
+// the page's own, as browsers do (nil for UTF-8, and for UTF-16 pages, whose links browsers
+// encode in UTF-8). Computed once.
+func (h *respHandle) urlEncoding() encoding.Encoding {
+	if !h.hasEnc {
+		h.hasEnc = true
+		if !h.made {
+			h.enc = links.URLEncoding(selector.Encoding(h.resp.Body, h.contentType()))
+		}
+	}
+	return h.enc
+}
 
 func (h *respHandle) body() string {
 	if !h.hasText {
@@ -155,6 +171,9 @@ func (st *vmState) natives() *goja.Object {
 		if err := st.s.checkURL(s); err != nil {
 			throwType(fmt.Sprintf("%s(): %v", who, err))
 		}
+		if safe := types.NormalizeURL(s); safe != s {
+			return rt.ToValue(safe)
+		}
 		return raw
 	})
 	// The base of consecutive urljoin calls is nearly always the same response URL: keep
@@ -171,13 +190,20 @@ func (st *vmState) natives() *goja.Object {
 			}
 			lastBase, lastBaseURL = b, base
 		}
-		href := strings.TrimSpace(c.Argument(1).String())
-		ref, err := url.Parse(href)
+		href := c.Argument(1).String()
+		ref, err := types.ParseURL(href)
 		if err != nil {
 			throwType(fmt.Sprintf("%s: invalid URL %q: %v", who, href, urlReason(err)))
 		}
-		return base.ResolveReference(ref)
+		u := base.ResolveReference(ref)
+		var enc encoding.Encoding
+		if h, ok := c.Argument(4).Export().(*respHandle); ok {
+			enc = h.urlEncoding()
+		}
+		types.MakeSafe(u, enc)
+		return u
 	}
+	// urljoin(base, href, _, _, response handle): the response's encoding encodes the query.
 	set("urljoin", func(c goja.FunctionCall) goja.Value {
 		return rt.ToValue(resolve("urljoin", c).String())
 	})
@@ -188,7 +214,7 @@ func (st *vmState) natives() *goja.Object {
 	// DEBUG, as Scrapy drops them quietly. An invalid URL throws a TypeError, unless lenient
 	// (followAll), which skips it too, counting it in follow/skipped_invalid.
 	set("join", func(c goja.FunctionCall) goja.Value {
-		href := strings.TrimSpace(c.Argument(1).String())
+		href := types.CleanURL(c.Argument(1).String())
 		page := c.Argument(2).String()
 		lenient := c.Argument(3).ToBoolean()
 		if href == "" || href[0] == '#' {
@@ -200,7 +226,7 @@ func (st *vmState) natives() *goja.Object {
 			return goja.Null()
 		}
 		if lenient {
-			if _, err := url.Parse(href); err != nil {
+			if _, err := types.ParseURL(href); err != nil {
 				st.s.skipLink(page, href, "it is not a valid URL", skippedInvalid)
 				return goja.Null()
 			}
@@ -531,7 +557,7 @@ func (s *Spider) schemeEnabled(scheme string) bool {
 
 // checkURL rejects relative URLs and schemes that DOWNLOAD_SCHEMES does not enable.
 func (s *Spider) checkURL(raw string) error {
-	u, err := url.Parse(raw)
+	u, err := types.ParseURL(raw)
 	if err != nil {
 		return fmt.Errorf("invalid URL %q: %v", raw, urlReason(err))
 	}

@@ -191,7 +191,7 @@
   // followRequest makes response.follow's Request, or returns undefined for a link that
   // cannot be downloaded (mailto:, tel:, javascript:, "#", ...: see the native join). all
   // (followAll) also skips invalid URLs and elements without href, as Scrapy's follow_all.
-  function followRequest(resp, target, opts, all) {
+  function followRequest(resp, target, opts, all, h) {
     if (target instanceof Request) return opts ? target.replace(opts) : target;
     if (target instanceof Selector) {
       target = n.selectorHref(target, all);
@@ -202,7 +202,7 @@
       if (s === "" || s.startsWith("[object ")) throw new TypeError("response.follow() needs a URL, a Request or a Selector, got " + typeName(target));
       target = s; // a URL object
     }
-    const url = n.join(resp.baseUrl, target, resp.url, all);
+    const url = n.join(resp.baseUrl, target, resp.url, all, h);
     if (url === null) return undefined;
     checked = url;
     return new Request(url, opts);
@@ -272,14 +272,14 @@
     }
     // The URL relative links resolve against: the URL, or the page's <base href>.
     get baseUrl() { return this.#h === undefined ? this.url : n.responseBase(this.#h); }
-    urljoin(href) { return n.urljoin(this.baseUrl, String(href)); }
-    follow(target, opts) { return followRequest(this, target, opts); }
+    urljoin(href) { return n.urljoin(this.baseUrl, String(href), undefined, undefined, this.#h); }
+    follow(target, opts) { return followRequest(this, target, opts, false, this.#h); }
     followAll(targets, opts) {
       const out = [];
       if (targets === undefined || targets === null) return out;
       for (const t of targets) {
         if (t === null || t === undefined) continue;
-        const r = followRequest(this, t, opts, true);
+        const r = followRequest(this, t, opts, true, this.#h);
         if (r !== undefined) out.push(r);
       }
       return out;

@@ -179,6 +179,9 @@ func Load(prog *runtime.Program, opts Options) (*Spider, error) {
 			if err != nil {
 				return err
 			}
+			for i, d := range allowed {
+				allowed[i] = types.PunycodeHost(d) // as request URLs have their hosts
+			}
 			s.allowed = allowed
 		}
 		if v := st.spider.Get("customSettings"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {

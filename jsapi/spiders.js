@@ -82,7 +82,7 @@
   }
 
   const extractorOptions = new Set(["allow", "deny", "allowDomains", "denyDomains", "restrictCss", "restrictXpaths",
-    "restrictText", "tags", "attrs", "canonicalize", "unique", "processValue", "keepFragments", "denyExtensions"]);
+    "restrictText", "tags", "attrs", "denyTags", "denyAttrs", "canonicalize", "unique", "processValue", "keepFragments", "denyExtensions"]);
 
   // LinkExtractor finds a page's links, as Scrapy's; the walking, URL joining and
   // filtering run in Go (links.go), so a page costs one native call.
@@ -101,6 +101,8 @@
         restrictCss: strs(o.restrictCss),
         tags: isNil(o.tags) ? null : strs(o.tags),
         attrs: isNil(o.attrs) ? null : strs(o.attrs),
+        denyTags: strs(o.denyTags),
+        denyAttrs: strs(o.denyAttrs),
         canonicalize: !!o.canonicalize,
         unique: o.unique === undefined ? true : !!o.unique,
         keepFragments: !!o.keepFragments,

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/url"
-	"sort"
 	"strings"
 )
 
@@ -124,7 +123,7 @@ func (r *Request) FingerprintSum() [sha1.Size]byte {
 	h.Write([]byte{0})
 	canon := r.URL
 	if u, err := r.ParsedURL(); err == nil {
-		canon = canonical(*u)
+		canon = Canonical(u, false)
 	}
 	h.Write([]byte(canon))
 	h.Write([]byte{0})
@@ -134,41 +133,12 @@ func (r *Request) FingerprintSum() [sha1.Size]byte {
 	return sum
 }
 
-// CanonicalURL returns rawURL with scheme and host lower-cased, the default port dropped,
-// the fragment dropped and the query parameters sorted (Scrapy: canonicalize_url). A URL
-// that does not parse is returned unchanged.
+// CanonicalURL returns rawURL in the canonical form the duplicate filter compares (see
+// Canonical; Scrapy: canonicalize_url). A URL that does not parse is returned unchanged.
 func CanonicalURL(rawURL string) string {
-	u, err := url.Parse(rawURL)
+	u, err := ParseURL(rawURL)
 	if err != nil {
 		return rawURL
 	}
-	return canonical(*u)
-}
-
-// canonical works on a copy of a parsed URL.
-func canonical(u url.URL) string {
-	u.Scheme = strings.ToLower(u.Scheme)
-	host := strings.ToLower(u.Hostname())
-	port := u.Port()
-	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	u.Host = host
-	u.Fragment = ""
-	u.RawFragment = ""
-	if u.RawQuery != "" {
-		parts := strings.Split(u.RawQuery, "&")
-		sort.Strings(parts)
-		u.RawQuery = strings.Join(parts, "&")
-	}
-	if u.Path == "" && u.Opaque == "" {
-		u.Path = "/"
-	}
-	return u.String()
+	return Canonical(u, false)
 }

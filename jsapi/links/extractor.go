@@ -5,7 +5,9 @@ import (
 	"strings"
 
 	"github.com/jscrawl/jscrawl/jsapi/selector"
+	"github.com/jscrawl/jscrawl/types"
 	"golang.org/x/net/html"
+	"golang.org/x/text/encoding"
 )
 
 // IgnoredExtensions are the file extensions (without dot) a LinkExtractor skips unless told
@@ -21,16 +23,18 @@ var IgnoredExtensions = []string{
 	// video
 	"3gp", "asf", "asx", "avi", "mov", "mp4", "mpg", "qt", "rm", "swf", "wmv", "m4a", "m4v", "flv", "webm",
 	// office suites
-	"xls", "xlsx", "ppt", "pptx", "pps", "doc", "docx", "odt", "ods", "odg", "odp",
+	"xls", "xlsm", "xlsx", "xltm", "xltx", "potm", "potx", "ppt", "pptm", "pptx", "pps", "doc", "docb",
+	"docm", "docx", "dotm", "dotx", "odt", "ods", "odg", "odp",
 	// other
-	"css", "pdf", "exe", "bin", "rss", "dmg", "iso", "apk", "jar", "sh", "rb", "js", "hqx",
+	"css", "pdf", "exe", "bin", "rss", "dmg", "iso", "apk", "jar", "sh", "rb", "js", "hta", "bat", "cpl",
+	"msi", "msp", "py",
 }
 
 // Link is one extracted link (Scrapy: scrapy.link.Link).
 type Link struct {
 	URL      string // absolute; without its fragment unless the extractor keeps fragments
 	Text     string // the element's text, trimmed, whitespace runs collapsed to one space
-	Fragment string // the fragment, without "#" ("" when none)
+	Fragment string // always "" from an Extractor, as from Scrapy's (the fragment is in URL when kept)
 	NoFollow bool   // rel contains "nofollow"
 }
 
@@ -41,15 +45,17 @@ type Extractor struct {
 	AllowDomains, DenyDomains []string  // host names; subdomains match too
 	RestrictCSS               []*selector.Query
 	RestrictText              []Matcher // matched against the link text; empty: all
-	Tags                      []string  // default a, area
-	Attrs                     []string  // default href
+	Tags                      []string  // default a, area; "*": every tag
+	Attrs                     []string  // default href; "*": every attribute
+	DenyTags, DenyAttrs       []string  // never these, even with "*" (Scrapy 2.17: deny_tags, deny_attrs)
 	DenyExtensions            []string  // without dot; nil: IgnoredExtensions, empty: none
 	Schemes                   []string  // URL schemes kept; nil: http and https
 	Canonicalize              bool
 	Unique                    bool
 	KeepFragments             bool
 
-	denyExt map[string]bool
+	denyExt           map[string]bool
+	allTags, allAttrs bool // Tags, Attrs hold "*"
 }
 
 // Prepare fills in defaults and lower-cases names. Call it once, before the first Extract.
@@ -71,7 +77,9 @@ func (e *Extractor) Prepare() {
 		return out
 	}
 	e.Tags, e.Attrs, e.Schemes = lower(e.Tags), lower(e.Attrs), lower(e.Schemes)
-	e.AllowDomains, e.DenyDomains = lower(e.AllowDomains), lower(e.DenyDomains)
+	e.DenyTags, e.DenyAttrs = lower(e.DenyTags), lower(e.DenyAttrs)
+	e.allTags, e.allAttrs = contains(e.Tags, "*"), contains(e.Attrs, "*")
+	e.AllowDomains, e.DenyDomains = punycode(lower(e.AllowDomains)), punycode(lower(e.DenyDomains))
 	exts := e.DenyExtensions
 	if exts == nil {
 		exts = IgnoredExtensions
@@ -86,14 +94,23 @@ func (e *Extractor) Prepare() {
 // becomes a link; ok false drops it (Scrapy: process_value returning None).
 type ProcessFunc func(value string) (out string, ok bool)
 
+// punycode writes the internationalised names of domains in punycode, as URLs have them.
+func punycode(domains []string) []string {
+	for i, d := range domains {
+		domains[i] = types.PunycodeHost(d)
+	}
+	return domains
+}
+
 // Extract returns the links of doc, whose URL is page, as Scrapy's extract_links does: from
 // each root in turn (the roots given, typically XPath results, then those of RestrictCSS;
 // the whole document when restricted is false and there is no RestrictCSS), every element of Tags with an attribute of
 // Attrs, joined to the page's base URL (<base href>), passed through process when not nil
 // and joined to the page URL again, then filtered (schemes, Allow, Deny, domains,
 // DenyExtensions, RestrictText), canonicalized when asked and deduplicated by URL when
-// Unique.
-func (e *Extractor) Extract(doc *selector.Document, page *url.URL, roots []selector.Result, restricted bool, process ProcessFunc) []Link {
+// Unique. URLs are made safe as Resolve does, their queries encoded in enc, the page's
+// encoding (nil: UTF-8).
+func (e *Extractor) Extract(doc *selector.Document, page *url.URL, enc encoding.Encoding, roots []selector.Result, restricted bool, process ProcessFunc) []Link {
 	base := BaseURL(doc, page)
 	for _, q := range e.RestrictCSS {
 		roots = append(roots, q.Select(doc.Root())...)
@@ -112,7 +129,7 @@ func (e *Extractor) Extract(doc *selector.Document, page *url.URL, roots []selec
 			continue
 		}
 		var links []Link
-		e.walk(r.Node, base, page, process, cache, &links)
+		e.walk(r.Node, base, page, enc, process, cache, &links)
 		all = append(all, e.dedupe(links)...)
 	}
 	if restricted {
@@ -136,22 +153,32 @@ func (e *Extractor) dedupe(links []Link) []Link {
 	return out
 }
 
-func (e *Extractor) walk(n *html.Node, base, page *url.URL, process ProcessFunc, cache map[string]resolved, out *[]Link) {
-	if n.Type == html.ElementNode && contains(e.Tags, n.Data) {
+func (e *Extractor) walk(n *html.Node, base, page *url.URL, enc encoding.Encoding, process ProcessFunc, cache map[string]resolved, out *[]Link) {
+	if n.Type == html.ElementNode && e.scanTag(n.Data) {
 		for _, a := range n.Attr {
-			if !contains(e.Attrs, attrName(a)) {
+			if !e.scanAttr(attrName(a)) {
 				continue
 			}
-			if l, ok := e.link(n, a.Val, base, page, process, cache); ok {
+			if l, ok := e.link(n, a.Val, base, page, enc, process, cache); ok {
 				*out = append(*out, l)
 			}
 		}
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.ElementNode {
-			e.walk(c, base, page, process, cache, out)
+			e.walk(c, base, page, enc, process, cache, out)
 		}
 	}
+}
+
+// scanTag and scanAttr say whether links are looked for in a tag or an attribute (Scrapy:
+// _name_matches: denied names never, "*" allows all).
+func (e *Extractor) scanTag(name string) bool {
+	return (e.allTags || contains(e.Tags, name)) && (len(e.DenyTags) == 0 || !contains(e.DenyTags, name))
+}
+
+func (e *Extractor) scanAttr(name string) bool {
+	return (e.allAttrs || contains(e.Attrs, name)) && (len(e.DenyAttrs) == 0 || !contains(e.DenyAttrs, name))
 }
 
 func attrName(a html.Attribute) string {
@@ -170,19 +197,19 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// resolved is what link computed from an attribute value: the URL and fragment, and
-// whether the URL passed the URL filters.
+// resolved is what link computed from an attribute value: the URL, and whether it passed
+// the URL filters.
 type resolved struct {
-	url, frag string
-	ok        bool
+	url string
+	ok  bool
 }
 
 // link makes the Link of one attribute value, or reports false when it is filtered out.
 // cache (nil with a process function) remembers the URL work per attribute value.
-func (e *Extractor) link(n *html.Node, val string, base, page *url.URL, process ProcessFunc, cache map[string]resolved) (Link, bool) {
+func (e *Extractor) link(n *html.Node, val string, base, page *url.URL, enc encoding.Encoding, process ProcessFunc, cache map[string]resolved) (Link, bool) {
 	r, hit := cache[val]
 	if !hit {
-		r = e.resolve(val, base, page, process)
+		r = e.resolve(val, base, page, enc, process)
 		if cache != nil {
 			cache[val] = r
 		}
@@ -190,7 +217,7 @@ func (e *Extractor) link(n *html.Node, val string, base, page *url.URL, process 
 	if !r.ok {
 		return Link{}, false
 	}
-	l := Link{URL: r.url, Fragment: r.frag, NoFollow: relNoFollow(n)}
+	l := Link{URL: r.url, NoFollow: relNoFollow(n)}
 	l.Text = CollapseSpace(selector.Result{Node: n, Kind: selector.KindElement}.Text())
 	if len(e.RestrictText) > 0 && !Any(e.RestrictText, l.Text) {
 		return Link{}, false
@@ -199,8 +226,8 @@ func (e *Extractor) link(n *html.Node, val string, base, page *url.URL, process 
 }
 
 // resolve joins and filters one attribute value (everything but the text).
-func (e *Extractor) resolve(val string, base, page *url.URL, process ProcessFunc) resolved {
-	u, ok := Resolve(base, val)
+func (e *Extractor) resolve(val string, base, page *url.URL, enc encoding.Encoding, process ProcessFunc) resolved {
+	u, ok := Resolve(base, val, enc)
 	if !ok {
 		return resolved{}
 	}
@@ -209,18 +236,15 @@ func (e *Extractor) resolve(val string, base, page *url.URL, process ProcessFunc
 		if !keep {
 			return resolved{}
 		}
-		if u, ok = Resolve(page, v); !ok {
+		if u, ok = Resolve(page, v, enc); !ok {
 			return resolved{}
 		}
 	}
 	if !contains(e.Schemes, strings.ToLower(u.Scheme)) || (u.Host == "" && u.Opaque == "" && (u.Scheme == "http" || u.Scheme == "https")) {
 		return resolved{}
 	}
-	var frag string
-	if e.KeepFragments {
-		frag = u.EscapedFragment()
-	} else {
-		frag = DropFragment(u)
+	if !e.KeepFragments {
+		DropFragment(u)
 	}
 	s := u.String()
 	if len(e.Allow) > 0 && !Any(e.Allow, s) || Any(e.Deny, s) {
@@ -235,16 +259,17 @@ func (e *Extractor) resolve(val string, base, page *url.URL, process ProcessFunc
 	if e.Canonicalize {
 		s = Canonicalize(u, e.KeepFragments)
 	}
-	return resolved{url: s, frag: frag, ok: true}
+	return resolved{url: s, ok: true}
 }
 
 // Matches reports whether a URL passes the extractor's Allow, Deny and domain filters
 // (Scrapy: LinkExtractor.matches).
 func (e *Extractor) Matches(raw string) bool {
-	u, err := url.Parse(raw)
+	u, err := types.ParseURL(raw)
 	if err != nil {
 		return false
 	}
+	types.MakeSafe(u, nil) // a punycode host, as AllowDomains have
 	if len(e.AllowDomains) > 0 && !FromAnyDomain(u, e.AllowDomains) || len(e.DenyDomains) > 0 && FromAnyDomain(u, e.DenyDomains) {
 		return false
 	}
@@ -288,9 +313,10 @@ func CollapseSpace(s string) string {
 // (else its src), a text or attribute result's value, joined to base. Values that do not
 // parse are skipped; so are links that cannot be downloaded, which it counts in skipped:
 // empty and "#..." values (the page itself) and URLs whose scheme is not in schemes (lower
-// case: mailto:, tel:, javascript:...). With dropFragments the fragments are removed; with
-// unique each URL comes once.
-func Hrefs(rs []selector.Result, base *url.URL, schemes []string, dropFragments, unique bool) (out []*url.URL, skipped int) {
+// case: mailto:, tel:, javascript:...). URLs are made safe as Resolve does, queries encoded
+// in enc, the page's encoding. With dropFragments the fragments are removed; with unique
+// each URL comes once.
+func Hrefs(rs []selector.Result, base *url.URL, enc encoding.Encoding, schemes []string, dropFragments, unique bool) (out []*url.URL, skipped int) {
 	var seen map[string]bool
 	if unique {
 		seen = map[string]bool{}
@@ -310,7 +336,7 @@ func Hrefs(rs []selector.Result, base *url.URL, schemes []string, dropFragments,
 			skipped++
 			continue
 		}
-		u, ok := Resolve(base, val)
+		u, ok := Resolve(base, val, enc)
 		if !ok {
 			continue
 		}

@@ -132,14 +132,14 @@ func TestExtractDemoPage(t *testing.T) {
 	doc, u := demoPage(t)
 	e := &links.Extractor{Unique: true}
 	e.Prepare()
-	ls := e.Extract(doc, u, nil, false, nil)
+	ls := e.Extract(doc, u, nil, nil, false, nil)
 	if len(ls) < 30 {
 		t.Fatalf("%d links", len(ls))
 	}
 	allow, _ := links.CompileJS(`_\d+/index\.html$`, "")
 	e = &links.Extractor{Unique: true, Allow: []links.Matcher{allow}, RestrictCSS: []*selector.Query{mustCompile(t, "article.product_pod")}}
 	e.Prepare()
-	if ls = e.Extract(doc, u, nil, false, nil); len(ls) != 20 || ls[0].URL != "http://127.0.0.1:8000/catalogue/tipping-the-velvet-co_1/index.html" {
+	if ls = e.Extract(doc, u, nil, nil, false, nil); len(ls) != 20 || ls[0].URL != "http://127.0.0.1:8000/catalogue/tipping-the-velvet-co_1/index.html" {
 		t.Errorf("%d book links: %v", len(ls), ls)
 	}
 }
@@ -172,7 +172,7 @@ func BenchmarkExtractLinks(b *testing.B) {
 			b.ReportAllocs()
 			n := 0
 			for b.Loop() {
-				n = len(bc.e.Extract(doc, u, nil, false, nil))
+				n = len(bc.e.Extract(doc, u, nil, nil, false, nil))
 			}
 			b.ReportMetric(float64(n), "links/page")
 		})

@@ -4,12 +4,14 @@ import (
 	"net"
 	"net/url"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/jscrawl/jscrawl/jsapi/selector"
+	"github.com/jscrawl/jscrawl/types"
 	"golang.org/x/net/html"
 	"golang.org/x/net/publicsuffix"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/htmlindex"
 )
 
 // BaseURL returns the URL relative links of a page resolve against: the page's URL joined
@@ -21,7 +23,7 @@ func BaseURL(doc *selector.Document, page *url.URL) *url.URL {
 	if n := findBase(doc.Node()); n != nil {
 		for _, a := range n.Attr {
 			if a.Key == "href" && a.Namespace == "" {
-				if ref, err := url.Parse(strings.Trim(a.Val, html5Space)); err == nil {
+				if ref, err := types.ParseURL(a.Val); err == nil {
 					return page.ResolveReference(ref)
 				}
 			}
@@ -59,44 +61,34 @@ func findBase(n *html.Node) *html.Node {
 // html5Space is the whitespace HTML strips from URL attributes.
 const html5Space = " \t\n\r\f"
 
-// Resolve joins href (HTML whitespace stripped) to base; ok is false for an unparsable href.
-func Resolve(base *url.URL, href string) (*url.URL, bool) {
-	ref, err := url.Parse(strings.Trim(href, html5Space))
+// Resolve joins href to base as a browser does (types.ParseURL: surrounding spaces and
+// controls stripped, tabs and newlines inside removed) and makes the result safe as
+// Scrapy's safe_url_string (types.MakeSafe): punycode host, UTF-8 path, and the query
+// percent-encoded in enc, the page's encoding (nil: UTF-8). ok is false for an href that
+// does not parse.
+func Resolve(base *url.URL, href string, enc encoding.Encoding) (*url.URL, bool) {
+	ref, err := types.ParseURL(href)
 	if err != nil {
 		return nil, false
 	}
 	u := base.ResolveReference(ref)
-	if needsEscape(u.RawQuery) {
-		u.RawQuery = escapeQuery(u.RawQuery)
-	}
+	types.MakeSafe(u, enc)
 	return u, true
 }
 
-// needsEscape reports whether a raw query holds bytes a URL may not carry as they are.
-func needsEscape(q string) bool {
-	for i := 0; i < len(q); i++ {
-		if c := q[i]; c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
-			return true
-		}
+// URLEncoding returns the encoding a page named name (a WHATWG name, as
+// selector.Encoding gives) percent-encodes its links' queries in, as browsers do: nil for
+// UTF-8, and for UTF-16, whose pages' links browsers encode in UTF-8.
+func URLEncoding(name string) encoding.Encoding {
+	switch name {
+	case "", "utf-8", "utf-16le", "utf-16be":
+		return nil
 	}
-	return false
-}
-
-// escapeQuery percent-encodes what needsEscape finds (Scrapy: safe_url_string).
-func escapeQuery(q string) string {
-	const hex = "0123456789ABCDEF"
-	var b strings.Builder
-	for i := 0; i < len(q); i++ {
-		c := q[i]
-		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}", c) >= 0 {
-			b.WriteByte('%')
-			b.WriteByte(hex[c>>4])
-			b.WriteByte(hex[c&15])
-			continue
-		}
-		b.WriteByte(c)
+	e, err := htmlindex.Get(name)
+	if err != nil {
+		return nil
 	}
-	return b.String()
+	return e
 }
 
 // DropFragment removes u's fragment and returns it (without "#").
@@ -109,88 +101,12 @@ func DropFragment(u *url.URL) string {
 	return f
 }
 
-// Canonicalize returns u in canonical form, as w3lib's canonicalize_url does: scheme and
-// host lower-cased, an empty path made "/", percent-encoding normalised, query arguments
-// sorted by key and value (blank values kept), and the fragment dropped unless keepFragment.
+// Canonicalize returns u in canonical form, as w3lib's canonicalize_url does (see
+// types.Canonical): punycode host lower-cased, an empty path made "/", percent-encoding
+// normalised, query arguments sorted by name and value (blank values kept), and the
+// fragment dropped unless keepFragment.
 func Canonicalize(u *url.URL, keepFragment bool) string {
-	c := *u
-	c.Scheme = strings.ToLower(c.Scheme)
-	c.Host = strings.ToLower(c.Host)
-	if c.RawPath != "" {
-		c.RawPath = normalizeEscapes(c.RawPath)
-		if p, err := url.PathUnescape(c.RawPath); err == nil && p == c.Path && c.EscapedPath() == c.RawPath {
-			// kept: it escapes something Path cannot (such as %2F)
-		} else {
-			c.RawPath = ""
-		}
-	}
-	if c.Path == "" && c.Opaque == "" {
-		c.Path = "/"
-	}
-	if c.RawQuery != "" {
-		type kv struct{ k, v string }
-		var pairs []kv
-		for _, part := range strings.Split(c.RawQuery, "&") {
-			if part == "" {
-				continue
-			}
-			k, v, _ := strings.Cut(part, "=")
-			dk, err1 := url.QueryUnescape(k)
-			dv, err2 := url.QueryUnescape(v)
-			if err1 != nil || err2 != nil {
-				dk, dv = k, v
-			}
-			pairs = append(pairs, kv{dk, dv})
-		}
-		sort.SliceStable(pairs, func(i, j int) bool {
-			if pairs[i].k != pairs[j].k {
-				return pairs[i].k < pairs[j].k
-			}
-			return pairs[i].v < pairs[j].v
-		})
-		parts := make([]string, len(pairs))
-		for i, p := range pairs {
-			parts[i] = url.QueryEscape(p.k) + "=" + url.QueryEscape(p.v)
-		}
-		c.RawQuery = strings.Join(parts, "&")
-	}
-	if !keepFragment {
-		c.Fragment, c.RawFragment = "", ""
-	}
-	return c.String()
-}
-
-// normalizeEscapes upper-cases percent-escapes and decodes those of unreserved characters.
-func normalizeEscapes(s string) string {
-	const hex = "0123456789ABCDEF"
-	unhex := func(c byte) int {
-		switch {
-		case '0' <= c && c <= '9':
-			return int(c - '0')
-		case 'a' <= c && c <= 'f':
-			return int(c-'a') + 10
-		case 'A' <= c && c <= 'F':
-			return int(c-'A') + 10
-		}
-		return -1
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && unhex(s[i+1]) >= 0 && unhex(s[i+2]) >= 0 {
-			v := byte(unhex(s[i+1])<<4 | unhex(s[i+2]))
-			if 'a' <= v && v <= 'z' || 'A' <= v && v <= 'Z' || '0' <= v && v <= '9' || strings.IndexByte("-._~", v) >= 0 {
-				b.WriteByte(v)
-			} else {
-				b.WriteByte('%')
-				b.WriteByte(hex[v>>4])
-				b.WriteByte(hex[v&15])
-			}
-			i += 2
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return types.Canonical(u, keepFragment)
 }
 
 // FromAnyDomain reports whether u's host is one of domains or a subdomain of one (Scrapy:
