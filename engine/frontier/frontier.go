@@ -138,21 +138,21 @@ type Frontier struct {
 	wo    *pebble.WriteOptions
 	limit int
 
-	gen        uint64 // generation of the changes since the last commit (= committed + 1)
-	queues     map[int]*pq
-	order      []int // priorities with pending requests, highest first
-	n          int
-	leases     map[*types.Request]*lease
-	leaseSeq   uint64
-	doneIDs    []uint64 // persisted leases done since the last commit
-	seenN      int64
-	bloom      *bloomChain
-	newSeen    map[[16]byte]struct{} // fingerprints not yet written
+	gen      uint64 // generation of the changes since the last commit (= committed + 1)
+	queues   map[int]*pq
+	order    []int // priorities with pending requests, highest first
+	n        int
+	leases   map[*types.Request]*lease
+	leaseSeq uint64
+	doneIDs  []uint64 // persisted leases done since the last commit
+	seenN    int64
+	bloom    *bloomChain
+	newSeen  map[[16]byte]struct{} // fingerprints not yet written
 	// hot and warm hold fingerprints written or found in the store lately (at most 2 ×
 	// hotSize): a site's links repeat the same pages, and a duplicate found here costs no
 	// store lookup (the Bloom filter answers "maybe" for every duplicate).
-	hot, warm map[[16]byte]struct{}
-	buffered   int                   // requests in the wbufs
+	hot, warm  map[[16]byte]struct{}
+	buffered   int // requests in the wbufs
 	recovered  int
 	err        error
 	kbuf, vbuf []byte
