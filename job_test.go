@@ -570,3 +570,33 @@ func TestJobSecondCtrlC(t *testing.T) {
 	}
 	eachOnce(t, filepath.Join(dir, "items.jsonl"), total)
 }
+
+// TestJobItemCountAcrossRuns: CLOSESPIDER_ITEMCOUNT counts the items of a job's earlier
+// runs too: a paused and resumed job ends with exactly that many.
+func TestJobItemCountAcrossRuns(t *testing.T) {
+	t.Parallel()
+	site := newTreeSite(t, 40)
+	site.hold = make(chan struct{})
+	arrived := make(chan int, 200)
+	site.onHit = func(n int) { arrived <- n }
+	dir := t.TempDir()
+	writeFile(t, dir, "tree.js", treeSpider)
+	args := []string{"tree.js", "--jobdir", "job", "-o", "items.jsonl", "-a", "baseUrl=" + site.URL, "-s", "CLOSESPIDER_ITEMCOUNT=30"}
+	p := startIn(t, dir, args...)
+	for range 4 {
+		<-arrived
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGINT)
+	p.waitLine(t, "shutting down gracefully")
+	close(site.hold)
+	if code, _ := p.waitEnd(t, time.Now()); code != 130 {
+		t.Fatalf("paused run: exit code %d\n%s", code, p.Log())
+	}
+	if code, log := runJobCrawl(t, dir, args...); code != 0 {
+		t.Fatalf("resumed run: exit code %d\n%s", code, log)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "items.jsonl"))
+	if n := len(jsonLines(t, string(data))); n != 30 {
+		t.Errorf("%d items over both runs, want 30", n)
+	}
+}

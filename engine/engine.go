@@ -423,6 +423,11 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.send(ctx, SpiderOpened)
 
 	stopMem := e.watchMemory()
+	// A resumed job's stats hold the items of its earlier runs: CLOSESPIDER_ITEMCOUNT
+	// counts them too.
+	e.exportMu.Lock()
+	e.export.stored = e.stats.Int("item_scraped_count")
+	e.exportMu.Unlock()
 	e.crawl(ctx)
 	e.wg.Wait()
 	stopMem()
