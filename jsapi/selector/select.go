@@ -3,6 +3,7 @@ package selector
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -43,7 +44,9 @@ func (q *Query) Select(in ...Result) []Result {
 // Matcher), so they are the very nodes of the goquery Document. Queries with ::text or
 // ::attr() take appendFrom's walk, as a goquery Selection holds nodes, not attribute values.
 func (q *Query) appendElements(out []Result, ctx *html.Node, doc *Document) []Result {
-	m := scopedMatcher{q: q}
+	buf := scratchPool.Get().(*[]*html.Node)
+	defer scratchPool.Put(buf)
+	m := scopedMatcher{q: q, scratch: buf}
 	var sel *goquery.Selection
 	var self, sibs []*html.Node
 	if ctx.Type == html.DocumentNode {
@@ -88,7 +91,14 @@ type scopedMatcher struct {
 	q     *Query
 	scope *html.Node // context element; nil for the document
 	check bool       // whether a match must verify that its leftmost node is within scope
+
+	// scratch, when set, holds MatchAll's result, valid only until the next call:
+	// FindMatcher copies each result at once. Matcher leaves it nil.
+	scratch *[]*html.Node
 }
+
+// scratchPool recycles the buffers of scopedMatcher.scratch.
+var scratchPool = sync.Pool{New: func() any { return new([]*html.Node) }}
 
 func (m scopedMatcher) eval() evaluation {
 	return evaluation{q: m.q, scope: m.scope, check: m.check}
@@ -102,7 +112,13 @@ func (m scopedMatcher) Match(n *html.Node) bool {
 
 // MatchAll implements goquery.Matcher: the element results in n's subtree, n included, in
 // document order.
-func (m scopedMatcher) MatchAll(n *html.Node) []*html.Node { return m.collect(n, nil, true) }
+func (m scopedMatcher) MatchAll(n *html.Node) []*html.Node {
+	if m.scratch == nil {
+		return m.collect(n, nil, true)
+	}
+	*m.scratch = m.collect(n, (*m.scratch)[:0], true)
+	return *m.scratch
+}
 
 // Filter implements goquery.Matcher: the nodes of ns that Match.
 func (m scopedMatcher) Filter(ns []*html.Node) []*html.Node {
