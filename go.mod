@@ -3,6 +3,7 @@ module github.com/jscrawl/jscrawl
 go 1.26.8
 
 require (
+	github.com/PuerkitoBio/goquery v1.14.0
 	github.com/andybalholm/brotli v1.2.0
 	github.com/andybalholm/cascadia v1.3.5
 	github.com/antchfx/xpath v1.3.9

@@ -11,6 +11,14 @@
 // a string computed by an XPath expression. Compiled CSS and XPath expressions are cached
 // by their text.
 //
+// The tree is also a github.com/PuerkitoBio/goquery Document ([Document.Goquery]) over the
+// same nodes. CSS queries without pseudo-elements run through goquery's
+// Selection.FindMatcher with the cached compiled query as the Matcher ([Query.Matcher] gives
+// it for use with goquery directly), so their results are goquery's nodes; queries with
+// ::text or ::attr() yield text and attribute values, which a goquery Selection cannot hold,
+// and run in the package's own single walk of the tree. Either way compound selectors are
+// cascadia's, and parsel's scoping below holds.
+//
 // XPath is XPath 1.0 as implemented by github.com/antchfx/xpath (a patched copy in
 // third_party/antchfx-xpath: extension functions, the namespace:: axis), over a navigator
 // of this package, with parsel's extension functions (has-class and the EXSLT re: and set:

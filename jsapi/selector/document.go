@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
@@ -15,9 +16,10 @@ import (
 // Document is a parsed HTML page. It is never modified after Parse, so any number of
 // goroutines may select from it at once.
 type Document struct {
-	node *html.Node // the DocumentNode
-	root *html.Node // the <html> element (parsel's root), or node if there is none
-	xml  *xmlInfo   // nil for HTML documents
+	gq   *goquery.Document // the tree as goquery sees it; CSS queries run through its Selections
+	node *html.Node        // the DocumentNode (gq's root)
+	root *html.Node        // the <html> element (parsel's root), or node if there is none
+	xml  *xmlInfo          // nil for HTML documents
 
 	flattened int // elements closed early to parse a page nested too deeply (see flatten)
 
@@ -49,7 +51,7 @@ func ParseText(text string) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse html: %w", err)
 	}
-	d := &Document{node: n, root: n, flattened: flattened}
+	d := &Document{gq: goquery.NewDocumentFromNode(n), node: n, root: n, flattened: flattened}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.ElementNode {
 			d.root = c
@@ -173,6 +175,11 @@ func (d *Document) Root() Result { return Result{Node: d.root, Kind: KindElement
 
 // IsXML reports whether the document was parsed by ParseXML.
 func (d *Document) IsXML() bool { return d.xml != nil }
+
+// Goquery returns the document as a goquery Document over the same nodes, for code that
+// uses goquery's API; Results and goquery Selections share node identity. It must not be
+// modified.
+func (d *Document) Goquery() *goquery.Document { return d.gq }
 
 // Node returns the underlying DocumentNode, for code that walks the tree itself. It must
 // not be modified.

@@ -1,8 +1,11 @@
 package selector
 
 import (
+	"slices"
 	"strings"
+	"sync"
 
+	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 )
 
@@ -22,13 +25,132 @@ func Select(in []Result, query string) ([]Result, error) {
 // documentation for the semantics. It is safe for concurrent use.
 func (q *Query) Select(in ...Result) []Result {
 	var out []Result
+	elemOnly := q.textOwn|q.textDeep|q.attrOwn|q.attrDeep == 0
 	for _, r := range in {
 		if r.Kind != KindElement || r.Node == nil {
 			continue
 		}
-		out = q.appendFrom(out, r.Node, r.doc)
+		if elemOnly {
+			out = q.appendElements(out, r.Node, r.doc)
+		} else {
+			out = q.appendFrom(out, r.Node, r.doc)
+		}
 	}
 	return out
+}
+
+// appendElements is appendFrom for a query without pseudo-elements: its results are
+// elements, found through goquery (Selection.FindMatcher with q, compiled once, as the
+// Matcher), so they are the very nodes of the goquery Document. Queries with ::text or
+// ::attr() take appendFrom's walk, as a goquery Selection holds nodes, not attribute values.
+func (q *Query) appendElements(out []Result, ctx *html.Node, doc *Document) []Result {
+	buf := scratchPool.Get().(*[]*html.Node)
+	defer scratchPool.Put(buf)
+	m := scopedMatcher{q: q, scratch: buf}
+	var sel *goquery.Selection
+	var self, sibs []*html.Node
+	if ctx.Type == html.DocumentNode {
+		if doc != nil && doc.node == ctx {
+			sel = doc.gq.Selection
+		} else {
+			sel = &goquery.Selection{Nodes: []*html.Node{ctx}}
+		}
+	} else {
+		m.scope, m.check = ctx, q.siblings
+		// parsel's css() is descendant-or-self (descendant-or-self::X): the context
+		// element itself comes first; FindMatcher looks below it.
+		self = m.collect(ctx, self, false)
+		sel = &goquery.Selection{Nodes: []*html.Node{ctx}}
+		if q.siblings {
+			// "X + Y" with X = ctx selects ctx's following siblings (see appendFrom).
+			for s := ctx.NextSibling; s != nil; s = s.NextSibling {
+				sibs = m.collect(s, sibs, true)
+			}
+		}
+	}
+	found := sel.FindMatcher(m).Nodes
+	out = slices.Grow(out, len(self)+len(found)+len(sibs))
+	for _, ns := range [3][]*html.Node{self, found, sibs} {
+		for _, n := range ns {
+			out = append(out, Result{Node: n, Kind: KindElement, doc: doc})
+		}
+	}
+	return out
+}
+
+// Matcher returns q's element results as a goquery.Matcher, for Selection.FindMatcher,
+// Filter, Is and the like on Document.Goquery's Selections. Its scope is the whole document
+// (the standard CSS meaning, as cascadia's); pseudo-element groups match nothing. It wraps
+// the compiled q, so it costs nothing to make.
+func (q *Query) Matcher() goquery.Matcher { return scopedMatcher{q: q} }
+
+// scopedMatcher is a compiled Query as a goquery.Matcher for its element results, scoped
+// as parsel scopes a query run from an element (see matchAt). It is two words, made per
+// call around the cached Query: nothing is recompiled.
+type scopedMatcher struct {
+	q     *Query
+	scope *html.Node // context element; nil for the document
+	check bool       // whether a match must verify that its leftmost node is within scope
+
+	// scratch, when set, holds MatchAll's result, valid only until the next call:
+	// FindMatcher copies each result at once. Matcher leaves it nil.
+	scratch *[]*html.Node
+}
+
+// scratchPool recycles the buffers of scopedMatcher.scratch.
+var scratchPool = sync.Pool{New: func() any { return new([]*html.Node) }}
+
+func (m scopedMatcher) eval() evaluation {
+	return evaluation{q: m.q, scope: m.scope, check: m.check}
+}
+
+// Match implements goquery.Matcher: whether element n is an element result of the query.
+func (m scopedMatcher) Match(n *html.Node) bool {
+	e := m.eval()
+	return n.Type == html.ElementNode && e.match(n)&m.q.elem != 0
+}
+
+// MatchAll implements goquery.Matcher: the element results in n's subtree, n included, in
+// document order.
+func (m scopedMatcher) MatchAll(n *html.Node) []*html.Node {
+	if m.scratch == nil {
+		return m.collect(n, nil, true)
+	}
+	*m.scratch = m.collect(n, (*m.scratch)[:0], true)
+	return *m.scratch
+}
+
+// Filter implements goquery.Matcher: the nodes of ns that Match.
+func (m scopedMatcher) Filter(ns []*html.Node) []*html.Node {
+	var out []*html.Node
+	for _, n := range ns {
+		if m.Match(n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// collect appends n, if it is an element result, and, when deep, the element results
+// below it, in document order.
+func (m scopedMatcher) collect(n *html.Node, dst []*html.Node, deep bool) []*html.Node {
+	e := m.eval()
+	return e.collect(n, dst, deep)
+}
+
+func (e *evaluation) collect(n *html.Node, dst []*html.Node, deep bool) []*html.Node {
+	if n.Type != html.ElementNode {
+		return dst
+	}
+	if e.match(n)&e.q.elem != 0 {
+		dst = append(dst, n)
+	}
+	if deep {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			dst = e.collect(c, dst, true)
+		}
+	}
+	return dst
 }
 
 // evaluation is the state of one walk of the tree below one context node.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/charset"
 )
@@ -83,7 +84,7 @@ func ParseXML(body []byte, contentType string) (*Document, error) {
 
 	x := &xmlInfo{names: map[nameKey]xmlName{}}
 	top := &html.Node{Type: html.DocumentNode}
-	d := &Document{node: top, root: top, xml: x}
+	d := &Document{gq: goquery.NewDocumentFromNode(top), node: top, root: top, xml: x}
 	type frame struct {
 		n     *html.Node
 		ns    map[string]string // prefix → URI in scope ("" is the default namespace)
