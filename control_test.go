@@ -164,9 +164,12 @@ func (p *crawlProc) waitLine(t *testing.T, s string) string {
 	}
 }
 
-// wait waits for the crawl's end and returns its exit code.
+// wait waits for the crawl's end and returns its exit code. It reads the log to its end
+// first: cmd.Wait closes the pipe, and the last lines would be lost if it ran first.
 func (p *crawlProc) wait(t *testing.T) int {
 	t.Helper()
+	for range p.lines {
+	}
 	err := p.cmd.Wait()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
