@@ -16,15 +16,16 @@ type DupeFilter interface {
 	Seen(req *types.Request) bool
 }
 
-// MemoryDupeFilter is an in-memory DupeFilter keyed by req.Fingerprint().
+// MemoryDupeFilter is an in-memory DupeFilter keyed by the first 16 bytes of
+// req.FingerprintSum() (the fingerprint, kept compact: 16 bytes instead of 40 hex digits).
 type MemoryDupeFilter struct {
 	mu   sync.Mutex
-	seen map[string]struct{}
+	seen map[[16]byte]struct{}
 }
 
 // NewMemoryDupeFilter returns an empty MemoryDupeFilter.
 func NewMemoryDupeFilter() *MemoryDupeFilter {
-	return &MemoryDupeFilter{seen: make(map[string]struct{}, 1024)}
+	return &MemoryDupeFilter{seen: make(map[[16]byte]struct{}, 1024)}
 }
 
 // Len returns the number of fingerprints recorded.
@@ -36,7 +37,8 @@ func (f *MemoryDupeFilter) Len() int {
 
 // Seen implements DupeFilter.
 func (f *MemoryDupeFilter) Seen(req *types.Request) bool {
-	fp := req.Fingerprint()
+	sum := req.FingerprintSum()
+	fp := [16]byte(sum[:16])
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.seen[fp]; ok {
@@ -117,6 +119,7 @@ func (s *MemoryScheduler) Enqueue(req *types.Request) bool {
 		i, _ := slices.BinarySearchFunc(s.prios, req.Priority, func(a, b int) int { return b - a })
 		s.prios = slices.Insert(s.prios, i, req.Priority)
 	}
+	req.DropCaches() // a queued request waits long: its parsed URL is made again when needed
 	q.push(req)
 	s.n++
 	s.stats.Inc("scheduler/enqueued/memory", 1)

@@ -54,7 +54,7 @@ func (s *MemoryScheduler) spill() {
 	if s.ownDF != nil {
 		s.ownDF.mu.Lock()
 		for fp := range s.ownDF.seen {
-			s.disk.f.AddFingerprint(fp)
+			s.disk.f.AddSum(fp)
 		}
 		s.ownDF.seen = nil // unused from now on
 		s.ownDF.mu.Unlock()

@@ -48,6 +48,10 @@ func (r *Request) ParsedURL() (*url.URL, error) {
 	return u, nil
 }
 
+// DropCaches forgets what the request cached (its parsed URL), so a request waiting in a
+// queue costs only its own fields; the cache is rebuilt on the next use.
+func (r *Request) DropCaches() { r.parsed, r.parsedRaw = nil, "" }
+
 // HTTPMethod returns the method, GET when unset.
 func (r *Request) HTTPMethod() string {
 	if r.Method == "" {

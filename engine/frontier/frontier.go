@@ -501,6 +501,12 @@ func (f *Frontier) AddFingerprint(fingerprint string) bool {
 	} else if _, err := hex.Decode(fp[:], []byte(fingerprint[:32])); err != nil {
 		copy(fp[:], fingerprint)
 	}
+	return f.AddSum(fp)
+}
+
+// AddSum records a fingerprint given as the first 16 bytes of
+// types.Request.FingerprintSum, as Enqueue does, and reports whether it was new.
+func (f *Frontier) AddSum(fp [16]byte) bool {
 	if f.seen(&fp) {
 		return false
 	}
