@@ -272,19 +272,7 @@ func TestJobPauseResume(t *testing.T) {
 	writeFile(t, dir, "tree.js", strings.Replace(treeSpider, `*start() {`, `opened() { this.logger.info("resumed=" + this.resumed + " pages=" + (this.state.pages || 0)); }
   *start() {`, 1))
 	args := []string{"tree.js", "--jobdir", "job", "-O", "items.json", "-a", "baseUrl=" + site.URL, "--stats-json", "stats.json"}
-	p := startIn(t, dir, args...)
-	for range 4 { // /p/0, then its three children, held by the server
-		<-arrived
-	}
-	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	// The held downloads finish once the stop has begun: the job keeps their children.
-	p.waitLine(t, "shutting down gracefully")
-	close(site.hold)
-	if code, _ := p.waitEnd(t, time.Now()); code != 130 {
-		t.Fatalf("paused run: exit code %d\n%s", code, p.Log())
-	}
+	p := pauseJob(t, site, arrived, dir, args)
 	log := p.Log()
 	if !strings.Contains(log, "Paused. Resume with: jscrawl run tree.js --jobdir job") {
 		t.Errorf("no resume hint:\n%s", log)
@@ -322,6 +310,27 @@ func TestJobPauseResume(t *testing.T) {
 	if stats["item_scraped_count"] != float64(total) || stats["jobdir/resume_count"] != 1.0 {
 		t.Errorf("stats not carried over: item_scraped_count %v, jobdir/resume_count %v", stats["item_scraped_count"], stats["jobdir/resume_count"])
 	}
+}
+
+// pauseJob runs the tree crawl with args in dir until /p/0 and its three children have
+// reached site (which holds the children), then sends one Ctrl-C and releases them once
+// the stop has begun, so they finish and the job keeps their children; the run must exit
+// with 130.
+func pauseJob(t *testing.T, site *treeSite, arrived <-chan int, dir string, args []string) *crawlProc {
+	t.Helper()
+	p := startIn(t, dir, args...)
+	for range 4 {
+		<-arrived
+	}
+	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	p.waitLine(t, "shutting down gracefully")
+	close(site.hold)
+	if code, _ := p.waitEnd(t, time.Now()); code != 130 {
+		t.Fatalf("paused run: exit code %d\n%s", code, p.Log())
+	}
+	return p
 }
 
 // startIn starts `jscrawl run args` in dir, its log read line by line (see crawlProc).
@@ -448,16 +457,7 @@ func TestJobEditedSpider(t *testing.T) {
   *parse(r) {`, 1)
 	writeFile(t, dir, "tree.js", src)
 	args := []string{"tree.js", "--jobdir", "job", "-a", "baseUrl=" + site.URL, "--stats-json", "stats.json"}
-	p := startIn(t, dir, args...)
-	for range 4 {
-		<-arrived
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGINT)
-	p.waitLine(t, "shutting down gracefully")
-	close(site.hold)
-	if code, _ := p.waitEnd(t, time.Now()); code != 130 {
-		t.Fatalf("paused run: exit code %d\n%s", code, p.Log())
-	}
+	pauseJob(t, site, arrived, dir, args)
 	writeFile(t, dir, "tree.js", strings.ReplaceAll(src, "parsePage", "parseItem"))
 	code, log := runJobCrawl(t, dir, args...)
 	if !strings.Contains(log, "names the method parsePage, which the spider no longer has") {
@@ -582,16 +582,7 @@ func TestJobItemCountAcrossRuns(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "tree.js", treeSpider)
 	args := []string{"tree.js", "--jobdir", "job", "-o", "items.jsonl", "-a", "baseUrl=" + site.URL, "-s", "CLOSESPIDER_ITEMCOUNT=30"}
-	p := startIn(t, dir, args...)
-	for range 4 {
-		<-arrived
-	}
-	_ = p.cmd.Process.Signal(syscall.SIGINT)
-	p.waitLine(t, "shutting down gracefully")
-	close(site.hold)
-	if code, _ := p.waitEnd(t, time.Now()); code != 130 {
-		t.Fatalf("paused run: exit code %d\n%s", code, p.Log())
-	}
+	pauseJob(t, site, arrived, dir, args)
 	if code, log := runJobCrawl(t, dir, args...); code != 0 {
 		t.Fatalf("resumed run: exit code %d\n%s", code, log)
 	}
