@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"sort"
-	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/feed"
@@ -169,6 +168,3 @@ func (r *runJob) ended(w io.Writer, reason string) {
 		fmt.Fprintf(w, "Paused. Resume with: jscrawl run %s --jobdir %s\n", r.file, r.dir)
 	}
 }
-
-// started is when the job began, for the control endpoint.
-func (r *runJob) started() time.Time { return r.j.Started() }

@@ -138,10 +138,6 @@ func (d *HTTPDownloader) schemeAllowed(s string) bool {
 	return slices.ContainsFunc(d.schemes, func(a string) bool { return strings.EqualFold(a, s) })
 }
 
-func isHTTP(scheme string) bool {
-	return strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https")
-}
-
 // Fetch implements Downloader. A response of any status is returned as a Response; errors
 // are *DownloadError naming the URL.
 func (d *HTTPDownloader) Fetch(ctx context.Context, req *types.Request) (*types.Response, error) {
