@@ -101,7 +101,18 @@ const treeSpider = `export default class {
 }
 `
 
-// runJob runs one crawl of the job with the binary and returns its exit code and log.
+// heldTreeSite is a treeSite that holds every page but /p/0 until site.hold is closed, and
+// reports each download's arrival on the returned channel.
+func heldTreeSite(t *testing.T, total int) (*treeSite, <-chan int) {
+	t.Helper()
+	site := newTreeSite(t, total)
+	site.hold = make(chan struct{})
+	arrived := make(chan int, 8*total)
+	site.onHit = func(n int) { arrived <- n }
+	return site, arrived
+}
+
+// runJobCrawl runs one crawl of the job with the binary and returns its exit code and log.
 func runJobCrawl(t *testing.T, dir string, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"run"}, args...)...)
@@ -264,10 +275,7 @@ func jobStatus(t *testing.T, dir string) map[string]any {
 func TestJobPauseResume(t *testing.T) {
 	t.Parallel()
 	const total = 40
-	site := newTreeSite(t, total)
-	site.hold = make(chan struct{})
-	arrived := make(chan int, total)
-	site.onHit = func(n int) { arrived <- n }
+	site, arrived := heldTreeSite(t, total)
 	dir := t.TempDir()
 	writeFile(t, dir, "tree.js", strings.Replace(treeSpider, `*start() {`, `opened() { this.logger.info("resumed=" + this.resumed + " pages=" + (this.state.pages || 0)); }
   *start() {`, 1))
@@ -280,6 +288,12 @@ func TestJobPauseResume(t *testing.T) {
 	st := jobStatus(t, filepath.Join(dir, "job"))
 	if st["state"] != "paused" || st["leased"] != 0.0 || st["pending"].(float64) < 1 || st["done"] != 4.0 {
 		t.Errorf("paused job status %v", st)
+	}
+	text, _, _ := jscrawl(t, "job", filepath.Join(dir, "job"))
+	for _, want := range []string{"spider   tree (tree.js)", "state    paused (shutdown)", ", 0 leased, 4 done, ", "items    4 in "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("jscrawl job does not say %q:\n%s", want, text)
+		}
 	}
 	site.mu.Lock()
 	site.onHit = nil
@@ -419,10 +433,7 @@ func TestJobRefused(t *testing.T) {
 // TestJobLocked: a second run of a job that runs is refused, naming the running pid.
 func TestJobLocked(t *testing.T) {
 	t.Parallel()
-	site := newTreeSite(t, 13)
-	site.hold = make(chan struct{})
-	arrived := make(chan int, 20)
-	site.onHit = func(n int) { arrived <- n }
+	site, arrived := heldTreeSite(t, 13)
 	dir := t.TempDir()
 	writeFile(t, dir, "tree.js", treeSpider)
 	args := []string{"tree.js", "--jobdir", "job", "-a", "baseUrl=" + site.URL}
@@ -447,10 +458,7 @@ func TestJobLocked(t *testing.T) {
 // an error, counted in jobdir/missing_callback, never silently dropped.
 func TestJobEditedSpider(t *testing.T) {
 	t.Parallel()
-	site := newTreeSite(t, 13)
-	site.hold = make(chan struct{})
-	arrived := make(chan int, 20)
-	site.onHit = func(n int) { arrived <- n }
+	site, arrived := heldTreeSite(t, 13)
 	dir := t.TempDir()
 	src := strings.Replace(treeSpider, `yield* r.followAll(r.css("a"));`, `yield* r.followAll(r.css("a"), { callback: this.parsePage });`, 1)
 	src = strings.Replace(src, `  *parse(r) {`, `  *parsePage(r) { yield* this.parse(r); }
@@ -540,10 +548,7 @@ export default class extends SitemapSpider {
 func TestJobSecondCtrlC(t *testing.T) {
 	t.Parallel()
 	const total = 40
-	site := newTreeSite(t, total)
-	site.hold = make(chan struct{})
-	arrived := make(chan int, 4*total)
-	site.onHit = func(n int) { arrived <- n }
+	site, arrived := heldTreeSite(t, total)
 	dir := t.TempDir()
 	writeFile(t, dir, "tree.js", treeSpider)
 	args := []string{"tree.js", "--jobdir", "job", "-o", "items.jsonl", "-a", "baseUrl=" + site.URL, "-s", "SHUTDOWN_TIMEOUT=600"}
@@ -575,10 +580,7 @@ func TestJobSecondCtrlC(t *testing.T) {
 // runs too: a paused and resumed job ends with exactly that many.
 func TestJobItemCountAcrossRuns(t *testing.T) {
 	t.Parallel()
-	site := newTreeSite(t, 40)
-	site.hold = make(chan struct{})
-	arrived := make(chan int, 200)
-	site.onHit = func(n int) { arrived <- n }
+	site, arrived := heldTreeSite(t, 40)
 	dir := t.TempDir()
 	writeFile(t, dir, "tree.js", treeSpider)
 	args := []string{"tree.js", "--jobdir", "job", "-o", "items.jsonl", "-a", "baseUrl=" + site.URL, "-s", "CLOSESPIDER_ITEMCOUNT=30"}
