@@ -127,13 +127,9 @@ func loadSpider(file string, args map[string]string, logger *slog.Logger) (*jsap
 }
 
 // spiderEngineOptions are the engine options every command that runs a spider starts from:
-// its logger and stats, and the spider's JS downloader middlewares in their places.
+// its logger and stats (engine.New places the spider's JS middlewares itself).
 func spiderEngineOptions(spider *jsapi.Spider, settings *types.Settings, logger *slog.Logger, stats *engine.Stats) []engine.Option {
-	opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
-	if m := spider.DownloaderMiddlewares(settings); m != nil {
-		opts = append(opts, engine.WithOrderedDownloaderMiddlewares(m...))
-	}
-	return opts
+	return []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
 }
 
 // applyCustomSettings applies the spider's customSettings at spider priority (below the

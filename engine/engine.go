@@ -96,7 +96,9 @@ type Engine struct {
 	offsite    *OffsiteMiddleware
 	inflight   inflight // downloads in flight, for Downloads
 	inFilters  []SpiderInputFilter
-	outFilters []OutputFilter // nearest the engine first
+	outFilters []SpiderOutputFilter // spider side first
+	outPlan    []OutputStage        // the spider's part of the output chain (OutputPlan)
+	spiderPart int                  // outFilters[:spiderPart] are in outPlan
 
 	sigMu    sync.RWMutex
 	handlers map[Signal][]SignalHandler
@@ -162,12 +164,15 @@ type event struct {
 	kind   evKind
 	parent *types.Response // evOutput: the response whose callback emitted out
 	out    types.Output
-	req    *types.Request
-	resp   *types.Response
-	err    error
-	errs   int64 // evParsed: spider errors in the call
-	tr     *reqTrack
-	reason string
+	// chained (evOutput): out comes from a callback or errback, so it passed the spider's
+	// part of the output chain (OutputPlan).
+	chained bool
+	req     *types.Request
+	resp    *types.Response
+	err     error
+	errs    int64 // evParsed: spider errors in the call
+	tr      *reqTrack
+	reason  string
 }
 
 // reqTrack follows one scheduled request from its download to the end of what it produced,
@@ -209,22 +214,9 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	hd := NewHTTPDownloader(settings, e.client, e.stats)
 	hd.logger = e.logger
 	e.slots = NewSlotDownloader(settings, markDownloading(hd), SlotLogger(e.logger))
-	e.downloader = e.inflight.scope(Chain(e.inflight.track(e.slots), e.downloaderChain()...))
-	for _, b := range orderedBuiltins(settings, types.SpiderMiddlewares, e.logger, []builtin[any]{
-		{"HttpErrorMiddleware", 50, NewHTTPErrorMiddleware(settings, e.stats, e.logger)},
-		{"SchemeMiddleware", 60, NewSchemeMiddleware(settings, e.logger)},
-		{"OffsiteMiddleware", 500, e.offsite},
-		{"RefererMiddleware", 700, NewRefererMiddleware(settings, e.logger)},
-		{"UrlLengthMiddleware", 800, NewURLLengthMiddleware(settings, e.stats, e.logger)},
-		{"DepthMiddleware", 900, NewDepthMiddleware(settings, e.stats, e.logger)},
-	}) {
-		if f, ok := b.m.(SpiderInputFilter); ok {
-			e.inFilters = append(e.inFilters, f)
-		}
-		if f, ok := b.m.(SpiderOutputFilter); ok {
-			e.outFilters = append(e.outFilters, OutputFilter{Name: b.name, Order: b.order, Filter: f})
-		}
-	}
+	dlOwn, outOwn := e.ownOrders()
+	e.downloader = e.inflight.scope(Chain(e.inflight.track(e.slots), e.downloaderChain(dlOwn)...))
+	e.spiderChain(outOwn)
 	e.maxDownloads = max(settings.Int(types.ConcurrentRequests), 1)
 	e.maxParsing = 2 * e.maxDownloads
 	e.maxItems = max(settings.Int(types.ConcurrentItems), 1)
@@ -260,10 +252,13 @@ func (e *Engine) post(ev event) {
 	}
 }
 
-// emitFor returns the Emit for outputs of parent's callback (nil for start requests), the
-// callback of the scheduled request tr follows (nil for none).
-func (e *Engine) emitFor(parent *types.Response, tr *reqTrack) Emit {
-	return func(o types.Output) { e.post(event{kind: evOutput, parent: parent, out: o, tr: tr}) }
+// emitFor returns the Emit for outputs of parent's callback or errback (nil for start
+// requests, with chained false), the callback of the scheduled request tr follows (nil for
+// none).
+func (e *Engine) emitFor(parent *types.Response, tr *reqTrack, chained bool) Emit {
+	return func(o types.Output) {
+		e.post(event{kind: evOutput, parent: parent, out: o, tr: tr, chained: chained})
+	}
 }
 
 // Crawl schedules req as if a spider had emitted it (Scrapy: engine.crawl). Safe from any
@@ -424,7 +419,7 @@ func (e *Engine) crawl(ctx context.Context) {
 	if !e.startDone {
 		e.starting = true
 		e.wg.Go(func() {
-			err := e.spider.Start(startCtx, e.emitFor(nil, nil))
+			err := e.spider.Start(startCtx, e.emitFor(nil, nil, false))
 			e.post(event{kind: evStartDone, err: err})
 		})
 	}
@@ -535,7 +530,7 @@ func (e *Engine) drain(ctx context.Context) {
 func (e *Engine) handle(ctx context.Context, ev *event) {
 	switch ev.kind {
 	case evOutput:
-		e.route(ctx, ev.parent, ev.tr, ev.out)
+		e.route(ctx, ev.parent, ev.tr, ev.out, ev.chained)
 	case evDownloaded:
 		e.downloads--
 		e.downloaded(ctx, ev.req, ev.resp, ev.err)
@@ -572,8 +567,9 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 	}
 }
 
-// route runs the spider output filters on one output and schedules or processes it.
-func (e *Engine) route(ctx context.Context, parent *types.Response, tr *reqTrack, out types.Output) {
+// route runs the spider output filters on one output and schedules or processes it. A
+// chained output passed the spider's part of the chain: only the filters after it run.
+func (e *Engine) route(ctx context.Context, parent *types.Response, tr *reqTrack, out types.Output, chained bool) {
 	if out.Request == nil {
 		if out.Item != nil {
 			e.itemQ = append(e.itemQ, pendingItem{item: out.Item, resp: parent, tr: tr})
@@ -586,15 +582,14 @@ func (e *Engine) route(ctx context.Context, parent *types.Response, tr *reqTrack
 	if e.closing && e.committer == nil {
 		return // a job keeps them: a paused job resumes with them
 	}
-	// Spider side first, as Scrapy's process_spider_output; the spider may have run the
-	// filters above out.FilteredFrom already (between its own middlewares).
-	for i := len(e.outFilters) - 1; i >= 0; i-- {
-		f := e.outFilters[i]
-		if out.FilteredFrom > 0 && f.Order >= out.FilteredFrom {
-			continue
-		}
+	// Spider side first, as Scrapy's process_spider_output.
+	filters := e.outFilters
+	if chained {
+		filters = filters[e.spiderPart:]
+	}
+	for _, f := range filters {
 		var ok bool
-		if out, ok = f.Filter.ProcessSpiderOutput(ctx, parent, out); !ok {
+		if out, ok = f.ProcessSpiderOutput(ctx, parent, out); !ok {
 			return
 		}
 	}
@@ -699,7 +694,7 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 	}
 	e.wg.Go(func() {
 		var errs int64
-		if perr := e.spider.Parse(ctx, resp, e.emitFor(resp, tr)); perr != nil && ctx.Err() == nil {
+		if perr := e.spider.Parse(ctx, resp, e.emitFor(resp, tr, true)); perr != nil && ctx.Err() == nil {
 			errs++
 			e.spiderError(ctx, "Spider error processing "+reqString(resp.Request)+" (referer: "+referer(resp.Request)+")", perr, resp)
 			if resp.Request.Errback != "" {
@@ -797,7 +792,7 @@ func (e *Engine) callErrback(ctx context.Context, tr *reqTrack, req *types.Reque
 	if parent == nil {
 		parent = &types.Response{URL: req.URL, Request: req}
 	}
-	if eerr := e.spider.Errback(ctx, f, e.emitFor(parent, tr)); eerr != nil && ctx.Err() == nil {
+	if eerr := e.spider.Errback(ctx, f, e.emitFor(parent, tr, true)); eerr != nil && ctx.Err() == nil {
 		e.spiderError(ctx, "Spider error processing "+reqString(req)+" (errback "+req.Errback+")", eerr, resp)
 		return 1
 	}

@@ -130,7 +130,7 @@ export const downloaderMiddlewares = [{
   async processResponse(request, response) { return response; },
 }];
 `)
-	mw := sp.DownloaderMiddlewares(types.NewSettings())[0].M
+	mw := sp.DownloaderMiddlewares([]int{0})
 	next := engine.DownloaderFunc(func(_ context.Context, req *types.Request) (*types.Response, error) {
 		if req.Headers.Get("X-Tag") != "1" {
 			return nil, fmt.Errorf("header not sent")

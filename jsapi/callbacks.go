@@ -92,12 +92,11 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 	defer s.running.removeCallback(id)
 	done := make(chan error, 1)
 	var produced atomic.Int64
-	filteredFrom := 0 // set on the loop before the first value
 	onValue := func(v goja.Value) goja.Value {
 		if produced.Add(1) <= skip {
 			return nil // emitted by the run this one repeats
 		}
-		st.emitValue(v, where, url, filteredFrom, emit)
+		st.emitValue(v, where, url, emit)
 		if !lazy || s.crawler == nil {
 			return nil
 		}
@@ -117,7 +116,6 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 			done <- runtime.ToScriptError(err)
 			return
 		}
-		filteredFrom = inv.filteredFrom
 		if inv.fn == nil {
 			vm.Drive(inv.result, onValue, func(err error) { done <- err })
 			return
@@ -232,9 +230,6 @@ func (st *vmState) wrap(helper string, args ...goja.Value) goja.Value {
 // (null for an errback without one) to inv.
 func (st *vmState) wrapped(inv invocation, response goja.Value) invocation {
 	inv.wrap = st.wrap("wrapOutput", response)
-	if inv.wrap != nil {
-		inv.filteredFrom = st.filteredFrom
-	}
 	return inv
 }
 
@@ -248,10 +243,7 @@ type invocation struct {
 	fn, this goja.Value
 	args     []goja.Value
 	wrap     goja.Value // nil, or a JS function applied to the result (spider middlewares)
-	// filteredFrom marks the outputs (types.Output.FilteredFrom) when wrap ran the built-in
-	// output filters from this order number up.
-	filteredFrom int
-	result       goja.Value
+	result   goja.Value
 }
 
 // startHighWater is the backlog at which start() pauses: enough queued requests to keep
@@ -289,7 +281,7 @@ func (st *vmState) waitBacklog(ctx context.Context) goja.Value {
 // Scrapy ignores a None output. A value that is neither a Request nor an item object is
 // logged (naming the callback and the URL it processes) and counted, and the callback
 // goes on.
-func (st *vmState) emitValue(v goja.Value, where, url string, filteredFrom int, emit engine.Emit) {
+func (st *vmState) emitValue(v goja.Value, where, url string, emit engine.Emit) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return
 	}
@@ -302,7 +294,6 @@ func (st *vmState) emitValue(v goja.Value, where, url string, filteredFrom int, 
 		st.s.logger.Error(fmt.Sprintf("TypeError: %s: %v", where, err))
 		return
 	}
-	out.FilteredFrom = filteredFrom
 	emit(out)
 }
 

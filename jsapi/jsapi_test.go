@@ -264,9 +264,6 @@ func crawl(t *testing.T, srv *server, sp spec) result {
 	col := &collector{}
 	opts := []engine.Option{engine.WithPipelines(spider.Pipelines()...),
 		engine.WithExporters(col), engine.WithLogger(logger), engine.WithStats(stats)}
-	if m := spider.DownloaderMiddlewares(settings); m != nil {
-		opts = append(opts, engine.WithOrderedDownloaderMiddlewares(m...))
-	}
 	eng := engine.New(spider, settings, opts...)
 	if err := spider.Bind(eng); err != nil {
 		t.Fatalf("bind: %v", err)

@@ -123,13 +123,13 @@ func (st *vmState) natives() *goja.Object {
 		}
 		return h
 	}
-	// outputFilters(ids, request, responseHandle|null) runs the engine's built-in spider
-	// output filters ids (spider side first) on a request a callback produced: the request
-	// as they changed it, or null when one dropped it.
+	// outputFilters(stage, request, responseHandle|null) runs the built-in spider output
+	// filters of stage of the engine's output plan (spider side first) on a request a
+	// callback produced: the request as they changed it, or null when one dropped it.
 	set("outputFilters", func(c goja.FunctionCall) goja.Value {
-		var ids []int
-		if err := rt.ExportTo(c.Argument(0), &ids); err != nil {
-			throwType("outputFilters: " + err.Error())
+		stage := int(c.Argument(0).ToInteger())
+		if stage < 0 || stage >= len(st.s.outPlan) {
+			throwType(fmt.Sprintf("outputFilters: no stage %d", stage))
 		}
 		req, err := requestFromJS(rt, c.Argument(1).ToObject(rt))
 		if err != nil {
@@ -140,9 +140,9 @@ func (st *vmState) natives() *goja.Object {
 			parent = h.resp
 		}
 		out := types.Output{Request: req}
-		for _, id := range ids {
+		for _, f := range st.s.outPlan[stage].Filters {
 			var keep bool
-			if out, keep = st.s.outFilters[id].Filter.ProcessSpiderOutput(st.s.ctx, parent, out); !keep || out.Request == nil {
+			if out, keep = f.ProcessSpiderOutput(st.s.ctx, parent, out); !keep || out.Request == nil {
 				return goja.Null()
 			}
 		}

@@ -405,15 +405,14 @@
   // returns an iterable, that replaces the stage's output and passes the later stages only.
   // An error a stage raises itself goes to the later stages.
   const asyncIter = (it) => it[Symbol.asyncIterator]();
-  // The built-in Go spider output filters ({ order, id }, nearest the engine first) that a
-  // JS middleware's order places on the spider side of it run here, between the JS stages
-  // (one native call per run of consecutive filters); the engine runs the rest.
-  let goFilters = [];
-  let outputStages = null; // stages, spider side first; built on first use
-  const goStage = (ids) => ({
+  // The stages of the spider output chain that run here, spider side first: the engine's
+  // plan (engine.OutputPlan) made of spider middlewares and runs of built-in Go output
+  // filters, which one native call per output runs (n.outputFilters).
+  let outputStages = [];
+  const goStage = (stage) => ({
     processSpiderOutput(response, result) {
       const h = response instanceof Response ? Response.handleOf(response) : null;
-      const filter = (v) => (v instanceof Request ? n.outputFilters(ids, v, h) : v);
+      const filter = (v) => (v instanceof Request ? n.outputFilters(stage, v, h) : v);
       return {
         [Symbol.asyncIterator]() {
           const it = asyncIter(result);
@@ -428,29 +427,8 @@
       };
     },
   });
-  const mwOrder = (m) => (typeof m.order === "number" && m.order >= 0 ? m.order : 543);
-  const buildOutputStages = () => {
-    const js = spiderMiddlewares.filter((m) =>
-      typeof m.processSpiderOutput === "function" || typeof m.processSpiderException === "function");
-    if (js.length === 0) return { stages: [], from: 0 };
-    const min = Math.min(...js.map(mwOrder));
-    const all = js.map((m) => ({ order: mwOrder(m), m }))
-      .concat(goFilters.filter((g) => g.order > min).map((g) => ({ order: g.order, go: g.id })))
-      .sort((a, b) => a.order - b.order)
-      .reverse();
-    const stages = [];
-    for (let i = 0; i < all.length; i++) {
-      if (all[i].go === undefined) { stages.push(all[i].m); continue; }
-      const ids = [];
-      while (i < all.length && all[i].go !== undefined) ids.push(all[i++].go);
-      i--;
-      stages.push(goStage(ids));
-    }
-    return { stages, from: goFilters.some((g) => g.order > min) ? min + 1 : 0 };
-  };
   const wrapOutput = (response) => {
-    if (outputStages === null) outputStages = buildOutputStages();
-    const stages = outputStages.stages;
+    const stages = outputStages;
     if (stages.length === 0) return undefined;
     // tap records the errors that come out of a stage's input.
     const tap = (iterable, seen) => ({
@@ -622,13 +600,11 @@
     },
     signals,
     dispatchSignal,
-    setSpiderMiddlewares(list) { spiderMiddlewares = list; outputStages = null; },
-    // setOutputFilters returns the order number from which the built-in output filters run
-    // here (0: none do).
-    setOutputFilters(filters) {
-      goFilters = filters;
-      outputStages = buildOutputStages();
-      return outputStages.from;
+    setSpiderMiddlewares(list) { spiderMiddlewares = list; outputStages = []; },
+    // setOutputPlan sets the output stages from the engine's plan, spider side first: each
+    // { mw } is spiderMiddlewares[mw], each { go } the Go filters of the plan's stage go.
+    setOutputPlan(plan) {
+      outputStages = plan.map((s) => (s.mw !== undefined ? spiderMiddlewares[s.mw] : goStage(s.go)));
     },
     stateJSON,
     setJobState,
