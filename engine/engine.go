@@ -355,13 +355,13 @@ func (e *Engine) Run(ctx context.Context) error {
 
 	start := time.Now()
 	e.stats.Set("start_time", start.UTC().Format(time.RFC3339))
-	e.send(ctx, EngineStarted)
+	e.send(ctx, SignalEvent{Signal: EngineStarted})
 	if err := e.open(ctx); err != nil {
 		e.closeExporters()
 		return err
 	}
 	e.logger.Info("Spider opened")
-	e.send(ctx, SpiderOpened)
+	e.send(ctx, SignalEvent{Signal: SpiderOpened})
 
 	stopMem := e.watchMemory()
 	// A resumed job's stats hold the items of its earlier runs: CLOSESPIDER_ITEMCOUNT
@@ -455,7 +455,7 @@ func (e *Engine) crawl(ctx context.Context) {
 				return
 			}
 			if !e.closing {
-				e.send(ctx, SpiderIdle)
+				e.send(ctx, SignalEvent{Signal: SpiderIdle})
 				if e.pending() {
 					continue
 				}
@@ -597,9 +597,9 @@ func (e *Engine) route(ctx context.Context, parent *types.Response, tr *reqTrack
 		return
 	}
 	if e.sched.Enqueue(out.Request) {
-		e.send(ctx, RequestScheduled, out.Request)
+		e.send(ctx, SignalEvent{Signal: RequestScheduled, Request: out.Request})
 	} else {
-		e.send(ctx, RequestDropped, out.Request)
+		e.send(ctx, SignalEvent{Signal: RequestDropped, Request: out.Request})
 	}
 }
 
@@ -647,9 +647,9 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 		// A middleware replaced the request: schedule the replacement (the duplicate filter
 		// applies unless it has dontFilter).
 		if e.sched.Enqueue(re.Request) {
-			e.send(ctx, RequestScheduled, re.Request)
+			e.send(ctx, SignalEvent{Signal: RequestScheduled, Request: re.Request})
 		} else {
-			e.send(ctx, RequestDropped, re.Request)
+			e.send(ctx, SignalEvent{Signal: RequestDropped, Request: re.Request})
 		}
 		e.done(ctx, tr)
 		return
@@ -674,7 +674,7 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 		}
 		return
 	}
-	e.send(ctx, ResponseReceived, resp, req)
+	e.send(ctx, SignalEvent{Signal: ResponseReceived, Response: resp, Request: req})
 	if e.pageLimit > 0 && e.stats.Int("response_received_count") >= e.pageLimit {
 		e.closeWith("closespider_pagecount")
 	}
@@ -805,7 +805,7 @@ func (e *Engine) spiderError(ctx context.Context, msg string, err error, resp *t
 	e.stats.Inc("spider_exceptions/count", 1)
 	e.stats.Inc("spider_exceptions/"+name, 1)
 	e.logger.Error(msg + "\n" + err.Error())
-	e.send(ctx, SpiderError, err, resp)
+	e.send(ctx, SignalEvent{Signal: SpiderError, Err: err, Response: resp})
 }
 
 // finish closes the spider, pipelines and exporters and dumps the stats.
@@ -825,7 +825,7 @@ func (e *Engine) finish(ctx context.Context, start time.Time) {
 	// (Scrapy sends it before the stats are dumped); then the spider, then the feeds.
 	e.closePipelines(e.pipelines)
 	e.stats.Set("finish_reason", reason)
-	e.send(context.WithoutCancel(ctx), SpiderClosed, reason)
+	e.send(context.WithoutCancel(ctx), SignalEvent{Signal: SpiderClosed, Reason: reason})
 	if e.committer != nil {
 		e.commit(context.WithoutCancel(ctx), Progress{Final: true, Reason: reason, StartDone: e.startDone})
 	}

@@ -528,24 +528,12 @@ func (st *vmState) await(ctx context.Context, call func(rt *goja.Runtime) (goja.
 		return runtime.ErrClosed // a broken VM, already forgotten
 	}
 	done := make(chan error, 1)
-	ok := st.vm.Go(func(rt *goja.Runtime) {
-		res, err := call(rt)
-		switch {
-		case err != nil:
-			done <- runtime.ToScriptError(err)
-		case res == nil:
-			done <- onResult(nil)
-		default:
-			settle(rt, res, func(v, rejected goja.Value) {
-				if rejected != nil {
-					done <- runtime.FromValue(rejected, nil)
-					return
-				}
-				done <- onResult(v)
-			})
+	if !st.start(call, func(v goja.Value, err error) {
+		if err == nil {
+			err = onResult(v)
 		}
-	})
-	if !ok {
+		done <- err
+	}) {
 		return runtime.ErrClosed
 	}
 	select {
@@ -561,6 +549,29 @@ func (st *vmState) await(ctx context.Context, call func(rt *goja.Runtime) (goja.
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// start queues call on the VM's loop and returns at once (false when the VM is closed);
+// settled gets, on the loop, the value call returned once settled (nil for none) or the
+// error it threw, returned or rejected with.
+func (st *vmState) start(call func(rt *goja.Runtime) (goja.Value, error), settled func(v goja.Value, err error)) bool {
+	return st.vm.Go(func(rt *goja.Runtime) {
+		res, err := call(rt)
+		switch {
+		case err != nil:
+			settled(nil, runtime.ToScriptError(err))
+		case res == nil:
+			settled(nil, nil)
+		default:
+			settle(rt, res, func(v, rejected goja.Value) {
+				if rejected != nil {
+					settled(nil, runtime.FromValue(rejected, nil))
+					return
+				}
+				settled(v, nil)
+			})
+		}
+	})
 }
 
 // settle calls cb once v (a value or a promise) has settled; on the loop.

@@ -13,7 +13,6 @@ import (
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/jsapi"
-	"github.com/jscrawl/jscrawl/types"
 )
 
 func gz(t testing.TB, s string) []byte {
@@ -215,8 +214,8 @@ export default class S extends SitemapSpider {
   sitemapFollow = [/products|blog|broken|sitemap_index/];
   parse(r: Response) { return { page: r.url }; }
 }`, bound: func(s *jsapi.Spider, eng *engine.Engine) {
-		eng.Connect(engine.RequestScheduled, func(_ context.Context, args ...any) error {
-			req := args[0].(*types.Request)
+		eng.Connect(engine.RequestScheduled, func(_ context.Context, ev engine.SignalEvent) error {
+			req := ev.Request
 			mu.Lock()
 			scheduled[strings.TrimPrefix(req.URL, srv.URL)] = req.Callback
 			mu.Unlock()

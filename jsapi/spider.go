@@ -78,7 +78,7 @@ type Crawler interface {
 	// is high.
 	Backlog() int
 	// Connect runs fn each time sig is sent (Scrapy: signals.connect).
-	Connect(sig engine.Signal, fn func(ctx context.Context, args ...any) error)
+	Connect(sig engine.Signal, fn engine.SignalHandler)
 	// Crawl schedules a request from anywhere (Scrapy: engine.crawl).
 	Crawl(req *types.Request)
 	// CloseSpider ends the crawl gracefully with reason (Scrapy: engine.close_spider).
