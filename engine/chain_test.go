@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -33,6 +34,15 @@ func (passOn) Fetch(ctx context.Context, req *types.Request, next engine.Downloa
 	return next.Fetch(ctx, req)
 }
 
+// chainCase is a case of the chain tests: the spider's own order numbers, the settings and
+// the chain wanted.
+type chainCase struct {
+	name string
+	own  []int
+	kv   map[string]any
+	want string
+}
+
 // planString shows an output plan spider side first: own middlewares as #i, runs of
 // built-in filters as [Name Name].
 func planString(plan []engine.OutputStage) string {
@@ -59,12 +69,7 @@ func planString(plan []engine.OutputStage) string {
 // middleware nearest the engine.
 func TestOutputPlan(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		own  []int
-		kv   map[string]any
-		want string
-	}{
+	for _, tc := range []chainCase{
 		{"no own middleware", nil, nil, ""},
 		{"default 543", []int{543}, nil, "[Depth URLLength Referer] #0"},
 		{"below every built-in", []int{10}, nil, "[Depth URLLength Referer Offsite Scheme] #0"},
@@ -101,12 +106,7 @@ func TestOwnDownloaderMiddlewareGroups(t *testing.T) {
 		"MetaRefreshMiddleware", "RedirectMiddleware", "CookiesMiddleware", "HttpProxyMiddleware", "HttpCacheMiddleware"} {
 		off[n] = nil
 	}
-	for _, tc := range []struct {
-		name string
-		own  []int
-		kv   map[string]any
-		want string
-	}{
+	for _, tc := range []chainCase{
 		{"none", nil, nil, "[]"},
 		{"around the built-ins", []int{100, 543, 560, 950, 543}, nil, "[[0] [1 4] [2] [3]]"},
 		{"retry moved below", []int{100, 543, 560, 950, 543}, map[string]any{types.DownloaderMiddlewares: map[string]any{"RetryMiddleware": 200}},
@@ -138,19 +138,15 @@ func TestUnknownMiddlewareNameWarns(t *testing.T) {
 	}
 }
 
-// TestMiddlewareOrder: order numbers as JSON and JS give them.
+// TestMiddlewareOrder: order numbers as JSON and JS give them; anything else is none.
 func TestMiddlewareOrder(t *testing.T) {
 	t.Parallel()
-	for _, tc := range []struct {
-		v    any
-		want int
-		ok   bool
-	}{
-		{543.0, 543, true}, {int64(560), 560, true}, {7, 7, true}, {-5.9, -5, true},
-		{nil, 0, false}, {"600", 0, false}, {true, 0, false},
-	} {
-		if got, ok := engine.MiddlewareOrder(tc.v); got != tc.want || ok != tc.ok {
-			t.Errorf("MiddlewareOrder(%#v) = %d, %v; want %d, %v", tc.v, got, ok, tc.want, tc.ok)
-		}
+	var got []string
+	for _, v := range []any{543.0, int64(560), 7, -5.9, math.NaN(), nil, "600", true} {
+		o, ok := engine.MiddlewareOrder(v)
+		got = append(got, fmt.Sprint(o, ok))
+	}
+	if s, want := strings.Join(got, ","), "543 true,560 true,7 true,-5 true,0 false,0 false,0 false,0 false"; s != want {
+		t.Errorf("MiddlewareOrder = %s, want %s", s, want)
 	}
 }

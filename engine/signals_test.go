@@ -14,37 +14,24 @@ import (
 // TestSignalEvents: each signal's handlers get the SignalEvent fields it has.
 func TestSignalEvents(t *testing.T) {
 	t.Parallel()
-	srv := enginetest.Start(t)
-	sp := &enginetest.Spider{
-		StartURLs: []string{srv.URL + "/item/1"},
-		ParseFunc: func(_ context.Context, resp *types.Response, emit engine.Emit) error {
-			emit(types.Output{Item: types.Item{{Key: "keep", Value: true}}})
-			emit(types.Output{Item: types.Item{{Key: "keep", Value: false}}})
-			return nil
-		},
-	}
-	drop := pipelineFunc(func(_ context.Context, it types.Item) (types.Item, error) {
-		if v, _ := it.Get("keep"); v == false {
-			return nil, engine.ErrDropItem
-		}
-		return it, nil
-	})
-	e, _ := newEngine(t, sp, nil, engine.WithPipelines(drop))
 	var mu sync.Mutex
 	got := map[engine.Signal]engine.SignalEvent{}
+	record := func(_ context.Context, ev engine.SignalEvent) error {
+		mu.Lock()
+		defer mu.Unlock()
+		got[ev.Signal] = ev
+		return nil
+	}
+	page := enginetest.Start(t).URL + "/item/1"
+	e, _ := newEngine(t, &enginetest.Spider{StartURLs: []string{page}, ParseFunc: keptAndDropped},
+		nil, engine.WithPipelines(pipelineFunc(dropUnkept)))
 	for _, s := range []engine.Signal{engine.RequestScheduled, engine.ResponseReceived, engine.ItemScraped,
 		engine.ItemDropped, engine.SpiderClosed} {
-		e.Connect(s, func(_ context.Context, ev engine.SignalEvent) error {
-			mu.Lock()
-			got[ev.Signal] = ev
-			mu.Unlock()
-			return nil
-		})
+		e.Connect(s, record)
 	}
 	if err := e.Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	page := srv.URL + "/item/1"
 	if ev := got[engine.RequestScheduled]; ev.Request == nil || ev.Request.URL != page {
 		t.Errorf("request_scheduled: %+v", ev)
 	}
@@ -60,6 +47,20 @@ func TestSignalEvents(t *testing.T) {
 	if ev := got[engine.SpiderClosed]; ev.Reason != "finished" {
 		t.Errorf("spider_closed: %+v", ev)
 	}
+}
+
+// keptAndDropped emits an item dropUnkept keeps and one it drops.
+func keptAndDropped(_ context.Context, _ *types.Response, emit engine.Emit) error {
+	emit(types.Output{Item: types.Item{{Key: "keep", Value: true}}})
+	emit(types.Output{Item: types.Item{{Key: "keep", Value: false}}})
+	return nil
+}
+
+func dropUnkept(_ context.Context, it types.Item) (types.Item, error) {
+	if v, _ := it.Get("keep"); v == false {
+		return nil, engine.ErrDropItem
+	}
+	return it, nil
 }
 
 // TestDeferrableSignals: the signals whose handlers the sender may wait for are Scrapy's
