@@ -164,15 +164,16 @@ type event struct {
 	kind   evKind
 	parent *types.Response // evOutput: the response whose callback emitted out
 	out    types.Output
+	req    *types.Request
+	resp   *types.Response
+	err    error
+	errs   int64 // evParsed: spider errors in the call
+	tr     *reqTrack
+	reason string
+
 	// chained (evOutput): out comes from a callback or errback, so it passed the spider's
 	// part of the output chain (OutputPlan).
 	chained bool
-	req     *types.Request
-	resp    *types.Response
-	err     error
-	errs    int64 // evParsed: spider errors in the call
-	tr      *reqTrack
-	reason  string
 }
 
 // reqTrack follows one scheduled request from its download to the end of what it produced,
