@@ -128,7 +128,7 @@ func (st *vmState) natives() *goja.Object {
 	// callback produced: the request as they changed it, or null when one dropped it.
 	set("outputFilters", func(c goja.FunctionCall) goja.Value {
 		stage := int(c.Argument(0).ToInteger())
-		if stage < 0 || stage >= len(st.s.outPlan) {
+		if stage < 0 || stage >= len(st.s.outputPlan) {
 			throwType(fmt.Sprintf("outputFilters: no stage %d", stage))
 		}
 		req, err := requestFromJS(rt, c.Argument(1).ToObject(rt))
@@ -140,7 +140,7 @@ func (st *vmState) natives() *goja.Object {
 			parent = h.resp
 		}
 		out := types.Output{Request: req}
-		for _, f := range st.s.outPlan[stage].Filters {
+		for _, f := range st.s.outputPlan[stage].Filters {
 			var keep bool
 			if out, keep = f.ProcessSpiderOutput(st.s.ctx, parent, out); !keep || out.Request == nil {
 				return goja.Null()

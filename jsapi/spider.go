@@ -119,11 +119,11 @@ type Spider struct {
 	// its index in the spiderMiddlewares export
 	outOrders, outIdx []int
 
-	crawler Crawler
-	outPlan []engine.OutputStage // the spider's part of the output chain (engine.OutputPlan)
-	schemes []string             // DOWNLOAD_SCHEMES, read once in Bind
-	ctx     context.Context      // the crawl's context, for inline downloads
-	opened  bool                 // Open has prepared every VM; guarded by mu
+	crawler    Crawler
+	outputPlan []engine.OutputStage // the spider's part of the output chain (engine.OutputPlan)
+	schemes    []string             // DOWNLOAD_SCHEMES, read once in Bind
+	ctx        context.Context      // the crawl's context, for inline downloads
+	opened     bool                 // Open has prepared every VM; guarded by mu
 	// interrupted is the reason given to Interrupt (nil until then).
 	interrupted atomic.Pointer[string]
 
@@ -324,7 +324,7 @@ func (s *Spider) Pipelines() []engine.Pipeline {
 func (s *Spider) Bind(c Crawler) error {
 	s.crawler = c
 	s.schemes = c.Settings().StringList(types.DownloadSchemes)
-	s.outPlan = c.OutputPlan()
+	s.outputPlan = c.OutputPlan()
 	s.mu.Lock()
 	var wanted []engine.Signal
 	for sig := range s.signals {
@@ -733,8 +733,8 @@ func middlewareOrder(m *goja.Object) int {
 // built-in filters of the plan's stage go (natives.outputFilters); on the loop.
 func (st *vmState) setOutputPlan() error {
 	rt := st.rt
-	list := make([]any, len(st.s.outPlan))
-	for i, stage := range st.s.outPlan {
+	list := make([]any, len(st.s.outputPlan))
+	for i, stage := range st.s.outputPlan {
 		o := rt.NewObject()
 		if stage.Own >= 0 {
 			_ = o.Set("mw", st.s.outIdx[stage.Own])
