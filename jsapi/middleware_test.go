@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/jscrawl/jscrawl/jsapi"
 )
 
 // TestDownloaderMiddlewares runs JS downloader middlewares against a real server: order
@@ -548,5 +550,25 @@ export const downloaderMiddlewares = [
 	}
 	if r, w := statInt(res.stats, "retries"), statInt(res.stats, "wire"); r != 2 || w != 1 {
 		t.Errorf("processRequest calls: at 560 %d, at 950 %d; want 2 and 1", r, w)
+	}
+}
+
+// TestMiddlewareOrderProperty: a JS middleware's order is its `order` property when that is
+// a number (negative and fractional ones too), else 543; only spider middlewares with an
+// output hook take part in the output chain.
+func TestMiddlewareOrderProperty(t *testing.T) {
+	t.Parallel()
+	var dl, out []int
+	crawl(t, newServer(t), spec{src: `export default class S { name = "orders"; parse() {} }
+class Late { order = 950; processRequest() {} }
+export const downloaderMiddlewares = [{}, { order: 100 }, { order: "600" }, { order: -5.5 }, Late];
+export const spiderMiddlewares = [
+  { order: 10, processStart(s) { return s; } },
+  { order: 700, processSpiderOutput(r, result) { return result; } },
+  { processSpiderException() {} },
+];
+`, loaded: func(s *jsapi.Spider) { dl, out = s.MiddlewareOrders() }})
+	if got, want := fmt.Sprint(dl, out), "[543 100 543 -5 950] [700 543]"; got != want {
+		t.Errorf("MiddlewareOrders = %s, want %s", got, want)
 	}
 }
