@@ -10,6 +10,7 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -41,19 +42,17 @@ limit (MEMUSAGE_LIMIT_MB) was passed, 2 a bad option or setting, 99 a threshold 
 stopped by Ctrl-C (SIGINT), 143 stopped by SIGTERM. The first Ctrl-C or SIGTERM lets the
 work in flight finish (downloads for at most SHUTDOWN_TIMEOUT seconds), the second stops at
 once; the feeds are flushed and closed either way.`,
-		Flags: append([]cli.Flag{
+		Flags: slices.Concat([]cli.Flag{
 			&cli.StringSliceFlag{Name: "o", Aliases: []string{"output"}, Usage: "append items to `FILE` (format from the extension: .jsonl .json .csv .xml; -:jsonl is stdout)"},
 			&cli.StringSliceFlag{Name: "O", Aliases: []string{"overwrite-output"}, Usage: "write items to `FILE`, replacing it"},
-			&cli.StringSliceFlag{Name: "s", Aliases: []string{"set"}, Usage: "set a setting, `KEY=VALUE` (repeatable)"},
-			&cli.StringSliceFlag{Name: "a", Usage: "set a spider argument, `NAME=VALUE` (repeatable)"},
-			&cli.StringFlag{Name: "L", Aliases: []string{"loglevel"}, Usage: "log `LEVEL`: DEBUG, INFO, WARNING, ERROR (the LOG_LEVEL setting)"},
+		}, spiderFlags(""), []cli.Flag{
 			&cli.BoolFlag{Name: "demo", Usage: "start the built-in demo site and pass its address as the argument baseUrl"},
 			&cli.StringFlag{Name: "stats-json", Usage: "write the final stats to `FILE` as JSON"},
 			&cli.StringSliceFlag{Name: "threshold", Usage: "check a stat at the end, `'KEY OP VALUE'` such as 'item_scraped_count >= 100' (repeatable; exit code 99 when one fails)"},
 			&cli.StringFlag{Name: "jobdir", Usage: "keep the crawl in `DIR` (the JOBDIR setting): run the same command again to resume it after a stop or a crash"},
 			&cli.BoolFlag{Name: "fresh", Usage: "with --jobdir: forget the job's progress and start over"},
 			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the crawl to `FILE` (for go tool pprof)"},
-		}, controlFlags()...),
+		}, controlFlags()),
 		Action: runAction,
 	}
 }
@@ -76,62 +75,10 @@ func runAction(c *cli.Context) error {
 		return usageError("run needs exactly one spider file (got %d): jscrawl run spider.ts [-o items.jsonl]", c.NArg())
 	}
 	file := c.Args().First()
-	stderr := c.App.ErrWriter
-	if stderr == nil {
-		stderr = os.Stderr
-	}
-	stdout := c.App.Writer
-	if stdout == nil {
-		stdout = os.Stdout
-	}
-
 	// Command-line values are checked before anything runs.
-	cmdSettings := map[string]string{}
-	var cmdOrder []string
-	for _, kv := range c.StringSlice("s") {
-		k, v, err := splitKV("-s", kv)
-		if err != nil {
-			return err
-		}
-		if _, seen := cmdSettings[k]; !seen {
-			cmdOrder = append(cmdOrder, k)
-		}
-		cmdSettings[k] = v
-	}
-	if d := c.String("jobdir"); d != "" {
-		cmdSettings[types.JobDir] = d
-		cmdOrder = append(cmdOrder, types.JobDir)
-	}
-	if l := c.String("L"); l != "" {
-		cmdSettings[types.LogLevel] = l
-		cmdOrder = append(cmdOrder, types.LogLevel)
-	}
-	args := map[string]string{}
-	for _, kv := range c.StringSlice("a") {
-		k, v, err := splitKV("-a", kv)
-		if err != nil {
-			return err
-		}
-		args[k] = v
-	}
-	feeds := map[string]feed.Config{}
-	feedFlags := map[string]string{} // feed target → the flag and argument that named it
-	for _, f := range []struct {
-		flag      string
-		overwrite bool
-	}{{"o", false}, {"O", true}} {
-		for _, arg := range c.StringSlice(f.flag) {
-			uri, cfg, err := feed.ParseFlag(arg, f.overwrite)
-			if err != nil {
-				return usageError("-%s: %v", f.flag, err)
-			}
-			target := feed.Target(uri)
-			if prev, ok := feedFlags[target]; ok {
-				return usageError("-%s %s: %s names the same feed target (%s): each file, and stdout, takes one feed", f.flag, arg, prev, target)
-			}
-			feedFlags[target] = "-" + f.flag + " " + arg
-			feeds[uri] = cfg
-		}
+	feeds, feedFlags, err := feedsFromFlags(c)
+	if err != nil {
+		return err
 	}
 	var thresholds []engine.Threshold
 	for _, arg := range c.StringSlice("threshold") {
@@ -147,65 +94,16 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer ctl.Close()
-	settings := types.NewSettings()
-	for _, k := range cmdOrder {
-		if err := settings.Set(k, cmdSettings[k], types.PriorityCmdline); err != nil {
-			return usageError("-s %s=%s: %v", k, cmdSettings[k], err)
-		}
+	opts := loadOptions{status: true}
+	if d := c.String("jobdir"); d != "" {
+		opts.set = map[string]any{types.JobDir: d}
 	}
-	level, err := engine.ParseLogLevel(settings.String(types.LogLevel))
+	ls, err := readFlags(c, opts)
 	if err != nil {
-		return usageError("LOG_LEVEL: %v", err)
-	}
-	stats := engine.NewStats()
-	lv := new(slog.LevelVar) // customSettings may change LOG_LEVEL after the spider loads
-	lv.Set(level)
-	// On a terminal a live status line sits under the log; LOG_FILE and LOG_FORMAT from
-	// customSettings switch the log's destination once the spider is loaded.
-	var status *statusLine
-	logOut := stderr
-	if isTerminal(stderr) {
-		status = &statusLine{w: stderr}
-		logOut = status
-	}
-	logSw := newLogSwitch(engine.NewLogHandler(logOut, lv, stats))
-	logger := slog.New(logSw)
-	// setLog applies LOG_FILE and LOG_FORMAT: from the command line at once, again once the
-	// spider's customSettings are in.
-	var logFile *os.File
-	defer func() {
-		if logFile != nil {
-			logFile.Close()
-		}
-	}()
-	logConf := [2]string{"", "text"}
-	setLog := func() error {
-		conf := [2]string{settings.String(types.LogFile), settings.String(types.LogFormat)}
-		if conf == logConf {
-			return nil
-		}
-		w := logOut
-		if conf[0] != "" {
-			f, err := os.OpenFile(conf[0], os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-			if err != nil {
-				return usageError("LOG_FILE: %v", err)
-			}
-			if logFile != nil {
-				logFile.Close()
-			}
-			logFile, w = f, f
-		}
-		h, err := logHandler(conf[1], w, lv, stats)
-		if err != nil {
-			return usageError("%v", err)
-		}
-		logSw.set(h)
-		logConf = conf
-		return nil
-	}
-	if err := setLog(); err != nil {
 		return err
 	}
+	defer ls.Close()
+	settings, stats, logger := ls.settings, ls.stats, ls.logger
 
 	demoURL := ""
 	if c.Bool("demo") {
@@ -215,28 +113,13 @@ func runAction(c *cli.Context) error {
 		}
 		defer srv.Close()
 		demoURL = strings.TrimSuffix(srv.URL(), "/")
-		args["baseUrl"] = demoURL
+		ls.args["baseUrl"] = demoURL
 		logger.Info("Demo site running at " + srv.URL())
 	}
-
-	spider, err := loadSpider(file, args, logger)
-	if err != nil {
+	if err := ls.load(file); err != nil {
 		return err
 	}
-	defer spider.Close()
-
-	// Settings: defaults < spider customSettings < command line.
-	if err := applyCustomSettings(settings, spider, file, lv); err != nil {
-		return err
-	}
-	for _, k := range settings.Keys() {
-		if !settings.Known(k) {
-			logger.Warn(fmt.Sprintf("Unknown setting %s (ignored unless something reads it)", k))
-		}
-	}
-	if err := setLog(); err != nil {
-		return err
-	}
+	spider := ls.spider
 	setMemoryLimit(settings, logger)
 	more, err := engine.ThresholdsFromSetting(settings.Map(types.Thresholds))
 	if err != nil {
@@ -269,13 +152,13 @@ func runAction(c *cli.Context) error {
 	if rj != nil {
 		defer rj.j.Close()
 		if done, reason := rj.j.Finished(); done {
-			fmt.Fprintf(stderr, "job in %s already finished (%s): nothing to do (--fresh starts it over)\n", rj.dir, reason)
+			fmt.Fprintf(ls.stderr, "job in %s already finished (%s): nothing to do (--fresh starts it over)\n", rj.dir, reason)
 			return nil
 		}
 	}
-	feedEnv := feed.Env{Stdout: stdout, SpiderName: spider.Name(), Now: start, Logger: logger}
+	feedEnv := feed.Env{Stdout: ls.stdout, SpiderName: spider.Name(), Now: start, Logger: logger}
 	var exporters []*feed.Feed
-	var jobOpts []engine.Option
+	var engOpts []engine.Option
 	if rj == nil {
 		exporters, err = feed.OpenAll(feeds, feedEnv)
 		if err != nil {
@@ -285,30 +168,28 @@ func runAction(c *cli.Context) error {
 		if exporters, err = rj.openFeeds(feeds, feedEnv); err != nil {
 			return err
 		}
-		if jobOpts, err = rj.engineOptions(c.Context, settings, stats, exporters, spider); err != nil {
+		if engOpts, err = rj.engineOptions(c.Context, settings, stats, exporters, spider); err != nil {
 			for _, x := range exporters {
 				_ = x.Close()
 			}
 			return err
 		}
 	}
-	opts := spiderEngineOptions(spider, settings, logger, stats)
-	opts = append(opts, jobOpts...)
 	for _, p := range spider.Pipelines() {
-		opts = append(opts, engine.WithPipelines(p))
+		engOpts = append(engOpts, engine.WithPipelines(p))
 	}
 	for _, x := range exporters {
-		opts = append(opts, engine.WithExporters(x))
+		engOpts = append(engOpts, engine.WithExporters(x))
 	}
-	eng := engine.New(spider, settings, opts...)
-	if demoURL != "" {
-		warnIgnoredDemo(eng, spider, logger, demoURL)
-	}
-	if err := spider.Bind(eng); err != nil {
+	eng, err := ls.newEngine(engOpts...)
+	if err != nil {
 		for _, x := range exporters {
 			_ = x.Close()
 		}
-		return cli.Exit(fmt.Sprintf("%s: %v", file, err), 1)
+		return err
+	}
+	if demoURL != "" {
+		warnIgnoredDemo(eng, spider, logger, demoURL)
 	}
 	ctl.serve(logger, crawlSource{engine: eng, spider: spider,
 		info: crawlInfo{PID: os.Getpid(), Spider: spider.Name(), File: file, Started: start, Version: types.Version}})
@@ -327,12 +208,12 @@ func runAction(c *cli.Context) error {
 		defer stop()
 	}
 	stopStatus := func() {}
-	if status != nil {
+	if ls.status != nil {
 		pctx, stop := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			progress{stats: stats, inFlight: func() int { return len(eng.Downloads()) }, queued: eng.Backlog, start: start}.run(pctx, status, time.Second)
+			progress{stats: stats, inFlight: func() int { return len(eng.Downloads()) }, queued: eng.Backlog, start: start}.run(pctx, ls.status, time.Second)
 		}()
 		stopStatus = func() { stop(); <-done }
 	}
@@ -349,9 +230,9 @@ func runAction(c *cli.Context) error {
 		}
 	}
 	if rj != nil {
-		rj.ended(stderr, fmt.Sprint(final["finish_reason"]))
+		rj.ended(ls.stderr, fmt.Sprint(final["finish_reason"]))
 	}
-	passed := checkThresholds(stderr, thresholds, final)
+	passed := checkThresholds(ls.stderr, thresholds, final)
 	switch {
 	case final["finish_reason"] == engine.ReasonMemUsageExceeded:
 		return cli.Exit("the crawl was closed: its memory usage exceeded MEMUSAGE_LIMIT_MB", 1)
@@ -365,6 +246,31 @@ func runAction(c *cli.Context) error {
 		return cli.Exit("", 99)
 	}
 	return nil
+}
+
+// feedsFromFlags reads -o and -O into feed configurations, with the flag that named each
+// feed target (a file, stdout): two feeds of one target are a usage error.
+func feedsFromFlags(c *cli.Context) (map[string]feed.Config, map[string]string, error) {
+	feeds := map[string]feed.Config{}
+	feedFlags := map[string]string{} // feed target → the flag and argument that named it
+	for _, f := range []struct {
+		flag      string
+		overwrite bool
+	}{{"o", false}, {"O", true}} {
+		for _, arg := range c.StringSlice(f.flag) {
+			uri, cfg, err := feed.ParseFlag(arg, f.overwrite)
+			if err != nil {
+				return nil, nil, usageError("-%s: %v", f.flag, err)
+			}
+			target := feed.Target(uri)
+			if prev, ok := feedFlags[target]; ok {
+				return nil, nil, usageError("-%s %s: %s names the same feed target (%s): each file, and stdout, takes one feed", f.flag, arg, prev, target)
+			}
+			feedFlags[target] = "-" + f.flag + " " + arg
+			feeds[uri] = cfg
+		}
+	}
+	return feeds, feedFlags, nil
 }
 
 // watchSignals handles SIGINT and SIGTERM while a crawl runs: the first calls

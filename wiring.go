@@ -17,22 +17,267 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// Wiring shared by the commands that load a spider or download (run, parse, shell, fetch,
-// settings, bench). run.go still parses its own -s/-a values and applies customSettings
-// itself (it also warns about unknown settings).
+// The loader every spider command shares (run, shell, parse, fetch, settings, bench), in
+// three steps as k6's loadedTest: readFlags turns the shared flags into settings, spider
+// arguments and a logger; load (loadSource for a built-in spider) bundles and loads the
+// spider and applies its customSettings; newEngine builds the engine on it and binds the
+// spider. A command adds its own steps in between (run starts the demo site before load).
+// An option every spider command takes goes here, once.
 
-// Flags the spider commands share with run.
-func settingFlag() cli.Flag {
-	return &cli.StringSliceFlag{Name: "s", Aliases: []string{"set"}, Usage: "set a setting, `KEY=VALUE` (repeatable)"}
+// settingFlags are the flags of every command that runs the engine: -s and -L. level is
+// the command's default LOG_LEVEL, shown in the help ("": the setting's default).
+func settingFlags(level string) []cli.Flag {
+	usage := "log `LEVEL`: DEBUG, INFO, WARNING, ERROR (the LOG_LEVEL setting"
+	if level != "" {
+		usage += "; default " + level + " for this command"
+	}
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "s", Aliases: []string{"set"}, Usage: "set a setting, `KEY=VALUE` (repeatable)"},
+		&cli.StringFlag{Name: "L", Aliases: []string{"loglevel"}, Usage: usage + ")"},
+	}
 }
 
-func argFlag() cli.Flag {
-	return &cli.StringSliceFlag{Name: "a", Usage: "set a spider argument, `NAME=VALUE` (repeatable)"}
+// spiderFlags are -a and the settingFlags: the flags of every command that loads a spider
+// file.
+func spiderFlags(level string) []cli.Flag {
+	return append([]cli.Flag{&cli.StringSliceFlag{Name: "a", Usage: "set a spider argument, `NAME=VALUE` (repeatable)"}},
+		settingFlags(level)...)
 }
 
-func logLevelFlag(def string) cli.Flag {
-	return &cli.StringFlag{Name: "L", Aliases: []string{"loglevel"},
-		Usage: "log `LEVEL`: DEBUG, INFO, WARNING, ERROR (the LOG_LEVEL setting; default " + def + " for this command)"}
+// loadOptions is what a command tells the loader about itself.
+type loadOptions struct {
+	// logLevel is the command's default LOG_LEVEL ("": the setting's default).
+	logLevel string
+	// set holds the settings of the command's own flags (run's --jobdir, fetch's
+	// --no-redirect), applied at command-line priority after -s and before -L.
+	set map[string]any
+	// status puts a live status line under the log when stderr is a terminal (run).
+	status bool
+	// printOnly is for a command that only prints settings: it opens no LOG_FILE and
+	// does not warn about unknown settings (it shows them).
+	printOnly bool
+}
+
+// loadedSpider is what a spider command runs with: the settings (defaults < the spider's
+// customSettings < the command line), the -a arguments, the logger and stats, and the
+// spider once loaded. Close it when the command ends.
+type loadedSpider struct {
+	name           string        // the spider file, or the built-in spider's name: errors about the spider start with it
+	spider         *jsapi.Spider // nil until load; stays nil for fetch without --spider
+	settings       *types.Settings
+	args           map[string]string
+	stats          *engine.Stats
+	logger         *slog.Logger
+	stdout, stderr io.Writer
+	status         *statusLine // run's live status line on a terminal, else nil
+
+	opts    loadOptions
+	level   *slog.LevelVar // LOG_LEVEL: customSettings may change it after the logger exists
+	logOut  io.Writer      // the log's destination without LOG_FILE: stderr or the status line
+	logSw   *logSwitch
+	logConf [2]string // the LOG_FILE and LOG_FORMAT in use
+	logFile *os.File
+}
+
+// readFlags reads the shared flags (-s, -L, -a) and opts.set into settings checked before
+// anything runs, and starts the log (LOG_FILE and LOG_FORMAT from the command line apply
+// at once, from customSettings once the spider loads).
+func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
+	settings := types.NewSettings()
+	if opts.logLevel != "" {
+		if err := settings.Set(types.LogLevel, opts.logLevel, types.PriorityDefault); err != nil {
+			return nil, err
+		}
+	}
+	for _, kv := range c.StringSlice("s") {
+		k, v, err := splitKV("-s", kv)
+		if err != nil {
+			return nil, err
+		}
+		if err := settings.Set(k, v, types.PriorityCmdline); err != nil {
+			return nil, usageError("-s %s=%s: %v", k, v, err)
+		}
+	}
+	keys := make([]string, 0, len(opts.set))
+	for k := range opts.set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := settings.Set(k, opts.set[k], types.PriorityCmdline); err != nil {
+			return nil, usageError("%s=%v: %v", k, opts.set[k], err)
+		}
+	}
+	if l := c.String("L"); l != "" {
+		if err := settings.Set(types.LogLevel, l, types.PriorityCmdline); err != nil {
+			return nil, usageError("-L %s: %v", l, err)
+		}
+	}
+	level, err := engine.ParseLogLevel(settings.String(types.LogLevel))
+	if err != nil {
+		return nil, usageError("LOG_LEVEL: %v", err)
+	}
+	args := map[string]string{}
+	for _, kv := range c.StringSlice("a") {
+		k, v, err := splitKV("-a", kv)
+		if err != nil {
+			return nil, err
+		}
+		args[k] = v
+	}
+	ls := &loadedSpider{settings: settings, args: args, stats: engine.NewStats(), opts: opts,
+		level: new(slog.LevelVar), logConf: [2]string{"", "text"}}
+	ls.stdout, ls.stderr = stdio(c)
+	ls.level.Set(level)
+	ls.logOut = ls.stderr
+	if opts.status && isTerminal(ls.stderr) {
+		ls.status = &statusLine{w: ls.stderr}
+		ls.logOut = ls.status
+	}
+	ls.logSw = newLogSwitch(engine.NewLogHandler(ls.logOut, ls.level, ls.stats))
+	ls.logger = slog.New(ls.logSw)
+	if err := ls.setLog(); err != nil {
+		ls.Close()
+		return nil, err
+	}
+	return ls, nil
+}
+
+// setLog applies LOG_FILE and LOG_FORMAT when they changed.
+func (ls *loadedSpider) setLog() error {
+	conf := [2]string{ls.settings.String(types.LogFile), ls.settings.String(types.LogFormat)}
+	if conf == ls.logConf || ls.opts.printOnly {
+		return nil
+	}
+	w := ls.logOut
+	if conf[0] != "" {
+		f, err := os.OpenFile(conf[0], os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return usageError("LOG_FILE: %v", err)
+		}
+		if ls.logFile != nil {
+			ls.logFile.Close()
+		}
+		ls.logFile, w = f, f
+	}
+	h, err := logHandler(conf[1], w, ls.level, ls.stats)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	ls.logSw.set(h)
+	ls.logConf = conf
+	return nil
+}
+
+// load bundles file, loads its spider with the -a arguments and applies its
+// customSettings. An empty file loads no spider (fetch without --spider): the settings are
+// then final as they are.
+func (ls *loadedSpider) load(file string) error {
+	if file == "" {
+		return ls.configure()
+	}
+	prog, err := runtime.Bundle(file, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	if err != nil {
+		return bundleError(err)
+	}
+	return ls.loadProgram(file, prog)
+}
+
+// loadSource is load for a built-in spider (the shell's, bench's) given as source.
+func (ls *loadedSpider) loadSource(name, source string) error {
+	prog, err := runtime.BundleSource(name+".js", source, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("%s: %v", name, err), 1)
+	}
+	return ls.loadProgram(name, prog)
+}
+
+// loadProgram loads the spider of the bundled prog, named name, and configures.
+func (ls *loadedSpider) loadProgram(name string, prog *runtime.Program) error {
+	ls.name = name
+	spider, err := jsapi.Load(prog, jsapi.Options{Args: ls.args, Logger: ls.logger})
+	var ae *jsapi.ArgumentError
+	if errors.As(err, &ae) {
+		return usageError("%v", err) // a bad -a, not a bad spider
+	}
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("%s: %v", name, err), 1)
+	}
+	ls.spider = spider
+	return ls.configure()
+}
+
+// configure applies the spider's customSettings at spider priority (below the command
+// line), then the LOG_LEVEL, LOG_FILE and LOG_FORMAT they give, and warns in that log
+// about settings no one knows.
+func (ls *loadedSpider) configure() error {
+	if ls.spider != nil {
+		custom := ls.spider.CustomSettings()
+		keys := make([]string, 0, len(custom))
+		for k := range custom {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if err := ls.settings.Set(k, custom[k], types.PrioritySpider); err != nil {
+				return cli.Exit(fmt.Sprintf("%s: customSettings: %v", ls.name, err), 2)
+			}
+		}
+	}
+	level, err := engine.ParseLogLevel(ls.settings.String(types.LogLevel))
+	if err != nil {
+		return usageError("LOG_LEVEL: %v", err)
+	}
+	ls.level.Set(level)
+	if ls.opts.printOnly {
+		return nil
+	}
+	if err := ls.setLog(); err != nil {
+		return err
+	}
+	for _, k := range ls.settings.Keys() {
+		if !ls.settings.Known(k) {
+			ls.logger.Warn(fmt.Sprintf("Unknown setting %s (ignored unless something reads it)", k))
+		}
+	}
+	return nil
+}
+
+// newEngine builds the engine that crawls with the loaded spider (see engineFor); without
+// one (fetch alone) the engine has nothing to crawl and only serves Engine.Download.
+func (ls *loadedSpider) newEngine(opts ...engine.Option) (*engine.Engine, error) {
+	if ls.spider == nil {
+		return ls.engineFor(idleSpider{}, opts...)
+	}
+	return ls.engineFor(ls.spider, opts...)
+}
+
+// engineFor builds the engine that crawls with s (the loaded spider or a command's wrapper
+// of it, as parse's) with the logger, the stats, the spider's JS downloader middlewares in
+// their places and then opts, and binds the loaded spider to it.
+func (ls *loadedSpider) engineFor(s engine.Spider, opts ...engine.Option) (*engine.Engine, error) {
+	base := []engine.Option{engine.WithLogger(ls.logger), engine.WithStats(ls.stats)}
+	if ls.spider == nil {
+		return engine.New(s, ls.settings, append(base, opts...)...), nil
+	}
+	if m := ls.spider.DownloaderMiddlewares(ls.settings); m != nil {
+		base = append(base, engine.WithOrderedDownloaderMiddlewares(m...))
+	}
+	eng := engine.New(s, ls.settings, append(base, opts...)...)
+	if err := ls.spider.Bind(eng); err != nil {
+		return nil, cli.Exit(fmt.Sprintf("%s: %v", ls.name, err), 1)
+	}
+	return eng, nil
+}
+
+// Close closes the spider and the log file.
+func (ls *loadedSpider) Close() {
+	if ls.spider != nil {
+		_ = ls.spider.Close()
+	}
+	if ls.logFile != nil {
+		_ = ls.logFile.Close()
+	}
 }
 
 // stdio returns the app's stdout and stderr.
@@ -47,57 +292,6 @@ func stdio(c *cli.Context) (stdout, stderr io.Writer) {
 	return stdout, stderr
 }
 
-// commandSettings returns the defaults with logLevel as this command's default LOG_LEVEL,
-// overridden by -s KEY=VALUE and -L at command-line priority.
-func commandSettings(c *cli.Context, logLevel string) (*types.Settings, error) {
-	settings := types.NewSettings()
-	if logLevel != "" {
-		if err := settings.Set(types.LogLevel, logLevel, types.PriorityDefault); err != nil {
-			return nil, err
-		}
-	}
-	for _, kv := range c.StringSlice("s") {
-		k, v, err := splitKV("-s", kv)
-		if err != nil {
-			return nil, err
-		}
-		if err := settings.Set(k, v, types.PriorityCmdline); err != nil {
-			return nil, usageError("-s %s=%s: %v", k, v, err)
-		}
-	}
-	if l := c.String("L"); l != "" {
-		if err := settings.Set(types.LogLevel, l, types.PriorityCmdline); err != nil {
-			return nil, usageError("-L %s: %v", l, err)
-		}
-	}
-	if _, err := engine.ParseLogLevel(settings.String(types.LogLevel)); err != nil {
-		return nil, usageError("LOG_LEVEL: %v", err)
-	}
-	return settings, nil
-}
-
-// spiderArgs returns the -a NAME=VALUE arguments.
-func spiderArgs(c *cli.Context) (map[string]string, error) {
-	args := map[string]string{}
-	for _, kv := range c.StringSlice("a") {
-		k, v, err := splitKV("-a", kv)
-		if err != nil {
-			return nil, err
-		}
-		args[k] = v
-	}
-	return args, nil
-}
-
-// commandLogger is the engine's log handler on w at the level of settings' LOG_LEVEL; the
-// LevelVar lets a spider's customSettings change it after the spider loads.
-func commandLogger(w io.Writer, settings *types.Settings, stats *engine.Stats) (*slog.Logger, *slog.LevelVar) {
-	lv := new(slog.LevelVar)
-	level, _ := engine.ParseLogLevel(settings.String(types.LogLevel))
-	lv.Set(level)
-	return slog.New(engine.NewLogHandler(w, lv, stats)), lv
-}
-
 // bundleError turns a runtime.Bundle error into an exit error: a syntax error shows its
 // line with a caret under the column, as compilers do.
 func bundleError(err error) error {
@@ -107,57 +301,6 @@ func bundleError(err error) error {
 		return cli.Exit(fmt.Sprintf("%v\n    %s\n    %s^", err, se.LineText, strings.Repeat(" ", col)), 1)
 	}
 	return cli.Exit(err.Error(), 1)
-}
-
-// loadSpider bundles file and loads its spider with the -a arguments.
-func loadSpider(file string, args map[string]string, logger *slog.Logger) (*jsapi.Spider, error) {
-	prog, err := runtime.Bundle(file, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
-	if err != nil {
-		return nil, bundleError(err)
-	}
-	spider, err := jsapi.Load(prog, jsapi.Options{Args: args, Logger: logger})
-	var ae *jsapi.ArgumentError
-	if errors.As(err, &ae) {
-		return nil, usageError("%v", err) // a bad -a, not a bad spider
-	}
-	if err != nil {
-		return nil, cli.Exit(fmt.Sprintf("%s: %v", file, err), 1)
-	}
-	return spider, nil
-}
-
-// spiderEngineOptions are the engine options every command that runs a spider starts from:
-// its logger and stats, and the spider's JS downloader middlewares in their places.
-func spiderEngineOptions(spider *jsapi.Spider, settings *types.Settings, logger *slog.Logger, stats *engine.Stats) []engine.Option {
-	opts := []engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}
-	if m := spider.DownloaderMiddlewares(settings); m != nil {
-		opts = append(opts, engine.WithOrderedDownloaderMiddlewares(m...))
-	}
-	return opts
-}
-
-// applyCustomSettings applies the spider's customSettings at spider priority (below the
-// command line) and sets lv to the resulting LOG_LEVEL.
-func applyCustomSettings(settings *types.Settings, spider *jsapi.Spider, file string, lv *slog.LevelVar) error {
-	custom := spider.CustomSettings()
-	keys := make([]string, 0, len(custom))
-	for k := range custom {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		if err := settings.Set(k, custom[k], types.PrioritySpider); err != nil {
-			return cli.Exit(fmt.Sprintf("%s: customSettings: %v", file, err), 2)
-		}
-	}
-	level, err := engine.ParseLogLevel(settings.String(types.LogLevel))
-	if err != nil {
-		return usageError("LOG_LEVEL: %v", err)
-	}
-	if lv != nil {
-		lv.Set(level)
-	}
-	return nil
 }
 
 // idleSpider is an engine.Spider with nothing to crawl: an engine built on it is only used
