@@ -19,6 +19,7 @@ import (
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/feed"
 	"github.com/jscrawl/jscrawl/examples/demosite"
+	"github.com/jscrawl/jscrawl/jsapi"
 	"github.com/jscrawl/jscrawl/types"
 	"github.com/urfave/cli/v2"
 )
@@ -76,7 +77,7 @@ func runAction(c *cli.Context) error {
 	}
 	file := c.Args().First()
 	// Command-line values are checked before anything runs.
-	feeds, feedFlags, err := feedsFromFlags(c)
+	feeds, err := feedsFromFlags(c)
 	if err != nil {
 		return err
 	}
@@ -126,23 +127,8 @@ func runAction(c *cli.Context) error {
 		return usageError("%v", err)
 	}
 	thresholds = append(more, thresholds...)
-
-	if fs := settings.Map(types.Feeds); len(fs) > 0 {
-		extra, err := feed.FromSettings(fs)
-		if err != nil {
-			return usageError("FEEDS: %v", err)
-		}
-		for uri, cfg := range extra {
-			if _, ok := feeds[uri]; ok {
-				continue // the command line's -o/-O of the same URI wins
-			}
-			if prev, ok := feedFlags[feed.Target(uri)]; ok {
-				return usageError("FEEDS %q: %s names the same feed target (%s): each file, and stdout, takes one feed", uri, prev, feed.Target(uri))
-			}
-			feedFlags[feed.Target(uri)] = fmt.Sprintf("FEEDS %q", uri)
-			cfg.ItemFilter = spider.ItemFilter(uri)
-			feeds[uri] = cfg
-		}
+	if err := feeds.addSettings(settings, spider); err != nil {
+		return err
 	}
 	start := time.Now()
 	rj, err := openJob(settings, c.Bool("fresh"), spider, file, strings.TrimPrefix(demoURL, "http://"), logger)
@@ -156,36 +142,13 @@ func runAction(c *cli.Context) error {
 			return nil
 		}
 	}
-	feedEnv := feed.Env{Stdout: ls.stdout, SpiderName: spider.Name(), Now: start, Logger: logger}
-	var exporters []*feed.Feed
-	var engOpts []engine.Option
-	if rj == nil {
-		exporters, err = feed.OpenAll(feeds, feedEnv)
-		if err != nil {
-			return usageError("%v", err)
-		}
-	} else {
-		if exporters, err = rj.openFeeds(feeds, feedEnv); err != nil {
-			return err
-		}
-		if engOpts, err = rj.engineOptions(c.Context, settings, stats, exporters, spider); err != nil {
-			for _, x := range exporters {
-				_ = x.Close()
-			}
-			return err
-		}
-	}
-	for _, p := range spider.Pipelines() {
-		engOpts = append(engOpts, engine.WithPipelines(p))
-	}
-	for _, x := range exporters {
-		engOpts = append(engOpts, engine.WithExporters(x))
+	engOpts, closeFeeds, err := feeds.open(c.Context, ls, rj, start)
+	if err != nil {
+		return err
 	}
 	eng, err := ls.newEngine(engOpts...)
 	if err != nil {
-		for _, x := range exporters {
-			_ = x.Close()
-		}
+		closeFeeds()
 		return err
 	}
 	if demoURL != "" {
@@ -233,14 +196,21 @@ func runAction(c *cli.Context) error {
 		rj.ended(ls.stderr, fmt.Sprint(final["finish_reason"]))
 	}
 	passed := checkThresholds(ls.stderr, thresholds, final)
+	return runExit(final["finish_reason"], stopped(), ctx.Err() != nil, passed)
+}
+
+// runExit is run's exit status once the crawl ended with reason: 1 when the memory limit
+// was passed or a feed failed, 128+N when signal N stopped it (130 when it was stopped
+// another way), 99 when a threshold failed.
+func runExit(reason any, stopped os.Signal, interrupted, passed bool) error {
 	switch {
-	case final["finish_reason"] == engine.ReasonMemUsageExceeded:
+	case reason == engine.ReasonMemUsageExceeded:
 		return cli.Exit("the crawl was closed: its memory usage exceeded MEMUSAGE_LIMIT_MB", 1)
-	case final["finish_reason"] == "feed_error":
+	case reason == "feed_error":
 		return cli.Exit("a feed could not be written (finish_reason feed_error; the log says which and why): the items it stored are whole", 1)
-	case stopped() != nil:
-		return cli.Exit("", exitCodeFor(stopped()))
-	case final["finish_reason"] == "shutdown" || ctx.Err() != nil:
+	case stopped != nil:
+		return cli.Exit("", exitCodeFor(stopped))
+	case reason == "shutdown" || interrupted:
 		return cli.Exit("", 130)
 	case !passed:
 		return cli.Exit("", 99)
@@ -248,11 +218,16 @@ func runAction(c *cli.Context) error {
 	return nil
 }
 
-// feedsFromFlags reads -o and -O into feed configurations, with the flag that named each
-// feed target (a file, stdout): two feeds of one target are a usage error.
-func feedsFromFlags(c *cli.Context) (map[string]feed.Config, map[string]string, error) {
-	feeds := map[string]feed.Config{}
-	feedFlags := map[string]string{} // feed target → the flag and argument that named it
+// runFeeds are the feeds of a crawl by URI, with the flag or setting that named each feed
+// target (a file, stdout): two feeds of one target are a usage error.
+type runFeeds struct {
+	configs map[string]feed.Config
+	named   map[string]string // feed target → the flag and argument, or the FEEDS entry, that named it
+}
+
+// feedsFromFlags reads -o and -O.
+func feedsFromFlags(c *cli.Context) (*runFeeds, error) {
+	fs := &runFeeds{configs: map[string]feed.Config{}, named: map[string]string{}}
 	for _, f := range []struct {
 		flag      string
 		overwrite bool
@@ -260,17 +235,75 @@ func feedsFromFlags(c *cli.Context) (map[string]feed.Config, map[string]string, 
 		for _, arg := range c.StringSlice(f.flag) {
 			uri, cfg, err := feed.ParseFlag(arg, f.overwrite)
 			if err != nil {
-				return nil, nil, usageError("-%s: %v", f.flag, err)
+				return nil, usageError("-%s: %v", f.flag, err)
 			}
 			target := feed.Target(uri)
-			if prev, ok := feedFlags[target]; ok {
-				return nil, nil, usageError("-%s %s: %s names the same feed target (%s): each file, and stdout, takes one feed", f.flag, arg, prev, target)
+			if prev, ok := fs.named[target]; ok {
+				return nil, usageError("-%s %s: %s names the same feed target (%s): each file, and stdout, takes one feed", f.flag, arg, prev, target)
 			}
-			feedFlags[target] = "-" + f.flag + " " + arg
-			feeds[uri] = cfg
+			fs.named[target] = "-" + f.flag + " " + arg
+			fs.configs[uri] = cfg
 		}
 	}
-	return feeds, feedFlags, nil
+	return fs, nil
+}
+
+// addSettings adds the feeds of the FEEDS setting, each with the spider's item filter for
+// it; the command line's -o/-O of the same URI wins.
+func (fs *runFeeds) addSettings(settings *types.Settings, spider *jsapi.Spider) error {
+	m := settings.Map(types.Feeds)
+	if len(m) == 0 {
+		return nil
+	}
+	extra, err := feed.FromSettings(m)
+	if err != nil {
+		return usageError("FEEDS: %v", err)
+	}
+	for uri, cfg := range extra {
+		if _, ok := fs.configs[uri]; ok {
+			continue
+		}
+		if prev, ok := fs.named[feed.Target(uri)]; ok {
+			return usageError("FEEDS %q: %s names the same feed target (%s): each file, and stdout, takes one feed", uri, prev, feed.Target(uri))
+		}
+		fs.named[feed.Target(uri)] = fmt.Sprintf("FEEDS %q", uri)
+		cfg.ItemFilter = spider.ItemFilter(uri)
+		fs.configs[uri] = cfg
+	}
+	return nil
+}
+
+// open opens the feeds (resumed in a job, rj non-nil) and returns the engine options of
+// the crawl's outputs: the job's, the spider's pipelines, the feed exporters; closeFeeds
+// closes the feeds when the engine cannot be built.
+func (fs *runFeeds) open(ctx context.Context, ls *loadedSpider, rj *runJob, start time.Time) (opts []engine.Option, closeFeeds func(), err error) {
+	env := feed.Env{Stdout: ls.stdout, SpiderName: ls.spider.Name(), Now: start, Logger: ls.logger}
+	var exporters []*feed.Feed
+	closeFeeds = func() {
+		for _, x := range exporters {
+			_ = x.Close()
+		}
+	}
+	if rj == nil {
+		if exporters, err = feed.OpenAll(fs.configs, env); err != nil {
+			return nil, nil, usageError("%v", err)
+		}
+	} else {
+		if exporters, err = rj.openFeeds(fs.configs, env); err != nil {
+			return nil, nil, err
+		}
+		if opts, err = rj.engineOptions(ctx, ls.settings, ls.stats, exporters, ls.spider); err != nil {
+			closeFeeds()
+			return nil, nil, err
+		}
+	}
+	for _, p := range ls.spider.Pipelines() {
+		opts = append(opts, engine.WithPipelines(p))
+	}
+	for _, x := range exporters {
+		opts = append(opts, engine.WithExporters(x))
+	}
+	return opts, closeFeeds, nil
 }
 
 // watchSignals handles SIGINT and SIGTERM while a crawl runs: the first calls
