@@ -4,11 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jscrawl/jscrawl/types"
@@ -93,7 +90,7 @@ func benchAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(c)
 	defer stop()
 	if err := eng.Run(ctx); err != nil {
 		return cli.Exit(fmt.Sprintf("bench could not run: %v", err), 1)

@@ -3,10 +3,7 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"os"
-	"os/signal"
 	"slices"
-	"syscall"
 
 	"github.com/jscrawl/jscrawl/types"
 	"github.com/urfave/cli/v2"
@@ -61,7 +58,7 @@ func fetchAction(c *cli.Context) error {
 		return err
 	}
 
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(c)
 	defer stop()
 	resp, err := eng.Download(ctx, &types.Request{URL: rawURL})
 	if err != nil {

@@ -7,8 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/jsapi"
@@ -278,6 +280,25 @@ func (ls *loadedSpider) Close() {
 	if ls.logFile != nil {
 		_ = ls.logFile.Close()
 	}
+}
+
+// usageError is a bad command-line value: exit code 2.
+func usageError(format string, args ...any) error {
+	return cli.Exit(fmt.Sprintf(format, args...), 2)
+}
+
+func splitKV(kind, s string) (string, string, error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return "", "", usageError("bad %s value %q: want NAME=VALUE", kind, s)
+	}
+	return strings.TrimSpace(k), v, nil
+}
+
+// stopOnSignal is the command's context, cancelled by Ctrl-C (SIGINT) or SIGTERM: what
+// fetch, parse, bench and demo stop on (run and shell tell the two signals apart).
+func stopOnSignal(c *cli.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
 }
 
 // stdio returns the app's stdout and stderr.

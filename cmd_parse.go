@@ -7,12 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/jsapi"
@@ -103,7 +100,7 @@ func parseAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(c)
 	defer stop()
 	if err := eng.Run(ctx); err != nil {
 		return cli.Exit(fmt.Sprintf("parse could not run: %v", err), 1)

@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	goruntime "runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -56,19 +53,6 @@ once; the feeds are flushed and closed either way.`,
 		}, controlFlags()),
 		Action: runAction,
 	}
-}
-
-// usageError is a bad command-line value: exit code 2.
-func usageError(format string, args ...any) error {
-	return cli.Exit(fmt.Sprintf(format, args...), 2)
-}
-
-func splitKV(kind, s string) (string, string, error) {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || strings.TrimSpace(k) == "" {
-		return "", "", usageError("bad %s value %q: want NAME=VALUE", kind, s)
-	}
-	return strings.TrimSpace(k), v, nil
 }
 
 func runAction(c *cli.Context) error {
@@ -378,69 +362,4 @@ func startCPUProfile(path string) (func(), error) {
 			slog.Error("cpuprofile: close", "err", err)
 		}
 	}, nil
-}
-
-func demoCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "demo",
-		Usage: "serve the built-in offline demo site (bookstore, JSON API, quotes, /delay)",
-		Description: `Examples:
-   jscrawl demo                        (serves http://127.0.0.1:8000)
-   jscrawl run examples/books.ts -a baseUrl=http://127.0.0.1:8000 -o books.jsonl`,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "addr", Value: "127.0.0.1:8000", Usage: "listen `ADDRESS`"},
-		},
-		Action: func(c *cli.Context) error {
-			srv, err := demosite.Start(c.String("addr"))
-			if err != nil {
-				return cli.Exit(fmt.Sprintf("demo: %v (is the port taken? try --addr 127.0.0.1:8001)", err), 1)
-			}
-			defer srv.Close()
-			out := c.App.ErrWriter
-			if out == nil {
-				out = os.Stderr
-			}
-			fmt.Fprintf(out, "Demo site running at %s (Ctrl-C to stop)\n", srv.URL())
-			ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			<-ctx.Done()
-			return nil
-		},
-	}
-}
-
-func versionCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "version",
-		Usage: "print the version (-v: with Go, goja and esbuild versions)",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "v", Aliases: []string{"verbose"}, Usage: "show dependency versions"}},
-		Action: func(c *cli.Context) error {
-			w := c.App.Writer
-			if w == nil {
-				w = os.Stdout
-			}
-			fmt.Fprintln(w, "jscrawl "+types.Version)
-			if c.Bool("v") {
-				printDeps(w)
-			}
-			return nil
-		},
-	}
-}
-
-func version() string { return types.Version }
-
-func printDeps(w io.Writer) {
-	fmt.Fprintln(w, "go "+goruntime.Version())
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return
-	}
-	for _, d := range bi.Deps {
-		switch d.Path {
-		case "github.com/dop251/goja", "github.com/dop251/goja_nodejs", "github.com/evanw/esbuild",
-			"github.com/PuerkitoBio/goquery", "github.com/andybalholm/cascadia":
-			fmt.Fprintln(w, d.Path+" "+d.Version)
-		}
-	}
 }
