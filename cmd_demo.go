@@ -1,14 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"log/slog"
-	"sync"
 
-	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/examples/demosite"
-	"github.com/jscrawl/jscrawl/jsapi"
 	"github.com/urfave/cli/v2"
 )
 
@@ -37,21 +32,4 @@ func demoCommand() *cli.Command {
 			return nil
 		},
 	}
-}
-
-// warnIgnoredDemo warns once when a spider run with --demo has not read its baseUrl
-// argument by the time its first request is scheduled (or, with none, by the end of the
-// crawl): its URLs are its own, not the demo site's.
-func warnIgnoredDemo(eng *engine.Engine, spider *jsapi.Spider, logger *slog.Logger, demoURL string) {
-	var once sync.Once
-	check := func(context.Context, ...any) error {
-		once.Do(func() {
-			if !spider.ArgRead("baseUrl") {
-				logger.Warn(fmt.Sprintf("The spider ignores the demo site at %s: it never read this.baseUrl, which --demo sets to the demo's address", demoURL))
-			}
-		})
-		return nil
-	}
-	eng.Connect(engine.RequestScheduled, check)
-	eng.Connect(engine.SpiderClosed, check)
 }
