@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"os/signal"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -100,12 +101,7 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 			return nil, usageError("-s %s=%s: %v", k, v, err)
 		}
 	}
-	keys := make([]string, 0, len(opts.set))
-	for k := range opts.set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(opts.set)) {
 		if err := settings.Set(k, opts.set[k], types.PriorityCmdline); err != nil {
 			return nil, usageError("%s=%v: %v", k, opts.set[k], err)
 		}
@@ -215,12 +211,7 @@ func (ls *loadedSpider) loadProgram(name string, prog *runtime.Program) error {
 func (ls *loadedSpider) configure() error {
 	if ls.spider != nil {
 		custom := ls.spider.CustomSettings()
-		keys := make([]string, 0, len(custom))
-		for k := range custom {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(custom)) {
 			if err := ls.settings.Set(k, custom[k], types.PrioritySpider); err != nil {
 				return cli.Exit(fmt.Sprintf("%s: customSettings: %v", ls.name, err), 2)
 			}
@@ -287,6 +278,7 @@ func usageError(format string, args ...any) error {
 	return cli.Exit(fmt.Sprintf(format, args...), 2)
 }
 
+// splitKV splits a NAME=VALUE flag value (kind names the flag in the error).
 func splitKV(kind, s string) (string, string, error) {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok || strings.TrimSpace(k) == "" {
