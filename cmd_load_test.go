@@ -79,3 +79,50 @@ func TestSpiderCommandsFlags(t *testing.T) {
 		t.Errorf("shell -a parse=x: exit code %d, want 2\n%s", code, stderr)
 	}
 }
+
+// TestSpiderCommandsUsageErrors checks every spider command turns a bad value of the
+// shared flags, or of the spider's customSettings, into the same usage error: exit code 2,
+// naming the value, nothing on stdout.
+func TestSpiderCommandsUsageErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	spider := writeFile(t, dir, "tiny.ts", tinySpider)
+	badCustom := writeFile(t, dir, "badcustom.ts", strings.Replace(tinySpider, "CONCURRENT_REQUESTS: 4", `CONCURRENT_REQUESTS: "many"`, 1))
+	commands := map[string]func(spider string) []string{
+		"run":      func(s string) []string { return []string{"run", s} },
+		"shell":    func(s string) []string { return []string{"shell", "--spider", s} },
+		"parse":    func(s string) []string { return []string{"parse", "http://127.0.0.1:1/", "--spider", s} },
+		"fetch":    func(s string) []string { return []string{"fetch", "http://127.0.0.1:1/", "--spider", s} },
+		"settings": func(s string) []string { return []string{"settings", "--spider", s} },
+		"bench":    nil, // no spider file, no -a
+	}
+	for name, cmd := range commands {
+		for _, tc := range []struct {
+			name   string
+			spider string
+			flags  []string
+			names  string
+		}{
+			{"bad -s value", spider, []string{"-s", "CONCURRENT_REQUESTS=abc"}, "CONCURRENT_REQUESTS"},
+			{"-s without =", spider, []string{"-s", "CONCURRENT_REQUESTS"}, "CONCURRENT_REQUESTS"},
+			{"bad log level", spider, []string{"-L", "LOUD"}, "LOUD"},
+			{"-a without a value", spider, []string{"-a", "novalue"}, "novalue"},
+			{"bad customSettings value", badCustom, nil, "CONCURRENT_REQUESTS"},
+		} {
+			if cmd == nil && (tc.spider != spider || tc.flags[0] == "-a") {
+				continue
+			}
+			t.Run(name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				args := []string{name}
+				if cmd != nil {
+					args = cmd(tc.spider)
+				}
+				stdout, stderr, code := jscrawlIn(t, "", ".exit\n", append(args, tc.flags...)...)
+				if code != 2 || !strings.Contains(stderr, tc.names) || stdout != "" {
+					t.Errorf("%v: exit code %d, want 2 naming %q; stdout %q\n%s", args, code, tc.names, stdout, stderr)
+				}
+			})
+		}
+	}
+}
