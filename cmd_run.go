@@ -308,8 +308,10 @@ func watchSignals(ctx context.Context, logger *slog.Logger, closeSpider func(str
 			}
 			if n == 1 {
 				first.Store(sig)
-				logger.Info(fmt.Sprintf("Received %s, shutting down gracefully. Send again to force", signalName(sig)))
+				// Close first: whoever reads the line below may rely on the engine being
+				// told already (responses that come after it schedule nothing new).
 				closeSpider("shutdown")
+				logger.Info(fmt.Sprintf("Received %s, shutting down gracefully. Send again to force", signalName(sig)))
 				continue
 			}
 			logger.Info(fmt.Sprintf("Received %s twice, forcing unclean shutdown", signalName(sig)))
