@@ -80,24 +80,21 @@ func TestSpiderCommandsFlags(t *testing.T) {
 	}
 }
 
-// TestSpiderCommandsUsageErrors checks every spider command turns a bad value of the
-// shared flags, or of the spider's customSettings, into the same usage error: exit code 2,
-// naming the value, nothing on stdout.
-func TestSpiderCommandsUsageErrors(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	spider := writeFile(t, dir, "tiny.ts", tinySpider)
-	badCustom := writeFile(t, dir, "badcustom.ts", strings.Replace(tinySpider, "CONCURRENT_REQUESTS: 4", `CONCURRENT_REQUESTS: "many"`, 1))
+// sharedFlagUsageCases are TestUsageErrors' cases for the flags every spider command
+// shares and for a spider's customSettings, on each spider command (run, shell, parse,
+// fetch, settings; bench has no spider file and no -a).
+func sharedFlagUsageCases(spider, badCustom string) []usageCase {
 	commands := map[string]func(spider string) []string{
 		"run":      func(s string) []string { return []string{"run", s} },
 		"shell":    func(s string) []string { return []string{"shell", "--spider", s} },
 		"parse":    func(s string) []string { return []string{"parse", "http://127.0.0.1:1/", "--spider", s} },
 		"fetch":    func(s string) []string { return []string{"fetch", "http://127.0.0.1:1/", "--spider", s} },
 		"settings": func(s string) []string { return []string{"settings", "--spider", s} },
-		"bench":    nil, // no spider file, no -a
+		"bench":    func(string) []string { return []string{"bench"} },
 	}
+	var cases []usageCase
 	for name, cmd := range commands {
-		for _, tc := range []struct {
+		for _, c := range []struct {
 			name   string
 			spider string
 			flags  []string
@@ -109,20 +106,11 @@ func TestSpiderCommandsUsageErrors(t *testing.T) {
 			{"-a without a value", spider, []string{"-a", "novalue"}, "novalue"},
 			{"bad customSettings value", badCustom, nil, "CONCURRENT_REQUESTS"},
 		} {
-			if cmd == nil && (tc.spider != spider || tc.flags[0] == "-a") {
+			if name == "bench" && (c.spider != spider || c.flags[0] == "-a") {
 				continue
 			}
-			t.Run(name+"/"+tc.name, func(t *testing.T) {
-				t.Parallel()
-				args := []string{name}
-				if cmd != nil {
-					args = cmd(tc.spider)
-				}
-				stdout, stderr, code := jscrawlIn(t, "", ".exit\n", append(args, tc.flags...)...)
-				if code != 2 || !strings.Contains(stderr, tc.names) || stdout != "" {
-					t.Errorf("%v: exit code %d, want 2 naming %q; stdout %q\n%s", args, code, tc.names, stdout, stderr)
-				}
-			})
+			cases = append(cases, usageCase{name + ": " + c.name, append(cmd(c.spider), c.flags...), c.names})
 		}
 	}
+	return cases
 }
