@@ -673,10 +673,6 @@ func (st *vmState) construct(exports *goja.Object) error {
 		return err
 	}
 	crawler := st.crawlerObject()
-	nameNatives(rt, crawler)
-	for _, k := range []string{"settings", "stats", "engine"} {
-		nameNatives(rt, crawler.Get(k).ToObject(rt))
-	}
 	if err := spider.Set("crawler", crawler); err != nil {
 		return err
 	}
