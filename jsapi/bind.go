@@ -104,6 +104,9 @@ type bindOptions struct {
 // would go through reflect's call machinery, and allocate, at every call.
 func bindMethods[T any](rt *goja.Runtime, obj *goja.Object, v T, opts *bindOptions) {
 	t := reflect.TypeFor[T]()
+	if t.Kind() == reflect.Interface {
+		panic(fmt.Sprintf("jsapi: bindMethods needs a concrete type, got %s", t))
+	}
 	enum := goja.FLAG_FALSE
 	if opts != nil && opts.visible {
 		enum = goja.FLAG_TRUE
@@ -143,25 +146,25 @@ func native[T any](rt *goja.Runtime, v T, m any) func(goja.FunctionCall) goja.Va
 			return f(v, h, c)
 		})
 	case func(T, *jsSelector, goja.FunctionCall) (goja.Value, error):
-		return typed(rt, func(c goja.FunctionCall) (goja.Value, error) {
-			s, ok := c.This.Export().(*jsSelector)
-			if !ok {
-				return nil, typeError("not a Selector")
-			}
-			return f(v, s, c)
-		})
+		return typed(rt, onThis(v, f, "Selector"))
 	case func(T, *jsList, goja.FunctionCall) (goja.Value, error):
-		return typed(rt, func(c goja.FunctionCall) (goja.Value, error) {
-			l, ok := c.This.Export().(*jsList)
-			if !ok {
-				return nil, typeError("not a SelectorList")
-			}
-			return f(v, l, c)
-		})
+		return typed(rt, onThis(v, f, "SelectorList"))
 	case func(T, goja.FunctionCall) goja.Value:
 		return func(c goja.FunctionCall) goja.Value { return f(v, c) }
 	}
 	return nil
+}
+
+// onThis calls f on the receiver v and this, which must be a Go-backed R (a prototype's
+// method); else it is a TypeError "not a <class>".
+func onThis[T, R any](v T, f func(T, R, goja.FunctionCall) (goja.Value, error), class string) func(goja.FunctionCall) (goja.Value, error) {
+	return func(c goja.FunctionCall) (goja.Value, error) {
+		r, ok := c.This.Export().(R)
+		if !ok {
+			return nil, typeError("not a %s", class)
+		}
+		return f(v, r, c)
+	}
 }
 
 // namedFunc makes a JS function of fn named name: goja would name it by its Go symbol,

@@ -13,20 +13,20 @@ import (
 // crawlerObject is this.crawler: settings, stats, engine, signals and download (Scrapy's
 // Crawler). Each part is a Go type whose methods are bound as the object's functions.
 func (st *vmState) crawlerObject() *goja.Object {
-	rt := st.rt
-	c := rt.NewObject()
-	visible := &bindOptions{visible: true}
-	settings, stats := rt.NewObject(), rt.NewObject()
-	bindMethods(rt, settings, crawlerSettings{st}, visible)
-	bindMethods(rt, stats, crawlerStats{st}, visible)
-	_ = c.Set("settings", settings)
-	_ = c.Set("stats", stats)
+	c := st.rt.NewObject()
+	_ = c.Set("settings", visibleObject(st.rt, crawlerSettings{st}))
+	_ = c.Set("stats", visibleObject(st.rt, crawlerStats{st}))
 	_ = c.Set("signals", st.helper("signals"))
-	eng := rt.NewObject()
-	bindMethods(rt, eng, crawlerEngine{st}, visible)
-	_ = c.Set("engine", eng)
+	_ = c.Set("engine", visibleObject(st.rt, crawlerEngine{st}))
 	_ = c.Set("download", st.helper("crawlerDownload"))
 	return c
+}
+
+// visibleObject makes a plain object whose enumerable properties are v's methods.
+func visibleObject[T any](rt *goja.Runtime, v T) *goja.Object {
+	o := rt.NewObject()
+	bindMethods(rt, o, v, &bindOptions{visible: true})
+	return o
 }
 
 // crawlerSettings is this.crawler.settings: the crawl's settings, read with typed getters
@@ -50,32 +50,37 @@ func (x crawlerSettings) setting(c goja.FunctionCall, read func(*types.Settings,
 
 // Get(key, default) is the setting as it is.
 func (x crawlerSettings) Get(c goja.FunctionCall) (goja.Value, error) {
-	return x.setting(c, func(s *types.Settings, k string) any { return s.Get(k) })
+	return x.setting(c, (*types.Settings).Get)
 }
 
 // GetInt(key, default) is the setting as an integer.
 func (x crawlerSettings) GetInt(c goja.FunctionCall) (goja.Value, error) {
-	return x.setting(c, func(s *types.Settings, k string) any { return s.Int(k) })
+	return x.setting(c, anyOf((*types.Settings).Int))
 }
 
 // GetFloat(key, default) is the setting as a number.
 func (x crawlerSettings) GetFloat(c goja.FunctionCall) (goja.Value, error) {
-	return x.setting(c, func(s *types.Settings, k string) any { return s.Float(k) })
+	return x.setting(c, anyOf((*types.Settings).Float))
 }
 
 // GetBool(key, default) is the setting as a boolean.
 func (x crawlerSettings) GetBool(c goja.FunctionCall) (goja.Value, error) {
-	return x.setting(c, func(s *types.Settings, k string) any { return s.Bool(k) })
+	return x.setting(c, anyOf((*types.Settings).Bool))
 }
 
 // GetList(key, default) is the setting as an array.
 func (x crawlerSettings) GetList(c goja.FunctionCall) (goja.Value, error) {
-	return x.setting(c, func(s *types.Settings, k string) any { return s.List(k) })
+	return x.setting(c, anyOf((*types.Settings).List))
 }
 
 // GetDict(key, default) is the setting as an object.
 func (x crawlerSettings) GetDict(c goja.FunctionCall) (goja.Value, error) {
-	return x.setting(c, func(s *types.Settings, k string) any { return s.Map(k) })
+	return x.setting(c, anyOf((*types.Settings).Map))
+}
+
+// anyOf makes a typed settings getter return any.
+func anyOf[V any](get func(*types.Settings, string) V) func(*types.Settings, string) any {
+	return func(s *types.Settings, k string) any { return get(s, k) }
 }
 
 // crawlerStats is this.crawler.stats: the crawl's stats (Scrapy's StatsCollector). Before

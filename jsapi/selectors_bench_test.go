@@ -1,9 +1,6 @@
 package jsapi_test
 
 import (
-	"context"
-	"fmt"
-	"net/http"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/types"
@@ -36,22 +33,12 @@ func BenchmarkSelectors(b *testing.B) {
   }
 }
 `)
-	pages := make([][]byte, 64)
-	for i := range pages {
-		pages[i] = benchPage(i)
-	}
-	hdr := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
 	var got types.Output
-	emit := func(o types.Output) { got = o }
-	ctx := context.Background()
+	parse := benchParser(b, sp, func(o types.Output) { got = o })
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		u := fmt.Sprintf("http://127.0.0.1:1/page/%d", i%len(pages))
-		resp := &types.Response{URL: u, Status: 200, Headers: hdr, Body: pages[i%len(pages)], Request: &types.Request{URL: u}}
-		if err := sp.Parse(ctx, resp, emit); err != nil {
-			b.Fatal(err)
-		}
+		parse(i)
 	}
 	b.StopTimer()
 	if got.Item == nil {
