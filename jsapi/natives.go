@@ -27,7 +27,7 @@ func (st *vmState) natives() *goja.Object {
 	} {
 		_ = n.Set(name, class)
 	}
-	set := func(name string, fn func(goja.FunctionCall) goja.Value) { _ = n.Set(name, fn) }
+	set := func(name string, fn func(goja.FunctionCall) goja.Value) { _ = n.Set(name, namedFunc(rt, name, fn)) }
 	throwType := func(msg string) { throwJS(rt, "TypeError", errors.New(msg)) }
 	// outputFilters(ids, request, responseHandle|null) runs the engine's built-in spider
 	// output filters ids (spider side first) on a request a callback produced: the request

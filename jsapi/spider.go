@@ -609,7 +609,6 @@ func (st *vmState) install() error {
 	}
 	init, _ := goja.AssertFunction(f)
 	natives := st.natives()
-	nameNatives(rt, natives)
 	res, err := init(goja.Undefined(), rt.GlobalObject(), natives)
 	if err != nil {
 		return runtime.ToScriptError(err)
