@@ -283,7 +283,7 @@
     }
     // The URL relative links resolve against: the URL, or the page's <base href>.
     get baseUrl() { return this.#h === undefined ? this.url : responseBase(this.#h); }
-    urljoin(href) { return urljoin(this.baseUrl, String(href), undefined, undefined, this.#h); }
+    urljoin(href) { return urljoin(this.baseUrl, String(href), this.#h); }
     follow(target, opts) { return followRequest(this, target, opts, false, this.#h); }
     followAll(targets, opts) {
       const out = [];

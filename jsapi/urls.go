@@ -69,10 +69,10 @@ func (u *urlsClass) resolve(who, b, href string, h goja.Value) (*url.URL, error)
 	return abs, nil
 }
 
-// Urljoin(base, href, _, _, response handle) is response.urljoin(href): the response's
+// Urljoin(base, href, response handle) is response.urljoin(href): the response's
 // encoding encodes the query.
 func (u *urlsClass) Urljoin(c goja.FunctionCall) (goja.Value, error) {
-	abs, err := u.resolve("urljoin", c.Argument(0).String(), c.Argument(1).String(), c.Argument(4))
+	abs, err := u.resolve("urljoin", c.Argument(0).String(), c.Argument(1).String(), c.Argument(2))
 	if err != nil {
 		return nil, err
 	}
