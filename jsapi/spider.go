@@ -615,7 +615,6 @@ func (st *vmState) install() error {
 	}
 	init, _ := goja.AssertFunction(f)
 	natives := st.natives()
-	nameNatives(rt, natives)
 	res, err := init(goja.Undefined(), rt.GlobalObject(), natives)
 	if err != nil {
 		return runtime.ToScriptError(err)
@@ -679,10 +678,6 @@ func (st *vmState) construct(exports *goja.Object) error {
 		return err
 	}
 	crawler := st.crawlerObject()
-	nameNatives(rt, crawler)
-	for _, k := range []string{"settings", "stats", "engine"} {
-		nameNatives(rt, crawler.Get(k).ToObject(rt))
-	}
 	if err := spider.Set("crawler", crawler); err != nil {
 		return err
 	}
