@@ -79,7 +79,7 @@ var errInnocent = errors.New("vm lost to another callback's runaway")
 // run again.
 func (s *Spider) lostTo(where, url string) error {
 	msg := fmt.Sprintf("callback %s (%s) was lost: another callback exceeded JS_CALLBACK_TIMEOUT (%s) on its VM", where, url, s.callbackTimeout())
-	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg}
+	return runtime.InterruptError("TimeoutError", msg, nil)
 }
 
 // runOnce is one run of a callback on vm: it skips the first skip values the callback
@@ -155,12 +155,12 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 		}
 		if tag, ranAway := vm.Runaway(); ranAway {
 			if tag == id {
-				return produced.Load(), s.namedTimeout(&runtime.ScriptError{Name: "TimeoutError", Message: "interrupted"}, where, vm)
+				return produced.Load(), s.namedTimeout(runtime.InterruptError("TimeoutError", "interrupted", nil), where, vm)
 			}
 			return produced.Load(), errInnocent
 		}
 		if vm.Broken() {
-			return produced.Load(), s.namedTimeout(&runtime.ScriptError{Name: "TimeoutError", Message: "interrupted"}, where, vm)
+			return produced.Load(), s.namedTimeout(runtime.InterruptError("TimeoutError", "interrupted", nil), where, vm)
 		}
 		return produced.Load(), &runtime.ScriptError{Name: "Error", Message: where + ": the VM was closed (shutdown)"}
 	case <-ctx.Done():
@@ -195,7 +195,7 @@ func (s *Spider) interruptedErr(where, url string) error {
 		return nil
 	}
 	msg := fmt.Sprintf("callback %s (%s) interrupted: %s", where, url, *reason)
-	return &runtime.ScriptError{Name: "InterruptedError", Message: msg, Stack: "InterruptedError: " + msg}
+	return runtime.InterruptError("InterruptedError", msg, nil)
 }
 
 // callbackTimeout is JS_CALLBACK_TIMEOUT as text ("?" without a crawler).
@@ -210,11 +210,11 @@ func (s *Spider) callbackTimeout() string {
 // callback: "callback parseBook exceeded JS_CALLBACK_TIMEOUT (2s)".
 func (s *Spider) namedTimeout(err error, where string, vm *runtime.VM) error {
 	var se *runtime.ScriptError
-	if err == nil || !errors.As(err, &se) || se.Name != "TimeoutError" || !vm.Broken() {
+	if !errors.Is(err, runtime.ErrInterrupted) || !errors.As(err, &se) || !vm.Broken() {
 		return err
 	}
 	msg := fmt.Sprintf("callback %s exceeded JS_CALLBACK_TIMEOUT (%s)", where, s.callbackTimeout())
-	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg, Value: se.Value}
+	return runtime.InterruptError("TimeoutError", msg, se.Value)
 }
 
 // wrap returns the spider middlewares' wrapper for a callback's result (helper wrapStart or
