@@ -7,7 +7,6 @@ import (
 	"mime"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
@@ -261,23 +260,18 @@ func (s *Spider) startHighWater() int {
 }
 
 // waitBacklog returns a promise that settles once the backlog is below half the high-water
-// mark, and never when ctx ends first; on the loop. The wait polls the engine's counter off the loop.
+// mark, and never when ctx ends first; on the loop. The engine wakes the wait off the loop
+// (Crawler.WaitBacklog).
 func (st *vmState) waitBacklog(ctx context.Context) goja.Value {
 	p, resolve, _ := st.rt.NewPromise()
 	enqueue := st.vm.Reserve()
 	low := st.s.startHighWater() / 2
 	go func() {
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for st.s.crawler.Backlog() > low {
-			select {
-			case <-ctx.Done():
-				// The crawl is closing: the promise stays pending, so start() stays
-				// suspended instead of producing requests nobody schedules.
-				enqueue(func(*goja.Runtime) error { return nil })
-				return
-			case <-t.C:
-			}
+		if st.s.crawler.WaitBacklog(ctx, low) != nil {
+			// The crawl is closing: the promise stays pending, so start() stays
+			// suspended instead of producing requests nobody schedules.
+			enqueue(func(*goja.Runtime) error { return nil })
+			return
 		}
 		enqueue(func(*goja.Runtime) error { return resolve(nil) })
 	}()
