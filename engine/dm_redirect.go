@@ -386,34 +386,8 @@ func parseRefresh(content string) (float64, string, bool) {
 	return delay, s, true
 }
 
-// Fetch implements DownloaderMiddleware: the downloader-side offsite check of redirected
-// requests (Scrapy: the downloader OffsiteMiddleware). A scheduled request that a redirect
-// produced (meta.redirectUrls set) fails with IgnoreRequest when its host is not allowed;
-// requests the spider yielded were filtered by ProcessSpiderOutput already, and inline
-// downloads (Engine.Download) are never filtered. dontFilter requests pass. The failure is
-// counted in downloader/exception_type_count/IgnoreRequest, as Scrapy's DownloaderStats
-// counts it.
-func (m *OffsiteMiddleware) Fetch(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
-	if req.DontFilter || len(m.domains) == 0 || isInline(ctx) || len(req.RedirectURLs()) == 0 {
-		return next.Fetch(ctx, req)
-	}
-	host := ""
-	if u, err := req.ParsedURL(); err == nil {
-		host = strings.ToLower(u.Hostname())
-	}
-	if m.Allowed(host) {
-		return next.Fetch(ctx, req)
-	}
-	m.filtered(host, req)
-	err := &DownloadError{Name: NameIgnoreRequest, URL: req.URL,
-		Err: fmt.Errorf("filtered offsite redirect to %q: %w", host, ErrIgnoreRequest)}
-	countException(m.stats, err)
-	return nil, err
-}
-
 // Interface guards
 var (
 	_ DownloaderMiddleware = (*RedirectMiddleware)(nil)
 	_ DownloaderMiddleware = (*MetaRefreshMiddleware)(nil)
-	_ DownloaderMiddleware = (*OffsiteMiddleware)(nil)
 )
