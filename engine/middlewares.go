@@ -9,6 +9,8 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -47,6 +49,16 @@ func metaBool(req *types.Request, key string) bool {
 
 func metaInt(req *types.Request, key string) (int, bool) {
 	return toInt(req.MetaValue(key))
+}
+
+// metaFloat returns a numeric meta value, or a string holding a number.
+func metaFloat(req *types.Request, key string) (float64, bool) {
+	v := req.MetaValue(key)
+	if s, ok := v.(string); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		return f, err == nil
+	}
+	return toFloat(v)
 }
 
 func toInt(v any) (int, bool) {
