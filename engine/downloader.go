@@ -87,13 +87,13 @@ func (d *HTTPDownloader) limitsFor(req *types.Request) DownloadLimits {
 	if len(req.Meta) == 0 {
 		return l
 	}
-	if f, ok := metaFloat(req, "downloadTimeout"); ok && f >= 0 {
+	if f, ok := metaFloat(req, types.MetaDownloadTimeout); ok && f >= 0 {
 		l.Timeout = time.Duration(f * float64(time.Second))
 	}
-	if f, ok := metaFloat(req, "downloadMaxsize"); ok && f >= 0 {
+	if f, ok := metaFloat(req, types.MetaDownloadMaxSize); ok && f >= 0 {
 		l.MaxSize = int64(f)
 	}
-	if f, ok := metaFloat(req, "downloadWarnsize"); ok && f >= 0 {
+	if f, ok := metaFloat(req, types.MetaDownloadWarnSize); ok && f >= 0 {
 		l.WarnSize = int64(f)
 	}
 	return l

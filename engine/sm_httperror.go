@@ -39,10 +39,10 @@ func (m *HTTPErrorMiddleware) ProcessSpiderInput(_ context.Context, resp *types.
 	}
 	req := resp.Request
 	if req != nil {
-		if metaBool(req, "handleHttpStatusAll") {
+		if metaBool(req, types.MetaHandleHTTPStatusAll) {
 			return nil
 		}
-		if v := req.MetaValue("handleHttpStatusList"); v != nil {
+		if v := req.MetaValue(types.MetaHandleHTTPStatusList); v != nil {
 			if slices.Contains(intList(v), resp.Status) {
 				return nil
 			}
