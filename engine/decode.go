@@ -57,16 +57,10 @@ func (m *meter) Read(p []byte) (int, error) {
 }
 
 // decoders stacks over r the decoders of encs, the codings in the order they were applied,
-// and returns the reader of the decoded body and a func that releases the decoders. An
-// unknown coding hands the body over as it came: r itself is returned. When a decoder
-// fails to start, failed is its coding and err its error.
-func decoders(r io.Reader, encs []string) (out io.Reader, release func(), failed string, err error) {
-	var closers []io.Closer
-	release = func() {
-		for _, c := range closers {
-			c.Close()
-		}
-	}
+// and returns the reader of the decoded body and the decoders to close once it is read
+// (closeAll). An unknown coding hands the body over as it came: r itself is returned.
+// When a decoder fails to start, failed is its coding and err its error.
+func decoders(r io.Reader, encs []string) (out io.Reader, closers []io.Closer, failed string, err error) {
 	out = r
 	for i := len(encs) - 1; i >= 0; i-- {
 		var next io.Reader
@@ -92,14 +86,21 @@ func decoders(r io.Reader, encs []string) (out io.Reader, release func(), failed
 				closers = append(closers, closerFunc(func() error { z.Close(); return nil }))
 			}
 		default:
-			return r, release, "", nil // unknown encoding: hand the body over as it came
+			return r, closers, "", nil // unknown encoding: hand the body over as it came
 		}
 		if err != nil {
-			return r, release, encs[i], err
+			return r, closers, encs[i], err
 		}
 		out = next
 	}
-	return out, release, "", nil
+	return out, closers, "", nil
+}
+
+// closeAll closes cs.
+func closeAll(cs []io.Closer) {
+	for _, c := range cs {
+		c.Close()
+	}
 }
 
 // contentEncodings splits a Content-Encoding header into lower-case codings, in the order

@@ -194,8 +194,8 @@ func (d *httpHandler) readBody(ctx context.Context, req *types.Request, hresp *h
 		hresp.Request.Method != http.MethodHead {
 		encs = contentEncodings(hresp.Header.Get("Content-Encoding"))
 	}
-	r, release, failed, err := decoders(raw, encs)
-	defer release()
+	r, closers, failed, err := decoders(raw, encs)
+	defer closeAll(closers)
 	if err != nil {
 		if raw.n == 0 && raw.err == nil {
 			return nil, 0, nil // an empty body, whatever its Content-Encoding says
