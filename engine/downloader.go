@@ -38,11 +38,12 @@ type HTTPDownloader struct {
 	missing  map[string]error           // schemes DOWNLOAD_HANDLERS leaves without a handler
 }
 
-// NewHTTPDownloader returns an HTTPDownloader configured from settings. client may be nil
-// for one with a keep-alive Transport sized to CONCURRENT_REQUESTS; the client is copied
-// and its CheckRedirect replaced by one that never follows. An *http.Transport of client is
-// cloned to honour meta.proxy (see HTTPProxyMiddleware) and, with DOWNLOAD_VERIFY_TLS
-// false, to skip certificate verification.
+// NewHTTPDownloader returns an HTTPDownloader configured from settings, with the download
+// handlers DOWNLOAD_HANDLERS names. client is the http(s) handler's (see newHTTPHandler):
+// nil for one with a keep-alive Transport sized to CONCURRENT_REQUESTS; the client is
+// copied and its CheckRedirect replaced by one that never follows. An *http.Transport of
+// client is cloned to honour meta.proxy (see HTTPProxyMiddleware) and, with
+// DOWNLOAD_VERIFY_TLS false, to skip certificate verification.
 func NewHTTPDownloader(settings *types.Settings, client *http.Client, stats *Stats) *HTTPDownloader {
 	if stats == nil {
 		stats = NewStats()
