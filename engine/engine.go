@@ -114,6 +114,8 @@ type Engine struct {
 	running   bool
 	ran       bool
 
+	backlogDrop backlogDrop // wakes WaitBacklog after each pass
+
 	exportMu sync.Mutex
 	export   exportState // guarded by exportMu
 	wg       sync.WaitGroup
@@ -611,7 +613,10 @@ func (e *Engine) Backlog() int { return int(e.inboxReqs.Load() + e.schedLen.Load
 
 // admit starts downloads while there is room (Scrapy: needs_backout).
 func (e *Engine) admit(ctx context.Context) {
-	defer func() { e.schedLen.Store(int64(e.sched.Len())) }()
+	defer func() {
+		e.schedLen.Store(int64(e.sched.Len()))
+		e.backlogDrop.notify()
+	}()
 	for !e.closing && e.downloads < e.maxDownloads && e.parsing < e.maxParsing {
 		// CLOSESPIDER_PAGECOUNT: start no more downloads than could still be counted, so the
 		// crawl stops at the count instead of overshooting by the downloads in flight.

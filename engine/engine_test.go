@@ -250,7 +250,7 @@ func TestDepthLimit(t *testing.T) {
 
 func TestRetry(t *testing.T) {
 	t.Parallel()
-	refused := "http://" + closedPort(t) + "/x"
+	refused := "http://" + enginetest.ClosedAddr(t) + "/x"
 	for _, tc := range []struct {
 		name       string
 		path       string // on the server unless it starts with http

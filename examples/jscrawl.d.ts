@@ -794,6 +794,8 @@ declare module "jscrawl" {
     DEPTH_STATS_VERBOSE?: boolean;
     /** seconds between downloads from the same slot (number of seconds). */
     DOWNLOAD_DELAY?: number;
+    /** URL scheme → download handler name (HTTPDownloadHandler, FileDownloadHandler, DataURIDownloadHandler), or null to disable the scheme (object). */
+    DOWNLOAD_HANDLERS?: Record<string, unknown>;
     /** largest response body in bytes (0: no limit) (integer). */
     DOWNLOAD_MAXSIZE?: number;
     /** bytes of response bodies received at once; downloads wait for room (0: no limit) (integer). */

@@ -7,7 +7,6 @@ import (
 	"mime"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
@@ -79,7 +78,7 @@ var errInnocent = errors.New("vm lost to another callback's runaway")
 // run again.
 func (s *Spider) lostTo(where, url string) error {
 	msg := fmt.Sprintf("callback %s (%s) was lost: another callback exceeded JS_CALLBACK_TIMEOUT (%s) on its VM", where, url, s.callbackTimeout())
-	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg}
+	return runtime.InterruptError("TimeoutError", msg, nil)
 }
 
 // runOnce is one run of a callback on vm: it skips the first skip values the callback
@@ -153,12 +152,12 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 		}
 		if tag, ranAway := vm.Runaway(); ranAway {
 			if tag == id {
-				return produced.Load(), s.namedTimeout(&runtime.ScriptError{Name: "TimeoutError", Message: "interrupted"}, where, vm)
+				return produced.Load(), s.namedTimeout(runtime.InterruptError("TimeoutError", "interrupted", nil), where, vm)
 			}
 			return produced.Load(), errInnocent
 		}
 		if vm.Broken() {
-			return produced.Load(), s.namedTimeout(&runtime.ScriptError{Name: "TimeoutError", Message: "interrupted"}, where, vm)
+			return produced.Load(), s.namedTimeout(runtime.InterruptError("TimeoutError", "interrupted", nil), where, vm)
 		}
 		return produced.Load(), &runtime.ScriptError{Name: "Error", Message: where + ": the VM was closed (shutdown)"}
 	case <-ctx.Done():
@@ -193,7 +192,7 @@ func (s *Spider) interruptedErr(where, url string) error {
 		return nil
 	}
 	msg := fmt.Sprintf("callback %s (%s) interrupted: %s", where, url, *reason)
-	return &runtime.ScriptError{Name: "InterruptedError", Message: msg, Stack: "InterruptedError: " + msg}
+	return runtime.InterruptError("InterruptedError", msg, nil)
 }
 
 // callbackTimeout is JS_CALLBACK_TIMEOUT as text ("?" without a crawler).
@@ -208,11 +207,11 @@ func (s *Spider) callbackTimeout() string {
 // callback: "callback parseBook exceeded JS_CALLBACK_TIMEOUT (2s)".
 func (s *Spider) namedTimeout(err error, where string, vm *runtime.VM) error {
 	var se *runtime.ScriptError
-	if err == nil || !errors.As(err, &se) || se.Name != "TimeoutError" || !vm.Broken() {
+	if !errors.Is(err, runtime.ErrInterrupted) || !errors.As(err, &se) || !vm.Broken() {
 		return err
 	}
 	msg := fmt.Sprintf("callback %s exceeded JS_CALLBACK_TIMEOUT (%s)", where, s.callbackTimeout())
-	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg, Value: se.Value}
+	return runtime.InterruptError("TimeoutError", msg, se.Value)
 }
 
 // wrap returns the spider middlewares' wrapper for a callback's result (helper wrapStart or
@@ -253,23 +252,18 @@ func (s *Spider) startHighWater() int {
 }
 
 // waitBacklog returns a promise that settles once the backlog is below half the high-water
-// mark, and never when ctx ends first; on the loop. The wait polls the engine's counter off the loop.
+// mark, and never when ctx ends first; on the loop. The engine wakes the wait off the loop
+// (Crawler.WaitBacklog).
 func (st *vmState) waitBacklog(ctx context.Context) goja.Value {
 	p, resolve, _ := st.rt.NewPromise()
 	enqueue := st.vm.Reserve()
 	low := st.s.startHighWater() / 2
 	go func() {
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for st.s.crawler.Backlog() > low {
-			select {
-			case <-ctx.Done():
-				// The crawl is closing: the promise stays pending, so start() stays
-				// suspended instead of producing requests nobody schedules.
-				enqueue(func(*goja.Runtime) error { return nil })
-				return
-			case <-t.C:
-			}
+		if st.s.crawler.WaitBacklog(ctx, low) != nil {
+			// The crawl is closing: the promise stays pending, so start() stays
+			// suspended instead of producing requests nobody schedules.
+			enqueue(func(*goja.Runtime) error { return nil })
+			return
 		}
 		enqueue(func(*goja.Runtime) error { return resolve(nil) })
 	}()

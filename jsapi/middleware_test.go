@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/jsapi"
@@ -255,18 +254,13 @@ export const downloaderMiddlewares = [{ processRequest(request) { request.header
 // SPIDER_MIDDLEWARES disable built-ins by name.
 func TestMiddlewareOrder(t *testing.T) {
 	t.Parallel()
-	var hits atomic.Int64
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		http.Error(w, "broken", http.StatusInternalServerError)
-	}))
-	defer site.Close()
+	site := newServer(t)
 	src := `import { Request } from "jscrawl";
 const seen = { outer: 0, inner: 0 };
 export default class S {
   name = "order";
   allowedDomains = ["example.invalid"];
-  start() { return [new Request(this.site + "/x", { errback: "failed" })]; }
+  start() { return [new Request(this.site + "/status/500", { errback: "failed" })]; }
   parse(r) {}
   failed(f) { return { status: f.response ? f.response.status : 0 }; }
   closed() { this.crawler.stats.set("outer", seen.outer); this.crawler.stats.set("inner", seen.inner); }

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/jsapi"
 )
 
@@ -181,8 +182,7 @@ func TestSitemapHuge(t *testing.T) {
 	data := gz(t, b.String())
 	mux := http.NewServeMux()
 	mux.HandleFunc("/big.xml.gz", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(data) })
-	srv := &server{Server: httptest.NewServer(mux)}
-	t.Cleanup(srv.Close)
+	srv := &server{Server: enginetest.StartWith(t, mux).Server}
 	res := crawl(t, srv, spec{settings: map[string]string{"ROBOTSTXT_OBEY": "false"}, src: `import { SitemapSpider } from "jscrawl";
 export default class S extends SitemapSpider {
   name = "big";

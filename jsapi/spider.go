@@ -77,6 +77,9 @@ type Crawler interface {
 	// Backlog is the number of requests waiting to be downloaded; start() pauses while it
 	// is high.
 	Backlog() int
+	// WaitBacklog blocks until Backlog is at most n or ctx ends; start() resumes when it
+	// returns.
+	WaitBacklog(ctx context.Context, n int) error
 	// Connect runs fn each time sig is sent (Scrapy: signals.connect).
 	Connect(sig engine.Signal, fn engine.SignalHandler)
 	// Crawl schedules a request from anywhere (Scrapy: engine.crawl).
