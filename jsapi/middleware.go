@@ -210,3 +210,35 @@ var (
 	_ engine.DownloaderMiddleware = (*DownloaderMiddlewares)(nil)
 	_ engine.OwnMiddlewares       = (*Spider)(nil)
 )
+
+// outputClass holds the native of the spider-output chain (prelude.js setOutputPlan): the
+// engine's built-in spider output filters, run stage by stage of the engine's output plan.
+type outputClass struct{ st *vmState }
+
+// OutputFilters(stage, request, responseHandle|null) runs the built-in spider output
+// filters of stage of the engine's output plan (spider side first) on a request a callback
+// produced: the request as they changed it, or null when one dropped it.
+func (x outputClass) OutputFilters(c goja.FunctionCall) (goja.Value, error) {
+	st := x.st
+	stage := int(c.Argument(0).ToInteger())
+	if stage < 0 || stage >= len(st.s.outputPlan) {
+		return nil, typeError("outputFilters: no stage %d", stage)
+	}
+	req, err := requestFromJS(st.rt, c.Argument(1).ToObject(st.rt))
+	if err != nil {
+		return nil, asTypeError(err)
+	}
+	var parent *types.Response
+	if h, ok := c.Argument(2).Export().(*respHandle); ok {
+		parent = h.resp
+	}
+	out := types.Output{Request: req}
+	for _, f := range st.s.outputPlan[stage].Filters {
+		var keep bool
+		if out, keep = f.ProcessSpiderOutput(st.s.ctx, parent, out); !keep || out.Request == nil {
+			return goja.Null(), nil
+		}
+	}
+	v, err := st.requestToJS(out.Request)
+	return v, asTypeError(err)
+}

@@ -13,6 +13,8 @@
   const { parseSelector, selectorHref, selectorProto, listProto, listFrom } = n.selectors;
   const { download: startDownload, statInc } = n.crawl;
   const { inspect, log } = n.logger;
+  const { outputFilters } = n.output;
+  const { connectSignal } = n.signals;
   const callbackNames = new Map(); // function -> spider method name
   let spider = null;
 
@@ -356,7 +358,7 @@
     connect(name, handler) {
       if (typeof handler !== "function") throw new TypeError("signals.connect(name, handler): the handler must be a function");
       name = String(name);
-      n.connectSignal(name); // throws a TypeError naming the known signals
+      connectSignal(name); // throws a TypeError naming the known signals
       let list = signalHandlers.get(name);
       if (!list) signalHandlers.set(name, (list = []));
       list.push(handler);
@@ -418,12 +420,12 @@
   const asyncIter = (it) => it[Symbol.asyncIterator]();
   // The stages of the spider output chain that run here, spider side first: the engine's
   // plan (engine.OutputPlan) made of spider middlewares and runs of built-in Go output
-  // filters, which one native call per output runs (n.outputFilters).
+  // filters, which one native call per output runs (outputFilters).
   let outputStages = [];
   const goStage = (stage) => ({
     processSpiderOutput(response, result) {
       const h = response instanceof Response ? Response.handleOf(response) : null;
-      const filter = (v) => (v instanceof Request ? n.outputFilters(stage, v, h) : v);
+      const filter = (v) => (v instanceof Request ? outputFilters(stage, v, h) : v);
       return {
         [Symbol.asyncIterator]() {
           const it = asyncIter(result);

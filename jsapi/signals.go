@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
@@ -186,4 +187,20 @@ func (st *vmState) signalEvent(ev engine.SignalEvent) (goja.Value, error) {
 		_ = obj.Set("reason", ev.Reason)
 	}
 	return obj, nil
+}
+
+// signalsClass holds the native of this.crawler.signals (prelude.js): connecting a JS
+// handler to a signal.
+type signalsClass struct{ st *vmState }
+
+// ConnectSignal(name) records that a JS handler listens to the signal name; an unknown name
+// is a TypeError naming the known signals.
+func (x signalsClass) ConnectSignal(c goja.FunctionCall) (goja.Value, error) {
+	name := c.Argument(0).String()
+	sig, ok := signalNames[name]
+	if !ok {
+		return nil, typeError("unknown signal %q: use one of %s", name, strings.Join(signalList(), ", "))
+	}
+	x.st.s.wantSignal(sig)
+	return goja.Undefined(), nil
 }
