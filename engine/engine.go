@@ -421,10 +421,16 @@ func (e *Engine) crawl(ctx context.Context) {
 	defer cancelDl()
 	defer context.AfterFunc(e.abortCtx, cancelDl)()
 	e.tracks = map[*types.Request]*reqTrack{}
+	start := e.spider.Start
+	shared, _ := e.sched.(SharedScheduler)
+	var sharedWake <-chan struct{}
+	if shared != nil {
+		start, sharedWake = shared.WrapStart(start), shared.Wake()
+	}
 	if !e.startDone {
 		e.starting = true
 		e.wg.Go(func() {
-			err := e.spider.Start(startCtx, e.emitFor(nil, nil))
+			err := start(startCtx, e.emitFor(nil, nil))
 			e.post(event{kind: evStartDone, err: err})
 		})
 	}
@@ -459,16 +465,21 @@ func (e *Engine) crawl(ctx context.Context) {
 				e.closeWith("shutdown")
 				return
 			}
-			if !e.closing {
-				e.send(ctx, SpiderIdle)
-				if e.pending() {
-					continue
-				}
-				e.reason = "finished"
+			if e.closing {
+				return
 			}
-			return
+			e.send(ctx, SpiderIdle)
+			if e.pending() {
+				continue
+			}
+			if shared == nil || shared.Settled() {
+				e.reason = "finished"
+				return
+			}
+			// Other processes of the crawl may still schedule requests: wait for them.
 		}
 		select {
+		case <-sharedWake:
 		case <-e.wake:
 		case <-ctx.Done():
 			e.closeWith("shutdown") // keeps the reason of a close already begun
@@ -563,6 +574,9 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 	case evStartDone:
 		e.starting = false
 		e.startDone = ev.err == nil
+		if s, ok := e.sched.(SharedScheduler); ok {
+			s.StartDone(ev.err)
+		}
 		if ev.err != nil && !errors.Is(ev.err, context.Canceled) {
 			e.spiderError(ctx, "Error while obtaining start requests", ev.err, nil)
 			e.spiderErrors++
