@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine"
@@ -167,5 +168,81 @@ func TestRedisRestartedMidCrawl(t *testing.T) {
 		if h := srv.Hits(fmt.Sprintf("/links/%d", i)); h != 1 {
 			t.Errorf("/links/%d downloaded %d times", i, h)
 		}
+	}
+}
+
+// TestNoEndWhileAWorkerIsInACallback: a worker idle while another is in a callback does
+// not finish (the callback may yield requests); both finish once it has returned.
+func TestNoEndWhileAWorkerIsInACallback(t *testing.T) {
+	t.Parallel()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	srv := enginetest.Start(t)
+	started := make(chan int, 1)
+	release := make(chan struct{})
+	var engines [2]*engine.Engine
+	idle := [2]chan struct{}{make(chan struct{}, 1), make(chan struct{}, 1)}
+	done := [2]chan string{make(chan string, 1), make(chan string, 1)}
+	for i := range 2 {
+		spider := &enginetest.Spider{
+			StartURLs: []string{srv.URL + "/item/1"},
+			ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+				if strings.HasSuffix(resp.URL, "/item/1") {
+					started <- i
+					<-release
+					emit(types.Output{Request: &types.Request{URL: srv.URL + "/item/2"}})
+				}
+				return nil
+			},
+		}
+		f := open(t, r, "callback", func(o *redisfrontier.Options) { o.LeaseTimeout = 300 * time.Millisecond })
+		settings := types.NewSettings()
+		_ = settings.Set(types.RobotsTxtObey, false, types.PriorityCmdline)
+		_ = settings.Set(types.LogStatsInterval, 0, types.PriorityCmdline)
+		engines[i] = engine.New(spider, settings, engine.WithScheduler(f), engine.WithLogger(quiet))
+		engines[i].Connect(engine.SpiderIdle, func(context.Context, ...any) error {
+			select {
+			case idle[i] <- struct{}{}:
+			default:
+			}
+			return nil
+		})
+		go func() {
+			_ = engines[i].Run(context.Background())
+			done[i] <- fmt.Sprint(engines[i].Stats().Get("finish_reason"))
+		}()
+	}
+	busy := <-started
+	other := 1 - busy
+	<-idle[other]
+	// The other worker would finish at once if it did not wait: give it the time of a
+	// lease renewal, as Redis shows it.
+	c := client(t, r)
+	ctx := context.Background()
+	first, err := c.ZRangeWithScores(ctx, "jscrawl:callback:leased", 0, 0).Result()
+	if err != nil || len(first) != 1 {
+		t.Fatalf("leased: %v %v", first, err)
+	}
+	waitFor(t, "the busy worker's lease to be renewed", func() bool {
+		s, err := c.ZScore(ctx, "jscrawl:callback:leased", first[0].Member.(string)).Result()
+		return err == nil && s > first[0].Score
+	})
+	select {
+	case reason := <-done[other]:
+		t.Fatalf("worker %d finished (%s) while worker %d was in a callback", other, reason, busy)
+	default:
+	}
+	close(release)
+	for i := range 2 {
+		select {
+		case reason := <-done[i]:
+			if reason != "finished" {
+				t.Errorf("worker %d: finish_reason %q", i, reason)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("worker %d did not finish", i)
+		}
+	}
+	if h := srv.Hits("/item/2"); h != 1 {
+		t.Errorf("/item/2 downloaded %d times, want 1", h)
 	}
 }

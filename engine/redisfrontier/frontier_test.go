@@ -387,3 +387,26 @@ func TestRedisGone(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRequestAfterTheEnd: a request scheduled after the crawl was found over (by a
+// spider_idle handler) makes it unfinished again, and is crawled.
+func TestRequestAfterTheEnd(t *testing.T) {
+	t.Parallel()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	f := open(t, r, "again", nil)
+	startNothing(t, f)
+	waitFor(t, "the crawl to settle", func() bool { f.Next(); return f.Settled() })
+	f.Enqueue(req("http://example.com/late"))
+	if f.Settled() {
+		t.Error("settled with a request not sent")
+	}
+	rq := next(f, 10*time.Second)
+	if rq == nil || rq.URL != "http://example.com/late" {
+		t.Fatalf("got %v, want the late request", rq)
+	}
+	if open(t, r, "again", nil).Finished() {
+		t.Error("a worker joining sees the crawl finished while its late request is leased")
+	}
+	f.Done(rq)
+	waitFor(t, "the crawl to settle again", func() bool { f.Next(); return f.Settled() })
+}

@@ -79,7 +79,8 @@ func next(f *redisfrontier.Frontier, d time.Duration) *types.Request {
 	}
 }
 
-// flushed waits until f has sent every request it was given.
+// flushed waits until f has sent every request it was given (and leased none: call it
+// before the worker asks for requests).
 func flushed(t *testing.T, f *redisfrontier.Frontier) {
 	t.Helper()
 	waitFor(t, "the outbox to be sent", func() bool { return f.Len() == 0 })

@@ -27,7 +27,9 @@ var syncKeys = []string{keySeen, keyPending, keyReq, keyLeased, keyLease, keyMet
 // wanted (1/0), then ops, each a tag and its arguments:
 //
 //	a fp prio pos record  add a request: fp '' (dontFilter) skips the seen-set; pos > 0 is
-//	                      its position in start()'s sequence (start's yielded count)
+//	                      its position in start()'s sequence (start's yielded count). A
+//	                      request added to a finished crawl (scheduled outside a callback,
+//	                      by a spider_idle handler) makes it unfinished again
 //	k member token        acknowledge (Done) a lease, if the token still holds it
 //	r member token        release a lease back to pending (a worker that stops)
 //	h member token        renew a lease (lost if the token no longer holds it)
@@ -63,6 +65,7 @@ while i <= #ARGV do
       local m = string.format('%013x%013x', 2251799813685247 - tonumber(ARGV[i+2]), seq)
       redis.call('ZADD', KEYS[2], 0, m)
       redis.call('HSET', KEYS[3], m, ARGV[i+4])
+      if added == 0 then redis.call('DEL', KEYS[8]) end -- work again: the crawl is not over
       added = added + 1
     else
       filtered = filtered + 1
