@@ -92,9 +92,7 @@ func TestWorkersShareACrawl(t *testing.T) {
 	if !late.Finished() {
 		t.Error("a worker opening the finished crawl does not see it finished")
 	}
-	if got := late.Totals(); got["item_scraped_count"] != 0 {
-		t.Errorf("totals before the first heartbeat: %v", got)
-	}
+	waitFor(t, "the crawl-wide totals", func() bool { return late.Totals()["item_scraped_count"] == total })
 	c := client(t, r)
 	agg, err := c.HGetAll(context.Background(), "jscrawl:shared:stats").Result()
 	if err != nil {
@@ -244,5 +242,50 @@ func TestNoEndWhileAWorkerIsInACallback(t *testing.T) {
 	}
 	if h := srv.Hits("/item/2"); h != 1 {
 		t.Errorf("/item/2 downloaded %d times, want 1", h)
+	}
+}
+
+// TestInspectAndClear: Inspect shows a crawl's counts, stats and workers; Clear removes
+// its keys and only its keys, even when its id holds glob characters.
+func TestInspectAndClear(t *testing.T) {
+	t.Parallel()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	ctx := context.Background()
+	stats := engine.NewStats()
+	f := open(t, r, "a*", func(o *redisfrontier.Options) { o.Stats = stats; o.LeaseTimeout = 300 * time.Millisecond })
+	other := open(t, r, "ab", nil)
+	for i := range 3 {
+		f.Enqueue(req(fmt.Sprintf("http://example.com/%d", i)))
+		other.Enqueue(req(fmt.Sprintf("http://example.com/%d", i)))
+	}
+	flushed(t, f)
+	flushed(t, other)
+	stats.Inc("item_scraped_count", 7)
+	var cr *redisfrontier.Crawl
+	waitFor(t, "the heartbeat with the stats", func() bool {
+		var err error
+		if cr, err = redisfrontier.Inspect(ctx, r.URL(0), "a*"); err != nil {
+			t.Fatal(err)
+		}
+		return cr.Stats["item_scraped_count"] == 7 && len(cr.Workers) == 1
+	})
+	if cr.Pending != 3 || cr.Seen != 3 || cr.Finished || cr.Workers[0].ID != f.WorkerID() {
+		t.Errorf("inspect: %+v", cr)
+	}
+	if err := f.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n, err := redisfrontier.Clear(ctx, r.URL(0), "a*")
+	if err != nil || n == 0 {
+		t.Fatalf("clear: %d keys, %v", n, err)
+	}
+	keys, _ := client(t, r).Keys(ctx, "*").Result()
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "jscrawl:ab:") {
+			t.Errorf("key %s left (or another crawl's removed)", k)
+		}
+	}
+	if len(keys) == 0 {
+		t.Error("the other crawl's keys were removed")
 	}
 }

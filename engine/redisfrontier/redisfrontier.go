@@ -657,7 +657,8 @@ func (f *Frontier) loop() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	renewEvery := f.opts.LeaseTimeout / 3
-	lastRenew := time.Now()
+	statsEvery := min(renewEvery, time.Second)
+	lastRenew, lastStats := time.Now(), time.Now()
 	idlePoll := 5 * time.Millisecond
 	backoff := 50 * time.Millisecond
 	timer := time.NewTimer(0)
@@ -671,7 +672,8 @@ func (f *Frontier) loop() {
 		closing := f.closing
 		f.mu.Unlock()
 		heartbeat := time.Since(lastRenew) >= renewEvery || closing
-		got, s, err := f.trip(ctx, heartbeat, closing)
+		stats := heartbeat || time.Since(lastStats) >= statsEvery
+		got, s, err := f.trip(ctx, heartbeat, stats, closing)
 		var wait time.Duration
 		switch {
 		case err != nil:
@@ -684,6 +686,9 @@ func (f *Frontier) loop() {
 			backoff = 50 * time.Millisecond
 			if s.heartbeat {
 				lastRenew = time.Now()
+			}
+			if s.stats {
+				lastStats = time.Now()
 			}
 			f.mu.Lock()
 			// Done after the round trip that said goodbye, when nothing is left to send.
@@ -702,7 +707,7 @@ func (f *Frontier) loop() {
 				idlePoll = 5 * time.Millisecond
 				wait = 0
 			default:
-				wait = renewEvery - time.Since(lastRenew)
+				wait = min(renewEvery-time.Since(lastRenew), statsEvery-time.Since(lastStats))
 			}
 		}
 		if !timer.Stop() {
@@ -756,17 +761,18 @@ func (f *Frontier) failing(err error) bool {
 type sent struct {
 	args      []any
 	k         int  // ops of the outbox it carries
-	heartbeat bool // it renews the leases and pushes the stats
+	heartbeat bool // it renews the leases
+	stats     bool // it pushes the stats and reads the crawl's
 	bye       bool // it is the last one (Close)
 }
 
 // trip runs one round trip: the outbox, the renewals and heartbeat (heartbeat), and a
 // lease of what the engine has room for; or the round trip that failed last, again. It
 // reports how many requests it leased, and what it sent.
-func (f *Frontier) trip(ctx context.Context, heartbeat, closing bool) (int, *sent, error) {
+func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (int, *sent, error) {
 	s := f.retry
 	if s == nil {
-		s = f.build(heartbeat, closing)
+		s = f.build(heartbeat, stats, closing)
 	}
 	res, err := syncScript.Run(ctx, f.rdb, f.keys, s.args...).Slice()
 	if err == nil && len(res) != 12 {
@@ -816,7 +822,7 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, closing bool) (int, *sen
 		}
 	}
 	var totals map[string]int64
-	if tv, _ := res[11].([]any); heartbeat {
+	if tv, _ := res[11].([]any); s.stats {
 		totals = make(map[string]int64, len(tv)/2)
 		for i := 0; i+1 < len(tv); i += 2 {
 			k, _ := tv[i].(string)
@@ -863,7 +869,7 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, closing bool) (int, *sen
 }
 
 // build makes the next round trip's request.
-func (f *Frontier) build(heartbeat, closing bool) *sent {
+func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 	f.mu.Lock()
 	n := 0
 	if f.hungry && len(f.buf) == 0 && !closing && f.err == nil {
@@ -894,7 +900,6 @@ func (f *Frontier) build(heartbeat, closing bool) *sent {
 		}
 		inFlight, start := len(f.held)+len(f.buf), f.startHeld
 		f.mu.Unlock()
-		args = append(args, f.statOps()...)
 		if closing {
 			args = append(args, "b")
 		} else {
@@ -902,11 +907,14 @@ func (f *Frontier) build(heartbeat, closing bool) *sent {
 				Heartbeat: time.Now().UTC().Format(time.RFC3339), InFlight: inFlight, Start: start})
 			args[4] = string(info)
 		}
-		args[5] = "1"
 	} else {
 		f.mu.Unlock()
 	}
-	return &sent{args: args, k: k, heartbeat: heartbeat, bye: heartbeat && closing}
+	if stats {
+		args = append(args, f.statOps()...)
+		args[5] = "1"
+	}
+	return &sent{args: args, k: k, heartbeat: heartbeat, stats: stats, bye: heartbeat && closing}
 }
 
 // statOps returns the ops that add this worker's stats since the last push to the
