@@ -10,8 +10,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/engine/redisfrontier"
+	"github.com/jscrawl/jscrawl/types"
 )
 
 // commandStats returns how many commands Redis ran in all, and how many EVALSHA (round
@@ -91,6 +93,57 @@ func BenchmarkRoundTrips(b *testing.B) {
 			all, trips := commandStats(b, c)
 			b.ReportMetric(all/float64(b.N), "cmds/req")
 			b.ReportMetric(trips/float64(b.N), "trips/req")
+		})
+	}
+}
+
+// BenchmarkCrawl crawls the test server's /links graph of 2000 pages with one engine,
+// on the memory scheduler and on the Redis frontier, and reports pages/s and Redis round
+// trips per page (the target: the frontier at 0.7× the memory scheduler or more
+// on a CPU-bound site).
+func BenchmarkCrawl(b *testing.B) {
+	r := enginetest.StartRedis(b, enginetest.RedisOptions{})
+	srv := enginetest.Start(b)
+	opts, _ := redis.ParseURL(r.URL(0))
+	c := redis.NewClient(opts)
+	defer c.Close()
+	const total = 2000
+	for _, name := range []string{"memory", "redis"} {
+		b.Run(name, func(b *testing.B) {
+			var pages, trips float64
+			start := time.Now()
+			for i := range b.N {
+				settings := types.NewSettings()
+				_ = settings.Set(types.RobotsTxtObey, false, types.PriorityCmdline)
+				_ = settings.Set(types.LogStatsInterval, 0, types.PriorityCmdline)
+				spider := &enginetest.Spider{StartURLs: []string{fmt.Sprintf("%s/links/0?total=%d", srv.URL, total)}, ParseFunc: enginetest.FollowAll}
+				stats := engine.NewStats()
+				eopts := []engine.Option{engine.WithStats(stats), engine.WithLogger(quiet)}
+				var f *redisfrontier.Frontier
+				if name == "redis" {
+					o := redisfrontier.OptionsFromSettings(settings, fmt.Sprintf("crawl-%d-%d", b.N, i))
+					o.URL, o.Stats, o.Logger = r.URL(0), stats, quiet
+					var err error
+					if f, err = redisfrontier.Open(context.Background(), o); err != nil {
+						b.Fatal(err)
+					}
+					eopts = append(eopts, engine.WithScheduler(f))
+					_ = c.ConfigResetStat(context.Background()).Err()
+				}
+				if err := engine.New(spider, settings, eopts...).Run(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				if f != nil {
+					_ = f.Close(context.Background())
+					_, n := commandStats(b, c)
+					trips += n
+				}
+				pages += float64(stats.Int("response_received_count"))
+			}
+			b.ReportMetric(pages/time.Since(start).Seconds(), "pages/s")
+			if trips > 0 {
+				b.ReportMetric(trips/pages, "trips/page")
+			}
 		})
 	}
 }

@@ -44,7 +44,7 @@ func TestWorkersShareACrawl(t *testing.T) {
 	stats := make([]*engine.Stats, 3)
 	for i := range 3 {
 		stats[i] = engine.NewStats()
-		f := open(t, r, "shared", func(o *redisfrontier.Options) { o.Stats = stats[i] })
+		f := open(t, r, "shared", func(o *redisfrontier.Options) { o.Stats = stats[i]; o.Prefetch = i })
 		wg.Go(func() {
 			reasons[i] = crawl(t, f, linkSpider(srv, total, &mu, items), stats[i], nil)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*1e9)

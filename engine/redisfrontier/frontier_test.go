@@ -31,8 +31,8 @@ func TestExactlyOnceLeasing(t *testing.T) {
 	var mu sync.Mutex
 	got := map[string]int{}
 	var wg sync.WaitGroup
-	for range 4 {
-		f := open(t, r, "once", func(o *redisfrontier.Options) { o.Capacity = 8 })
+	for i := range 4 {
+		f := open(t, r, "once", func(o *redisfrontier.Options) { o.Capacity = 8; o.Prefetch = i % 2 * 4 })
 		wg.Go(func() {
 			for {
 				rq := next(f, 20*time.Second)

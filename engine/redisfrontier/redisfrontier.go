@@ -131,8 +131,12 @@ type Options struct {
 	// (FRONTIER_RETRY_TIMEOUT); 0 means 5 minutes.
 	RetryTimeout time.Duration
 	// Capacity is how many requests the worker can work on at once (CONCURRENT_REQUESTS):
-	// it leases no more than that, so idle workers get the rest. 0 means 16.
+	// it leases no more than that plus Prefetch, so idle workers get the rest. 0 means 16.
 	Capacity int
+	// Prefetch is how many leased requests the worker keeps ready beyond Capacity, so that
+	// a free slot does not wait for a round trip; it leases again when half of them are
+	// taken. 0 means none: a request is leased when the engine has room for it.
+	Prefetch int
 	// FIFO orders requests of one priority first in, first out; false is LIFO
 	// (SCHEDULER_MEMORY_QUEUE).
 	FIFO bool
@@ -150,7 +154,11 @@ type Options struct {
 
 // OptionsFromSettings returns the Options that settings give (FRONTIER, CRAWL_ID,
 // FRONTIER_LEASE_TIMEOUT, FRONTIER_RETRY_TIMEOUT, CONCURRENT_REQUESTS,
-// SCHEDULER_MEMORY_QUEUE); spider is the spider's name, the default crawl id.
+// SCHEDULER_MEMORY_QUEUE); spider is the spider's name, the default crawl id. Prefetch is
+// a quarter of CONCURRENT_REQUESTS (at least 1): a worker holds at most 1.25× the
+// requests it can work on, and a slot that frees up seldom waits for a round trip
+// (BenchmarkCrawl, one run on a shared 2-core machine: 8.2k pages/s against 6.4k without
+// prefetch, on a fast local site).
 func OptionsFromSettings(s *types.Settings, spider string) Options {
 	id := s.String(types.CrawlID)
 	if id == "" {
@@ -162,6 +170,7 @@ func OptionsFromSettings(s *types.Settings, spider string) Options {
 		LeaseTimeout: s.Duration(types.FrontierLeaseTimeout),
 		RetryTimeout: s.Duration(types.FrontierRetryTimeout),
 		Capacity:     s.Int(types.ConcurrentRequests),
+		Prefetch:     max(1, s.Int(types.ConcurrentRequests)/4),
 		FIFO:         strings.EqualFold(s.String(types.SchedulerMemoryQueue), "fifo"),
 	}
 }
@@ -211,7 +220,7 @@ type Frontier struct {
 	sending   int // ops in the round trip in flight
 	buf       []*lease
 	held      map[*types.Request]*lease
-	hungry    bool // the engine found the buffer empty
+	hungry    bool // the engine found the buffer empty, or below half of Prefetch
 	pending   int64
 	leased    int64
 	finished  bool
@@ -478,7 +487,14 @@ func (f *Frontier) Next() *types.Request {
 	f.buf[0] = nil
 	f.buf = f.buf[1:]
 	f.held[l.req] = l
+	low := !f.hungry && f.opts.Prefetch > 0 && len(f.buf) <= f.opts.Prefetch/2
+	if low {
+		f.hungry = true
+	}
 	f.mu.Unlock()
+	if low {
+		f.poke()
+	}
 	f.stats.Inc("scheduler/dequeued/redis", 1)
 	f.stats.Inc("scheduler/dequeued", 1)
 	return l.req
@@ -705,7 +721,7 @@ func (f *Frontier) loop() {
 			}
 			f.mu.Lock()
 			// Done after the round trip that said goodbye, when nothing is left to send.
-			more, hungry, done := len(f.ops) > 0, f.hungry && len(f.buf) == 0, s.bye && len(f.ops) == 0
+			more, hungry, done := len(f.ops) > 0, f.hungry, s.bye && len(f.ops) == 0
 			f.mu.Unlock()
 			if done {
 				return
@@ -777,6 +793,7 @@ type sent struct {
 	heartbeat bool // it renews the leases
 	stats     bool // it pushes the stats and reads the crawl's
 	bye       bool // it is the last one (Close)
+	n         int  // requests it leases at most
 }
 
 // trip runs one round trip: the outbox, the renewals and heartbeat (heartbeat), and a
@@ -859,7 +876,9 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 	f.finished = finished
 	if len(got) > 0 {
 		f.buf = append(f.buf, got...)
-		f.hungry = false
+	}
+	if len(got) > 0 || s.n <= 0 && len(f.buf) > 0 {
+		f.hungry = false // refilled, or no room for more until the engine asks again
 	}
 	if startLost && f.startHeld {
 		f.logger.Warn("The start lease expired and went to another worker: it goes on with start()")
@@ -885,8 +904,11 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 	f.mu.Lock()
 	n := 0
-	if f.hungry && len(f.buf) == 0 && !closing && f.err == nil {
-		n = max(1, f.opts.Capacity-len(f.held))
+	if f.hungry && !closing && f.err == nil {
+		n = f.opts.Capacity + f.opts.Prefetch - len(f.held) - len(f.buf)
+		if len(f.buf) == 0 {
+			n = max(n, 1) // the engine asked: it has room
+		}
 	}
 	// The outbox, up to maxOpsPerTrip words.
 	words := 0
@@ -927,7 +949,7 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 		args = append(args, f.statOps()...)
 		args[5] = "1"
 	}
-	return &sent{args: args, k: k, heartbeat: heartbeat, stats: stats, bye: heartbeat && closing}
+	return &sent{args: args, k: k, heartbeat: heartbeat, stats: stats, bye: heartbeat && closing, n: n}
 }
 
 // statOps returns the ops that add this worker's stats since the last push to the
