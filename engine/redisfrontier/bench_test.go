@@ -13,7 +13,6 @@ import (
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/engine/redisfrontier"
-	"github.com/jscrawl/jscrawl/types"
 )
 
 // commandStats returns how many commands Redis ran in all, and how many EVALSHA (round
@@ -113,9 +112,7 @@ func BenchmarkCrawl(b *testing.B) {
 			var pages, trips float64
 			start := time.Now()
 			for i := range b.N {
-				settings := types.NewSettings()
-				_ = settings.Set(types.RobotsTxtObey, false, types.PriorityCmdline)
-				_ = settings.Set(types.LogStatsInterval, 0, types.PriorityCmdline)
+				settings := crawlSettings()
 				spider := &enginetest.Spider{StartURLs: []string{fmt.Sprintf("%s/links/0?total=%d", srv.URL, total)}, ParseFunc: enginetest.FollowAll}
 				stats := engine.NewStats()
 				eopts := []engine.Option{engine.WithStats(stats), engine.WithLogger(quiet)}

@@ -29,32 +29,10 @@ func linkSpider(srv *enginetest.Server, total int, mu *sync.Mutex, items map[str
 	}
 }
 
-// TestWorkersShareACrawl runs three engines on one crawl: every page is downloaded and
-// parsed once in all, all three finish by themselves with finish_reason finished, the
-// crawl-wide stats add up, and a worker that joins afterwards finds the crawl finished.
-func TestWorkersShareACrawl(t *testing.T) {
-	t.Parallel()
-	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
-	srv := enginetest.Start(t)
-	const total = 300
-	var mu sync.Mutex
-	items := map[string]int{}
-	var wg sync.WaitGroup
-	reasons := make([]string, 3)
-	stats := make([]*engine.Stats, 3)
-	for i := range 3 {
-		stats[i] = engine.NewStats()
-		f := open(t, r, "shared", func(o *redisfrontier.Options) { o.Stats = stats[i]; o.Prefetch = i })
-		wg.Go(func() {
-			reasons[i] = crawl(t, f, linkSpider(srv, total, &mu, items), stats[i], nil)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*1e9)
-			defer cancel()
-			if err := f.Close(ctx); err != nil {
-				t.Errorf("close: %v", err)
-			}
-		})
-	}
-	wg.Wait()
+// checkOnce checks that every worker finished by itself and that each of the total pages
+// of the /links graph was downloaded and parsed once.
+func checkOnce(t *testing.T, srv *enginetest.Server, total int, items map[string]int, reasons []string) {
+	t.Helper()
 	for i, reason := range reasons {
 		if reason != "finished" {
 			t.Errorf("worker %d: finish_reason %q, want finished", i, reason)
@@ -73,6 +51,35 @@ func TestWorkersShareACrawl(t *testing.T) {
 			t.Errorf("/links/%d downloaded %d times", i, h)
 		}
 	}
+}
+
+// TestWorkersShareACrawl runs three engines on one crawl: every page is downloaded and
+// parsed once in all, all three finish by themselves with finish_reason finished, the
+// crawl-wide stats add up, and a worker that joins afterwards finds the crawl finished.
+func TestWorkersShareACrawl(t *testing.T) {
+	t.Parallel()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	srv := enginetest.Start(t)
+	const total = 300
+	var mu sync.Mutex
+	items := map[string]int{}
+	var wg sync.WaitGroup
+	reasons := make([]string, 3)
+	stats := make([]*engine.Stats, 3)
+	for i := range 3 {
+		stats[i] = engine.NewStats()
+		f := open(t, r, "shared", func(o *redisfrontier.Options) { o.Stats = stats[i]; o.Prefetch = i })
+		wg.Go(func() {
+			reasons[i] = crawl(t, f, linkSpider(srv, total, &mu, items), stats[i], nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			if err := f.Close(ctx); err != nil {
+				t.Errorf("close: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	checkOnce(t, srv, total, items, reasons)
 	var sum int64
 	busy := 0
 	for _, s := range stats {
@@ -149,24 +156,7 @@ func TestRedisRestartedMidCrawl(t *testing.T) {
 	})
 	r.Restart()
 	wg.Wait()
-	for i, reason := range reasons {
-		if reason != "finished" {
-			t.Errorf("worker %d: finish_reason %q", i, reason)
-		}
-	}
-	if len(items) != total {
-		t.Errorf("%d pages parsed, want %d", len(items), total)
-	}
-	for p, n := range items {
-		if n != 1 {
-			t.Errorf("%s parsed %d times", p, n)
-		}
-	}
-	for i := range total {
-		if h := srv.Hits(fmt.Sprintf("/links/%d", i)); h != 1 {
-			t.Errorf("/links/%d downloaded %d times", i, h)
-		}
-	}
+	checkOnce(t, srv, total, items, reasons)
 }
 
 // TestNoEndWhileAWorkerIsInACallback: a worker idle while another is in a callback does
@@ -193,10 +183,7 @@ func TestNoEndWhileAWorkerIsInACallback(t *testing.T) {
 			},
 		}
 		f := open(t, r, "callback", func(o *redisfrontier.Options) { o.LeaseTimeout = 300 * time.Millisecond })
-		settings := types.NewSettings()
-		_ = settings.Set(types.RobotsTxtObey, false, types.PriorityCmdline)
-		_ = settings.Set(types.LogStatsInterval, 0, types.PriorityCmdline)
-		engines[i] = engine.New(spider, settings, engine.WithScheduler(f), engine.WithLogger(quiet))
+		engines[i] = engine.New(spider, crawlSettings(), engine.WithScheduler(f), engine.WithLogger(quiet))
 		engines[i].Connect(engine.SpiderIdle, func(context.Context, ...any) error {
 			select {
 			case idle[i] <- struct{}{}:

@@ -98,14 +98,20 @@ func startNothing(t *testing.T, f *redisfrontier.Frontier) {
 	f.StartDone(nil)
 }
 
+// crawlSettings returns the defaults, without robots.txt and progress lines.
+func crawlSettings() *types.Settings {
+	s := types.NewSettings()
+	_ = s.Set(types.RobotsTxtObey, false, types.PriorityCmdline)
+	_ = s.Set(types.LogStatsInterval, 0, types.PriorityCmdline)
+	return s
+}
+
 // crawl runs an engine on f with spider and returns its finish_reason.
 func crawl(t *testing.T, f *redisfrontier.Frontier, spider *enginetest.Spider, stats *engine.Stats, settings *types.Settings) string {
 	t.Helper()
 	if settings == nil {
-		settings = types.NewSettings()
+		settings = crawlSettings()
 	}
-	_ = settings.Set(types.RobotsTxtObey, false, types.PriorityCmdline)
-	_ = settings.Set(types.LogStatsInterval, 0, types.PriorityCmdline)
 	e := engine.New(spider, settings, engine.WithScheduler(f), engine.WithStats(stats), engine.WithLogger(quiet))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
