@@ -17,7 +17,8 @@
 //     stats to the crawl's and reads the crawl's totals (every second);
 //  3. returns expired leases of any worker to pending (counted by the worker that runs it in
 //     frontier/leases_recovered);
-//  4. leases up to n pending requests, highest priority first, when the engine has room;
+//  4. leases up to n pending requests, highest priority first, when the engine has room
+//     (n: its free slots, plus Options.Prefetch ready ones);
 //  5. reports pending and leased counts, and marks the crawl finished when nothing is
 //     pending or leased and start() has run.
 //
@@ -221,12 +222,9 @@ type Frontier struct {
 	buf       []*lease
 	held      map[*types.Request]*lease
 	hungry    bool // the engine found the buffer empty, or below half of Prefetch
-	pending   int64
-	leased    int64
 	finished  bool
 	startHeld bool
 	startPos  map[*types.Request]int
-	startSkip int
 	pushed    map[string]int64 // stats already added to the crawl's
 	retry     *sent            // the round trip to send again (the loop's own)
 	tripSeq   int64            // the last round trip's id (the loop's own)
@@ -598,7 +596,6 @@ func (f *Frontier) acquireStart(ctx context.Context) (int, error) {
 				}
 				f.mu.Lock()
 				f.startHeld = true
-				f.startSkip = int(yielded)
 				f.mu.Unlock()
 				return int(yielded), nil
 			case "held":
@@ -815,7 +812,7 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 	f.retry = nil
 	k := s.k
 	filtered, stale := toInt(res[1]), toInt(res[3])
-	recovered, pending, leasedN, finished, startLost := toInt(res[4]), toInt(res[5]), toInt(res[6]), toInt(res[7]) == 1, toInt(res[8]) == 1
+	recovered, finished, startLost := toInt(res[4]), toInt(res[7]) == 1, toInt(res[8]) == 1
 	if filtered > 0 {
 		f.stats.Inc("dupefilter/filtered", filtered)
 	}
@@ -871,7 +868,6 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 	}
 	f.ops = f.ops[k:]
 	f.sending = 0
-	f.pending, f.leased = pending, leasedN
 	changed := finished != f.finished || len(got) > 0 || len(f.ops) == 0 && k > 0
 	f.finished = finished
 	if len(got) > 0 {
