@@ -410,3 +410,49 @@ func TestRequestAfterTheEnd(t *testing.T) {
 	f.Done(rq)
 	waitFor(t, "the crawl to settle again", func() bool { f.Next(); return f.Settled() })
 }
+
+// TestHeldAcks: with HoldAcks a Done request stays leased (and renewed) until
+// ReleaseAcks; a worker killed before that leaves it to another worker.
+func TestHeldAcks(t *testing.T) {
+	t.Parallel()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	c := client(t, r)
+	ctx := context.Background()
+	hold := func(o *redisfrontier.Options) { o.HoldAcks = true; o.LeaseTimeout = 600 * time.Millisecond }
+	a := open(t, r, "acks", hold)
+	a.Enqueue(req("http://example.com/kept"))
+	a.Enqueue(req("http://example.com/released"))
+	flushed(t, a)
+	startNothing(t, a)
+	first, second := next(a, 10*time.Second), next(a, 10*time.Second)
+	if first == nil || second == nil {
+		t.Fatal("no requests")
+	}
+	a.Done(first)
+	a.Done(second)
+	a.ReleaseAcks()
+	waitFor(t, "the released acknowledgements", func() bool { return c.ZCard(ctx, "jscrawl:acks:leased").Val() == 0 })
+	a.Enqueue(req("http://example.com/unreleased"))
+	third := next(a, 10*time.Second)
+	if third == nil {
+		t.Fatal("no third request")
+	}
+	a.Done(third)
+	// Held back, its lease is renewed past its first deadline.
+	var s0 float64
+	waitFor(t, "the held lease to be renewed", func() bool {
+		ms, err := c.ZRangeWithScores(ctx, "jscrawl:acks:leased", 0, 0).Result()
+		if err != nil || len(ms) != 1 {
+			t.Fatalf("leased: %v %v", ms, err)
+		}
+		if s0 == 0 {
+			s0 = ms[0].Score
+		}
+		return ms[0].Score > s0+600
+	})
+	a.Kill()
+	b := open(t, r, "acks", nil)
+	if got := order(t, b); !slices.Equal(got, []string{"unreleased"}) {
+		t.Errorf("after the kill, b got %v, want [unreleased]", got)
+	}
+}

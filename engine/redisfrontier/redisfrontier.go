@@ -148,6 +148,11 @@ type Options struct {
 	Stats *engine.Stats
 	// Logger logs outages and take-overs; nil means slog.Default().
 	Logger *slog.Logger
+	// HoldAcks keeps the acknowledgements of Done requests until ReleaseAcks: a worker
+	// whose feeds buffer items releases them once the items are written out (its feeds
+	// flushed), so that a worker killed before that loses no item (the requests go to
+	// other workers).
+	HoldAcks bool
 	// OnFatal is called once, from the background goroutine, when the frontier fails for
 	// good (Redis unreachable for RetryTimeout): the crawl should close.
 	OnFatal func(error)
@@ -221,6 +226,7 @@ type Frontier struct {
 	sending   int // ops in the round trip in flight
 	buf       []*lease
 	held      map[*types.Request]*lease
+	acks      []op // Done's acknowledgements held back (HoldAcks)
 	hungry    bool // the engine found the buffer empty, or below half of Prefetch
 	finished  bool
 	startHeld bool
@@ -505,10 +511,28 @@ func (f *Frontier) Done(req *types.Request) {
 	l := f.held[req]
 	if l != nil {
 		delete(f.held, req)
-		f.ops = append(f.ops, op{args: []any{"k", l.member, l.token}})
+		ack := op{args: []any{"k", l.member, l.token}}
+		if f.opts.HoldAcks {
+			f.acks = append(f.acks, ack)
+		} else {
+			f.ops = append(f.ops, ack)
+		}
 	}
 	f.mu.Unlock()
-	if l != nil {
+	if l != nil && !f.opts.HoldAcks {
+		f.poke()
+	}
+}
+
+// ReleaseAcks sends the acknowledgements held back since the last call (HoldAcks): call
+// it once what the requests produced is safe (the feeds flushed). Safe from any goroutine.
+func (f *Frontier) ReleaseAcks() {
+	f.mu.Lock()
+	n := len(f.acks)
+	f.ops = append(f.ops, f.acks...)
+	f.acks = nil
+	f.mu.Unlock()
+	if n > 0 {
 		f.poke()
 	}
 }
@@ -526,7 +550,7 @@ func (f *Frontier) Len() int {
 func (f *Frontier) Settled() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.finished && len(f.ops) == 0 && f.sending == 0 && len(f.held) == 0 && len(f.buf) == 0
+	return f.finished && len(f.ops) == 0 && f.sending == 0 && len(f.held) == 0 && len(f.buf) == 0 && len(f.acks) == 0
 }
 
 // Wake implements engine.SharedScheduler: it receives when Next may return a request or
@@ -636,7 +660,8 @@ func (f *Frontier) StartDone(err error) {
 }
 
 // Close sends what the outbox holds, returns the leases of requests the engine did not
-// finish to pending (buffered ones, and ones never Done after a stop), gives up the start
+// finish to pending (buffered ones, ones never Done after a stop, and with HoldAcks the
+// Done ones whose acknowledgements were not released: call ReleaseAcks first), gives up the start
 // lease if start() did not finish, adds the last stats to the crawl's, removes this
 // worker's heartbeat, and closes the connection. It waits for Redis up to ctx's end.
 func (f *Frontier) Close(ctx context.Context) error {
@@ -654,6 +679,10 @@ func (f *Frontier) Close(ctx context.Context) error {
 		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
 		delete(f.held, req)
 	}
+	for _, a := range f.acks { // never released: what they produced may be lost
+		f.ops = append(f.ops, op{args: []any{"r", a.args[1], a.args[2]}})
+	}
+	f.acks = nil
 	if f.startHeld {
 		f.startHeld = false
 		f.ops = append(f.ops, op{args: []any{"s", "x"}})
@@ -925,6 +954,9 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 		}
 		for _, l := range f.buf {
 			args = append(args, "h", l.member, l.token)
+		}
+		for _, a := range f.acks {
+			args = append(args, "h", a.args[1], a.args[2])
 		}
 		if f.startHeld {
 			args = append(args, "s", "1")
