@@ -669,9 +669,9 @@ func (f *Frontier) StartDone(err error) {
 
 // Close sends what the outbox holds, returns the leases of requests the engine did not
 // finish to pending (buffered ones, ones never Done after a stop, and with HoldAcks the
-// Done ones whose acknowledgements were not released: call ReleaseAcks first), gives up the start
-// lease if start() did not finish, adds the last stats to the crawl's, removes this
-// worker's heartbeat, and closes the connection. It waits for Redis up to ctx's end.
+// Done ones whose acknowledgements were not released: call ReleaseAcks first), gives up
+// the start lease if start() did not finish, adds the last stats to the crawl's, removes
+// this worker's heartbeat, and closes the connection. It waits for Redis up to ctx's end.
 func (f *Frontier) Close(ctx context.Context) error {
 	f.mu.Lock()
 	if f.closing {
