@@ -419,10 +419,16 @@ func (e *Engine) crawl(ctx context.Context) {
 	defer cancelDl()
 	defer context.AfterFunc(e.abortCtx, cancelDl)()
 	e.tracks = map[*types.Request]*reqTrack{}
+	start := e.spider.Start
+	shared, _ := e.sched.(SharedScheduler)
+	var sharedWake <-chan struct{}
+	if shared != nil {
+		start, sharedWake = shared.WrapStart(start), shared.Wake()
+	}
 	if !e.startDone {
 		e.starting = true
 		e.wg.Go(func() {
-			err := e.spider.Start(startCtx, e.emitFor(nil, nil, false))
+			err := start(startCtx, e.emitFor(nil, nil, false))
 			e.post(event{kind: evStartDone, err: err})
 		})
 	}
@@ -457,16 +463,21 @@ func (e *Engine) crawl(ctx context.Context) {
 				e.closeWith("shutdown")
 				return
 			}
-			if !e.closing {
-				e.send(ctx, SignalEvent{Signal: SpiderIdle})
-				if e.pending() {
-					continue
-				}
-				e.reason = "finished"
+			if e.closing {
+				return
 			}
-			return
+			e.send(ctx, SignalEvent{Signal: SpiderIdle})
+			if e.pending() {
+				continue
+			}
+			if shared == nil || shared.Settled() {
+				e.reason = "finished"
+				return
+			}
+			// Other processes of the crawl may still schedule requests: wait for them.
 		}
 		select {
+		case <-sharedWake:
 		case <-e.wake:
 		case <-ctx.Done():
 			e.closeWith("shutdown") // keeps the reason of a close already begun
@@ -561,6 +572,9 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 	case evStartDone:
 		e.starting = false
 		e.startDone = ev.err == nil
+		if s, ok := e.sched.(SharedScheduler); ok {
+			s.StartDone(ev.err)
+		}
 		if ev.err != nil && !errors.Is(ev.err, context.Canceled) {
 			e.spiderError(ctx, "Error while obtaining start requests", ev.err, nil)
 			e.spiderErrors++

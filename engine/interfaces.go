@@ -28,6 +28,25 @@ type Scheduler interface {
 	Len() int
 }
 
+// SharedScheduler is a Scheduler that the processes of one crawl share (the Redis
+// frontier): the crawl is over only when it is over in all of them, and one of them runs
+// start(). The engine checks for it; its methods are called on the engine goroutine and
+// must not block.
+type SharedScheduler interface {
+	Scheduler
+	// WrapStart wraps the spider's Start once, before the crawl begins. The returned
+	// function runs start() in the process allowed to, or waits while another runs it.
+	WrapStart(start func(ctx context.Context, emit Emit) error) func(ctx context.Context, emit Emit) error
+	// StartDone tells the scheduler that every output of the wrapped start has been routed,
+	// and what it returned.
+	StartDone(err error)
+	// Settled reports whether the whole crawl is over. The engine asks when it is idle
+	// itself, and waits while it is not.
+	Settled() bool
+	// Wake receives when Next may return a request or Settled may have changed.
+	Wake() <-chan struct{}
+}
+
 // Committer persists the progress of a job (the jobdir). The engine calls Commit from its
 // goroutine every JOBDIR_COMMIT_INTERVAL and once at the end (p.Final), with no item being
 // exported meanwhile: the exporters then hold exactly the items of the requests the

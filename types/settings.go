@@ -52,6 +52,10 @@ const (
 	HTTPPass                    = "HTTP_PASS"
 	HTTPProxyEnabled            = "HTTPPROXY_ENABLED"
 	HTTPUser                    = "HTTP_USER"
+	CrawlID                     = "CRAWL_ID"
+	Frontier                    = "FRONTIER"
+	FrontierLeaseTimeout        = "FRONTIER_LEASE_TIMEOUT"
+	FrontierRetryTimeout        = "FRONTIER_RETRY_TIMEOUT"
 	JSCallbackTimeout           = "JS_CALLBACK_TIMEOUT"
 	JSVMs                       = "JS_VMS"
 	JobDir                      = "JOBDIR"
@@ -181,6 +185,10 @@ var Defs = []Def{
 	{HTTPPass, KindString, "", "HTTP Basic auth password"},
 	{HTTPProxyEnabled, KindBool, true, "use meta.proxy and the http_proxy, https_proxy and no_proxy environment variables"},
 	{HTTPUser, KindString, "", "HTTP Basic auth user name"},
+	{CrawlID, KindString, "", "name of a shared crawl (--crawl-id): every Redis key of it starts with jscrawl:<CRAWL_ID>: (empty: the spider's name)"},
+	{Frontier, KindString, "", "redis://[:PASSWORD@]HOST:PORT/DB (rediss:// for TLS) of a frontier that many workers share (--frontier; empty: none)"},
+	{FrontierLeaseTimeout, KindDuration, 60.0, "seconds a worker's lease on a request of a shared frontier lasts unless renewed; an expired lease goes to another worker"},
+	{FrontierRetryTimeout, KindDuration, 300.0, "seconds a worker retries an unreachable Redis frontier before it exits with an error"},
 	{JSCallbackTimeout, KindDuration, 60.0, "seconds a callback may run synchronously before it is interrupted"},
 	{JSVMs, KindInt, 1, "JS VMs, each with its own spider instance"},
 	{JobDir, KindString, "", "folder of a job that survives stops and crashes and resumes where it stopped (--jobdir; empty: none)"},
@@ -278,6 +286,8 @@ var Ranges = map[string]Range{
 	DownloadMemoryBudget:          AtLeast(0),
 	DownloadWarnSize:              AtLeast(0),
 	HTTPCacheExpirationSecs:       AtLeast(0),
+	FrontierLeaseTimeout:          Above(0),
+	FrontierRetryTimeout:          Above(0),
 	JSVMs:                         AtLeast(1),
 	JobDirCommitInterval:          Above(0),
 	MemUsageCheckInterval:         Above(0),

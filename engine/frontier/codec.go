@@ -44,8 +44,9 @@ func appendBytes(b []byte, s []byte) []byte {
 	return append(b, s...)
 }
 
-// encodeRequest appends the record of req to b.
-func encodeRequest(b []byte, req *types.Request) []byte {
+// EncodeRequest appends the record of req to b: the compact binary form the on-disk
+// frontier stores, and the Redis frontier too.
+func EncodeRequest(b []byte, req *types.Request) []byte {
 	b = append(b, codecVersion)
 	b = appendString(b, req.URL)
 	b = appendString(b, req.Method)
@@ -198,8 +199,8 @@ func (d *decoder) bytes() []byte {
 
 func (d *decoder) string() string { return string(d.bytes()) }
 
-// decodeRequest decodes a record written by encodeRequest. It never panics on damaged input.
-func decodeRequest(b []byte) (*types.Request, error) {
+// DecodeRequest decodes a record written by EncodeRequest. It never panics on damaged input.
+func DecodeRequest(b []byte) (*types.Request, error) {
 	d := &decoder{b: b}
 	if v := d.byte(); d.err == nil && v != codecVersion {
 		return nil, fmt.Errorf("request record version %d, want %d", v, codecVersion)
@@ -314,8 +315,9 @@ func (d *decoder) value(depth int) any {
 	return nil
 }
 
-// fingerprint returns the first 16 bytes of req's fingerprint (a SHA-1).
-func fingerprint(req *types.Request) [16]byte {
+// Fingerprint returns the first 16 bytes of req's fingerprint (a SHA-1): the compact form
+// a seen-set keeps.
+func Fingerprint(req *types.Request) [16]byte {
 	sum := req.FingerprintSum()
 	return [16]byte(sum[:16])
 }

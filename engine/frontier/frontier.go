@@ -406,7 +406,7 @@ func (f *Frontier) load() error {
 			_ = it.Close()
 			return errors.New("bad lease record")
 		}
-		req, err := decodeRequest(it.Value())
+		req, err := DecodeRequest(it.Value())
 		if err != nil {
 			_ = it.Close()
 			return fmt.Errorf("lease record: %w", err)
@@ -468,7 +468,7 @@ func (f *Frontier) Err() error { return f.err }
 // DontFilter request, as engine.MemoryScheduler).
 func (f *Frontier) Enqueue(req *types.Request) bool {
 	if !req.DontFilter {
-		fp := fingerprint(req)
+		fp := Fingerprint(req)
 		if f.seen(&fp) {
 			return false
 		}
@@ -716,7 +716,7 @@ func (f *Frontier) read(q *pq, s seg, desc bool) bool {
 		valid, step = it.Last, it.Prev
 	}
 	for ok := valid(); ok && len(q.rbuf) < readChunk; ok = step() {
-		req, err := decodeRequest(it.Value())
+		req, err := DecodeRequest(it.Value())
 		if err != nil {
 			f.setErr(&CorruptError{Dir: f.dir, Err: fmt.Errorf("request at priority %d: %w", q.prio, err)})
 			break
@@ -759,7 +759,7 @@ func (f *Frontier) writeBuffered(b *pebble.Batch) {
 		q := f.queues[p]
 		for i, req := range q.wbuf {
 			f.kbuf = qkey(f.kbuf[:0], q.prio, q.wlo+uint64(i))
-			f.vbuf = encodeRequest(f.vbuf[:0], req)
+			f.vbuf = EncodeRequest(f.vbuf[:0], req)
 			_ = b.Set(f.kbuf, f.vbuf, nil)
 		}
 		q.wlo = q.segs[len(q.segs)-1].hi
@@ -843,7 +843,7 @@ func (f *Frontier) Commit(meta map[string][]byte) error {
 	}
 	for req, l := range f.leases {
 		if !l.persisted {
-			_ = b.Set(lkey(l.id), encodeRequest(nil, req), nil)
+			_ = b.Set(lkey(l.id), EncodeRequest(nil, req), nil)
 			l.persisted = true
 		}
 	}

@@ -1,0 +1,1035 @@
+// Package redisfrontier is a crawl frontier in Redis that many processes (workers) share:
+// an engine.SharedScheduler whose requests, fingerprints, leases, start() progress and
+// stats belong to the crawl, not to one process.
+//
+// # Design
+//
+// The engine calls Enqueue, Next, Done and Len on its own goroutine and must never wait on
+// the network, so none of them does: Enqueue and Done append to a local outbox, and Next
+// takes from a local buffer of requests already leased. One background goroutine per
+// worker does all the talking to Redis, one round trip at a time, each a single EVALSHA of
+// one Lua script (syncScript) that atomically
+//
+//  1. applies the outbox in order: adds requests (through the seen-set unless dontFilter),
+//     acknowledges leases (Done), records how many start requests were yielded, ends the
+//     start lease, adds stat deltas;
+//  2. renews this worker's leases (every LeaseTimeout/3, with its heartbeat), adds its
+//     stats to the crawl's and reads the crawl's totals (every second);
+//  3. returns expired leases of any worker to pending (counted by the worker that runs it in
+//     frontier/leases_recovered);
+//  4. leases up to n pending requests, highest priority first, when the engine has room
+//     (n: its free slots, plus Options.Prefetch ready ones);
+//  5. reports pending and leased counts, and marks the crawl finished when nothing is
+//     pending or leased and start() has run.
+//
+// Because one script does it all, the outbox's order is the order Redis sees: a request's
+// children are in pending before its lease is acknowledged, so "nothing pending or leased"
+// means no worker is in a callback that could still produce requests (a worker holds the
+// lease of a request until its callback has returned and its items have left the
+// pipelines). A worker in start() holds the start lease, which keeps the crawl open too.
+// Redis's clock (TIME) dates the leases, so the workers' clocks do not matter.
+//
+// Round trips per request: Enqueue, Next and Done ride on shared round trips, and the
+// background goroutine batches whatever the engine did during the previous one. With a
+// busy worker that is well under one round trip per request (BenchmarkRoundTrips: 0.03
+// with 64 slots, about 11 Redis commands inside the script per request, most of them the
+// seen-set, pending, req, leased and lease updates); a worker with a single request at a
+// time needs about 1.6 (its add, then its lease with the acknowledgement of the one
+// before), plus, for all its leases at once, a renewal every LeaseTimeout/3 and a stats
+// push every second. The script keeps each worker's last reply (trips), so a round trip
+// sent again after a lost reply is not applied twice.
+//
+// # Keys
+//
+// Every key of a crawl starts with jscrawl:<crawl-id>: (no hash tags: one Redis, not a
+// cluster).
+//
+//	seen      SET   16-byte binary fingerprints (engine/frontier.Fingerprint)
+//	pending   ZSET  members, every score 0, so they sort by member: 13 hex digits of
+//	                2^51-1-priority (higher priority first), then 13 of the sequence
+//	                number (FIFO) or of 2^52-1 minus it (LIFO)
+//	req       HASH  member → the request record (engine/frontier.EncodeRequest)
+//	leased    ZSET  member → lease deadline (ms, Redis's clock)
+//	lease     HASH  member → lease token <worker>#<n>: a Done or renewal of a lease that
+//	                expired and went to another worker does nothing
+//	meta      HASH  seq, lease: counters
+//	start     HASH  owner, deadline (the start lease), yielded (start requests recorded,
+//	                by position in start()'s sequence), done
+//	finished  STRING  when the crawl was found over (Redis's clock, ms)
+//	workers   HASH  worker id → WorkerInfo JSON (heartbeat every LeaseTimeout/3)
+//	stats     HASH  Scrapy stat key → crawl-wide integer (the workers' deltas summed,
+//	                maxima as maxima)
+//	trips     HASH  worker id → its last round trip's id and reply (removed at Close)
+//	slot:<slot>      HASH  next: the earliest start of the slot's next download (Gate)
+//	slotheld:<slot>  ZSET  turn token → expiry: the slot's downloads in flight (Gate)
+//
+// # start()
+//
+// WrapStart lets one worker at a time run start(): the one that holds the start lease
+// (renewed with the other leases). The others poll it (startScript, every LeaseTimeout/4,
+// at most a second) until start() is done, so none ends the crawl meanwhile, or until its
+// holder's lease expires, and then one of them takes over: it
+// runs start() again and skips the outputs at the positions already recorded (yielded),
+// so dontFilter start requests are not repeated and a start() that yields one URL twice
+// still gets both. A position is recorded with the request that holds it, in the same
+// script; items (and requests a filter dropped) at positions after the last recorded
+// request are yielded again by a successor.
+//
+// # Politeness
+//
+// Gate, a downloader middleware, holds DOWNLOAD_DELAY and CONCURRENT_REQUESTS_PER_DOMAIN
+// per download slot for the whole crawl (slotScript: one round trip to take a turn, one to
+// give it back).
+//
+// # Duplicates
+//
+// Enqueue cannot ask Redis, so it drops only the fingerprints this worker sent lately
+// (returning false as any scheduler does for a duplicate); the seen-set in Redis drops the
+// rest, counted in dupefilter/filtered when the script reports them, after Enqueue has
+// returned true.
+//
+// # Failures
+//
+// A Redis error in the background (unreachable, restarting, loading) stops the leasing
+// and is retried with backoff, the outbox kept, for RetryTimeout; after that the
+// frontier fails for good (Err, Options.OnFatal: the crawl should close, and the worker
+// exit non-zero; starting workers again continues the crawl). A round trip whose reply
+// was lost is sent again as it was, with its trip id: the script returns the reply it
+// saved instead of applying it twice, so nothing is lost or doubled, not even a
+// dontFilter request, a lease or a stat delta. (The reply is saved by the same script,
+// so a Redis that lost the round trip's effects, restarting from an older append-only
+// file, lost the saved reply too, and applies the round trip again.) Leases a worker
+// held while it could not renew them may have expired meanwhile and gone to another
+// worker: such requests are processed twice (at least once; frontier/leases_lost). Open
+// fails at once, without retrying, for a malformed URL, a wrong password or a database
+// that does not exist; an unreachable server is retried for RetryTimeout.
+package redisfrontier
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/frontier"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// Options configure Open.
+type Options struct {
+	// URL is the Redis server: redis://[:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS
+	// (FRONTIER).
+	URL string
+	// CrawlID namespaces the crawl's keys (CRAWL_ID, default the spider's name).
+	CrawlID string
+	// LeaseTimeout is how long a lease lasts unless renewed (FRONTIER_LEASE_TIMEOUT); 0
+	// means 60 s. Leases are renewed every third of it.
+	LeaseTimeout time.Duration
+	// RetryTimeout is how long Redis may stay unreachable before the frontier fails
+	// (FRONTIER_RETRY_TIMEOUT); 0 means 5 minutes.
+	RetryTimeout time.Duration
+	// Capacity is how many requests the worker can work on at once (CONCURRENT_REQUESTS):
+	// it leases no more than that plus Prefetch, so idle workers get the rest. 0 means 16.
+	Capacity int
+	// Prefetch is how many leased requests the worker keeps ready beyond Capacity, so that
+	// a free slot does not wait for a round trip; it leases again when half of them are
+	// taken. 0 means none: a request is leased when the engine has room for it.
+	Prefetch int
+	// FIFO orders requests of one priority first in, first out; false is LIFO
+	// (SCHEDULER_MEMORY_QUEUE).
+	FIFO bool
+	// WorkerID names this worker in the crawl; empty means host-pid-random.
+	WorkerID string
+	// Stats receives this worker's counters, and its integer stats are added to the
+	// crawl's every heartbeat and at Close. Nil means a new engine.Stats.
+	Stats *engine.Stats
+	// Logger logs outages and take-overs; nil means slog.Default().
+	Logger *slog.Logger
+	// HoldAcks keeps the acknowledgements of Done requests until ReleaseAcks: a worker
+	// whose feeds buffer items releases them once the items are written out (its feeds
+	// flushed), so that a worker killed before that loses no item (the requests go to
+	// other workers).
+	HoldAcks bool
+	// OnFatal is called once, from the background goroutine, when the frontier fails for
+	// good (Redis unreachable for RetryTimeout): the crawl should close.
+	OnFatal func(error)
+}
+
+// OptionsFromSettings returns the Options that settings give (FRONTIER, CRAWL_ID,
+// FRONTIER_LEASE_TIMEOUT, FRONTIER_RETRY_TIMEOUT, CONCURRENT_REQUESTS,
+// SCHEDULER_MEMORY_QUEUE); spider is the spider's name, the default crawl id. Prefetch is
+// a quarter of CONCURRENT_REQUESTS (at least 1): a worker holds at most 1.25× the
+// requests it can work on, and a slot that frees up seldom waits for a round trip
+// (BenchmarkCrawl, one run on a shared 2-core machine: 8.2k pages/s against 6.4k without
+// prefetch, on a fast local site).
+func OptionsFromSettings(s *types.Settings, spider string) Options {
+	id := s.String(types.CrawlID)
+	if id == "" {
+		id = spider
+	}
+	return Options{
+		URL:          s.String(types.Frontier),
+		CrawlID:      id,
+		LeaseTimeout: s.Duration(types.FrontierLeaseTimeout),
+		RetryTimeout: s.Duration(types.FrontierRetryTimeout),
+		Capacity:     s.Int(types.ConcurrentRequests),
+		Prefetch:     max(1, s.Int(types.ConcurrentRequests)/4),
+		FIFO:         strings.EqualFold(s.String(types.SchedulerMemoryQueue), "fifo"),
+	}
+}
+
+// WorkerInfo is a worker's heartbeat, as the crawl's workers hash holds it.
+type WorkerInfo struct {
+	ID        string `json:"id"`
+	Host      string `json:"host"`
+	PID       int    `json:"pid"`
+	Heartbeat string `json:"heartbeat"` // RFC 3339, the worker's clock
+	InFlight  int    `json:"inFlight"`  // requests it holds leases of
+	Start     bool   `json:"start"`     // it runs start()
+}
+
+// lease is a request this worker leased.
+type lease struct {
+	member, token string
+	req           *types.Request
+}
+
+// op is one entry of the outbox: ARGV words of syncScript.
+type op struct {
+	args []any
+	add  bool // an 'a' op: Len counts it
+}
+
+// Frontier is a worker's handle on a crawl's shared frontier: an engine.SharedScheduler.
+// Enqueue, Next, Done, Len, StartDone and Settled are called from the engine goroutine
+// only; the others are safe from any goroutine.
+type Frontier struct {
+	rdb    *redis.Client
+	prefix string
+	keys   []string
+	opts   Options
+	worker string
+	host   string
+	logger *slog.Logger
+	stats  *engine.Stats
+
+	// The engine goroutine's own: fingerprints sent lately (a duplicate found here is
+	// dropped without asking Redis).
+	hot, warm map[[16]byte]struct{}
+
+	mu        sync.Mutex
+	ops       []op
+	adds      int // 'a' ops in ops and in the round trip in flight
+	sending   int // ops in the round trip in flight
+	buf       []*lease
+	held      map[*types.Request]*lease
+	acks      []op // Done's acknowledgements held back (HoldAcks)
+	hungry    bool // the engine found the buffer empty, or below half of Prefetch
+	finished  bool
+	startHeld bool
+	startPos  map[*types.Request]int
+	pushed    map[string]int64 // stats already added to the crawl's
+	retry     *sent            // the round trip to send again (the loop's own)
+	tripSeq   int64            // the last round trip's id (the loop's own)
+	totals    map[string]int64
+	down      time.Time // since when Redis fails (zero: it works)
+	err       error
+	closing   bool
+
+	kick     chan struct{}
+	wake     chan struct{}
+	loopDone chan struct{}
+	fatal    sync.Once
+}
+
+const (
+	defaultLease  = 60 * time.Second
+	defaultRetry  = 5 * time.Minute
+	maxOpsPerTrip = 4096 // ARGV words of ops per round trip, about
+	hotSize       = 1 << 16
+	maxPriority   = 1 << 50
+)
+
+// Open connects to the crawl's Redis and returns its frontier for this worker, with its
+// background goroutine running. A malformed URL, a wrong password or a database that does
+// not exist fail at once; an unreachable server is retried for RetryTimeout (or until ctx
+// ends). Close it at the end.
+func Open(ctx context.Context, opts Options) (*Frontier, error) {
+	if opts.CrawlID == "" {
+		return nil, errors.New("redis frontier: empty crawl id")
+	}
+	if opts.LeaseTimeout <= 0 {
+		opts.LeaseTimeout = defaultLease
+	}
+	if opts.RetryTimeout <= 0 {
+		opts.RetryTimeout = defaultRetry
+	}
+	if opts.Capacity <= 0 {
+		opts.Capacity = 16
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Stats == nil {
+		opts.Stats = engine.NewStats()
+	}
+	ro, err := redis.ParseURL(opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("redis frontier: bad URL %q: %w", redactURL(opts.URL), err)
+	}
+	ro.MaxRetries = -1 // the frontier retries itself, with its own backoff
+	ro.DialTimeout = 5 * time.Second
+	ro.ReadTimeout = 10 * time.Second
+	ro.WriteTimeout = 10 * time.Second
+	ro.PoolSize = 4
+	ro.DisableIdentity = true // no CLIENT SETINFO: older servers reject it
+	host, _ := os.Hostname()
+	f := &Frontier{
+		rdb:      redis.NewClient(ro),
+		prefix:   "jscrawl:" + opts.CrawlID + ":",
+		opts:     opts,
+		worker:   opts.WorkerID,
+		host:     host,
+		logger:   opts.Logger,
+		stats:    opts.Stats,
+		held:     map[*types.Request]*lease{},
+		startPos: map[*types.Request]int{},
+		pushed:   map[string]int64{},
+		kick:     make(chan struct{}, 1),
+		wake:     make(chan struct{}, 1),
+		loopDone: make(chan struct{}),
+	}
+	if f.worker == "" {
+		f.worker = fmt.Sprintf("%s-%d-%04x", host, os.Getpid(), rand.IntN(1<<16))
+	}
+	for _, k := range syncKeys {
+		f.keys = append(f.keys, f.prefix+k)
+	}
+	finished, err := f.open(ctx)
+	if err != nil {
+		_ = f.rdb.Close()
+		return nil, err
+	}
+	f.finished = finished
+	go f.loop()
+	return f, nil
+}
+
+// open checks the connection (retrying an unreachable server) and loads the scripts. It
+// reports whether the crawl is finished.
+func (f *Frontier) open(ctx context.Context) (bool, error) {
+	var down time.Time
+	backoff := 50 * time.Millisecond
+	for {
+		n, err := f.rdb.Exists(ctx, f.prefix+keyFinished).Result()
+		if err == nil {
+			if err = syncScript.Load(ctx, f.rdb).Err(); err == nil {
+				err = startScript.Load(ctx, f.rdb).Err()
+			}
+		}
+		if err == nil {
+			return n > 0, nil
+		}
+		if !retryable(err) {
+			return false, fmt.Errorf("redis frontier %s: %w", redactURL(f.opts.URL), err)
+		}
+		if down.IsZero() {
+			down = time.Now()
+			f.logger.Warn(fmt.Sprintf("Redis frontier %s unreachable, retrying for %s: %v", redactURL(f.opts.URL), f.opts.RetryTimeout, err))
+		}
+		if time.Since(down) > f.opts.RetryTimeout {
+			return false, fmt.Errorf("redis frontier %s: unreachable for %s: %w", redactURL(f.opts.URL), f.opts.RetryTimeout, err)
+		}
+		select {
+		case <-ctx.Done():
+			return false, fmt.Errorf("redis frontier %s: %w", redactURL(f.opts.URL), ctx.Err())
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
+}
+
+// retryable reports whether err may go away by itself: the network, or a server that is
+// loading or busy. An error reply (a wrong password, a missing database) is not.
+func retryable(err error) bool {
+	var re redis.Error
+	if errors.As(err, &re) {
+		msg := re.Error()
+		for _, p := range []string{"LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "CLUSTERDOWN", "NOSCRIPT"} {
+			if strings.HasPrefix(msg, p) {
+				return true
+			}
+		}
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, net.ErrClosed) || errors.Is(err, context.DeadlineExceeded) ||
+		strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection")
+}
+
+// redactURL hides the password of a Redis URL.
+func redactURL(u string) string {
+	at := strings.LastIndexByte(u, '@')
+	scheme := strings.Index(u, "://")
+	if at < 0 || scheme < 0 || at < scheme {
+		return u
+	}
+	creds := u[scheme+3 : at]
+	if i := strings.IndexByte(creds, ':'); i >= 0 {
+		return u[:scheme+3] + creds[:i] + ":xxxxx" + u[at:]
+	}
+	return u
+}
+
+// WorkerID returns this worker's id in the crawl.
+func (f *Frontier) WorkerID() string { return f.worker }
+
+// Prefix returns the prefix of every key of the crawl: jscrawl:<crawl-id>:.
+func (f *Frontier) Prefix() string { return f.prefix }
+
+// Finished reports whether the crawl is over: nothing pending or leased, start() done. A
+// worker that opens a finished crawl should not run it.
+func (f *Frontier) Finished() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.finished
+}
+
+// Err returns the error that made the frontier fail for good, or nil.
+func (f *Frontier) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+// Totals returns the crawl-wide stats as of the last heartbeat (every worker's integer
+// stats summed: item_scraped_count, response_received_count...), for CLOSESPIDER_* limits
+// counted crawl-wide.
+func (f *Frontier) Totals() map[string]int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make(map[string]int64, len(f.totals))
+	for k, v := range f.totals {
+		out[k] = v
+	}
+	return out
+}
+
+func (f *Frontier) poke() {
+	select {
+	case f.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (f *Frontier) notify() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Enqueue implements engine.Scheduler: it queues req for the crawl. It returns false only
+// for a request whose fingerprint this worker sent lately; the crawl's seen-set drops
+// other duplicates later (counted in dupefilter/filtered).
+func (f *Frontier) Enqueue(req *types.Request) bool {
+	var fp []byte
+	if !req.DontFilter {
+		sum := frontier.Fingerprint(req)
+		if f.sentLately(sum) {
+			f.stats.Inc("dupefilter/filtered", 1)
+			return false
+		}
+		fp = sum[:]
+	}
+	prio := max(min(req.Priority, maxPriority), -maxPriority)
+	rec := frontier.EncodeRequest(nil, req)
+	f.mu.Lock()
+	pos := f.startPos[req]
+	delete(f.startPos, req)
+	f.ops = append(f.ops, op{args: []any{"a", fp, prio, pos, rec}, add: true})
+	f.adds++
+	f.mu.Unlock()
+	f.stats.Inc("scheduler/enqueued/redis", 1)
+	f.stats.Inc("scheduler/enqueued", 1)
+	f.poke()
+	return true
+}
+
+// sentLately reports whether fp was sent lately, and remembers it.
+func (f *Frontier) sentLately(fp [16]byte) bool {
+	if _, ok := f.hot[fp]; ok {
+		return true
+	}
+	if _, ok := f.warm[fp]; ok {
+		return true
+	}
+	if f.hot == nil || len(f.hot) >= hotSize {
+		f.warm, f.hot = f.hot, make(map[[16]byte]struct{}, hotSize/4)
+	}
+	f.hot[fp] = struct{}{}
+	return false
+}
+
+// Next implements engine.Scheduler: a request this worker leased, or nil when none is
+// buffered (the background goroutine then leases more).
+func (f *Frontier) Next() *types.Request {
+	f.mu.Lock()
+	if len(f.buf) == 0 {
+		wasHungry := f.hungry
+		f.hungry = true
+		f.mu.Unlock()
+		if !wasHungry {
+			f.poke()
+		}
+		return nil
+	}
+	l := f.buf[0]
+	f.buf[0] = nil
+	f.buf = f.buf[1:]
+	f.held[l.req] = l
+	low := !f.hungry && f.opts.Prefetch > 0 && len(f.buf) <= f.opts.Prefetch/2
+	if low {
+		f.hungry = true
+	}
+	f.mu.Unlock()
+	if low {
+		f.poke()
+	}
+	f.stats.Inc("scheduler/dequeued/redis", 1)
+	f.stats.Inc("scheduler/dequeued", 1)
+	return l.req
+}
+
+// Done implements engine.Scheduler: the lease of req is acknowledged, after everything
+// Enqueue received before.
+func (f *Frontier) Done(req *types.Request) {
+	f.mu.Lock()
+	l := f.held[req]
+	if l != nil {
+		delete(f.held, req)
+		ack := op{args: []any{"k", l.member, l.token}}
+		if f.opts.HoldAcks {
+			f.acks = append(f.acks, ack)
+		} else {
+			f.ops = append(f.ops, ack)
+		}
+	}
+	f.mu.Unlock()
+	if l != nil && !f.opts.HoldAcks {
+		f.poke()
+	}
+}
+
+// ReleaseAcks sends the acknowledgements held back since the last call (HoldAcks): call
+// it once what the requests produced is safe (the feeds flushed). Safe from any goroutine.
+func (f *Frontier) ReleaseAcks() {
+	f.mu.Lock()
+	n := len(f.acks)
+	f.ops = append(f.ops, f.acks...)
+	f.acks = nil
+	f.mu.Unlock()
+	if n > 0 {
+		f.poke()
+	}
+}
+
+// Len implements engine.Scheduler: requests this worker holds that the engine has not
+// taken, leased ones in the buffer and new ones not yet in Redis.
+func (f *Frontier) Len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.buf) + f.adds
+}
+
+// Settled implements engine.SharedScheduler: the crawl is over everywhere (nothing pending
+// or leased, start() done) and this worker has nothing left to send.
+func (f *Frontier) Settled() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.finished && len(f.ops) == 0 && f.sending == 0 && len(f.held) == 0 && len(f.buf) == 0 && len(f.acks) == 0
+}
+
+// Wake implements engine.SharedScheduler: it receives when Next may return a request or
+// Settled may have changed.
+func (f *Frontier) Wake() <-chan struct{} { return f.wake }
+
+// WrapStart implements engine.SharedScheduler: the returned function runs start() if this
+// worker holds the crawl's start lease, skipping the outputs an earlier holder recorded;
+// waits while another worker holds it; and returns nil once start() has run.
+func (f *Frontier) WrapStart(start func(context.Context, engine.Emit) error) func(context.Context, engine.Emit) error {
+	return func(ctx context.Context, emit engine.Emit) error {
+		skip, err := f.acquireStart(ctx)
+		if err != nil || skip < 0 {
+			return err
+		}
+		pos := 0
+		return start(ctx, func(o types.Output) {
+			pos++
+			if pos <= skip {
+				return
+			}
+			if o.Request != nil {
+				f.mu.Lock()
+				f.startPos[o.Request] = pos
+				f.mu.Unlock()
+			}
+			emit(o)
+		})
+	}
+}
+
+// acquireStart waits for the start lease: it returns how many outputs to skip, or -1
+// when start() has run.
+func (f *Frontier) acquireStart(ctx context.Context) (int, error) {
+	poll := min(f.opts.LeaseTimeout/4, time.Second)
+	var down time.Time
+	waiting := ""
+	for {
+		res, err := startScript.Run(ctx, f.rdb, []string{f.prefix + keyStart}, f.worker, f.opts.LeaseTimeout.Milliseconds()).Slice()
+		if err == nil && len(res) != 3 {
+			err = fmt.Errorf("start script returned %d values", len(res))
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return 0, ctx.Err()
+			}
+			if !retryable(err) {
+				return 0, fmt.Errorf("redis frontier: start lease: %w", err)
+			}
+			if down.IsZero() {
+				down = time.Now()
+			} else if time.Since(down) > f.opts.RetryTimeout {
+				return 0, fmt.Errorf("redis frontier: start lease: unreachable for %s: %w", f.opts.RetryTimeout, err)
+			}
+		} else {
+			down = time.Time{}
+			state, _ := res[0].(string)
+			yielded, _ := res[1].(int64)
+			prev, _ := res[2].(string)
+			switch state {
+			case "done":
+				return -1, nil
+			case "mine":
+				if prev != "" && prev != f.worker {
+					f.logger.Info(fmt.Sprintf("Taking over start() from worker %s, whose lease expired: skipping the %d outputs it recorded", prev, yielded))
+					f.stats.Inc("frontier/start_taken_over", 1)
+				}
+				f.mu.Lock()
+				f.startHeld = true
+				f.mu.Unlock()
+				return int(yielded), nil
+			case "held":
+				if waiting != prev {
+					waiting = prev
+					f.logger.Info(fmt.Sprintf("Worker %s runs start(): waiting for it", prev))
+				}
+			default:
+				return 0, fmt.Errorf("redis frontier: start lease: unexpected state %q", state)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+}
+
+// StartDone implements engine.SharedScheduler: the engine has routed every output of the
+// wrapped start, which returned err. A start() that ran to its end (or failed) is done for
+// the crawl; one cut short (context.Canceled: this worker stops) leaves the start lease
+// to another worker.
+func (f *Frontier) StartDone(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	clear(f.startPos)
+	if !f.startHeld {
+		return
+	}
+	f.startHeld = false
+	end := "d"
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		end = "x"
+	}
+	f.ops = append(f.ops, op{args: []any{"s", end}})
+	f.poke()
+}
+
+// Close sends what the outbox holds, returns the leases of requests the engine did not
+// finish to pending (buffered ones, ones never Done after a stop, and with HoldAcks the
+// Done ones whose acknowledgements were not released: call ReleaseAcks first), gives up
+// the start lease if start() did not finish, adds the last stats to the crawl's, removes
+// this worker's heartbeat, and closes the connection. It waits for Redis up to ctx's end.
+func (f *Frontier) Close(ctx context.Context) error {
+	f.mu.Lock()
+	if f.closing {
+		f.mu.Unlock()
+		return nil
+	}
+	f.closing = true
+	for _, l := range f.buf {
+		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
+	}
+	f.buf = nil
+	for req, l := range f.held {
+		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
+		delete(f.held, req)
+	}
+	for _, a := range f.acks { // never released: what they produced may be lost
+		f.ops = append(f.ops, op{args: []any{"r", a.args[1], a.args[2]}})
+	}
+	f.acks = nil
+	if f.startHeld {
+		f.startHeld = false
+		f.ops = append(f.ops, op{args: []any{"s", "x"}})
+	}
+	f.mu.Unlock()
+	f.poke()
+	var err error
+	select {
+	case <-f.loopDone:
+	case <-ctx.Done():
+		err = fmt.Errorf("redis frontier: close: %w", ctx.Err())
+	}
+	f.mu.Lock()
+	if err == nil && f.err != nil && (len(f.ops) > 0 || f.sending > 0) {
+		err = f.err
+	}
+	f.mu.Unlock()
+	if cerr := f.rdb.Close(); err == nil && cerr != nil && !errors.Is(cerr, redis.ErrClosed) {
+		err = fmt.Errorf("redis frontier: close: %w", cerr)
+	}
+	return err
+}
+
+// loop is the background goroutine: one round trip at a time.
+func (f *Frontier) loop() {
+	defer close(f.loopDone)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	renewEvery := f.opts.LeaseTimeout / 3
+	statsEvery := min(renewEvery, time.Second)
+	lastRenew, lastStats := time.Now(), time.Now()
+	idlePoll := 5 * time.Millisecond
+	backoff := 50 * time.Millisecond
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-f.kick:
+		case <-timer.C:
+		}
+		f.mu.Lock()
+		closing := f.closing
+		f.mu.Unlock()
+		heartbeat := time.Since(lastRenew) >= renewEvery || closing
+		stats := heartbeat || time.Since(lastStats) >= statsEvery
+		got, s, err := f.trip(ctx, heartbeat, stats, closing)
+		var wait time.Duration
+		switch {
+		case err != nil:
+			if !f.failing(err) {
+				return // failed for good
+			}
+			wait = backoff
+			backoff = min(2*backoff, 5*time.Second)
+		default:
+			backoff = 50 * time.Millisecond
+			if s.heartbeat {
+				lastRenew = time.Now()
+			}
+			if s.stats {
+				lastStats = time.Now()
+			}
+			f.mu.Lock()
+			// Done after the round trip that said goodbye, when nothing is left to send.
+			more, hungry, done := len(f.ops) > 0, f.hungry, s.bye && len(f.ops) == 0
+			f.mu.Unlock()
+			if done {
+				return
+			}
+			switch {
+			case more:
+				wait = 0
+			case hungry && got == 0 && s.k == 0:
+				wait = idlePoll
+				idlePoll = min(2*idlePoll, 250*time.Millisecond)
+			case hungry:
+				idlePoll = 5 * time.Millisecond
+				wait = 0
+			default:
+				wait = min(renewEvery-time.Since(lastRenew), statsEvery-time.Since(lastStats))
+			}
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(max(wait, 0))
+	}
+}
+
+// failing handles a failed round trip: it reports false once Redis has failed for longer
+// than RetryTimeout (the frontier has failed for good).
+func (f *Frontier) failing(err error) bool {
+	if errors.Is(err, redis.ErrClosed) {
+		return false // Close gave up waiting
+	}
+	f.mu.Lock()
+	first := f.down.IsZero()
+	if first {
+		f.down = time.Now()
+	}
+	since := time.Since(f.down)
+	f.mu.Unlock()
+	if first {
+		f.logger.Warn(fmt.Sprintf("Redis frontier unreachable, not taking work, retrying for %s: %v", f.opts.RetryTimeout, err))
+		f.stats.Inc("frontier/redis_errors", 1)
+	}
+	if since <= f.opts.RetryTimeout && retryable(err) {
+		return true
+	}
+	ferr := fmt.Errorf("redis frontier %s: %s failing: %w", redactURL(f.opts.URL), since.Round(time.Second), err)
+	if retryable(err) {
+		ferr = fmt.Errorf("redis frontier %s: unreachable for %s (FRONTIER_RETRY_TIMEOUT): %w", redactURL(f.opts.URL), since.Round(time.Second), err)
+	}
+	f.mu.Lock()
+	f.err = ferr
+	f.mu.Unlock()
+	f.logger.Error(ferr.Error())
+	f.fatal.Do(func() {
+		if f.opts.OnFatal != nil {
+			f.opts.OnFatal(ferr)
+		}
+	})
+	f.notify()
+	return false
+}
+
+// sent is a round trip's request, kept to be sent again as it is when its reply was lost.
+type sent struct {
+	args      []any
+	k         int  // ops of the outbox it carries
+	heartbeat bool // it renews the leases
+	stats     bool // it pushes the stats and reads the crawl's
+	bye       bool // it is the last one (Close)
+	n         int  // requests it leases at most
+}
+
+// trip runs one round trip: the outbox, the renewals and heartbeat (heartbeat), and a
+// lease of what the engine has room for; or the round trip that failed last, again. It
+// reports how many requests it leased, and what it sent.
+func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (int, *sent, error) {
+	s := f.retry
+	if s == nil {
+		s = f.build(heartbeat, stats, closing)
+	}
+	res, err := syncScript.Run(ctx, f.rdb, f.keys, s.args...).Slice()
+	if err == nil && len(res) != 12 {
+		err = fmt.Errorf("sync script returned %d values", len(res))
+	}
+	if err != nil {
+		f.retry = s // the same trip id: the script does not apply it twice
+		return 0, s, err
+	}
+	f.retry = nil
+	k := s.k
+	filtered, stale := toInt(res[1]), toInt(res[3])
+	recovered, finished, startLost := toInt(res[4]), toInt(res[7]) == 1, toInt(res[8]) == 1
+	if filtered > 0 {
+		f.stats.Inc("dupefilter/filtered", filtered)
+	}
+	if stale > 0 {
+		f.stats.Inc("frontier/leases_lost", stale)
+		f.logger.Warn(fmt.Sprintf("%d requests were done after their leases had expired: other workers may process them again", stale))
+	}
+	if recovered > 0 {
+		f.stats.Inc("frontier/leases_recovered", recovered)
+		f.logger.Info(fmt.Sprintf("Recovered %d expired leases: their requests are pending again", recovered))
+	}
+	var got []*lease
+	if out, _ := res[10].([]any); len(out) > 0 {
+		for i := 0; i+2 < len(out); i += 3 {
+			m, _ := out[i].(string)
+			tok, _ := out[i+1].(string)
+			rec, _ := out[i+2].(string)
+			req, derr := frontier.DecodeRequest([]byte(rec))
+			if derr != nil {
+				f.logger.Error(fmt.Sprintf("Redis frontier: dropping the damaged request %s: %v", m, derr))
+				f.mu.Lock()
+				f.ops = append(f.ops, op{args: []any{"k", m, tok}})
+				f.mu.Unlock()
+				continue
+			}
+			got = append(got, &lease{member: m, token: tok, req: req})
+		}
+	}
+	var lostMembers []string
+	if lost, _ := res[9].([]any); len(lost) > 0 {
+		for _, m := range lost {
+			s, _ := m.(string)
+			lostMembers = append(lostMembers, s)
+		}
+	}
+	var totals map[string]int64
+	if tv, _ := res[11].([]any); s.stats {
+		totals = make(map[string]int64, len(tv)/2)
+		for i := 0; i+1 < len(tv); i += 2 {
+			k, _ := tv[i].(string)
+			v, _ := tv[i+1].(string)
+			totals[k], _ = strconv.ParseInt(v, 10, 64)
+		}
+	}
+
+	f.mu.Lock()
+	wasDown := !f.down.IsZero()
+	f.down = time.Time{}
+	for _, o := range f.ops[:k] {
+		if o.add {
+			f.adds--
+		}
+	}
+	f.ops = f.ops[k:]
+	f.sending = 0
+	changed := finished != f.finished || len(got) > 0 || len(f.ops) == 0 && k > 0
+	f.finished = finished
+	if len(got) > 0 {
+		f.buf = append(f.buf, got...)
+	}
+	if len(got) > 0 || s.n <= 0 && len(f.buf) > 0 {
+		f.hungry = false // refilled, or no room for more until the engine asks again
+	}
+	if startLost && f.startHeld {
+		f.logger.Warn("The start lease expired and went to another worker: it goes on with start()")
+	}
+	if totals != nil {
+		f.totals = totals
+	}
+	f.mu.Unlock()
+	if len(lostMembers) > 0 {
+		f.stats.Inc("frontier/leases_lost", int64(len(lostMembers)))
+		f.logger.Warn(fmt.Sprintf("%d leases expired before they were renewed: other workers may process their requests again", len(lostMembers)))
+	}
+	if wasDown {
+		f.logger.Info("Redis frontier reachable again")
+	}
+	if changed || wasDown {
+		f.notify()
+	}
+	return len(got), s, nil
+}
+
+// build makes the next round trip's request.
+func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
+	f.mu.Lock()
+	n := 0
+	if f.hungry && !closing && f.err == nil {
+		n = f.opts.Capacity + f.opts.Prefetch - len(f.held) - len(f.buf)
+		if len(f.buf) == 0 {
+			n = max(n, 1) // the engine asked: it has room
+		}
+	}
+	// The outbox, up to maxOpsPerTrip words.
+	words := 0
+	k := 0
+	for k < len(f.ops) && words < maxOpsPerTrip {
+		words += len(f.ops[k].args)
+		k++
+	}
+	f.sending = k
+	f.tripSeq++
+	args := []any{f.worker, f.opts.LeaseTimeout.Milliseconds(), boolArg(f.opts.FIFO), n, "", "0", f.tripSeq}
+	for _, o := range f.ops[:k] {
+		args = append(args, o.args...)
+	}
+	if heartbeat {
+		for _, l := range f.held {
+			args = append(args, "h", l.member, l.token)
+		}
+		for _, l := range f.buf {
+			args = append(args, "h", l.member, l.token)
+		}
+		for _, a := range f.acks {
+			args = append(args, "h", a.args[1], a.args[2])
+		}
+		if f.startHeld {
+			args = append(args, "s", "1")
+		}
+		inFlight, start := len(f.held)+len(f.buf), f.startHeld
+		f.mu.Unlock()
+		if closing {
+			args = append(args, "b")
+		} else {
+			info, _ := json.Marshal(WorkerInfo{ID: f.worker, Host: f.host, PID: os.Getpid(),
+				Heartbeat: time.Now().UTC().Format(time.RFC3339), InFlight: inFlight, Start: start})
+			args[4] = string(info)
+		}
+	} else {
+		f.mu.Unlock()
+	}
+	if stats {
+		args = append(args, f.statOps()...)
+		args[5] = "1"
+	}
+	return &sent{args: args, k: k, heartbeat: heartbeat, stats: stats, bye: heartbeat && closing, n: n}
+}
+
+// statOps returns the ops that add this worker's stats since the last push to the
+// crawl's; maxima (keys ending in max or startup) are raised, not added.
+func (f *Frontier) statOps() []any {
+	var args []any
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for k, v := range f.stats.Snapshot() {
+		n, ok := v.(int64)
+		if !ok || n == f.pushed[k] {
+			continue
+		}
+		if isMax(k) {
+			args = append(args, "m", k, n)
+		} else {
+			args = append(args, "i", k, n-f.pushed[k])
+		}
+		f.pushed[k] = n
+	}
+	return args
+}
+
+func isMax(key string) bool {
+	return strings.HasSuffix(key, "max") || strings.HasSuffix(key, "startup")
+}
+
+func boolArg(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+func toInt(v any) int64 {
+	switch v := v.(type) {
+	case int64:
+		return v
+	case string:
+		n, _ := strconv.ParseInt(v, 10, 64)
+		return n
+	}
+	return 0
+}
+
+// Interface guards
+var _ engine.SharedScheduler = (*Frontier)(nil)
