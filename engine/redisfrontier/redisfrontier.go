@@ -60,8 +60,6 @@
 //	stats     HASH  Scrapy stat key → crawl-wide integer (the workers' deltas summed,
 //	                maxima as maxima)
 //	trips     HASH  worker id → its last round trip's id and reply (removed at Close)
-//	slot:<slot>      HASH  next: the earliest start of the slot's next download (Gate)
-//	slotheld:<slot>  ZSET  turn token → expiry: the slot's downloads in flight (Gate)
 //
 // # start()
 //
@@ -74,12 +72,6 @@
 // still gets both. A position is recorded with the request that holds it, in the same
 // script; items (and requests a filter dropped) at positions after the last recorded
 // request are yielded again by a successor.
-//
-// # Politeness
-//
-// Gate, a downloader middleware, holds DOWNLOAD_DELAY and CONCURRENT_REQUESTS_PER_DOMAIN
-// per download slot for the whole crawl (slotScript: one round trip to take a turn, one to
-// give it back).
 //
 // # Duplicates
 //
