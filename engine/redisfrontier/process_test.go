@@ -77,16 +77,12 @@ func runWorkerProcess() int {
 }
 
 // pageSite serves a graph of total pages, /p/0 to /p/{total-1}, each linking to n+1, n+2
-// and 2n (mod total) and taking 2 ms (a site's latency), and counts the hits per page,
-// when each arrived, and the most it handled at once (during their latency).
+// and 2n (mod total) and taking 2 ms (a site's latency), and counts the hits per page.
 type pageSite struct {
 	*httptest.Server
-	total       int
-	mu          sync.Mutex
-	hits        map[string]int
-	arrivals    []time.Time
-	inFlight    int
-	maxInFlight int
+	total int
+	mu    sync.Mutex
+	hits  map[string]int
 }
 
 func newPageSite(t *testing.T, total int) *pageSite {
@@ -99,14 +95,8 @@ func newPageSite(t *testing.T, total int) *pageSite {
 		}
 		s.mu.Lock()
 		s.hits[r.URL.Path]++
-		s.arrivals = append(s.arrivals, time.Now())
-		s.inFlight++
-		s.maxInFlight = max(s.maxInFlight, s.inFlight)
 		s.mu.Unlock()
 		time.Sleep(2 * time.Millisecond) // the site's latency, not synchronisation
-		s.mu.Lock()
-		s.inFlight--
-		s.mu.Unlock()
 		fmt.Fprintf(w, `<html><a href="/p/%d">a</a><a href="/p/%d">b</a><a href="/p/%d">c</a></html>`,
 			(n+1)%total, (n+2)%total, 2*n%total)
 	}))
