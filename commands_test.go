@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/examples/demosite"
 )
 
@@ -62,7 +63,7 @@ func runJscrawl(t *testing.T, dir, stdin string, env []string, args ...string) (
 // latin1 is "café" in ISO-8859-1: fetch must not convert it to UTF-8.
 var latin1 = []byte("<html><head><title>caf\xe9</title></head><body><p>caf\xe9</p></body></html>\n")
 
-// siteServer serves the pages the command tests read.
+// siteServer serves the pages the command tests read, besides enginetest's routes.
 func siteServer(t *testing.T) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
@@ -95,9 +96,7 @@ func siteServer(t *testing.T) *httptest.Server {
 		}
 		fmt.Fprint(w, "</body></html>")
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	return srv
+	return enginetest.StartWith(t, mux).Server
 }
 
 func TestFetch(t *testing.T) {

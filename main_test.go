@@ -319,16 +319,20 @@ func TestFeeds(t *testing.T) {
 	})
 }
 
+// usageCase is a command line that must exit with code 2, naming names, with nothing on
+// stdout.
+type usageCase struct {
+	name  string
+	args  []string
+	names string
+}
+
 func TestUsageErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	spider := writeFile(t, dir, "tiny.ts", tinySpider)
 	badCustom := writeFile(t, dir, "badcustom.ts", strings.Replace(tinySpider, "CONCURRENT_REQUESTS: 4", `CONCURRENT_REQUESTS: "many"`, 1))
-	for _, tc := range []struct {
-		name  string
-		args  []string
-		names string
-	}{
+	for _, tc := range append([]usageCase{
 		{"bad -s value", []string{"run", spider, "-s", "CONCURRENT_REQUESTS=abc"}, "CONCURRENT_REQUESTS"},
 		{"-s without =", []string{"run", spider, "-s", "CONCURRENT_REQUESTS"}, "CONCURRENT_REQUESTS"},
 		{"-a without a value", []string{"run", spider, "-a", "novalue"}, "novalue"},
@@ -340,7 +344,7 @@ func TestUsageErrors(t *testing.T) {
 		{"no spider file", []string{"run", "-o", "-:jsonl"}, "spider file"},
 		{"two spider files", []string{"run", spider, spider}, "spider file"},
 		{"bad customSettings value", []string{"run", "--demo", badCustom}, "CONCURRENT_REQUESTS"},
-	} {
+	}, sharedFlagUsageCases(spider, badCustom)...) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			stdout, stderr, code := jscrawl(t, tc.args...)

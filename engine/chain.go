@@ -6,6 +6,7 @@ package engine
 import (
 	"fmt"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 
@@ -16,100 +17,204 @@ import (
 // project template uses 543).
 const DefaultMiddlewareOrder = 543
 
+// MiddlewareOrder reads an order number: a value of a *_MIDDLEWARES setting or a spider
+// middleware's `order` property, as decoded from JSON or exported from JS. ok is false for
+// anything but a finite number, which is truncated to an integer.
+func MiddlewareOrder(v any) (order int, ok bool) {
+	switch n := v.(type) {
+	case float64:
+		if math.IsNaN(n) || math.IsInf(n, 0) {
+			return 0, false
+		}
+		return int(n), true
+	case int64:
+		return int(n), true
+	case int:
+		return n, true
+	}
+	return 0, false
+}
+
 // OrderedMiddleware is a downloader middleware with its order number.
 type OrderedMiddleware struct {
 	Order int
 	M     DownloaderMiddleware
 }
 
-// OutputFilter is an enabled built-in spider output filter with its Scrapy name and order
-// number (after SPIDER_MIDDLEWARES).
-type OutputFilter struct {
-	Name   string
-	Order  int
-	Filter SpiderOutputFilter
+// OwnMiddlewares is implemented by a spider that brings its own middlewares (jsapi.Spider:
+// the module's downloaderMiddlewares and spiderMiddlewares exports). New asks it once for
+// their order numbers and places them among the built-ins (Scrapy: DOWNLOADER_MIDDLEWARES
+// and SPIDER_MIDDLEWARES list the project's middlewares with the built-ins).
+type OwnMiddlewares interface {
+	// MiddlewareOrders returns the order numbers of the spider's downloader middlewares
+	// and of its spider middlewares that have an output hook (processSpiderOutput or
+	// processSpiderException), each in the order declared; their indexes there are the
+	// numbers DownloaderMiddlewares and OutputStage.Own use.
+	MiddlewareOrders() (downloader, spiderOutput []int)
+	// DownloaderMiddlewares returns one DownloaderMiddleware that runs the spider's
+	// downloader middlewares idx, which are adjacent in the chain (nearest the engine
+	// first), with the semantics of Scrapy's DownloaderMiddlewareManager among them. New
+	// calls it once per run of adjacent ones.
+	DownloaderMiddlewares(idx []int) DownloaderMiddleware
 }
 
-// OutputFilters returns the enabled built-in spider output filters, nearest the engine
-// first. A spider whose own middlewares sit among them runs the ones above its
-// middlewares itself and marks its outputs with types.Output.FilteredFrom.
-func (e *Engine) OutputFilters() []OutputFilter { return slices.Clone(e.outFilters) }
+// OutputStage is one stage of the spider's part of the spider output chain (OutputPlan):
+// one of the spider's own middlewares (Own ≥ 0, its number in OwnMiddlewares'
+// spiderOutput) or a run of adjacent built-in output filters (Own is -1).
+type OutputStage struct {
+	Own     int
+	Filters []SpiderOutputFilter // spider side first; for Own -1
+}
 
-// builtin is a built-in middleware with its Scrapy name and default order number.
-type builtin[T any] struct {
+// OutputPlan returns the spider's part of the spider output chain (Scrapy:
+// SpiderMiddlewareManager's process_spider_output), spider side first: its own middlewares
+// with an output hook and the built-in output filters their order numbers place on the
+// spider side of the last of them. The spider runs it on what its callbacks and errbacks
+// produce; the engine then runs the built-ins nearer the engine. Nil when the spider has no
+// such middleware: the engine runs every filter.
+func (e *Engine) OutputPlan() []OutputStage { return e.outPlan }
+
+// link is one middleware of a chain with its order number: a built-in (with its Scrapy
+// name, or "" for one added with an Option) or the spider's own middleware number own.
+type link[T any] struct {
 	name  string
 	order int
+	own   int // -1 for a built-in
 	m     T
 }
 
-// ordered applies the setting key (name → order number, or null to disable) to the
-// built-ins and returns them sorted by order, nearest the engine first. An unknown name is
-// a warning.
-func ordered[T any](settings *types.Settings, key string, logger *slog.Logger, bs []builtin[T]) []T {
-	keep := orderedBuiltins(settings, key, logger, bs)
-	out := make([]T, len(keep))
-	for i, b := range keep {
-		out[i] = b.m
-	}
-	return out
-}
-
-// orderedBuiltins is ordered keeping each built-in's name and final order number.
-func orderedBuiltins[T any](settings *types.Settings, key string, logger *slog.Logger, bs []builtin[T]) []builtin[T] {
+// chainOrder orders one middleware chain, nearest the engine first (Scrapy:
+// build_component_list over *_MIDDLEWARES_BASE and *_MIDDLEWARES): the built-ins at their
+// order numbers as the setting key moves them (a number) or disables them (null) by name,
+// an unknown name being a warning, and the spider's own middleware i at order own[i]. Ties
+// keep the built-ins nearer the engine, then the order given, as Scrapy sorts the base
+// entries before the project's.
+func chainOrder[T any](settings *types.Settings, key string, logger *slog.Logger, builtins []link[T], own []int) []link[T] {
 	conf := settings.Map(key)
 	known := map[string]bool{}
-	var keep []builtin[T]
-	for _, b := range bs {
-		known[b.name] = true
-		if v, ok := conf[b.name]; ok {
-			if v == nil {
-				continue // disabled
-			}
-			if f, ok := v.(float64); ok {
-				b.order = int(f)
-			} else if n, ok := v.(int64); ok {
-				b.order = int(n)
-			} else if n, ok := v.(int); ok {
-				b.order = n
+	var keep []link[T]
+	for _, b := range builtins {
+		b.own = -1
+		if b.name != "" {
+			known[b.name] = true
+			if v, ok := conf[b.name]; ok {
+				if v == nil {
+					continue // disabled
+				}
+				if o, ok := MiddlewareOrder(v); ok {
+					b.order = o
+				}
 			}
 		}
 		keep = append(keep, b)
 	}
 	for name := range conf {
 		if !known[name] {
-			logger.Warn(fmt.Sprintf("%s: unknown built-in middleware %q (known: %s)", key, name, builtinNames(bs)))
+			logger.Warn(fmt.Sprintf("%s: unknown built-in middleware %q (known: %s)", key, name, linkNames(builtins)))
 		}
 	}
-	slices.SortStableFunc(keep, func(a, b builtin[T]) int { return a.order - b.order })
+	for i, o := range own {
+		keep = append(keep, link[T]{order: o, own: i})
+	}
+	slices.SortStableFunc(keep, func(a, b link[T]) int { return a.order - b.order })
 	return keep
 }
 
-func builtinNames[T any](bs []builtin[T]) string {
+func linkNames[T any](bs []link[T]) string {
 	var names []string
 	for _, b := range bs {
-		names = append(names, b.name)
+		if b.name != "" {
+			names = append(names, b.name)
+		}
 	}
 	return strings.Join(names, ", ")
 }
 
-// downloaderChain is the built-in downloader middlewares and the added ones, sorted by
-// order number (DOWNLOADER_MIDDLEWARES moves or disables a built-in).
-func (e *Engine) downloaderChain() []DownloaderMiddleware {
-	bs := []builtin[DownloaderMiddleware]{
-		{"OffsiteMiddleware", 50, e.offsite},
-		{"RobotsTxtMiddleware", 100, NewRobotsTxtMiddleware(e.settings, e.stats, e.logger, e.slots)},
-		{"HttpAuthMiddleware", 300, NewHTTPAuthMiddleware(e.settings)},
-		{"RetryMiddleware", 550, NewRetryMiddleware(e.settings, e.stats, e.logger, e.slots)},
-		{"MetaRefreshMiddleware", 580, NewMetaRefreshMiddleware(e.settings, e.stats, e.logger)},
-		{"RedirectMiddleware", 600, NewRedirectMiddleware(e.settings, e.stats, e.logger)},
-		{"CookiesMiddleware", 700, NewCookiesMiddleware(e.settings, e.logger)},
-		{"HttpProxyMiddleware", 750, NewHTTPProxyMiddleware(e.settings, e.stats)},
-		{"HttpCacheMiddleware", 900, NewHTTPCacheMiddleware(e.settings, e.spiderName(), e.stats, e.logger)},
+// ownOrders returns the order numbers of the spider's own downloader and output
+// middlewares (none for a spider without OwnMiddlewares).
+func (e *Engine) ownOrders() (downloader, spiderOutput []int) {
+	if o, ok := e.spider.(OwnMiddlewares); ok {
+		return o.MiddlewareOrders()
 	}
-	for _, m := range e.dlmws {
-		bs = append(bs, builtin[DownloaderMiddleware]{"", m.Order, m.M})
+	return nil, nil
+}
+
+// downloaderChain is the built-in downloader middlewares, the added ones and the spider's
+// own, sorted by order number (DOWNLOADER_MIDDLEWARES moves or disables a built-in). The
+// spider's own middlewares that end up adjacent run as one group (OwnMiddlewares).
+func (e *Engine) downloaderChain(own []int) []DownloaderMiddleware {
+	bs := []link[DownloaderMiddleware]{
+		{name: "OffsiteMiddleware", order: 50, m: e.offsite},
+		{name: "RobotsTxtMiddleware", order: 100, m: NewRobotsTxtMiddleware(e.settings, e.stats, e.logger, e.slots)},
+		{name: "HttpAuthMiddleware", order: 300, m: NewHTTPAuthMiddleware(e.settings)},
+		{name: "RetryMiddleware", order: 550, m: NewRetryMiddleware(e.settings, e.stats, e.logger, e.slots)},
+		{name: "MetaRefreshMiddleware", order: 580, m: NewMetaRefreshMiddleware(e.settings, e.stats, e.logger)},
+		{name: "RedirectMiddleware", order: 600, m: NewRedirectMiddleware(e.settings, e.stats, e.logger)},
+		{name: "CookiesMiddleware", order: 700, m: NewCookiesMiddleware(e.settings, e.logger)},
+		{name: "HttpProxyMiddleware", order: 750, m: NewHTTPProxyMiddleware(e.settings, e.stats)},
+		{name: "HttpCacheMiddleware", order: 900, m: NewHTTPCacheMiddleware(e.settings, e.spiderName(), e.stats, e.logger)},
 	}
 	// Added middlewares have no name, so the setting cannot disable them; they sort among
 	// the built-ins by order, ties keeping the order they were added in.
-	return ordered(e.settings, types.DownloaderMiddlewares, e.logger, bs)
+	for _, m := range e.dlmws {
+		bs = append(bs, link[DownloaderMiddleware]{order: m.Order, m: m.M})
+	}
+	var chain []DownloaderMiddleware
+	links := chainOrder(e.settings, types.DownloaderMiddlewares, e.logger, bs, own)
+	for i := 0; i < len(links); i++ {
+		if links[i].own < 0 {
+			chain = append(chain, links[i].m)
+			continue
+		}
+		var idx []int
+		for ; i < len(links) && links[i].own >= 0; i++ {
+			idx = append(idx, links[i].own)
+		}
+		i--
+		chain = append(chain, e.spider.(OwnMiddlewares).DownloaderMiddlewares(idx))
+	}
+	return chain
+}
+
+// spiderChain orders the built-in spider middlewares (SPIDER_MIDDLEWARES moves or disables
+// them) and the spider's own output middlewares, and sets the input filters, every output
+// filter (spider side first) and the spider's part of the output chain (OutputPlan), which
+// ends at its own middleware nearest the engine.
+func (e *Engine) spiderChain(own []int) {
+	links := chainOrder(e.settings, types.SpiderMiddlewares, e.logger, []link[any]{
+		{name: "HttpErrorMiddleware", order: 50, m: NewHTTPErrorMiddleware(e.settings, e.stats, e.logger)},
+		{name: "SchemeMiddleware", order: 60, m: NewSchemeMiddleware(e.settings, e.logger)},
+		{name: "OffsiteMiddleware", order: 500, m: e.offsite},
+		{name: "RefererMiddleware", order: 700, m: NewRefererMiddleware(e.settings, e.logger)},
+		{name: "UrlLengthMiddleware", order: 800, m: NewURLLengthMiddleware(e.settings, e.stats, e.logger)},
+		{name: "DepthMiddleware", order: 900, m: NewDepthMiddleware(e.settings, e.stats, e.logger)},
+	}, own)
+	for _, l := range links {
+		if f, ok := l.m.(SpiderInputFilter); ok {
+			e.inFilters = append(e.inFilters, f)
+		}
+	}
+	e.outFilters, e.outPlan, e.spiderPart = nil, nil, 0
+	for i := len(links) - 1; i >= 0; i-- {
+		l := links[i]
+		if l.own >= 0 {
+			e.outPlan = append(e.outPlan, OutputStage{Own: l.own})
+			e.spiderPart = len(e.outFilters)
+			continue
+		}
+		f, ok := l.m.(SpiderOutputFilter)
+		if !ok {
+			continue
+		}
+		e.outFilters = append(e.outFilters, f)
+		if last := len(e.outPlan) - 1; last >= 0 && e.outPlan[last].Own < 0 {
+			e.outPlan[last].Filters = append(e.outPlan[last].Filters, f)
+		} else {
+			e.outPlan = append(e.outPlan, OutputStage{Own: -1, Filters: []SpiderOutputFilter{f}})
+		}
+	}
+	// The built-ins engine side of the spider's last middleware are the engine's to run.
+	for len(e.outPlan) > 0 && e.outPlan[len(e.outPlan)-1].Own < 0 {
+		e.outPlan = e.outPlan[:len(e.outPlan)-1]
+	}
 }

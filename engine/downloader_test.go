@@ -184,6 +184,48 @@ func TestDownloadBodiesAndSchemes(t *testing.T) {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// TestDownloadHandlersSetting: DOWNLOAD_HANDLERS maps schemes to handlers by name over the
+// defaults; null takes a scheme's handler away and an unknown name is named in the error.
+func TestDownloadHandlersSetting(t *testing.T) {
+	t.Parallel()
+	srv := enginetest.NewServer(t)
+	page := filepath.Join(t.TempDir(), "page.html")
+	if err := os.WriteFile(page, []byte("<h1>local</h1>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fileURL := "file://" + filepath.ToSlash(page)
+	all := []any{"http", "https", "file", "data"}
+	for _, tc := range []struct {
+		name     string
+		url      string
+		handlers map[string]any
+		wantErr  string // "" for a 200
+	}{
+		{"defaults: file", fileURL, nil, ""},
+		{"defaults: http", srv.URL + "/", nil, ""},
+		{"null disables file", fileURL, map[string]any{"file": nil}, `no download handler for URL scheme "file" (DOWNLOAD_HANDLERS disables it)`},
+		{"empty name disables data", "data:,x", map[string]any{"data": ""}, `no download handler for URL scheme "data" (DOWNLOAD_HANDLERS disables it)`},
+		{"disabling file leaves http", srv.URL + "/", map[string]any{"file": nil}, ""},
+		{"unknown handler", srv.URL + "/", map[string]any{"http": "CurlHandler"}, `DOWNLOAD_HANDLERS names an unknown handler "CurlHandler" (known: DataURIDownloadHandler, FileDownloadHandler, HTTPDownloadHandler)`},
+		{"scheme names are case-insensitive", fileURL, map[string]any{"FILE": "FileDownloadHandler"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.DownloadSchemes: all, types.DownloadHandlers: tc.handlers})
+			resp, err := e.Download(context.Background(), &types.Request{URL: tc.url})
+			if tc.wantErr == "" {
+				if err != nil || resp.Status != 200 {
+					t.Fatalf("Download = %v, %v; want a 200", resp, err)
+				}
+				return
+			}
+			if engine.ErrorName(err) != engine.NameNotSupported || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Download error = %v (%s), want NotSupported with %q", err, engine.ErrorName(err), tc.wantErr)
+			}
+		})
+	}
+}
+
 // TestDownloadWarnSize checks the warning, logged once per response, past DOWNLOAD_WARNSIZE
 // for a body without Content-Length, and for an announced size.
 func TestDownloadWarnSize(t *testing.T) {

@@ -96,7 +96,9 @@ type Engine struct {
 	offsite    *OffsiteMiddleware
 	inflight   inflight // downloads in flight, for Downloads
 	inFilters  []SpiderInputFilter
-	outFilters []OutputFilter // nearest the engine first
+	outFilters []SpiderOutputFilter // spider side first
+	outPlan    []OutputStage        // the spider's part of the output chain (OutputPlan)
+	spiderPart int                  // outFilters[:spiderPart] are in outPlan
 
 	sigMu    sync.RWMutex
 	handlers map[Signal][]SignalHandler
@@ -111,6 +113,8 @@ type Engine struct {
 	wake      chan struct{}
 	running   bool
 	ran       bool
+
+	backlogDrop backlogDrop // wakes WaitBacklog after each pass
 
 	exportMu sync.Mutex
 	export   exportState // guarded by exportMu
@@ -168,6 +172,10 @@ type event struct {
 	errs   int64 // evParsed: spider errors in the call
 	tr     *reqTrack
 	reason string
+
+	// chained (evOutput): out comes from a callback or errback, so it passed the spider's
+	// part of the output chain (OutputPlan).
+	chained bool
 }
 
 // reqTrack follows one scheduled request from its download to the end of what it produced,
@@ -209,22 +217,9 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	hd := NewHTTPDownloader(settings, e.client, e.stats)
 	hd.logger = e.logger
 	e.slots = NewSlotDownloader(settings, markDownloading(hd), SlotLogger(e.logger))
-	e.downloader = e.inflight.scope(Chain(e.inflight.track(e.slots), e.downloaderChain()...))
-	for _, b := range orderedBuiltins(settings, types.SpiderMiddlewares, e.logger, []builtin[any]{
-		{"HttpErrorMiddleware", 50, NewHTTPErrorMiddleware(settings, e.stats, e.logger)},
-		{"SchemeMiddleware", 60, NewSchemeMiddleware(settings, e.logger)},
-		{"OffsiteMiddleware", 500, e.offsite},
-		{"RefererMiddleware", 700, NewRefererMiddleware(settings, e.logger)},
-		{"UrlLengthMiddleware", 800, NewURLLengthMiddleware(settings, e.stats, e.logger)},
-		{"DepthMiddleware", 900, NewDepthMiddleware(settings, e.stats, e.logger)},
-	}) {
-		if f, ok := b.m.(SpiderInputFilter); ok {
-			e.inFilters = append(e.inFilters, f)
-		}
-		if f, ok := b.m.(SpiderOutputFilter); ok {
-			e.outFilters = append(e.outFilters, OutputFilter{Name: b.name, Order: b.order, Filter: f})
-		}
-	}
+	dlOwn, outOwn := e.ownOrders()
+	e.downloader = e.inflight.scope(Chain(e.inflight.track(e.slots), e.downloaderChain(dlOwn)...))
+	e.spiderChain(outOwn)
 	e.maxDownloads = max(settings.Int(types.ConcurrentRequests), 1)
 	e.maxParsing = 2 * e.maxDownloads
 	e.maxItems = max(settings.Int(types.ConcurrentItems), 1)
@@ -260,10 +255,13 @@ func (e *Engine) post(ev event) {
 	}
 }
 
-// emitFor returns the Emit for outputs of parent's callback (nil for start requests), the
-// callback of the scheduled request tr follows (nil for none).
-func (e *Engine) emitFor(parent *types.Response, tr *reqTrack) Emit {
-	return func(o types.Output) { e.post(event{kind: evOutput, parent: parent, out: o, tr: tr}) }
+// emitFor returns the Emit for outputs of parent's callback or errback (nil for start
+// requests, with chained false), the callback of the scheduled request tr follows (nil for
+// none).
+func (e *Engine) emitFor(parent *types.Response, tr *reqTrack, chained bool) Emit {
+	return func(o types.Output) {
+		e.post(event{kind: evOutput, parent: parent, out: o, tr: tr, chained: chained})
+	}
 }
 
 // Crawl schedules req as if a spider had emitted it (Scrapy: engine.crawl). Safe from any
@@ -360,13 +358,13 @@ func (e *Engine) Run(ctx context.Context) error {
 
 	start := time.Now()
 	e.stats.Set("start_time", start.UTC().Format(time.RFC3339))
-	e.send(ctx, EngineStarted)
+	e.send(ctx, SignalEvent{Signal: EngineStarted})
 	if err := e.open(ctx); err != nil {
 		e.closeExporters()
 		return err
 	}
 	e.logger.Info("Spider opened")
-	e.send(ctx, SpiderOpened)
+	e.send(ctx, SignalEvent{Signal: SpiderOpened})
 
 	stopMem := e.watchMemory()
 	// A resumed job's stats hold the items of its earlier runs: CLOSESPIDER_ITEMCOUNT
@@ -430,7 +428,7 @@ func (e *Engine) crawl(ctx context.Context) {
 	if !e.startDone {
 		e.starting = true
 		e.wg.Go(func() {
-			err := start(startCtx, e.emitFor(nil, nil))
+			err := start(startCtx, e.emitFor(nil, nil, false))
 			e.post(event{kind: evStartDone, err: err})
 		})
 	}
@@ -468,7 +466,7 @@ func (e *Engine) crawl(ctx context.Context) {
 			if e.closing {
 				return
 			}
-			e.send(ctx, SpiderIdle)
+			e.send(ctx, SignalEvent{Signal: SpiderIdle})
 			if e.pending() {
 				continue
 			}
@@ -546,7 +544,7 @@ func (e *Engine) drain(ctx context.Context) {
 func (e *Engine) handle(ctx context.Context, ev *event) {
 	switch ev.kind {
 	case evOutput:
-		e.route(ctx, ev.parent, ev.tr, ev.out)
+		e.route(ctx, ev.parent, ev.tr, ev.out, ev.chained)
 	case evDownloaded:
 		e.downloads--
 		e.downloaded(ctx, ev.req, ev.resp, ev.err)
@@ -586,8 +584,9 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 	}
 }
 
-// route runs the spider output filters on one output and schedules or processes it.
-func (e *Engine) route(ctx context.Context, parent *types.Response, tr *reqTrack, out types.Output) {
+// route runs the spider output filters on one output and schedules or processes it. A
+// chained output passed the spider's part of the chain: only the filters after it run.
+func (e *Engine) route(ctx context.Context, parent *types.Response, tr *reqTrack, out types.Output, chained bool) {
 	if out.Request == nil {
 		if out.Item != nil {
 			e.itemQ = append(e.itemQ, pendingItem{item: out.Item, resp: parent, tr: tr})
@@ -600,15 +599,14 @@ func (e *Engine) route(ctx context.Context, parent *types.Response, tr *reqTrack
 	if e.closing && e.committer == nil {
 		return // a job keeps them: a paused job resumes with them
 	}
-	// Spider side first, as Scrapy's process_spider_output; the spider may have run the
-	// filters above out.FilteredFrom already (between its own middlewares).
-	for i := len(e.outFilters) - 1; i >= 0; i-- {
-		f := e.outFilters[i]
-		if out.FilteredFrom > 0 && f.Order >= out.FilteredFrom {
-			continue
-		}
+	// Spider side first, as Scrapy's process_spider_output.
+	filters := e.outFilters
+	if chained {
+		filters = filters[e.spiderPart:]
+	}
+	for _, f := range filters {
 		var ok bool
-		if out, ok = f.Filter.ProcessSpiderOutput(ctx, parent, out); !ok {
+		if out, ok = f.ProcessSpiderOutput(ctx, parent, out); !ok {
 			return
 		}
 	}
@@ -616,9 +614,9 @@ func (e *Engine) route(ctx context.Context, parent *types.Response, tr *reqTrack
 		return
 	}
 	if e.sched.Enqueue(out.Request) {
-		e.send(ctx, RequestScheduled, out.Request)
+		e.send(ctx, SignalEvent{Signal: RequestScheduled, Request: out.Request})
 	} else {
-		e.send(ctx, RequestDropped, out.Request)
+		e.send(ctx, SignalEvent{Signal: RequestDropped, Request: out.Request})
 	}
 }
 
@@ -629,7 +627,10 @@ func (e *Engine) Backlog() int { return int(e.inboxReqs.Load() + e.schedLen.Load
 
 // admit starts downloads while there is room (Scrapy: needs_backout).
 func (e *Engine) admit(ctx context.Context) {
-	defer func() { e.schedLen.Store(int64(e.sched.Len())) }()
+	defer func() {
+		e.schedLen.Store(int64(e.sched.Len()))
+		e.backlogDrop.notify()
+	}()
 	for !e.closing && e.downloads < e.maxDownloads && e.parsing < e.maxParsing {
 		// CLOSESPIDER_PAGECOUNT: start no more downloads than could still be counted, so the
 		// crawl stops at the count instead of overshooting by the downloads in flight.
@@ -666,9 +667,9 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 		// A middleware replaced the request: schedule the replacement (the duplicate filter
 		// applies unless it has dontFilter).
 		if e.sched.Enqueue(re.Request) {
-			e.send(ctx, RequestScheduled, re.Request)
+			e.send(ctx, SignalEvent{Signal: RequestScheduled, Request: re.Request})
 		} else {
-			e.send(ctx, RequestDropped, re.Request)
+			e.send(ctx, SignalEvent{Signal: RequestDropped, Request: re.Request})
 		}
 		e.done(ctx, tr)
 		return
@@ -693,7 +694,7 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 		}
 		return
 	}
-	e.send(ctx, ResponseReceived, resp, req)
+	e.send(ctx, SignalEvent{Signal: ResponseReceived, Response: resp, Request: req})
 	if e.pageLimit > 0 && e.stats.Int("response_received_count") >= e.pageLimit {
 		e.closeWith("closespider_pagecount")
 	}
@@ -713,7 +714,7 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 	}
 	e.wg.Go(func() {
 		var errs int64
-		if perr := e.spider.Parse(ctx, resp, e.emitFor(resp, tr)); perr != nil && ctx.Err() == nil {
+		if perr := e.spider.Parse(ctx, resp, e.emitFor(resp, tr, true)); perr != nil && ctx.Err() == nil {
 			errs++
 			e.spiderError(ctx, "Spider error processing "+reqString(resp.Request)+" (referer: "+referer(resp.Request)+")", perr, resp)
 			if resp.Request.Errback != "" {
@@ -811,7 +812,7 @@ func (e *Engine) callErrback(ctx context.Context, tr *reqTrack, req *types.Reque
 	if parent == nil {
 		parent = &types.Response{URL: req.URL, Request: req}
 	}
-	if eerr := e.spider.Errback(ctx, f, e.emitFor(parent, tr)); eerr != nil && ctx.Err() == nil {
+	if eerr := e.spider.Errback(ctx, f, e.emitFor(parent, tr, true)); eerr != nil && ctx.Err() == nil {
 		e.spiderError(ctx, "Spider error processing "+reqString(req)+" (errback "+req.Errback+")", eerr, resp)
 		return 1
 	}
@@ -824,7 +825,7 @@ func (e *Engine) spiderError(ctx context.Context, msg string, err error, resp *t
 	e.stats.Inc("spider_exceptions/count", 1)
 	e.stats.Inc("spider_exceptions/"+name, 1)
 	e.logger.Error(msg + "\n" + err.Error())
-	e.send(ctx, SpiderError, err, resp)
+	e.send(ctx, SignalEvent{Signal: SpiderError, Err: err, Response: resp})
 }
 
 // finish closes the spider, pipelines and exporters and dumps the stats.
@@ -844,7 +845,7 @@ func (e *Engine) finish(ctx context.Context, start time.Time) {
 	// (Scrapy sends it before the stats are dumped); then the spider, then the feeds.
 	e.closePipelines(e.pipelines)
 	e.stats.Set("finish_reason", reason)
-	e.send(context.WithoutCancel(ctx), SpiderClosed, reason)
+	e.send(context.WithoutCancel(ctx), SignalEvent{Signal: SpiderClosed, Reason: reason})
 	if e.committer != nil {
 		e.commit(context.WithoutCancel(ctx), Progress{Final: true, Reason: reason, StartDone: e.startDone})
 	}

@@ -250,7 +250,7 @@ func TestDepthLimit(t *testing.T) {
 
 func TestRetry(t *testing.T) {
 	t.Parallel()
-	refused := "http://" + closedPort(t) + "/x"
+	refused := "http://" + enginetest.ClosedAddr(t) + "/x"
 	for _, tc := range []struct {
 		name       string
 		path       string // on the server unless it starts with http
@@ -727,7 +727,7 @@ func TestHardStop(t *testing.T) {
 		CloseFunc: func() error { closed = true; return nil },
 	}
 	e, _ := newEngine(t, sp, nil, engine.WithExporters(rec))
-	e.Connect(engine.ItemScraped, func(context.Context, ...any) error {
+	e.Connect(engine.ItemScraped, func(context.Context, engine.SignalEvent) error {
 		cancel()
 		return nil
 	})
@@ -885,7 +885,7 @@ func TestStatsAndLogLines(t *testing.T) {
 	e, logs := newEngine(t, sp, map[string]any{types.LogStatsInterval: 60})
 	for _, s := range []engine.Signal{engine.EngineStarted, engine.SpiderOpened, engine.SpiderIdle, engine.SpiderClosed,
 		engine.ItemScraped, engine.RequestScheduled, engine.ResponseReceived} {
-		e.Connect(s, func(context.Context, ...any) error {
+		e.Connect(s, func(context.Context, engine.SignalEvent) error {
 			mu.Lock()
 			signals = append(signals, s)
 			mu.Unlock()
@@ -954,7 +954,7 @@ func TestSignalCrawlOnIdle(t *testing.T) {
 	var e *engine.Engine
 	e, _ = newEngine(t, &enginetest.Spider{StartURLs: []string{srv.URL + "/item/1"}}, nil)
 	var once atomic.Bool
-	e.Connect(engine.SpiderIdle, func(context.Context, ...any) error {
+	e.Connect(engine.SpiderIdle, func(context.Context, engine.SignalEvent) error {
 		if once.CompareAndSwap(false, true) {
 			e.Crawl(&types.Request{URL: srv.URL + "/item/2"})
 		}

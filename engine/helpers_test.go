@@ -1,15 +1,14 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
-	"net"
 	goruntime "runtime"
 	"sync"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -30,24 +29,6 @@ func settings(t testing.TB, kv map[string]any) *types.Settings {
 	return s
 }
 
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 // crawl runs spider to the end and returns the engine and its DEBUG log.
 func crawl(t testing.TB, spider engine.Spider, kv map[string]any, opts ...engine.Option) (*engine.Engine, string) {
 	t.Helper()
@@ -58,9 +39,9 @@ func crawl(t testing.TB, spider engine.Spider, kv map[string]any, opts ...engine
 	return e, logs.String()
 }
 
-func newEngine(t testing.TB, spider engine.Spider, kv map[string]any, opts ...engine.Option) (*engine.Engine, *syncBuffer) {
+func newEngine(t testing.TB, spider engine.Spider, kv map[string]any, opts ...engine.Option) (*engine.Engine, *enginetest.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &enginetest.Buffer{}
 	stats := engine.NewStats()
 	logger := slog.New(engine.NewLogHandler(logs, slog.LevelDebug, stats))
 	opts = append([]engine.Option{engine.WithLogger(logger), engine.WithStats(stats)}, opts...)
@@ -70,18 +51,6 @@ func newEngine(t testing.TB, spider engine.Spider, kv map[string]any, opts ...en
 func stat(e *engine.Engine, key string) int64 {
 	v, _ := e.Stats().Get(key).(int64)
 	return v
-}
-
-// closedPort returns an address where nothing listens.
-func closedPort(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	return addr
 }
 
 // recorder collects exported items; it fails the test on concurrent Export calls.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -69,15 +70,12 @@ func TestDownloadsInFlight(t *testing.T) {
 
 // A download waiting in the RetryMiddleware before its next try is listed as "retry wait".
 func TestDownloadsRetryWait(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusServiceUnavailable)
-	}))
-	defer srv.Close()
+	flaky := enginetest.NewServer(t).URL + "/status/503"
 	e, _ := newEngine(t, nil, map[string]any{types.RetryBackoffBase: 60.0})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := e.Download(engine.WithOrigin(ctx, 3), &types.Request{URL: srv.URL + "/flaky"})
+		_, err := e.Download(engine.WithOrigin(ctx, 3), &types.Request{URL: flaky})
 		done <- err
 	}()
 	// The wait starts after the 503 is read; nothing signals that moment.
@@ -87,7 +85,7 @@ func TestDownloadsRetryWait(t *testing.T) {
 			break
 		}
 	}
-	if len(got) != 1 || got[0].State != engine.StateRetryWait || got[0].Retries != 1 || got[0].URL != srv.URL+"/flaky" || got[0].Origin != 3 {
+	if len(got) != 1 || got[0].State != engine.StateRetryWait || got[0].Retries != 1 || got[0].URL != flaky || got[0].Origin != 3 {
 		t.Fatalf("Downloads = %+v, want one in retry wait", got)
 	}
 	cancel()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -233,7 +234,7 @@ func TestAutoThrottle(t *testing.T) {
 			for k, v := range tc.kv {
 				kv[k] = v
 			}
-			logs := &syncBuffer{}
+			logs := &enginetest.Buffer{}
 			slots := engine.NewSlotDownloader(settings(t, kv), engine.NewHTTPDownloader(settings(t, kv), nil, engine.NewStats()),
 				engine.SlotLogger(slog.New(slog.NewTextHandler(logs, nil))))
 			for _, q := range tc.queries {

@@ -76,11 +76,11 @@ func (e *Engine) processItem(ctx context.Context, seq uint64, it pendingItem) {
 				e.stats.Inc("item_dropped_count", 1)
 				e.stats.Inc("item_dropped_reasons_count/DropItem", 1)
 				e.logger.Warn("Dropped: " + err.Error())
-				e.send(ctx, ItemDropped, item, resp, err)
+				e.send(ctx, SignalEvent{Signal: ItemDropped, Item: item, Response: resp, Err: err})
 			} else {
 				e.stats.Inc("item_error_count", 1)
 				e.logger.Error(fmt.Sprintf("Error processing %s\n%v", itemJSON(item), err))
-				e.send(ctx, ItemError, item, resp, err)
+				e.send(ctx, SignalEvent{Signal: ItemError, Item: item, Response: resp, Err: err})
 			}
 			e.deliver(ctx, seq, readyItem{resp: resp, tr: it.tr})
 			return
@@ -137,7 +137,7 @@ func (e *Engine) scraped(ctx context.Context, ready []readyItem) {
 			}
 			e.logger.Debug("Scraped from " + from + "\n" + itemJSON(r.item))
 		}
-		e.send(ctx, ItemScraped, r.item, r.resp)
+		e.send(ctx, SignalEvent{Signal: ItemScraped, Item: r.item, Response: r.resp})
 	}
 }
 

@@ -3,36 +3,64 @@ package engine
 import (
 	"context"
 	"fmt"
+
+	"github.com/jscrawl/jscrawl/types"
 )
 
 // Signal names a point in the crawl where connected handlers run (Scrapy: scrapy.signals).
 type Signal string
 
-// The signals the engine sends, with the arguments handlers receive.
+// The signals the engine sends, with the SignalEvent fields their handlers get.
 const (
-	EngineStarted    Signal = "engine_started"    // no arguments
-	SpiderOpened     Signal = "spider_opened"     // no arguments
-	SpiderIdle       Signal = "spider_idle"       // no arguments; handlers may Crawl more
-	SpiderClosed     Signal = "spider_closed"     // reason string
-	ItemScraped      Signal = "item_scraped"      // types.Item, *types.Response (may be nil)
-	ItemDropped      Signal = "item_dropped"      // types.Item, *types.Response, error
-	ItemError        Signal = "item_error"        // types.Item, *types.Response, error
-	RequestScheduled Signal = "request_scheduled" // *types.Request
-	RequestDropped   Signal = "request_dropped"   // *types.Request
-	ResponseReceived Signal = "response_received" // *types.Response, *types.Request
-	SpiderError      Signal = "spider_error"      // error, *types.Response (nil for start)
+	EngineStarted    Signal = "engine_started"    // no fields
+	SpiderOpened     Signal = "spider_opened"     // no fields
+	SpiderIdle       Signal = "spider_idle"       // no fields; handlers may Crawl more
+	SpiderClosed     Signal = "spider_closed"     // Reason
+	ItemScraped      Signal = "item_scraped"      // Item, Response (may be nil)
+	ItemDropped      Signal = "item_dropped"      // Item, Response, Err
+	ItemError        Signal = "item_error"        // Item, Response, Err
+	RequestScheduled Signal = "request_scheduled" // Request
+	RequestDropped   Signal = "request_dropped"   // Request
+	ResponseReceived Signal = "response_received" // Response, Request
+	SpiderError      Signal = "spider_error"      // Err, Response (nil for start)
 )
 
+// Deferrable reports whether the sender of s waits for work its handlers start (Scrapy:
+// "This signal supports returning deferreds from its handlers"): engine_started,
+// spider_opened, spider_closed, item_scraped, item_dropped and item_error. The others are
+// sent where waiting would stall the crawl (the engine goroutine, or a failing callback for
+// spider_error): their handlers must return at once and leave any asynchronous work
+// running on its own, as a JS handler's promise is then left to settle (jsapi).
+func (s Signal) Deferrable() bool {
+	switch s {
+	case EngineStarted, SpiderOpened, SpiderClosed, ItemScraped, ItemDropped, ItemError:
+		return true
+	}
+	return false
+}
+
+// SignalEvent is what a signal's handlers get: the signal and the fields it has (listed
+// with the Signal constants); the others are zero.
+type SignalEvent struct {
+	Signal   Signal
+	Request  *types.Request
+	Response *types.Response
+	Item     types.Item
+	Err      error
+	Reason   string
+}
+
 // SignalHandler is a function connected to a Signal.
-type SignalHandler func(ctx context.Context, args ...any) error
+type SignalHandler func(ctx context.Context, ev SignalEvent) error
 
 // Connect registers fn to run synchronously, on the sending goroutine, each time sig is
 // sent (Scrapy: signals.connect). Handlers of one signal run in the order connected; an
 // error is logged and does not stop the others. Safe from any goroutine; connect before Run
 // to see every event. Signals sent on the engine goroutine (SpiderIdle, RequestScheduled,
-// RequestDropped, ResponseReceived) must not block; ItemScraped, ItemDropped, ItemError
-// and SpiderError run on worker goroutines and may overlap.
-func (e *Engine) Connect(sig Signal, fn func(ctx context.Context, args ...any) error) {
+// RequestDropped, ResponseReceived) must not block, nor SpiderError (see
+// Signal.Deferrable); ItemScraped, ItemDropped, ItemError and SpiderError run on worker
+// goroutines and may overlap.
+func (e *Engine) Connect(sig Signal, fn SignalHandler) {
 	e.sigMu.Lock()
 	defer e.sigMu.Unlock()
 	if e.handlers == nil {
@@ -41,23 +69,23 @@ func (e *Engine) Connect(sig Signal, fn func(ctx context.Context, args ...any) e
 	e.handlers[sig] = append(e.handlers[sig], fn)
 }
 
-// send runs the handlers of sig.
-func (e *Engine) send(ctx context.Context, sig Signal, args ...any) {
+// send runs the handlers of ev.Signal.
+func (e *Engine) send(ctx context.Context, ev SignalEvent) {
 	e.sigMu.RLock()
-	hs := e.handlers[sig]
+	hs := e.handlers[ev.Signal]
 	e.sigMu.RUnlock()
 	for _, h := range hs {
-		if err := safeCall(ctx, h, args); err != nil {
-			e.logger.Error(fmt.Sprintf("Error caught on signal handler: %s\n%v", sig, err))
+		if err := safeCall(ctx, h, ev); err != nil {
+			e.logger.Error(fmt.Sprintf("Error caught on signal handler: %s\n%v", ev.Signal, err))
 		}
 	}
 }
 
-func safeCall(ctx context.Context, h SignalHandler, args []any) (err error) {
+func safeCall(ctx context.Context, h SignalHandler, ev SignalEvent) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("signal handler panicked: %v", r)
 		}
 	}()
-	return h(ctx, args...)
+	return h(ctx, ev)
 }

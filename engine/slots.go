@@ -178,7 +178,7 @@ func toFloat(v any) (float64, bool) {
 // host name in lower case (Scrapy: Downloader.get_slot_key). Middlewares use it to address
 // SetMinDelay and PauseUntil.
 func SlotKey(req *types.Request) string {
-	if v, ok := req.MetaValue("downloadSlot").(string); ok && v != "" {
+	if v, ok := req.MetaValue(types.MetaDownloadSlot).(string); ok && v != "" {
 		return v
 	}
 	u := req.URL

@@ -377,7 +377,7 @@ declare module "jscrawl" {
   }
 
   export interface Signals {
-    /** Runs handler each time the signal is sent; an async handler is awaited. */
+    /** Runs handler each time the signal is sent; an async handler's promise is awaited for engine_started, spider_opened, spider_closed and item_* only (Scrapy's deferrable signals). */
     connect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
     disconnect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
   }
@@ -794,6 +794,8 @@ declare module "jscrawl" {
     DEPTH_STATS_VERBOSE?: boolean;
     /** seconds between downloads from the same slot (number of seconds). */
     DOWNLOAD_DELAY?: number;
+    /** URL scheme → download handler name (HTTPDownloadHandler, FileDownloadHandler, DataURIDownloadHandler), or null to disable the scheme (object). */
+    DOWNLOAD_HANDLERS?: Record<string, unknown>;
     /** largest response body in bytes (0: no limit) (integer). */
     DOWNLOAD_MAXSIZE?: number;
     /** bytes of response bodies received at once; downloads wait for room (0: no limit) (integer). */

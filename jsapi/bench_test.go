@@ -35,6 +35,24 @@ func benchPage(n int) []byte {
 	return []byte(b.String())
 }
 
+// benchParser returns a function that parses the i-th response of a benchmark with sp: the
+// benchPage pages in turn (64 of them), as served at http://127.0.0.1:1/page/N.
+func benchParser(b *testing.B, sp *jsapi.Spider, emit engine.Emit) func(i int) {
+	pages := make([][]byte, 64)
+	for i := range pages {
+		pages[i] = benchPage(i)
+	}
+	hdr := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
+	ctx := context.Background()
+	return func(i int) {
+		u := fmt.Sprintf("http://127.0.0.1:1/page/%d", i%len(pages))
+		resp := &types.Response{URL: u, Status: 200, Headers: hdr, Body: pages[i%len(pages)], Request: &types.Request{URL: u}}
+		if err := sp.Parse(ctx, resp, emit); err != nil {
+			b.Error(err)
+		}
+	}
+}
+
 // BenchmarkParseCallback measures one spider callback per page, as the benchmark spider
 // writes it (10 items and 32 follows per page): HTML parsing, the Go↔JS crossing, the
 // generator, selectors and the conversion of outputs. pages/s is the figure to compare.
@@ -60,22 +78,8 @@ func benchParse(b *testing.B, parallel bool) {
   }
 }
 `)
-	pages := make([][]byte, 64)
-	for i := range pages {
-		pages[i] = benchPage(i)
-	}
-	hdr := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
 	var outs atomic.Int64
-	emit := func(types.Output) { outs.Add(1) }
-	ctx := context.Background()
-	parse := func(i int) {
-		u := fmt.Sprintf("http://127.0.0.1:1/page/%d", i%len(pages))
-		resp := &types.Response{URL: u, Status: 200, Headers: hdr, Body: pages[i%len(pages)],
-			Request: &types.Request{URL: u}}
-		if err := sp.Parse(ctx, resp, emit); err != nil {
-			b.Error(err)
-		}
-	}
+	parse := benchParser(b, sp, func(types.Output) { outs.Add(1) })
 	b.ResetTimer()
 	if parallel {
 		var next atomic.Int64
@@ -130,7 +134,7 @@ export const downloaderMiddlewares = [{
   async processResponse(request, response) { return response; },
 }];
 `)
-	mw := sp.DownloaderMiddlewares(types.NewSettings())[0].M
+	mw := sp.DownloaderMiddlewares([]int{0})
 	next := engine.DownloaderFunc(func(_ context.Context, req *types.Request) (*types.Response, error) {
 		if req.Headers.Get("X-Tag") != "1" {
 			return nil, fmt.Errorf("header not sent")

@@ -7,7 +7,6 @@ import (
 	"mime"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
@@ -79,7 +78,7 @@ var errInnocent = errors.New("vm lost to another callback's runaway")
 // run again.
 func (s *Spider) lostTo(where, url string) error {
 	msg := fmt.Sprintf("callback %s (%s) was lost: another callback exceeded JS_CALLBACK_TIMEOUT (%s) on its VM", where, url, s.callbackTimeout())
-	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg}
+	return runtime.InterruptError("TimeoutError", msg, nil)
 }
 
 // runOnce is one run of a callback on vm: it skips the first skip values the callback
@@ -92,12 +91,11 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 	defer s.running.removeCallback(id)
 	done := make(chan error, 1)
 	var produced atomic.Int64
-	filteredFrom := 0 // set on the loop before the first value
 	onValue := func(v goja.Value) goja.Value {
 		if produced.Add(1) <= skip {
 			return nil // emitted by the run this one repeats
 		}
-		st.emitValue(v, where, url, filteredFrom, emit)
+		st.emitValue(v, where, url, emit)
 		if !lazy || s.crawler == nil {
 			return nil
 		}
@@ -117,7 +115,6 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 			done <- runtime.ToScriptError(err)
 			return
 		}
-		filteredFrom = inv.filteredFrom
 		if inv.fn == nil {
 			vm.Drive(inv.result, onValue, func(err error) { done <- err })
 			return
@@ -155,12 +152,12 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 		}
 		if tag, ranAway := vm.Runaway(); ranAway {
 			if tag == id {
-				return produced.Load(), s.namedTimeout(&runtime.ScriptError{Name: "TimeoutError", Message: "interrupted"}, where, vm)
+				return produced.Load(), s.namedTimeout(runtime.InterruptError("TimeoutError", "interrupted", nil), where, vm)
 			}
 			return produced.Load(), errInnocent
 		}
 		if vm.Broken() {
-			return produced.Load(), s.namedTimeout(&runtime.ScriptError{Name: "TimeoutError", Message: "interrupted"}, where, vm)
+			return produced.Load(), s.namedTimeout(runtime.InterruptError("TimeoutError", "interrupted", nil), where, vm)
 		}
 		return produced.Load(), &runtime.ScriptError{Name: "Error", Message: where + ": the VM was closed (shutdown)"}
 	case <-ctx.Done():
@@ -195,7 +192,7 @@ func (s *Spider) interruptedErr(where, url string) error {
 		return nil
 	}
 	msg := fmt.Sprintf("callback %s (%s) interrupted: %s", where, url, *reason)
-	return &runtime.ScriptError{Name: "InterruptedError", Message: msg, Stack: "InterruptedError: " + msg}
+	return runtime.InterruptError("InterruptedError", msg, nil)
 }
 
 // callbackTimeout is JS_CALLBACK_TIMEOUT as text ("?" without a crawler).
@@ -210,11 +207,11 @@ func (s *Spider) callbackTimeout() string {
 // callback: "callback parseBook exceeded JS_CALLBACK_TIMEOUT (2s)".
 func (s *Spider) namedTimeout(err error, where string, vm *runtime.VM) error {
 	var se *runtime.ScriptError
-	if err == nil || !errors.As(err, &se) || se.Name != "TimeoutError" || !vm.Broken() {
+	if !errors.Is(err, runtime.ErrInterrupted) || !errors.As(err, &se) || !vm.Broken() {
 		return err
 	}
 	msg := fmt.Sprintf("callback %s exceeded JS_CALLBACK_TIMEOUT (%s)", where, s.callbackTimeout())
-	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg, Value: se.Value}
+	return runtime.InterruptError("TimeoutError", msg, se.Value)
 }
 
 // wrap returns the spider middlewares' wrapper for a callback's result (helper wrapStart or
@@ -232,9 +229,6 @@ func (st *vmState) wrap(helper string, args ...goja.Value) goja.Value {
 // (null for an errback without one) to inv.
 func (st *vmState) wrapped(inv invocation, response goja.Value) invocation {
 	inv.wrap = st.wrap("wrapOutput", response)
-	if inv.wrap != nil {
-		inv.filteredFrom = st.filteredFrom
-	}
 	return inv
 }
 
@@ -248,10 +242,7 @@ type invocation struct {
 	fn, this goja.Value
 	args     []goja.Value
 	wrap     goja.Value // nil, or a JS function applied to the result (spider middlewares)
-	// filteredFrom marks the outputs (types.Output.FilteredFrom) when wrap ran the built-in
-	// output filters from this order number up.
-	filteredFrom int
-	result       goja.Value
+	result   goja.Value
 }
 
 // startHighWater is the backlog at which start() pauses: enough queued requests to keep
@@ -261,23 +252,18 @@ func (s *Spider) startHighWater() int {
 }
 
 // waitBacklog returns a promise that settles once the backlog is below half the high-water
-// mark, and never when ctx ends first; on the loop. The wait polls the engine's counter off the loop.
+// mark, and never when ctx ends first; on the loop. The engine wakes the wait off the loop
+// (Crawler.WaitBacklog).
 func (st *vmState) waitBacklog(ctx context.Context) goja.Value {
 	p, resolve, _ := st.rt.NewPromise()
 	enqueue := st.vm.Reserve()
 	low := st.s.startHighWater() / 2
 	go func() {
-		t := time.NewTicker(2 * time.Millisecond)
-		defer t.Stop()
-		for st.s.crawler.Backlog() > low {
-			select {
-			case <-ctx.Done():
-				// The crawl is closing: the promise stays pending, so start() stays
-				// suspended instead of producing requests nobody schedules.
-				enqueue(func(*goja.Runtime) error { return nil })
-				return
-			case <-t.C:
-			}
+		if st.s.crawler.WaitBacklog(ctx, low) != nil {
+			// The crawl is closing: the promise stays pending, so start() stays
+			// suspended instead of producing requests nobody schedules.
+			enqueue(func(*goja.Runtime) error { return nil })
+			return
 		}
 		enqueue(func(*goja.Runtime) error { return resolve(nil) })
 	}()
@@ -289,7 +275,7 @@ func (st *vmState) waitBacklog(ctx context.Context) goja.Value {
 // Scrapy ignores a None output. A value that is neither a Request nor an item object is
 // logged (naming the callback and the URL it processes) and counted, and the callback
 // goes on.
-func (st *vmState) emitValue(v goja.Value, where, url string, filteredFrom int, emit engine.Emit) {
+func (st *vmState) emitValue(v goja.Value, where, url string, emit engine.Emit) {
 	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
 		return
 	}
@@ -302,7 +288,6 @@ func (st *vmState) emitValue(v goja.Value, where, url string, filteredFrom int, 
 		st.s.logger.Error(fmt.Sprintf("TypeError: %s: %v", where, err))
 		return
 	}
-	out.FilteredFrom = filteredFrom
 	emit(out)
 }
 
@@ -537,24 +522,12 @@ func (st *vmState) await(ctx context.Context, call func(rt *goja.Runtime) (goja.
 		return runtime.ErrClosed // a broken VM, already forgotten
 	}
 	done := make(chan error, 1)
-	ok := st.vm.Go(func(rt *goja.Runtime) {
-		res, err := call(rt)
-		switch {
-		case err != nil:
-			done <- runtime.ToScriptError(err)
-		case res == nil:
-			done <- onResult(nil)
-		default:
-			settle(rt, res, func(v, rejected goja.Value) {
-				if rejected != nil {
-					done <- runtime.FromValue(rejected, nil)
-					return
-				}
-				done <- onResult(v)
-			})
+	if !st.start(call, func(v goja.Value, err error) {
+		if err == nil {
+			err = onResult(v)
 		}
-	})
-	if !ok {
+		done <- err
+	}) {
 		return runtime.ErrClosed
 	}
 	select {
@@ -570,6 +543,29 @@ func (st *vmState) await(ctx context.Context, call func(rt *goja.Runtime) (goja.
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// start queues call on the VM's loop and returns at once (false when the VM is closed);
+// settled gets, on the loop, the value call returned once settled (nil for none) or the
+// error it threw, returned or rejected with.
+func (st *vmState) start(call func(rt *goja.Runtime) (goja.Value, error), settled func(v goja.Value, err error)) bool {
+	return st.vm.Go(func(rt *goja.Runtime) {
+		res, err := call(rt)
+		switch {
+		case err != nil:
+			settled(nil, runtime.ToScriptError(err))
+		case res == nil:
+			settled(nil, nil)
+		default:
+			settle(rt, res, func(v, rejected goja.Value) {
+				if rejected != nil {
+					settled(nil, runtime.FromValue(rejected, nil))
+					return
+				}
+				settled(v, nil)
+			})
+		}
+	})
 }
 
 // settle calls cb once v (a value or a promise) has settled; on the loop.

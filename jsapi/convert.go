@@ -313,12 +313,12 @@ func requestFromJS(rt *goja.Runtime, obj *goja.Object) (*types.Request, error) {
 				// depth is the engine's Go field. A depth set here is a start request's (or one
 				// a built-in filter ran on between JS middlewares); DepthMiddleware sets it
 				// again for requests a callback produces.
-				if dv := o.Get("depth"); dv != nil {
+				if dv := o.Get(types.MetaDepth); dv != nil {
 					if d, ok := dv.Export().(int64); ok && d >= 0 {
 						req.Depth = int(d)
 					}
 				}
-				req.Meta = dropKeys(req.Meta, "depth")
+				req.Meta = dropKeys(req.Meta, types.MetaDepth)
 			}
 		case "cookies":
 			if req.Cookies, err = cookiesFromJS(rt, v); err != nil {
@@ -458,7 +458,7 @@ func (st *vmState) requestToJS(req *types.Request) (goja.Value, error) {
 	}
 	_ = o.Set("cbKwargs", toJS(rt, req.CbKwargs))
 	meta := toJS(rt, req.Meta).ToObject(rt)
-	_ = meta.Set("depth", req.Depth)
+	_ = meta.Set(types.MetaDepth, req.Depth)
 	_ = o.Set("meta", meta)
 	if len(req.Cookies) > 0 {
 		cs := make([]any, len(req.Cookies))

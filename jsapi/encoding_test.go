@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/unicode"
+
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 )
 
 // TestTextEncodings checks that response.body, text() and selectors see the page's text
@@ -50,8 +51,7 @@ func TestTextEncodings(t *testing.T) {
 			w.Write([]byte(v[1]))
 		})
 	}
-	srv := &server{Server: httptest.NewServer(mux)}
-	t.Cleanup(srv.Close)
+	srv := &server{Server: enginetest.StartWith(t, mux).Server}
 	res := crawl(t, srv, spec{src: `export default class S {
   name = "encodings";
   *start() {
@@ -88,8 +88,7 @@ func TestMadeResponseTextAndHugeLine(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, line)
 	})
-	srv := &server{Server: httptest.NewServer(mux)}
-	t.Cleanup(srv.Close)
+	srv := &server{Server: enginetest.StartWith(t, mux).Server}
 	res := crawl(t, srv, spec{src: `import { Response } from "jscrawl";
 export default class S {
   name = "made";
@@ -118,8 +117,7 @@ func TestHTTPCacheFromJS(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprintf(w, `<h1>Page %s</h1><a href="/p/2">next</a>`, r.PathValue("n"))
 	})
-	srv := &server{Server: httptest.NewServer(mux)}
-	t.Cleanup(srv.Close)
+	srv := &server{Server: enginetest.StartWith(t, mux).Server}
 	sp := spec{settings: map[string]string{"HTTPCACHE_ENABLED": "true", "HTTPCACHE_DIR": t.TempDir()}, src: `export default class S {
   name = "cached";
   startUrls = ["BASE/p/1"];

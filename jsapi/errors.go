@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/dop251/goja"
 )
@@ -106,28 +105,6 @@ func describe(v goja.Value) string {
 		s += "n"
 	}
 	return t + " " + s
-}
-
-// nameNatives gives the Go functions that are own properties of the objects their property
-// names ("checkURL", "css"): goja names a Go function by its Go symbol
-// ("github.com/.../jsapi.(*vmState).natives.func5"), which stack traces and fn.name would
-// show. The objects must have no accessor properties (reading one would call it). On the
-// loop, once per VM.
-func nameNatives(rt *goja.Runtime, objs ...*goja.Object) {
-	for _, o := range objs {
-		for _, k := range o.GetOwnPropertyNames() {
-			f, ok := o.Get(k).(*goja.Object)
-			if !ok {
-				continue
-			}
-			if _, isFn := goja.AssertFunction(f); !isFn {
-				continue
-			}
-			if name := f.Get("name"); name != nil && strings.ContainsAny(name.String(), "./") {
-				_ = f.DefineDataProperty("name", rt.ToValue(k), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
-			}
-		}
-	}
 }
 
 // stringList converts an array (or another iterable) of strings, such as startUrls or a

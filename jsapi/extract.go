@@ -83,17 +83,17 @@ func (h *respHandle) jsonValue() (any, error) {
 }
 
 // jmesSearch runs a JMESPath expression on data and converts the result to a plain JS
-// value; errors throw.
-func (st *vmState) jmesSearch(who, expr string, data any) goja.Value {
+// value; errors are TypeErrors.
+func (st *vmState) jmesSearch(who, expr string, data any) (goja.Value, error) {
 	q, err := compileJMESPath(expr)
 	if err != nil {
-		throwJS(st.rt, "TypeError", fmt.Errorf("%s: %w", who, err))
+		return nil, typeError("%s: %w", who, err)
 	}
 	v, err := q.Search(data)
 	if err != nil {
-		throwJS(st.rt, "TypeError", fmt.Errorf("%s: JMESPath %q: %w", who, expr, err))
+		return nil, typeError("%s: JMESPath %q: %w", who, expr, err)
 	}
-	return jsonToJS(st.rt, v)
+	return jsonToJS(st.rt, v), nil
 }
 
 // jsonToJS converts a value decoded by encoding/json to a plain JS value. Object keys come

@@ -3,9 +3,10 @@ package jsapi_test
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"testing"
+
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 )
 
 // extractServer serves the pages of the extraction tests:
@@ -53,8 +54,7 @@ func extractServer(t *testing.T) *server {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, `{"items":[{"id":1,"name":"a","price":2.5},{"id":2,"name":"b","price":10}],"next":null,"total":2}`)
 	})
-	s := &server{Server: httptest.NewServer(mux), met: make(chan struct{})}
-	t.Cleanup(s.Close)
+	s := &server{Server: enginetest.StartWith(t, mux).Server, met: make(chan struct{})}
 	return s
 }
 

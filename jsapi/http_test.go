@@ -3,9 +3,10 @@ package jsapi_test
 import (
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 )
 
 // httpServer is a site for the HTTP-behaviour tests: /cookie echoes the Cookie header as
@@ -23,8 +24,7 @@ func httpServer(t *testing.T) *server {
 	})
 	mux.HandleFunc("/r1", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/r2", http.StatusMovedPermanently) })
 	mux.HandleFunc("/r2", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/cookie", http.StatusFound) })
-	s := &server{Server: httptest.NewServer(mux)}
-	t.Cleanup(s.Close)
+	s := &server{Server: enginetest.StartWith(t, mux).Server}
 	return s
 }
 

@@ -345,7 +345,7 @@ export default class S {
 		// Once the first page's item is scraped, read the state (pages 8), then schedule
 		// the runaway callback.
 		var once sync.Once
-		eng.Connect(engine.ItemScraped, func(ctx context.Context, args ...any) error {
+		eng.Connect(engine.ItemScraped, func(ctx context.Context, _ engine.SignalEvent) error {
 			once.Do(func() {
 				b, err := s.JobState(ctx)
 				if err != nil || string(b) != `{"pages":8}` {

@@ -3,12 +3,10 @@
 package jsapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,6 +18,7 @@ import (
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/jsapi"
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
@@ -36,13 +35,13 @@ const page = `<!DOCTYPE html>
 </ul>
 </body></html>`
 
-// server is the local site every test crawls:
+// server is the local site every test crawls: enginetest's routes (/status/{code},
+// /redirect/{n}, /delay, /echo, ...) and
 //
 //	/            page
 //	/p/{n}       <h1>Page n</h1>
 //	/json        {"x":1,"list":[1,2]} with the header X-Test: yes
 //	/text        a text/plain body
-//	/status/404  a 404
 //	/together    waits until a second /together request arrives (or 10 s), then answers
 //	             "overlap" (or "alone"): two downloads ran at the same time
 type server struct {
@@ -74,9 +73,6 @@ func newServer(t *testing.T) *server {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprint(w, "plain body ✓")
 	})
-	mux.HandleFunc("/status/404", func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "not here", http.StatusNotFound)
-	})
 	mux.HandleFunc("/together", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.together++
@@ -94,42 +90,12 @@ func newServer(t *testing.T) *server {
 		case <-r.Context().Done():
 		}
 	})
-	s.Server = httptest.NewServer(mux)
-	t.Cleanup(s.Close)
+	s.Server = enginetest.StartWith(t, mux).Server
 	return s
 }
 
 // closedURL returns a loopback URL on which nothing listens.
-func closedURL(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := "http://" + l.Addr().String() + "/gone"
-	if err := l.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+func closedURL(t *testing.T) string { return "http://" + enginetest.ClosedAddr(t) + "/gone" }
 
 // collector is an engine.Exporter that keeps the items.
 type collector struct {
@@ -235,7 +201,7 @@ func load(t *testing.T, sp spec, base string, logger *slog.Logger) (*jsapi.Spide
 // crawl runs the spider against srv with the real engine and returns what it produced.
 func crawl(t *testing.T, srv *server, sp spec) result {
 	t.Helper()
-	var logBuf syncBuffer
+	var logBuf enginetest.Buffer
 	stats := engine.NewStats()
 	logger := slog.New(engine.NewLogHandler(&logBuf, slog.LevelDebug, stats))
 	spider, path, err := load(t, sp, srv.URL, logger)
@@ -264,9 +230,6 @@ func crawl(t *testing.T, srv *server, sp spec) result {
 	col := &collector{}
 	opts := []engine.Option{engine.WithPipelines(spider.Pipelines()...),
 		engine.WithExporters(col), engine.WithLogger(logger), engine.WithStats(stats)}
-	if m := spider.DownloaderMiddlewares(settings); m != nil {
-		opts = append(opts, engine.WithOrderedDownloaderMiddlewares(m...))
-	}
 	eng := engine.New(spider, settings, opts...)
 	if err := spider.Bind(eng); err != nil {
 		t.Fatalf("bind: %v", err)
@@ -574,7 +537,7 @@ func TestErrback(t *testing.T) {
 		name, url string
 		want      string // the item, with URL for the request's URL
 	}{
-		{"404", "BASE/status/404", `{"name":"HttpError","namesURL":true,"status":404,"body":"not here\n","reqUrl":"@URL@","cb":"parse","kw":"k"}`},
+		{"404", "BASE/status/404", `{"name":"HttpError","namesURL":true,"status":404,"body":"status 404","reqUrl":"@URL@","cb":"parse","kw":"k"}`},
 		{"connection refused", "CLOSED", `{"name":"ConnectionRefusedError","namesURL":true,"status":null,"body":null,"reqUrl":"@URL@","cb":"parse","kw":"k"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -795,7 +758,7 @@ export default class S {
   }
 }`})
 	equalLines(t, "items", res.lines(t), []string{
-		`{"a":"overlap","b":"overlap","aStatus":200,"bUrl":true,"missing":404,"missingBody":"not here\n",` +
+		`{"a":"overlap","b":"overlap","aStatus":200,"bUrl":true,"missing":404,"missingBody":"status 404",` +
 			`"refused":{"isError":true,"name":"ConnectionRefusedError","namesURL":true},"notRequest":"TypeError","json":1,"sel":"Page 7"}`,
 	}, res.log)
 	// Inline downloads go through the downloader (counted) but not the scheduler.

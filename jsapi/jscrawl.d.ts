@@ -377,7 +377,7 @@ declare module "jscrawl" {
   }
 
   export interface Signals {
-    /** Runs handler each time the signal is sent; an async handler is awaited. */
+    /** Runs handler each time the signal is sent; an async handler's promise is awaited for engine_started, spider_opened, spider_closed and item_* only (Scrapy's deferrable signals). */
     connect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
     disconnect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
   }

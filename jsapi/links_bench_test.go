@@ -1,9 +1,6 @@
 package jsapi_test
 
 import (
-	"context"
-	"fmt"
-	"net/http"
 	"sync/atomic"
 	"testing"
 
@@ -35,22 +32,12 @@ export default class S extends CrawlSpider { name = "b";
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			sp := benchSpider(b, bc.src)
-			pages := make([][]byte, 64)
-			for i := range pages {
-				pages[i] = benchPage(i)
-			}
-			hdr := http.Header{"Content-Type": {"text/html; charset=utf-8"}}
 			var outs atomic.Int64
-			emit := func(types.Output) { outs.Add(1) }
-			ctx := context.Background()
+			parse := benchParser(b, sp, func(types.Output) { outs.Add(1) })
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				u := fmt.Sprintf("http://127.0.0.1:1/page/%d", i%len(pages))
-				resp := &types.Response{URL: u, Status: 200, Headers: hdr, Body: pages[i%len(pages)], Request: &types.Request{URL: u}}
-				if err := sp.Parse(ctx, resp, emit); err != nil {
-					b.Fatal(err)
-				}
+				parse(i)
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "pages/s")
 			if got, want := outs.Load(), int64(b.N)*bc.min; got < want {

@@ -11,59 +11,33 @@ import (
 	"github.com/jscrawl/jscrawl/types"
 )
 
-// DownloaderMiddlewares runs the module's `downloaderMiddlewares` export as one
-// engine.DownloaderMiddleware, with the semantics of Scrapy's DownloaderMiddlewareManager:
-// processRequest in array order, where the first Response skips the download and the first
-// Request replaces it (rescheduled); then processException (on an error) and processResponse
-// in reverse order, where a Request reschedules and a Response replaces the one passed on.
-// A Response from processRequest or processException still passes through every
-// processResponse. It applies to scheduled and inline downloads alike and runs on the
-// spider's first VM. Called concurrently from download goroutines.
+// DownloaderMiddlewares runs a group of the module's `downloaderMiddlewares` that are
+// adjacent in the engine's chain as one engine.DownloaderMiddleware, with the semantics of
+// Scrapy's DownloaderMiddlewareManager: processRequest in chain order, where the first
+// Response skips the download and the first Request replaces it (rescheduled); then
+// processException (on an error) and processResponse in reverse order, where a Request
+// reschedules and a Response replaces the one passed on. A Response from processRequest or
+// processException still passes through every processResponse of the group. It applies to
+// scheduled and inline downloads alike and runs on the spider's first VM. Called
+// concurrently from download goroutines.
 type DownloaderMiddlewares struct {
 	s   *Spider
 	idx []int // the middlewares of this group, by index in the export, in order
 	n   int
 }
 
-// DownloaderMiddlewares returns the JS downloader middlewares placed among the built-ins by
-// their `order` property (default 543, Scrapy's; lower runs nearer the engine). Middlewares
-// on the same side of the built-in RetryMiddleware (550, or its DOWNLOADER_MIDDLEWARES
-// number) form one group with the manager semantics above; nil when there are none.
-func (s *Spider) DownloaderMiddlewares(settings *types.Settings) []engine.OrderedMiddleware {
-	if len(s.dlmwOrders) == 0 {
-		return nil
-	}
-	retry, retryOn := 550, true
-	if v, ok := settings.Map(types.DownloaderMiddlewares)["RetryMiddleware"]; ok {
-		switch n := v.(type) {
-		case nil:
-			retryOn = false
-		case float64:
-			retry = int(n)
-		case int64:
-			retry = int(n)
-		case int:
-			retry = n
-		}
-	}
-	idx := make([]int, len(s.dlmwOrders))
-	for i := range idx {
-		idx[i] = i
-	}
-	slices.SortStableFunc(idx, func(a, b int) int { return s.dlmwOrders[a] - s.dlmwOrders[b] })
-	var groups []engine.OrderedMiddleware
-	side := func(o int) bool { return retryOn && o >= retry }
-	for start := 0; start < len(idx); {
-		end := start + 1
-		for end < len(idx) && side(s.dlmwOrders[idx[end]]) == side(s.dlmwOrders[idx[start]]) {
-			end++
-		}
-		group := idx[start:end]
-		groups = append(groups, engine.OrderedMiddleware{Order: s.dlmwOrders[group[0]],
-			M: &DownloaderMiddlewares{s: s, idx: group, n: len(group)}})
-		start = end
-	}
-	return groups
+// MiddlewareOrders returns the order numbers of the module's downloader middlewares and of
+// its spider middlewares with processSpiderOutput or processSpiderException: their `order`
+// property, default 543 (Scrapy's; lower runs nearer the engine), in the order exported
+// (engine.OwnMiddlewares). The engine places them among the built-ins.
+func (s *Spider) MiddlewareOrders() (downloader, spiderOutput []int) {
+	return slices.Clone(s.dlmwOrders), slices.Clone(s.outOrders)
+}
+
+// DownloaderMiddlewares returns the downloader middlewares idx of the export (adjacent in
+// the engine's chain, nearest the engine first) as one group (engine.OwnMiddlewares).
+func (s *Spider) DownloaderMiddlewares(idx []int) engine.DownloaderMiddleware {
+	return &DownloaderMiddlewares{s: s, idx: slices.Clone(idx), n: len(idx)}
 }
 
 // outcome is what one hook returned.
@@ -232,4 +206,39 @@ func (st *vmState) responseHandle(obj *goja.Object) (*respHandle, bool) {
 }
 
 // Interface guards.
-var _ engine.DownloaderMiddleware = (*DownloaderMiddlewares)(nil)
+var (
+	_ engine.DownloaderMiddleware = (*DownloaderMiddlewares)(nil)
+	_ engine.OwnMiddlewares       = (*Spider)(nil)
+)
+
+// outputClass holds the native of the spider-output chain (prelude.js setOutputPlan): the
+// engine's built-in spider output filters, run stage by stage of the engine's output plan.
+type outputClass struct{ st *vmState }
+
+// OutputFilters(stage, request, responseHandle|null) runs the built-in spider output
+// filters of stage of the engine's output plan (spider side first) on a request a callback
+// produced: the request as they changed it, or null when one dropped it.
+func (x outputClass) OutputFilters(c goja.FunctionCall) (goja.Value, error) {
+	st := x.st
+	stage := int(c.Argument(0).ToInteger())
+	if stage < 0 || stage >= len(st.s.outputPlan) {
+		return nil, typeError("outputFilters: no stage %d", stage)
+	}
+	req, err := requestFromJS(st.rt, c.Argument(1).ToObject(st.rt))
+	if err != nil {
+		return nil, asTypeError(err)
+	}
+	var parent *types.Response
+	if h, ok := c.Argument(2).Export().(*respHandle); ok {
+		parent = h.resp
+	}
+	out := types.Output{Request: req}
+	for _, f := range st.s.outputPlan[stage].Filters {
+		var keep bool
+		if out, keep = f.ProcessSpiderOutput(st.s.ctx, parent, out); !keep || out.Request == nil {
+			return goja.Null(), nil
+		}
+	}
+	v, err := st.requestToJS(out.Request)
+	return v, asTypeError(err)
+}

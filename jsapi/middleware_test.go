@@ -6,8 +6,9 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
+
+	"github.com/jscrawl/jscrawl/jsapi"
 )
 
 // TestDownloaderMiddlewares runs JS downloader middlewares against a real server: order
@@ -253,18 +254,13 @@ export const downloaderMiddlewares = [{ processRequest(request) { request.header
 // SPIDER_MIDDLEWARES disable built-ins by name.
 func TestMiddlewareOrder(t *testing.T) {
 	t.Parallel()
-	var hits atomic.Int64
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		http.Error(w, "broken", http.StatusInternalServerError)
-	}))
-	defer site.Close()
+	site := newServer(t)
 	src := `import { Request } from "jscrawl";
 const seen = { outer: 0, inner: 0 };
 export default class S {
   name = "order";
   allowedDomains = ["example.invalid"];
-  start() { return [new Request(this.site + "/x", { errback: "failed" })]; }
+  start() { return [new Request(this.site + "/status/500", { errback: "failed" })]; }
   parse(r) {}
   failed(f) { return { status: f.response ? f.response.status : 0 }; }
   closed() { this.crawler.stats.set("outer", seen.outer); this.crawler.stats.set("inner", seen.inner); }
@@ -482,5 +478,91 @@ export const downloaderMiddlewares = [
 		if !strings.Contains(l, `"seen":true`) {
 			t.Errorf("processResponse got another Request than processRequest: %s", l)
 		}
+	}
+}
+
+// TestOutputFiltersRunOnce: with a JS spider middleware among the built-in output filters,
+// every request passes each built-in exactly once, wherever it comes from: start() (which
+// processSpiderOutput does not see), a callback (the built-ins spider side of the middleware
+// run between the JS stages, the rest in the engine) and crawler.engine.crawl.
+func TestOutputFiltersRunOnce(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `import { Request } from "jscrawl";
+const long = (p) => "BASE/" + p + "/" + "x".repeat(200);
+export default class S {
+  name = "once";
+  start() { return [new Request("BASE/p/1"), new Request(long("start"))]; }
+  *parse(r) {
+    yield { page: new URL(r.url).pathname };
+    this.crawler.engine.crawl(new Request(long("crawl")));
+    yield new Request(long("callback"));
+  }
+}
+export const spiderMiddlewares = [{
+  async *processSpiderOutput(response, result, spider) {
+    for await (const x of result) {
+      if (x instanceof Request) spider.crawler.stats.inc("mw/seen");
+      yield x;
+    }
+  },
+}];
+`, settings: map[string]string{"URLLENGTH_LIMIT": "100"}})
+	if n := statInt(res.stats, "urllength/request_ignored_count"); n != 3 {
+		t.Errorf("urllength/request_ignored_count = %d, want 3 (start, crawl and callback requests, once each)\n%s", n, res.log)
+	}
+	if n := statInt(res.stats, "mw/seen"); n != 0 {
+		t.Errorf("the middleware saw %d requests, want 0 (UrlLengthMiddleware at 800 drops the callback's before it)", n)
+	}
+	if got := lines(res.items); len(got) != 1 {
+		t.Errorf("items = %v, want /p/1 only", got)
+	}
+}
+
+// TestDownloaderMiddlewareAboveCache: a JS downloader middleware above HttpCacheMiddleware
+// (900) sees only what the cache does not serve, even when another JS middleware sits far
+// below it (they are not one group at the lower one's place).
+func TestDownloaderMiddlewareAboveCache(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `import { Request } from "jscrawl";
+const seen = { retries: 0, wire: 0 };
+export default class S {
+  name = "cached";
+  start() { return [new Request("BASE/p/1")]; }
+  *parse(r) {
+    yield { page: new URL(r.url).pathname, cached: r.flags.includes("cached") };
+    if (!r.meta.again) yield new Request("BASE/p/1", { dontFilter: true, meta: { again: true } });
+  }
+  closed() { this.crawler.stats.set("retries", seen.retries); this.crawler.stats.set("wire", seen.wire); }
+}
+export const downloaderMiddlewares = [
+  { order: 560, processRequest() { seen.retries++; } },
+  { order: 950, processRequest() { seen.wire++; } },
+];
+`, settings: map[string]string{"HTTPCACHE_ENABLED": "true", "HTTPCACHE_DIR": t.TempDir(), "CONCURRENT_REQUESTS": "1"}})
+	if got := lines(res.items); len(got) != 2 || !strings.Contains(got[1], `"cached":true`) {
+		t.Fatalf("items = %v, want /p/1 twice, the second from the cache\n%s", got, res.log)
+	}
+	if r, w := statInt(res.stats, "retries"), statInt(res.stats, "wire"); r != 2 || w != 1 {
+		t.Errorf("processRequest calls: at 560 %d, at 950 %d; want 2 and 1", r, w)
+	}
+}
+
+// TestMiddlewareOrderProperty: a JS middleware's order is its `order` property when that is
+// a number (negative and fractional ones too), else 543; only spider middlewares with an
+// output hook take part in the output chain.
+func TestMiddlewareOrderProperty(t *testing.T) {
+	t.Parallel()
+	var dl, out []int
+	crawl(t, newServer(t), spec{src: `export default class S { name = "orders"; parse() {} }
+class Late { order = 950; processRequest() {} }
+export const downloaderMiddlewares = [{}, { order: 100 }, { order: "600" }, { order: -5.5 }, Late];
+export const spiderMiddlewares = [
+  { order: 10, processStart(s) { return s; } },
+  { order: 700, processSpiderOutput(r, result) { return result; } },
+  { processSpiderException() {} },
+];
+`, loaded: func(s *jsapi.Spider) { dl, out = s.MiddlewareOrders() }})
+	if got, want := fmt.Sprint(dl, out), "[543 100 543 -5 950] [700 543]"; got != want {
+		t.Errorf("MiddlewareOrders = %s, want %s", got, want)
 	}
 }

@@ -1,7 +1,20 @@
-// The jscrawl JS API: classes that spiders see. Runs once per VM; `n` holds the Go natives.
+// The jscrawl JS API: classes that spiders see. Runs once per VM; `n` holds the Go natives
+// (natives.go).
 // Returns the module exports plus hidden helpers for Go.
 (function (g, n) {
   "use strict";
+  // The Go natives, one object per class (bind.go); a name the class lacks throws here,
+  // when the VM is set up.
+  const { newResponse, request: responseRequest, responseURL, responseBase, responseStatus, responseProtocol,
+    responseFlags, responseEncoding, text: responseText, css: responseCss, rootSelector, jmespath: responseJmespath,
+    jsonLdTexts } = n.response;
+  const { headerGet, headerSet, headerDelete, headerValues, headerEntries } = n.headers;
+  const { checkURL, urljoin, join: joinURL } = n.urls;
+  const { parseSelector, selectorHref, selectorProto, listProto, listFrom } = n.selectors;
+  const { download: startDownload, statInc } = n.crawl;
+  const { inspect, log } = n.logger;
+  const { outputFilters } = n.output;
+  const { connectSignal } = n.signals;
   const callbackNames = new Map(); // function -> spider method name
   let spider = null;
 
@@ -34,7 +47,7 @@
   let checked = null; // a URL response.follow() has joined and checked already
   class Request {
     constructor(url, opts) {
-      this.url = url === checked && url !== null ? url : n.checkURL(url, "Request");
+      this.url = url === checked && url !== null ? url : checkURL(url, "Request");
       checked = null;
       if (opts) {
         const o = opts;
@@ -130,17 +143,17 @@
   class Headers {
     #h;
     constructor(h) { this.#h = h; }
-    get(name) { return n.headerGet(this.#h, String(name)); }
-    has(name) { return n.headerGet(this.#h, String(name)) !== null; }
-    getAll(name) { return n.headerValues(this.#h, String(name)); }
-    entries() { return n.headerEntries(this.#h)[Symbol.iterator](); }
-    keys() { return n.headerEntries(this.#h).map((e) => e[0])[Symbol.iterator](); }
-    forEach(fn) { for (const [k, v] of n.headerEntries(this.#h)) fn(v, k, this); }
-    set(name, value) { n.headerSet(this.#h, String(name), String(value), false); }
-    append(name, value) { n.headerSet(this.#h, String(name), String(value), true); }
-    delete(name) { n.headerDelete(this.#h, String(name)); }
+    get(name) { return headerGet(this.#h, String(name)); }
+    has(name) { return headerGet(this.#h, String(name)) !== null; }
+    getAll(name) { return headerValues(this.#h, String(name)); }
+    entries() { return headerEntries(this.#h)[Symbol.iterator](); }
+    keys() { return headerEntries(this.#h).map((e) => e[0])[Symbol.iterator](); }
+    forEach(fn) { for (const [k, v] of headerEntries(this.#h)) fn(v, k, this); }
+    set(name, value) { headerSet(this.#h, String(name), String(value), false); }
+    append(name, value) { headerSet(this.#h, String(name), String(value), true); }
+    delete(name) { headerDelete(this.#h, String(name)); }
     [Symbol.iterator]() { return this.entries(); }
-    toJSON() { return Object.fromEntries(n.headerEntries(this.#h)); }
+    toJSON() { return Object.fromEntries(headerEntries(this.#h)); }
   }
 
   // Selector and SelectorList are Go-backed (see selectors.go); these functions give them
@@ -149,13 +162,13 @@
   function Selector(init) {
     if (new.target && init !== null && typeof init === "object") {
       if (init instanceof Response) return init.selector;
-      if (typeof init.text === "string") return n.parseSelector(init.text, init.type === undefined ? "html" : String(init.type));
+      if (typeof init.text === "string") return parseSelector(init.text, init.type === undefined ? "html" : String(init.type));
     }
     throw new TypeError("Selectors come from response.css() and response.xpath(), or new Selector({ text, type })");
   }
-  Selector.prototype = n.selectorProto();
+  Selector.prototype = selectorProto();
   function SelectorList() { throw new TypeError("SelectorLists come from response.css() and response.xpath()"); }
-  SelectorList.prototype = n.listProto();
+  SelectorList.prototype = listProto();
 
   // re(), reFirst() and re_first() are Go natives (Python's re semantics, see selectors.go).
   // filter() and map() keep a SelectorList when what they give are Selectors (a slice of a
@@ -166,7 +179,7 @@
     Object.defineProperty(SelectorList.prototype, k, {
       value: function (...args) {
         const out = base.apply(this, args);
-        return n.listFrom(out) ?? out;
+        return listFrom(out) ?? out;
       },
       writable: true, configurable: true,
     });
@@ -194,7 +207,7 @@
   function followRequest(resp, target, opts, all, h) {
     if (target instanceof Request) return opts ? target.replace(opts) : target;
     if (target instanceof Selector) {
-      target = n.selectorHref(target, all);
+      target = selectorHref(target, all);
       if (target === null) return undefined;
     }
     if (typeof target !== "string") {
@@ -202,7 +215,7 @@
       if (s === "" || s.startsWith("[object ")) throw new TypeError("response.follow() needs a URL, a Request or a Selector, got " + typeName(target));
       target = s; // a URL object
     }
-    const url = n.join(resp.baseUrl, target, resp.url, all, h);
+    const url = joinURL(resp.baseUrl, target, resp.url, all, h);
     if (url === null) return undefined;
     checked = url;
     return new Request(url, opts);
@@ -215,17 +228,17 @@
     // (a downloader middleware may return one instead of downloading).
     constructor(body, init, h) {
       if (init === INTERNAL) {
-        this.#h = h; this.url = n.responseURL(h); this.status = n.responseStatus(h);
+        this.#h = h; this.url = responseURL(h); this.status = responseStatus(h);
         return;
       }
       const i = init || {};
       if (i.request !== undefined && i.request !== null && !(i.request instanceof Request)) {
         throw new TypeError("new Response(): request must be a Request");
       }
-      this.#h = n.newResponse(body === undefined || body === null ? "" : String(body),
+      this.#h = newResponse(body === undefined || body === null ? "" : String(body),
         i.status === undefined ? 200 : Number(i.status), i.headers || {}, i.url || "", i.request || null);
       this.#req = i.request || null;
-      this.url = n.responseURL(this.#h); this.status = n.responseStatus(this.#h);
+      this.url = responseURL(this.#h); this.status = responseStatus(this.#h);
     }
     static handleOf(r) { return r instanceof Response ? r.#h : undefined; }
     /** A copy with some of body, status, headers, url and request changed (Scrapy: replace). */
@@ -238,31 +251,31 @@
         request: c.request !== undefined ? c.request : this.request,
       });
     }
-    get request() { return this.#req || (this.#req = n.request(this.#h)); }
+    get request() { return this.#req || (this.#req = responseRequest(this.#h)); }
     get meta() { return this.request.meta; }
     get headers() { return this.#headers || (this.#headers = new Headers(this.#h)); }
-    get body() { return n.text(this.#h); }
+    get body() { return responseText(this.#h); }
     /** The HTTP version ("HTTP/1.1", "HTTP/2.0"; "" for file: and data:). */
-    get protocol() { return n.responseProtocol(this.#h); }
+    get protocol() { return responseProtocol(this.#h); }
     /** How the response was obtained: ["cached"] when served by the HTTP cache. */
-    get flags() { return n.responseFlags(this.#h); }
+    get flags() { return responseFlags(this.#h); }
     /** The encoding the body was decoded with (WHATWG name). */
-    get encoding() { return n.responseEncoding(this.#h); }
-    async text() { return n.text(this.#h); }
-    async json() { return JSON.parse(n.text(this.#h)); }
+    get encoding() { return responseEncoding(this.#h); }
+    async text() { return responseText(this.#h); }
+    async json() { return JSON.parse(responseText(this.#h)); }
     /** The document's root Selector (parsel: response.selector); its namespaces serve xpath(). */
-    get selector() { return this.#sel || (this.#sel = n.rootSelector(this.#h)); }
-    css(q) { return this.#sel ? this.#sel.css(q) : n.css(this.#h, String(q)); }
+    get selector() { return this.#sel || (this.#sel = rootSelector(this.#h)); }
+    css(q) { return this.#sel ? this.#sel.css(q) : responseCss(this.#h, String(q)); }
     xpath(q, namespaces) { return this.selector.xpath(q, namespaces); }
-    jmespath(q) { return n.jmespath(this.#h, String(q)); }
+    jmespath(q) { return responseJmespath(this.#h, String(q)); }
     jsonLd() {
       const out = [];
-      for (const text of n.jsonLdTexts(this.#h)) {
+      for (const text of jsonLdTexts(this.#h)) {
         let v;
         try {
           v = JSON.parse(text);
         } catch (e) {
-          if (!this.#ldCounted) n.statInc("jsonld/invalid");
+          if (!this.#ldCounted) statInc("jsonld/invalid");
           continue;
         }
         flattenLd(v, out, undefined);
@@ -271,8 +284,8 @@
       return out;
     }
     // The URL relative links resolve against: the URL, or the page's <base href>.
-    get baseUrl() { return this.#h === undefined ? this.url : n.responseBase(this.#h); }
-    urljoin(href) { return n.urljoin(this.baseUrl, String(href), undefined, undefined, this.#h); }
+    get baseUrl() { return this.#h === undefined ? this.url : responseBase(this.#h); }
+    urljoin(href) { return urljoin(this.baseUrl, String(href), this.#h); }
     follow(target, opts) { return followRequest(this, target, opts, false, this.#h); }
     followAll(targets, opts) {
       const out = [];
@@ -295,7 +308,7 @@
     if (input instanceof Request) {
       req = init ? input.replace(Object.assign({}, init, { signal: undefined })) : input;
     } else {
-      req = new Request(n.checkURL(input, "fetch"), { method: i.method, headers: i.headers, body: i.body, meta: i.meta, dontFilter: true });
+      req = new Request(checkURL(input, "fetch"), { method: i.method, headers: i.headers, body: i.body, meta: i.meta, dontFilter: true });
     }
     return download(req, i.signal);
   }
@@ -310,7 +323,7 @@
     // A callback that fails cancels the downloads it still awaits (see runtime's scopes);
     // the scope's tag tells the control endpoint which callback awaits the download.
     const scope = __jscrawlScope();
-    const [started, cancel] = n.download(req, scope ? scope.tag : 0);
+    const [started, cancel] = startDownload(req, scope ? scope.tag : 0);
     let promise = started;
     if (scope) {
       scope.cancels.add(cancel);
@@ -333,8 +346,8 @@
   function makeLogger(level) {
     return function () {
       const parts = [];
-      for (let i = 0; i < arguments.length; i++) parts.push(n.inspect(arguments[i]));
-      n.log(level, parts.join(" "));
+      for (let i = 0; i < arguments.length; i++) parts.push(inspect(arguments[i]));
+      log(level, parts.join(" "));
     };
   }
 
@@ -345,7 +358,7 @@
     connect(name, handler) {
       if (typeof handler !== "function") throw new TypeError("signals.connect(name, handler): the handler must be a function");
       name = String(name);
-      n.connectSignal(name); // throws a TypeError naming the known signals
+      connectSignal(name); // throws a TypeError naming the known signals
       let list = signalHandlers.get(name);
       if (!list) signalHandlers.set(name, (list = []));
       list.push(handler);
@@ -405,15 +418,14 @@
   // returns an iterable, that replaces the stage's output and passes the later stages only.
   // An error a stage raises itself goes to the later stages.
   const asyncIter = (it) => it[Symbol.asyncIterator]();
-  // The built-in Go spider output filters ({ order, id }, nearest the engine first) that a
-  // JS middleware's order places on the spider side of it run here, between the JS stages
-  // (one native call per run of consecutive filters); the engine runs the rest.
-  let goFilters = [];
-  let outputStages = null; // stages, spider side first; built on first use
-  const goStage = (ids) => ({
+  // The stages of the spider output chain that run here, spider side first: the engine's
+  // plan (engine.OutputPlan) made of spider middlewares and runs of built-in Go output
+  // filters, which one native call per output runs (outputFilters).
+  let outputStages = [];
+  const goStage = (stage) => ({
     processSpiderOutput(response, result) {
       const h = response instanceof Response ? Response.handleOf(response) : null;
-      const filter = (v) => (v instanceof Request ? n.outputFilters(ids, v, h) : v);
+      const filter = (v) => (v instanceof Request ? outputFilters(stage, v, h) : v);
       return {
         [Symbol.asyncIterator]() {
           const it = asyncIter(result);
@@ -428,29 +440,8 @@
       };
     },
   });
-  const mwOrder = (m) => (typeof m.order === "number" && m.order >= 0 ? m.order : 543);
-  const buildOutputStages = () => {
-    const js = spiderMiddlewares.filter((m) =>
-      typeof m.processSpiderOutput === "function" || typeof m.processSpiderException === "function");
-    if (js.length === 0) return { stages: [], from: 0 };
-    const min = Math.min(...js.map(mwOrder));
-    const all = js.map((m) => ({ order: mwOrder(m), m }))
-      .concat(goFilters.filter((g) => g.order > min).map((g) => ({ order: g.order, go: g.id })))
-      .sort((a, b) => a.order - b.order)
-      .reverse();
-    const stages = [];
-    for (let i = 0; i < all.length; i++) {
-      if (all[i].go === undefined) { stages.push(all[i].m); continue; }
-      const ids = [];
-      while (i < all.length && all[i].go !== undefined) ids.push(all[i++].go);
-      i--;
-      stages.push(goStage(ids));
-    }
-    return { stages, from: goFilters.some((g) => g.order > min) ? min + 1 : 0 };
-  };
   const wrapOutput = (response) => {
-    if (outputStages === null) outputStages = buildOutputStages();
-    const stages = outputStages.stages;
+    const stages = outputStages;
     if (stages.length === 0) return undefined;
     // tap records the errors that come out of a stage's input.
     const tap = (iterable, seen) => ({
@@ -622,13 +613,11 @@
     },
     signals,
     dispatchSignal,
-    setSpiderMiddlewares(list) { spiderMiddlewares = list; outputStages = null; },
-    // setOutputFilters returns the order number from which the built-in output filters run
-    // here (0: none do).
-    setOutputFilters(filters) {
-      goFilters = filters;
-      outputStages = buildOutputStages();
-      return outputStages.from;
+    setSpiderMiddlewares(list) { spiderMiddlewares = list; outputStages = []; },
+    // setOutputPlan sets the output stages from the engine's plan, spider side first: each
+    // { mw } is spiderMiddlewares[mw], each { go } the Go filters of the plan's stage go.
+    setOutputPlan(plan) {
+      outputStages = plan.map((s) => (s.mw !== undefined ? spiderMiddlewares[s.mw] : goStage(s.go)));
     },
     stateJSON,
     setJobState,

@@ -2,7 +2,6 @@ package jsapi
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -84,24 +83,24 @@ func (st *vmState) newListNS(res []selector.Result, ns map[string]string) goja.V
 	return o
 }
 
-// selectAll compiles q (cached) and runs it on in; invalid CSS throws a TypeError naming q.
-func (st *vmState) selectAll(q string, in ...selector.Result) goja.Value {
+// selectAll compiles q (cached) and runs it on in; invalid CSS is a TypeError naming q.
+func (st *vmState) selectAll(q string, in ...selector.Result) (goja.Value, error) {
 	return st.selectAllNS(q, nil, in...)
 }
 
 // selectAllNS is selectAll whose results know the namespaces ns.
-func (st *vmState) selectAllNS(q string, ns map[string]string, in ...selector.Result) goja.Value {
+func (st *vmState) selectAllNS(q string, ns map[string]string, in ...selector.Result) (goja.Value, error) {
 	query, err := selector.Compile(q)
 	if err != nil {
-		throwJS(st.rt, "TypeError", err)
+		return nil, asTypeError(err)
 	}
-	return st.newListNS(query.Select(in...), ns)
+	return st.newListNS(query.Select(in...), ns), nil
 }
 
 // xpathAll compiles expr (cached) with the namespaces ns plus the optional object extra
-// and runs it on in; an invalid expression throws a TypeError with parsel's message
+// and runs it on in; an invalid expression is a TypeError with parsel's message
 // ("XPath error: ... in <expr>").
-func (st *vmState) xpathAll(expr goja.Value, extra goja.Value, ns map[string]string, in ...selector.Result) goja.Value {
+func (st *vmState) xpathAll(expr goja.Value, extra goja.Value, ns map[string]string, in ...selector.Result) (goja.Value, error) {
 	bindings := ns
 	if o, ok := extra.(*goja.Object); ok {
 		bindings = make(map[string]string, len(ns)+len(o.Keys()))
@@ -114,13 +113,13 @@ func (st *vmState) xpathAll(expr goja.Value, extra goja.Value, ns map[string]str
 	}
 	q, err := selector.CompileXPath(expr.String(), bindings)
 	if err != nil {
-		throwJS(st.rt, "TypeError", err)
+		return nil, asTypeError(err)
 	}
 	rs, err := q.Select(in...)
 	if err != nil {
-		throwJS(st.rt, "TypeError", err)
+		return nil, asTypeError(err)
 	}
-	return st.newListNS(rs, ns)
+	return st.newListNS(rs, ns), nil
 }
 
 // listFrom makes a SelectorList of the Selectors in arr, or returns nil when an element
@@ -171,37 +170,25 @@ func orNull(d goja.Value) goja.Value {
 type jsRegex struct{ re *selector.Regex }
 
 // regex compiles a re() pattern: a string in Python's re syntax, or a RegExp whose
-// source is read the same way with its i, m and s flags. An invalid pattern throws a
+// source is read the same way with its i, m and s flags. An invalid pattern is a
 // SyntaxError.
-func (st *vmState) regex(p goja.Value) jsRegex {
+func regex(p goja.Value) (jsRegex, error) {
 	src, flags := p.String(), ""
 	if o, ok := p.(*goja.Object); ok && o.ClassName() == "RegExp" {
 		src, flags = o.Get("source").String(), o.Get("flags").String()
 	}
 	re, err := selector.CompileRegex(src, flags)
 	if err != nil {
-		throwJS(st.rt, "SyntaxError", err)
+		return jsRegex{}, &jsError{"SyntaxError", err}
 	}
-	return jsRegex{re}
+	return jsRegex{re}, nil
 }
 
 // extract runs the pattern on text as parsel's extract_regex; replaceEntities false (and
 // only false) keeps the character references.
-func (r jsRegex) extract(st *vmState, text string, replaceEntities goja.Value, first bool) []string {
+func (r jsRegex) extract(text string, replaceEntities goja.Value, first bool) ([]string, error) {
 	keep := replaceEntities != nil && !goja.IsUndefined(replaceEntities) && !replaceEntities.ToBoolean()
-	out, err := r.re.Extract(text, !keep, first)
-	if err != nil {
-		throwJS(st.rt, "Error", err)
-	}
-	return out
-}
-
-func (st *vmState) reArray(out []string) goja.Value {
-	vs := make([]any, len(out))
-	for i, s := range out {
-		vs[i] = s
-	}
-	return st.rt.NewArray(vs...)
+	return r.re.Extract(text, !keep, first)
 }
 
 func (st *vmState) attribObject(r selector.Result) goja.Value {
@@ -226,159 +213,286 @@ func (st *vmState) installSelectors() {
 	st.selProto = rt.NewObject()
 	st.listProto = rt.NewObject()
 	_ = st.listProto.SetPrototype(rt.Get("Array").ToObject(rt).Get("prototype").ToObject(rt))
-	this := func(c goja.FunctionCall) *jsSelector {
-		s, ok := c.This.Export().(*jsSelector)
-		if !ok {
-			throwJS(rt, "TypeError", errors.New("not a Selector"))
-		}
-		return s
-	}
-	list := func(c goja.FunctionCall) *jsList {
-		l, ok := c.This.Export().(*jsList)
-		if !ok {
-			throwJS(rt, "TypeError", errors.New("not a SelectorList"))
-		}
-		return l
-	}
-	// named makes a JS function of fn named name (goja would name it by its Go symbol).
-	named := func(name string, fn func(goja.FunctionCall) goja.Value) goja.Value {
-		f := rt.ToValue(fn).(*goja.Object)
-		_ = f.DefineDataProperty("name", rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
-		return f
-	}
-	method := func(o *goja.Object, name string, fn func(goja.FunctionCall) goja.Value) {
-		_ = o.DefineDataProperty(name, named(name, fn), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
-	}
-	getter := func(o *goja.Object, name string, fn func(goja.FunctionCall) goja.Value) {
-		_ = o.DefineAccessorProperty(name, named("get "+name, fn), nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
-	}
-	sp, lp := st.selProto, st.listProto
-	noDoc := func(s *jsSelector, what string) {
-		if s.data != "" {
-			throwJS(rt, "TypeError", fmt.Errorf("cannot use %s on a Selector of type %q", what, s.data))
-		}
-	}
-	method(sp, "css", func(c goja.FunctionCall) goja.Value {
-		s := this(c)
-		noDoc(s, "css")
-		return st.selectAllNS(c.Argument(0).String(), s.ns, s.r)
+	bindMethods(rt, st.selProto, selectorMethods{st}, &bindOptions{
+		// parsel's old names: Selector.extract() is get(); extract_first() is not parsel's
+		// on a Selector but spiders call it, so it is get() too.
+		aliases: map[string][]string{"get": {"extract", "extractFirst", "extract_first", "toString"}, "reFirst": {"re_first"}},
+		getters: map[string]bool{"attrib": true},
 	})
-	method(sp, "xpath", func(c goja.FunctionCall) goja.Value {
-		s := this(c)
-		noDoc(s, "xpath")
-		return st.xpathAll(c.Argument(0), c.Argument(1), s.ns, s.r)
+	bindMethods(rt, st.listProto, listMethods{st}, &bindOptions{
+		// parsel's old names, which most Scrapy spiders use: extract() is getall(),
+		// extract_first() is get().
+		aliases: map[string][]string{"getall": {"extract"}, "get": {"extractFirst", "extract_first"}, "reFirst": {"re_first"}},
+		getters: map[string]bool{"attrib": true},
 	})
-	method(sp, "registerNamespace", func(c goja.FunctionCall) goja.Value {
-		s := this(c)
-		ns := make(map[string]string, len(s.ns)+1)
-		for k, v := range s.ns {
-			ns[k] = v
-		}
-		ns[c.Argument(0).String()] = c.Argument(1).String()
-		s.ns = ns
-		return goja.Undefined()
-	})
-	method(sp, "removeNamespaces", func(c goja.FunctionCall) goja.Value {
-		if d := this(c).r.Document(); d != nil {
-			d.RemoveNamespaces()
-		}
-		return goja.Undefined()
-	})
-	method(sp, "jmespath", func(c goja.FunctionCall) goja.Value {
-		return st.jmesSearch("selector.jmespath()", c.Argument(0).String(), selectorJSON(this(c).r))
-	})
-	selGet := func(c goja.FunctionCall) goja.Value { return rt.ToValue(this(c).r.Get()) }
-	method(sp, "get", selGet)
-	method(sp, "getall", func(c goja.FunctionCall) goja.Value { return rt.NewArray(this(c).r.Get()) })
-	// parsel's old names: Selector.extract() is get(); extract_first() is not parsel's on a
-	// Selector but spiders call it, so it is get() too.
-	method(sp, "extract", selGet)
-	method(sp, "extractFirst", selGet)
-	method(sp, "extract_first", selGet)
-	selRe := func(c goja.FunctionCall) goja.Value {
-		re := st.regex(c.Argument(0))
-		return st.reArray(re.extract(st, this(c).r.Get(), c.Argument(1), false))
-	}
-	selReFirst := func(c goja.FunctionCall) goja.Value {
-		re := st.regex(c.Argument(0))
-		if out := re.extract(st, this(c).r.Get(), c.Argument(2), true); len(out) > 0 {
-			return rt.ToValue(out[0])
-		}
-		return orNull(c.Argument(1))
-	}
-	method(sp, "re", selRe)
-	method(sp, "reFirst", selReFirst)
-	method(sp, "re_first", selReFirst)
-	method(sp, "toString", func(c goja.FunctionCall) goja.Value { return rt.ToValue(this(c).r.Get()) })
-	getter(sp, "attrib", func(c goja.FunctionCall) goja.Value { return st.attribObject(this(c).r) })
+}
 
-	listGet := func(c goja.FunctionCall) goja.Value {
-		l := list(c)
-		if len(l.res) == 0 {
-			return orNull(c.Argument(0))
-		}
-		return rt.ToValue(l.res[0].Get())
+// selectorMethods are the methods of a JS Selector (Selector.prototype), on this.
+type selectorMethods struct{ st *vmState }
+
+// noDoc refuses what to a Selector over text that is not a document.
+func noDoc(s *jsSelector, what string) error {
+	if s.data != "" {
+		return typeError("cannot use %s on a Selector of type %q", what, s.data)
 	}
-	listGetall := func(c goja.FunctionCall) goja.Value {
-		l := list(c)
-		out := make([]any, len(l.res))
-		for i := range l.res {
-			out[i] = l.res[i].Get()
-		}
-		return rt.NewArray(out...)
+	return nil
+}
+
+// Css(query) selects with CSS (and parsel's ::text and ::attr(name)).
+func (m selectorMethods) Css(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
+	if err := noDoc(s, "css"); err != nil {
+		return nil, err
 	}
-	method(lp, "get", listGet)
-	method(lp, "getall", listGetall)
-	// parsel's old names, which most Scrapy spiders use: extract() is getall(),
-	// extract_first() is get().
-	method(lp, "extract", listGetall)
-	method(lp, "extractFirst", listGet)
-	method(lp, "extract_first", listGet)
-	listReFirst := func(c goja.FunctionCall) goja.Value {
-		l := list(c)
-		re := st.regex(c.Argument(0))
-		for i := range l.res {
-			if out := re.extract(st, l.res[i].Get(), c.Argument(2), true); len(out) > 0 {
-				return rt.ToValue(out[0])
-			}
-		}
-		return orNull(c.Argument(1))
+	return m.st.selectAllNS(c.Argument(0).String(), s.ns, s.r)
+}
+
+// Xpath(expr, namespaces) selects with XPath 1.0.
+func (m selectorMethods) Xpath(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
+	if err := noDoc(s, "xpath"); err != nil {
+		return nil, err
 	}
-	method(lp, "re", func(c goja.FunctionCall) goja.Value {
-		l := list(c)
-		re := st.regex(c.Argument(0))
-		var out []string
-		for i := range l.res {
-			out = append(out, re.extract(st, l.res[i].Get(), c.Argument(1), false)...)
+	return m.st.xpathAll(c.Argument(0), c.Argument(1), s.ns, s.r)
+}
+
+// RegisterNamespace(prefix, uri) adds a namespace for this selector's xpath().
+func (m selectorMethods) RegisterNamespace(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
+	ns := make(map[string]string, len(s.ns)+1)
+	for k, v := range s.ns {
+		ns[k] = v
+	}
+	ns[c.Argument(0).String()] = c.Argument(1).String()
+	s.ns = ns
+	return goja.Undefined(), nil
+}
+
+// RemoveNamespaces() strips the namespaces of the whole document.
+func (m selectorMethods) RemoveNamespaces(s *jsSelector, _ goja.FunctionCall) (goja.Value, error) {
+	if d := s.r.Document(); d != nil {
+		d.RemoveNamespaces()
+	}
+	return goja.Undefined(), nil
+}
+
+// Jmespath(expr) queries the JSON in the selector's text.
+func (m selectorMethods) Jmespath(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
+	return m.st.jmesSearch("selector.jmespath()", c.Argument(0).String(), selectorJSON(s.r))
+}
+
+// Get() is the selected node serialized, or the text or attribute value.
+func (m selectorMethods) Get(s *jsSelector, _ goja.FunctionCall) (goja.Value, error) {
+	return m.st.rt.ToValue(s.r.Get()), nil
+}
+
+// Getall() is [get()].
+func (m selectorMethods) Getall(s *jsSelector, _ goja.FunctionCall) (goja.Value, error) {
+	return m.st.rt.NewArray(s.r.Get()), nil
+}
+
+// Re(pattern, replaceEntities) returns the matches of a regular expression in get().
+func (m selectorMethods) Re(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
+	re, err := regex(c.Argument(0))
+	if err != nil {
+		return nil, err
+	}
+	out, err := re.extract(s.r.Get(), c.Argument(1), false)
+	if err != nil {
+		return nil, err
+	}
+	return stringArray(m.st.rt, out), nil
+}
+
+// ReFirst(pattern, default, replaceEntities) returns the first match, or default (null).
+func (m selectorMethods) ReFirst(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
+	re, err := regex(c.Argument(0))
+	if err != nil {
+		return nil, err
+	}
+	out, err := re.extract(s.r.Get(), c.Argument(2), true)
+	if err != nil || len(out) > 0 {
+		return firstOf(m.st.rt, out), err
+	}
+	return orNull(c.Argument(1)), nil
+}
+
+// Attrib is the element's attributes as an object (a getter).
+func (m selectorMethods) Attrib(s *jsSelector, _ goja.FunctionCall) (goja.Value, error) {
+	return m.st.attribObject(s.r), nil
+}
+
+// firstOf returns out[0] as a JS string, or nil when out is empty.
+func firstOf(rt *goja.Runtime, out []string) goja.Value {
+	if len(out) == 0 {
+		return nil
+	}
+	return rt.ToValue(out[0])
+}
+
+// listMethods are the methods of a JS SelectorList (SelectorList.prototype), on this.
+// filter() and map() are in prelude.js, through ListFrom.
+type listMethods struct{ st *vmState }
+
+// Get(default) is the first selector's get(), or default (null).
+func (m listMethods) Get(l *jsList, c goja.FunctionCall) (goja.Value, error) {
+	if len(l.res) == 0 {
+		return orNull(c.Argument(0)), nil
+	}
+	return m.st.rt.ToValue(l.res[0].Get()), nil
+}
+
+// Getall() is every selector's get().
+func (m listMethods) Getall(l *jsList, _ goja.FunctionCall) (goja.Value, error) {
+	out := make([]any, len(l.res))
+	for i := range l.res {
+		out[i] = l.res[i].Get()
+	}
+	return m.st.rt.NewArray(out...), nil
+}
+
+// Re(pattern, replaceEntities) returns the matches in every selector, in order.
+func (m listMethods) Re(l *jsList, c goja.FunctionCall) (goja.Value, error) {
+	re, err := regex(c.Argument(0))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i := range l.res {
+		o, err := re.extract(l.res[i].Get(), c.Argument(1), false)
+		if err != nil {
+			return nil, err
 		}
-		return st.reArray(out)
-	})
-	method(lp, "reFirst", listReFirst)
-	method(lp, "re_first", listReFirst)
-	// slice() keeps a SelectorList (parsel: a slice of a SelectorList is one); filter()
-	// and map() are in prelude.js, through listFrom.
-	method(lp, "slice", func(c goja.FunctionCall) goja.Value {
-		l := list(c)
-		n := int64(len(l.res))
-		start, end := relIndex(c.Argument(0), n, 0), relIndex(c.Argument(1), n, n)
-		if end < start {
-			end = start
+		out = append(out, o...)
+	}
+	return stringArray(m.st.rt, out), nil
+}
+
+// ReFirst(pattern, default, replaceEntities) returns the first match in the selectors, or
+// default (null).
+func (m listMethods) ReFirst(l *jsList, c goja.FunctionCall) (goja.Value, error) {
+	re, err := regex(c.Argument(0))
+	if err != nil {
+		return nil, err
+	}
+	for i := range l.res {
+		out, err := re.extract(l.res[i].Get(), c.Argument(2), true)
+		if err != nil || len(out) > 0 {
+			return firstOf(m.st.rt, out), err
 		}
-		return st.newListNS(l.res[start:end:end], l.ns)
-	})
-	method(lp, "css", func(c goja.FunctionCall) goja.Value {
-		l := list(c)
-		return st.selectAllNS(c.Argument(0).String(), l.ns, l.res...)
-	})
-	method(lp, "xpath", func(c goja.FunctionCall) goja.Value {
-		l := list(c)
-		return st.xpathAll(c.Argument(0), c.Argument(1), l.ns, l.res...)
-	})
-	getter(lp, "attrib", func(c goja.FunctionCall) goja.Value {
-		l := list(c)
-		if len(l.res) == 0 {
-			return rt.NewObject()
+	}
+	return orNull(c.Argument(1)), nil
+}
+
+// Slice(start, end) keeps a SelectorList (parsel: a slice of a SelectorList is one).
+func (m listMethods) Slice(l *jsList, c goja.FunctionCall) (goja.Value, error) {
+	n := int64(len(l.res))
+	start, end := relIndex(c.Argument(0), n, 0), relIndex(c.Argument(1), n, n)
+	if end < start {
+		end = start
+	}
+	return m.st.newListNS(l.res[start:end:end], l.ns), nil
+}
+
+// Css(query) selects with CSS in every selector.
+func (m listMethods) Css(l *jsList, c goja.FunctionCall) (goja.Value, error) {
+	return m.st.selectAllNS(c.Argument(0).String(), l.ns, l.res...)
+}
+
+// Xpath(expr, namespaces) selects with XPath in every selector.
+func (m listMethods) Xpath(l *jsList, c goja.FunctionCall) (goja.Value, error) {
+	return m.st.xpathAll(c.Argument(0), c.Argument(1), l.ns, l.res...)
+}
+
+// Attrib is the first selector's attributes, or {} (a getter).
+func (m listMethods) Attrib(l *jsList, _ goja.FunctionCall) (goja.Value, error) {
+	if len(l.res) == 0 {
+		return m.st.rt.NewObject(), nil
+	}
+	return m.st.attribObject(l.res[0]), nil
+}
+
+// selectorClass holds the natives behind the JS Selector and SelectorList functions
+// (prelude.js) and response.follow(selector).
+type selectorClass struct{ st *vmState }
+
+// SelectorProto() is Selector.prototype, made in Go (installSelectors).
+func (x selectorClass) SelectorProto(goja.FunctionCall) (goja.Value, error) {
+	return x.st.selProto, nil
+}
+
+// ListProto() is SelectorList.prototype, made in Go (installSelectors).
+func (x selectorClass) ListProto(goja.FunctionCall) (goja.Value, error) {
+	return x.st.listProto, nil
+}
+
+// ListFrom(array) makes a SelectorList of an array of Selectors, or gives undefined.
+func (x selectorClass) ListFrom(c goja.FunctionCall) (goja.Value, error) {
+	if o, ok := c.Argument(0).(*goja.Object); ok {
+		if l := x.st.listFrom(o); l != nil {
+			return l, nil
 		}
-		return st.attribObject(l.res[0])
-	})
+	}
+	return goja.Undefined(), nil
+}
+
+// ParseSelector(text, type) backs new Selector({ text, type }).
+func (x selectorClass) ParseSelector(c goja.FunctionCall) (goja.Value, error) {
+	text := c.Argument(0).String()
+	var doc *selector.Document
+	var err error
+	typ := c.Argument(1).String()
+	switch {
+	case typ == "text" || (typ == "json" || typ == "html" || typ == "xml") && json.Valid([]byte(text)):
+		// parsel: a text that is JSON makes a "json" selector whatever the type asked
+		// (except "text"); jmespath() queries it, css() and xpath() throw.
+		if typ != "text" {
+			typ = "json"
+		}
+		return x.st.newDataSelector(text, typ), nil
+	case typ == "json":
+		return x.st.newDataSelector(text, typ), nil // not JSON: jmespath() finds nothing
+	}
+	switch typ {
+	case "xml":
+		doc, _ = selector.ParseXML([]byte(text), "text/xml; charset=utf-8")
+	case "html":
+		doc, err = selector.ParseText(text)
+	default:
+		return nil, typeError("new Selector(): type must be \"html\", \"xml\", \"json\" or \"text\", got %q", typ)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("new Selector(): %w", err)
+	}
+	return x.st.newSelector(doc.Root()), nil
+}
+
+// SelectorHref(selector, lenient) is the URL a Selector points to: its text or
+// attribute value, or the element's href, else src. An element with neither throws a
+// TypeError, or gives null when lenient (followAll skips it, as Scrapy's follow_all).
+func (x selectorClass) SelectorHref(c goja.FunctionCall) (goja.Value, error) {
+	rt := x.st.rt
+	s, ok := c.Argument(0).Export().(*jsSelector)
+	if !ok {
+		return goja.Undefined(), nil
+	}
+	if s.r.Kind != selector.KindElement {
+		return rt.ToValue(s.r.Get()), nil
+	}
+	for _, a := range s.r.Attrib() {
+		if a.Key == "href" {
+			return rt.ToValue(a.Val), nil
+		}
+	}
+	for _, a := range s.r.Attrib() {
+		if a.Key == "src" {
+			return rt.ToValue(a.Val), nil
+		}
+	}
+	el := "element"
+	if s.r.Node != nil {
+		el = "<" + s.r.Node.Data + "> element"
+	}
+	if c.Argument(1).ToBoolean() {
+		x.st.s.logger.Debug("followAll(): skipped an " + el + " without href or src")
+		return goja.Null(), nil
+	}
+	return nil, typeError("response.follow(): the selected %s has no href or src attribute", el)
 }

@@ -3,12 +3,13 @@ package jsapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/runtime"
-	"github.com/jscrawl/jscrawl/types"
 )
 
 // signalNames are the signals JS can connect to, by their Scrapy names.
@@ -55,12 +56,18 @@ func (s *Spider) connectSignal(sig engine.Signal) {
 	s.signals[sig] = true
 	s.mu.Unlock()
 	if !done {
-		s.crawler.Connect(sig, func(ctx context.Context, args ...any) error { return s.dispatch(ctx, sig, args) })
+		s.crawler.Connect(sig, s.dispatch)
 	}
 }
 
-// dispatch runs sig's JS handlers on every VM and waits for the promises they return.
-func (s *Spider) dispatch(ctx context.Context, sig engine.Signal, args []any) error {
+// dispatch runs ev's JS handlers on every VM. For a deferrable signal (spider_opened,
+// item_scraped, ...: engine.Signal.Deferrable) it waits for the promises they return. The
+// others are sent where waiting would stall the crawl: it queues the handlers on each VM's
+// loop and returns, and what they throw or reject is logged there; for spider_idle it
+// waits until they have returned (not for their promises), so a handler that crawls more
+// keeps the spider open, as Scrapy's synchronous spider_idle handlers do (no callback runs
+// when the spider is idle, so the loops are free).
+func (s *Spider) dispatch(ctx context.Context, ev engine.SignalEvent) error {
 	var vms []*runtime.VM
 	if s.pool != nil {
 		vms = s.pool.All()
@@ -68,74 +75,132 @@ func (s *Spider) dispatch(ctx context.Context, sig engine.Signal, args []any) er
 		vms = []*runtime.VM{s.first}
 	}
 	var errs []error
+	called := map[*runtime.VM]<-chan struct{}{}
 	for _, vm := range vms {
-		if st := s.state(vm); st != nil {
-			errs = append(errs, st.dispatch(ctx, sig, args))
+		st := s.state(vm)
+		switch {
+		case st == nil:
+		case ev.Signal.Deferrable():
+			errs = append(errs, st.dispatch(ctx, ev))
+		default:
+			called[vm] = st.fire(ev)
+		}
+	}
+	if ev.Signal == engine.SpiderIdle {
+		for vm, c := range called {
+			select {
+			case <-c:
+			case <-vm.Done():
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 	}
 	return errors.Join(errs...)
 }
 
-func (st *vmState) dispatch(ctx context.Context, sig engine.Signal, args []any) error {
-	id := st.s.running.addCallback("signal "+string(sig), "", st.vm)
+// dispatch runs ev's handlers on this VM and waits for the promises they return.
+func (st *vmState) dispatch(ctx context.Context, ev engine.SignalEvent) error {
+	id := st.s.running.addCallback("signal "+string(ev.Signal), "", st.vm)
 	defer st.s.running.removeCallback(id)
-	err := st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
-		ev, err := st.signalEvent(args)
-		if err != nil {
-			return nil, err
-		}
-		fn, _ := goja.AssertFunction(st.helper("dispatchSignal"))
-		res, err := fn(goja.Undefined(), rt.ToValue(string(sig)), ev)
-		if err == nil && goja.IsUndefined(res) {
-			return nil, nil // no handler on this VM
-		}
-		return res, err
-	}, func(goja.Value) error { return nil })
+	err := st.await(ctx, func(*goja.Runtime) (goja.Value, error) { return st.callHandlers(ev) },
+		func(goja.Value) error { return nil })
 	if errors.Is(err, runtime.ErrClosed) {
 		return nil // the VM is gone: nothing listens there any more
 	}
 	return err
 }
 
+// fire queues ev's handlers on this VM's loop without waiting for them; an error they
+// throw or a promise they reject is logged as the engine logs a handler's error. called is
+// closed once the handlers have returned (or the VM is gone).
+func (st *vmState) fire(ev engine.SignalEvent) (called <-chan struct{}) {
+	id := st.s.running.addCallback("signal "+string(ev.Signal), "", st.vm)
+	ch := make(chan struct{})
+	call := func(*goja.Runtime) (goja.Value, error) {
+		defer close(ch)
+		return st.callHandlers(ev)
+	}
+	started := st.start(call, func(_ goja.Value, err error) {
+		st.s.running.removeCallback(id)
+		if err != nil {
+			st.s.logger.Error(fmt.Sprintf("Error caught on signal handler: %s\n%v", ev.Signal, err))
+		}
+	})
+	if !started {
+		st.s.running.removeCallback(id)
+		close(ch)
+	}
+	return ch
+}
+
+// callHandlers calls the prelude's dispatchSignal with ev: a promise of all the handlers'
+// results, or nil when no handler listens on this VM; on the loop.
+func (st *vmState) callHandlers(ev engine.SignalEvent) (goja.Value, error) {
+	jev, err := st.signalEvent(ev)
+	if err != nil {
+		return nil, err
+	}
+	fn, _ := goja.AssertFunction(st.helper("dispatchSignal"))
+	res, err := fn(goja.Undefined(), st.rt.ToValue(string(ev.Signal)), jev)
+	if err == nil && goja.IsUndefined(res) {
+		return nil, nil // no handler on this VM
+	}
+	return res, err
+}
+
 // signalEvent builds the one object a handler gets: { spider, item, response, request,
 // reason, error } as the signal has them. On the loop.
-func (st *vmState) signalEvent(args []any) (goja.Value, error) {
+func (st *vmState) signalEvent(ev engine.SignalEvent) (goja.Value, error) {
 	rt := st.rt
-	ev := rt.NewObject()
-	_ = ev.Set("spider", st.spider)
-	for _, a := range args {
-		switch v := a.(type) {
-		case types.Item:
-			_ = ev.Set("item", toJS(rt, v))
-		case *types.Response:
-			if v != nil {
-				jr, err := st.responseToJS(&respHandle{resp: v})
-				if err != nil {
-					return nil, err
-				}
-				_ = ev.Set("response", jr)
-			}
-		case *types.Request:
-			if v != nil {
-				jr, err := st.requestToJS(v)
-				if err != nil {
-					return nil, err
-				}
-				_ = ev.Set("request", jr)
-			}
-		case error:
-			e := rt.NewObject()
-			_ = e.Set("name", engine.ErrorName(v))
-			msg := v.Error()
-			var se *runtime.ScriptError
-			if errors.As(v, &se) {
-				msg = se.Message
-			}
-			_ = e.Set("message", msg)
-			_ = ev.Set("error", e)
-		case string:
-			_ = ev.Set("reason", v)
-		}
+	obj := rt.NewObject()
+	_ = obj.Set("spider", st.spider)
+	if ev.Item != nil {
+		_ = obj.Set("item", toJS(rt, ev.Item))
 	}
-	return ev, nil
+	if ev.Response != nil {
+		jr, err := st.responseToJS(&respHandle{resp: ev.Response})
+		if err != nil {
+			return nil, err
+		}
+		_ = obj.Set("response", jr)
+	}
+	if ev.Request != nil {
+		jr, err := st.requestToJS(ev.Request)
+		if err != nil {
+			return nil, err
+		}
+		_ = obj.Set("request", jr)
+	}
+	if ev.Err != nil {
+		e := rt.NewObject()
+		_ = e.Set("name", engine.ErrorName(ev.Err))
+		msg := ev.Err.Error()
+		var se *runtime.ScriptError
+		if errors.As(ev.Err, &se) {
+			msg = se.Message
+		}
+		_ = e.Set("message", msg)
+		_ = obj.Set("error", e)
+	}
+	if ev.Reason != "" {
+		_ = obj.Set("reason", ev.Reason)
+	}
+	return obj, nil
+}
+
+// signalsClass holds the native of this.crawler.signals (prelude.js): connecting a JS
+// handler to a signal.
+type signalsClass struct{ st *vmState }
+
+// ConnectSignal(name) records that a JS handler listens to the signal name; an unknown name
+// is a TypeError naming the known signals.
+func (x signalsClass) ConnectSignal(c goja.FunctionCall) (goja.Value, error) {
+	name := c.Argument(0).String()
+	sig, ok := signalNames[name]
+	if !ok {
+		return nil, typeError("unknown signal %q: use one of %s", name, strings.Join(signalList(), ", "))
+	}
+	x.st.s.wantSignal(sig)
+	return goja.Undefined(), nil
 }

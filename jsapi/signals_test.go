@@ -117,3 +117,60 @@ func TestSetup(t *testing.T) {
 		t.Errorf("opened_after_setup = %v, want x!\n%s", got, res.log)
 	}
 }
+
+// TestAsyncSignalHandlerDoesNotStallTheEngine: request_scheduled is sent on the engine
+// goroutine, where Scrapy allows no deferred handler: an async handler that sleeps is not
+// awaited, so every page is crawled while each handler still sleeps (the old code awaited
+// each handler before scheduling the next request).
+func TestAsyncSignalHandlerDoesNotStallTheEngine(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `import { Request, sleep } from "jscrawl";
+export default class S {
+  name = "sleepy";
+  events = [];
+  setup(crawler) {
+    crawler.signals.connect("request_scheduled", async () => {
+      this.events.push("scheduled");
+      await sleep(1000);
+      this.events.push("woke");
+    });
+  }
+  start() { return [1, 2, 3, 4, 5].map((i) => new Request("BASE/p/" + i)); }
+  parse(r) { this.events.push("parsed"); return { url: r.url }; }
+  closed() { this.crawler.stats.set("events", this.events.join(",")); }
+}
+`, settings: map[string]string{"JS_VMS": "1"}})
+	events, _ := res.stats["events"].(string)
+	if strings.Count(events, "scheduled") != 5 || strings.Count(events, "parsed") != 5 || strings.Contains(events, "woke") {
+		t.Errorf("events at spider_closed = %q, want 5 scheduled and 5 parsed while every handler still sleeps\n%s", events, res.log)
+	}
+	if len(res.items) != 5 {
+		t.Errorf("items = %d, want 5", len(res.items))
+	}
+}
+
+// TestRejectedNonDeferrableHandlerIsLogged: a request_scheduled handler is not awaited, but
+// the error its promise rejects with is still logged with its JS stack, and a handler that
+// throws synchronously too.
+func TestRejectedNonDeferrableHandlerIsLogged(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `export default class S {
+  name = "late";
+  setup(crawler) {
+    crawler.signals.connect("request_scheduled", async () => { await null; throw new RangeError("late broke"); });
+    crawler.signals.connect("response_received", () => { throw new EvalError("sync broke"); });
+  }
+  startUrls = ["BASE/p/1"];
+  parse(r) { return { url: r.url }; }
+}
+`})
+	if len(res.items) != 1 {
+		t.Errorf("items = %d, want 1", len(res.items))
+	}
+	for _, w := range []string{"Error caught on signal handler: request_scheduled", "RangeError: late broke",
+		"Error caught on signal handler: response_received", "EvalError: sync broke", "spider.ts:"} {
+		if !strings.Contains(res.log, w) {
+			t.Errorf("the log lacks %q:\n%s", w, res.log)
+		}
+	}
+}

@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/jsapi"
-	"github.com/jscrawl/jscrawl/types"
 )
 
 func gz(t testing.TB, s string) []byte {
@@ -182,8 +182,7 @@ func TestSitemapHuge(t *testing.T) {
 	data := gz(t, b.String())
 	mux := http.NewServeMux()
 	mux.HandleFunc("/big.xml.gz", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(data) })
-	srv := &server{Server: httptest.NewServer(mux)}
-	t.Cleanup(srv.Close)
+	srv := &server{Server: enginetest.StartWith(t, mux).Server}
 	res := crawl(t, srv, spec{settings: map[string]string{"ROBOTSTXT_OBEY": "false"}, src: `import { SitemapSpider } from "jscrawl";
 export default class S extends SitemapSpider {
   name = "big";
@@ -215,8 +214,8 @@ export default class S extends SitemapSpider {
   sitemapFollow = [/products|blog|broken|sitemap_index/];
   parse(r: Response) { return { page: r.url }; }
 }`, bound: func(s *jsapi.Spider, eng *engine.Engine) {
-		eng.Connect(engine.RequestScheduled, func(_ context.Context, args ...any) error {
-			req := args[0].(*types.Request)
+		eng.Connect(engine.RequestScheduled, func(_ context.Context, ev engine.SignalEvent) error {
+			req := ev.Request
 			mu.Lock()
 			scheduled[strings.TrimPrefix(req.URL, srv.URL)] = req.Callback
 			mu.Unlock()

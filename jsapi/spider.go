@@ -77,12 +77,18 @@ type Crawler interface {
 	// Backlog is the number of requests waiting to be downloaded; start() pauses while it
 	// is high.
 	Backlog() int
+	// WaitBacklog blocks until Backlog is at most n or ctx ends; start() resumes when it
+	// returns.
+	WaitBacklog(ctx context.Context, n int) error
 	// Connect runs fn each time sig is sent (Scrapy: signals.connect).
-	Connect(sig engine.Signal, fn func(ctx context.Context, args ...any) error)
+	Connect(sig engine.Signal, fn engine.SignalHandler)
 	// Crawl schedules a request from anywhere (Scrapy: engine.crawl).
 	Crawl(req *types.Request)
 	// CloseSpider ends the crawl gracefully with reason (Scrapy: engine.close_spider).
 	CloseSpider(reason string)
+	// OutputPlan is the spider's part of the spider output chain, which the prelude runs
+	// on what callbacks produce (engine.Engine.OutputPlan).
+	OutputPlan() []engine.OutputStage
 	Stats() *engine.Stats
 	Settings() *types.Settings
 }
@@ -112,12 +118,15 @@ type Spider struct {
 	itemFilters map[string]bool // feed URIs of customSettings.FEEDS with an itemFilter
 	pipelines   int
 	dlmwOrders  []int // the order number of each downloader middleware
+	// outOrders: the order number of each spider middleware with an output hook; outIdx:
+	// its index in the spiderMiddlewares export
+	outOrders, outIdx []int
 
 	crawler    Crawler
-	outFilters []engine.OutputFilter // the engine's built-in spider output filters
-	schemes    []string              // DOWNLOAD_SCHEMES, read once in Bind
-	ctx        context.Context       // the crawl's context, for inline downloads
-	opened     bool                  // Open has prepared every VM; guarded by mu
+	outputPlan []engine.OutputStage // the spider's part of the output chain (engine.OutputPlan)
+	schemes    []string             // DOWNLOAD_SCHEMES, read once in Bind
+	ctx        context.Context      // the crawl's context, for inline downloads
+	opened     bool                 // Open has prepared every VM; guarded by mu
 	// interrupted is the reason given to Interrupt (nil until then).
 	interrupted atomic.Pointer[string]
 
@@ -146,7 +155,7 @@ type vmState struct {
 	makeRequest  goja.Callable
 	pipelines    []*goja.Object
 	dlmws        []*goja.Object // downloaderMiddlewares, in order
-	filteredFrom int            // outputs of callbacks passed the output filters from this order up
+	spms         []*goja.Object // spiderMiddlewares, in order
 	helpers      *goja.Object
 	requestProto *goja.Object
 	selProto     *goja.Object // Selector methods
@@ -197,11 +206,13 @@ func Load(prog *runtime.Program, opts Options) (*Spider, error) {
 		}
 		s.pipelines = len(st.pipelines)
 		for _, m := range st.dlmws {
-			order := engine.DefaultMiddlewareOrder
-			if v := m.Get("order"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
-				order = int(v.ToInteger())
+			s.dlmwOrders = append(s.dlmwOrders, middlewareOrder(m))
+		}
+		for i, m := range st.spms {
+			if isFunction(m.Get("processSpiderOutput")) || isFunction(m.Get("processSpiderException")) {
+				s.outOrders = append(s.outOrders, middlewareOrder(m))
+				s.outIdx = append(s.outIdx, i)
 			}
-			s.dlmwOrders = append(s.dlmwOrders, order)
 		}
 		return nil
 	})
@@ -316,9 +327,7 @@ func (s *Spider) Pipelines() []engine.Pipeline {
 func (s *Spider) Bind(c Crawler) error {
 	s.crawler = c
 	s.schemes = c.Settings().StringList(types.DownloadSchemes)
-	if f, ok := c.(interface{ OutputFilters() []engine.OutputFilter }); ok {
-		s.outFilters = f.OutputFilters()
-	}
+	s.outputPlan = c.OutputPlan()
 	s.mu.Lock()
 	var wanted []engine.Signal
 	for sig := range s.signals {
@@ -441,11 +450,11 @@ func (s *Spider) openCtx() context.Context {
 	return s.ctx
 }
 
-// prepareVM gives vm the output filters and runs the spider's setup() on it: for every VM
+// prepareVM gives vm the output plan and runs the spider's setup() on it: for every VM
 // at Open, and for a VM that replaces a broken one (JS_CALLBACK_TIMEOUT) later.
 func (s *Spider) prepareVM(ctx context.Context, vm *runtime.VM) error {
 	st := s.state(vm)
-	err := st.await(ctx, func(*goja.Runtime) (goja.Value, error) { return nil, st.setOutputFilters() },
+	err := st.await(ctx, func(*goja.Runtime) (goja.Value, error) { return nil, st.setOutputPlan() },
 		func(goja.Value) error { return nil })
 	if err != nil {
 		return err
@@ -609,7 +618,6 @@ func (st *vmState) install() error {
 	}
 	init, _ := goja.AssertFunction(f)
 	natives := st.natives()
-	nameNatives(rt, natives)
 	res, err := init(goja.Undefined(), rt.GlobalObject(), natives)
 	if err != nil {
 		return runtime.ToScriptError(err)
@@ -673,10 +681,6 @@ func (st *vmState) construct(exports *goja.Object) error {
 		return err
 	}
 	crawler := st.crawlerObject()
-	nameNatives(rt, crawler)
-	for _, k := range []string{"settings", "stats", "engine"} {
-		nameNatives(rt, crawler.Get(k).ToObject(rt))
-	}
 	if err := spider.Set("crawler", crawler); err != nil {
 		return err
 	}
@@ -694,41 +698,50 @@ func (st *vmState) construct(exports *goja.Object) error {
 	if st.dlmws, err = instances(rt, exports, "downloaderMiddlewares"); err != nil {
 		return err
 	}
-	spms, err := instances(rt, exports, "spiderMiddlewares")
-	if err != nil {
+	if st.spms, err = instances(rt, exports, "spiderMiddlewares"); err != nil {
 		return err
 	}
 	set, _ := goja.AssertFunction(st.helper("setSpiderMiddlewares"))
-	list := make([]any, len(spms))
-	for i, m := range spms {
+	list := make([]any, len(st.spms))
+	for i, m := range st.spms {
 		list[i] = m
 	}
 	if _, err := set(goja.Undefined(), rt.NewArray(list...)); err != nil {
 		return err
 	}
 	if st.s.crawler != nil {
-		return st.setOutputFilters()
+		return st.setOutputPlan()
 	}
 	return nil
 }
 
-// setOutputFilters tells the prelude the engine's built-in spider output filters, so those
-// that the JS spider middlewares' order numbers place on their spider side run among them
-// (natives.outputFilters); on the loop.
-func (st *vmState) setOutputFilters() error {
+// middlewareOrder is the order number of a JS middleware: its `order` property when that
+// is a number, else engine.DefaultMiddlewareOrder.
+func middlewareOrder(m *goja.Object) int {
+	if v := m.Get("order"); v != nil {
+		if o, ok := engine.MiddlewareOrder(v.Export()); ok {
+			return o
+		}
+	}
+	return engine.DefaultMiddlewareOrder
+}
+
+// setOutputPlan gives the prelude the spider's part of the output chain (the engine's plan),
+// spider side first: { mw } for the spider middleware mw of the export, { go } for the
+// built-in filters of the plan's stage go (natives.outputFilters); on the loop.
+func (st *vmState) setOutputPlan() error {
 	rt := st.rt
-	list := make([]any, len(st.s.outFilters))
-	for i, f := range st.s.outFilters {
+	list := make([]any, len(st.s.outputPlan))
+	for i, stage := range st.s.outputPlan {
 		o := rt.NewObject()
-		_ = o.Set("order", f.Order)
-		_ = o.Set("id", i)
+		if stage.Own >= 0 {
+			_ = o.Set("mw", st.s.outIdx[stage.Own])
+		} else {
+			_ = o.Set("go", i)
+		}
 		list[i] = o
 	}
-	set, _ := goja.AssertFunction(st.helper("setOutputFilters"))
-	from, err := set(goja.Undefined(), rt.NewArray(list...))
-	if err != nil {
-		return err
-	}
-	st.filteredFrom = int(from.ToInteger())
-	return nil
+	set, _ := goja.AssertFunction(st.helper("setOutputPlan"))
+	_, err := set(goja.Undefined(), rt.NewArray(list...))
+	return err
 }

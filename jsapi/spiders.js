@@ -1,10 +1,15 @@
 // Following links and the base spiders: LinkExtractor, response.followAll({ css, xpath }),
 // response.enqueueLinks(), CrawlSpider, SitemapSpider, XMLFeedSpider and CSVFeedSpider.
-// Runs once per VM after prelude.js; `n` holds the Go natives (links.go), `p` the prelude's
+// Runs once per VM after prelude.js; `n` holds the Go natives (natives.go), `p` the prelude's
 // internals. Returns the exports it adds to the "jscrawl" module. Plain ES2020: no async
 // functions or async generators (a callback's result is a manual async iterable).
 (function (g, n, p) {
   "use strict";
+  // The Go natives (links.go, feedspiders.go); a name the class lacks throws here, when the
+  // VM is set up.
+  const { newLinkExtractor, extractLinks, linkMatches, pageLinks } = n.links;
+  const { isHTMLResponse } = n.response;
+  const { sitemapOpen, sitemapType, sitemapError, sitemapNext, robotsSitemaps, feedNodes, csvRows } = n.feeds;
   const { Request, Response, Spider, methodName } = p;
   const currentSpider = p.spider;
 
@@ -92,7 +97,7 @@
       const o = options || {};
       checkOptions(o, extractorOptions, "new LinkExtractor()");
       const strs = (v) => list(v).map(String);
-      this.#h = n.newLinkExtractor({
+      this.#h = newLinkExtractor({
         allow: patterns(o.allow, "LinkExtractor allow"),
         deny: patterns(o.deny, "LinkExtractor deny"),
         restrictText: patterns(o.restrictText, "LinkExtractor restrictText"),
@@ -115,10 +120,10 @@
     extractLinks(response) {
       const h = handle(response, "extractLinks()");
       const roots = this.#xpaths.length ? this.#xpaths.map((x) => xpathOf(response, x, "LinkExtractor restrictXpaths")) : null;
-      return n.extractLinks(this.#h, h, roots, this.#process || undefined, Link.prototype);
+      return extractLinks(this.#h, h, roots, this.#process || undefined, Link.prototype);
     }
     /** Whether a URL passes allow, deny, allowDomains and denyDomains. */
-    matches(url) { return n.linkMatches(this.#h, String(url)); }
+    matches(url) { return linkMatches(this.#h, String(url)); }
   }
 
   // response.followAll({ css, xpath, ...requestOptions }): Requests for the links the
@@ -138,7 +143,7 @@
       const spec = { dropFragments: false, unique: false };
       if (xpath !== undefined) spec.list = xpathOf(this, xpath, "followAll({ xpath })");
       else spec.css = css === undefined ? "a[href]" : String(css);
-      const urls = n.pageLinks(handle(this, "followAll()"), spec);
+      const urls = pageLinks(handle(this, "followAll()"), spec);
       const out = new Array(urls.length);
       for (let i = 0; i < urls.length; i++) out[i] = new Request(urls[i], o);
       return out;
@@ -169,7 +174,7 @@
       if (include.length) spec.include = include;
       spec.exclude = list(o.exclude).map((x) => (typeof x === "string" || (x && typeof x.glob === "string") ? globSpec(x, "enqueueLinks() exclude") : regexpSpec(x, "enqueueLinks() exclude")));
       if (!isNil(o.limit)) spec.limit = Number(o.limit);
-      const urls = n.pageLinks(handle(this, "enqueueLinks()"), spec);
+      const urls = pageLinks(handle(this, "enqueueLinks()"), spec);
       const meta = Object.assign({}, o.userData, o.meta);
       if (o.label !== undefined) meta.label = o.label;
       const hasMeta = Object.keys(meta).length > 0;
@@ -354,7 +359,7 @@
     // the later ones (Scrapy's seen set, per response).
     _requestsToFollow(response) {
       const out = [];
-      if (!n.isHTMLResponse(handle(response, "CrawlSpider"))) return out;
+      if (!isHTMLResponse(handle(response, "CrawlSpider"))) return out;
       const seen = new Set();
       const rules = crawlState(this).rules;
       for (let i = 0; i < rules.length; i++) {
@@ -409,14 +414,14 @@
       const h = handle(response, "SitemapSpider");
       if (isRobots(response.url)) {
         // robots.txt Sitemap: lines are always followed (sitemapFollow does not apply)
-        return n.robotsSitemaps(h).map((u) => new Request(u, { callback: "_parseSitemap" }));
+        return robotsSitemaps(h).map((u) => new Request(u, { callback: "_parseSitemap" }));
       }
-      const reader = n.sitemapOpen(h);
+      const reader = sitemapOpen(h);
       if (reader === null) {
         this.logger.warn("Ignoring invalid sitemap: " + response);
         return [];
       }
-      const type = n.sitemapType(reader);
+      const type = sitemapType(reader);
       const self = this;
       const requests = (entries) => {
         const out = [];
@@ -437,7 +442,7 @@
         return out;
       };
       const finish = () => {
-        const err = n.sitemapError(reader);
+        const err = sitemapError(reader);
         if (err !== null) {
           this.crawler.stats.inc("sitemap/broken");
           this.logger.warn("Broken sitemap " + response.url + " (kept the entries before the error): " + err);
@@ -445,12 +450,12 @@
       };
       if (this.sitemapFilter === SitemapSpider.prototype.sitemapFilter) {
         return stream((function* () {
-          for (let b = n.sitemapNext(reader); b !== null; b = n.sitemapNext(reader)) yield requests(b);
+          for (let b = sitemapNext(reader); b !== null; b = sitemapNext(reader)) yield requests(b);
           finish();
         })());
       }
       const all = [];
-      for (let b = n.sitemapNext(reader); b !== null; b = n.sitemapNext(reader)) for (const e of b) all.push(e);
+      for (let b = sitemapNext(reader); b !== null; b = sitemapNext(reader)) for (const e of b) all.push(e);
       finish();
       return then(collect(this.sitemapFilter(all)), requests);
     }
@@ -504,7 +509,7 @@
     _parse(response) {
       const st = feedState(this, true);
       const r = adapted(this, response);
-      const [nodes, err] = n.feedNodes(handle(r, "XMLFeedSpider"), st.itertag, st.namespaces);
+      const [nodes, err] = feedNodes(handle(r, "XMLFeedSpider"), st.itertag, st.namespaces);
       if (err !== null) this.logger.warn("Broken XML feed " + r.url + " (kept the nodes before the error): " + err);
       if (st.namespaces.length) {
         for (const node of nodes) {
@@ -530,7 +535,7 @@
     _parse(response) {
       const st = feedState(this, false);
       const r = adapted(this, response);
-      const [rows, skipped, err] = n.csvRows(handle(r, "CSVFeedSpider"), st.delimiter, st.quotechar, st.headers);
+      const [rows, skipped, err] = csvRows(handle(r, "CSVFeedSpider"), st.delimiter, st.quotechar, st.headers);
       for (const [line, len, want] of skipped) this.logger.warn("ignoring row " + line + " (length: " + len + ", should be: " + want + ")");
       if (err !== null) this.logger.warn("Broken CSV " + r.url + " (kept the rows before the error): " + err);
       return stream(feedSteps(this, r, rows, this.parseRow));

@@ -51,13 +51,36 @@ type BundleOptions struct {
 	Minify bool
 }
 
-// asyncGenDecl matches esbuild's helper for lowered async generators, which the prelude
-// wraps so the engine can drive generators without a promise per value.
-var asyncGenDecl = regexp.MustCompile(`var __asyncGenerator = `)
+// helperRewrites wrap esbuild's helpers for lowered async generators and async functions
+// with the prelude's: __asyncGenerator so the engine can drive generators without a
+// promise per value, __async so the steps of an async function run in the scope of the
+// callback that called it. Each declaration ("var __async = ") becomes the wrapper
+// followed by the original helper under a new name, on the same line.
+var helperRewrites = []struct {
+	name string         // the helper's name in esbuild's output
+	decl *regexp.Regexp // its declaration
+	used *regexp.Regexp // any use of the name
+	repl string         // what replaces the declaration's "var name = "
+}{
+	{"__asyncGenerator", regexp.MustCompile(`\bvar\s+__asyncGenerator\s*=\s*`), regexp.MustCompile(`\b__asyncGenerator\b`),
+		"var __asyncGenerator = (t, a, g) => __jscrawlAsyncGen(__asyncGenerator0, t, a, g, __await); var __asyncGenerator0 = "},
+	{"__async", regexp.MustCompile(`\bvar\s+__async\s*=\s*`), regexp.MustCompile(`\b__async\b`),
+		"var __async = (t, a, g) => __jscrawlAsync(__async0, t, a, g); var __async0 = "},
+}
 
-// asyncDecl matches esbuild's helper for lowered async functions, which the prelude wraps so
-// the steps of an async function run in the scope of the callback that called it.
-var asyncDecl = regexp.MustCompile(`var __async = `)
+// rewriteHelpers applies helperRewrites to a bundle. A helper that the code uses but whose
+// declaration does not have the expected form (a newer esbuild writing it differently) is
+// an error: left unwrapped, async callbacks would run outside the engine's control.
+func rewriteHelpers(code string) (string, error) {
+	for _, h := range helperRewrites {
+		if h.decl.MatchString(code) {
+			code = h.decl.ReplaceAllLiteralString(code, h.repl)
+		} else if h.used.MatchString(code) {
+			return "", fmt.Errorf("esbuild's %s helper is used but not declared as \"var %s = \" (esbuild's output changed): cannot wrap it", h.name, h.name)
+		}
+	}
+	return code, nil
+}
 
 // Bundle builds entry (.ts, .js, .mjs, .cjs) with its relative imports and node_modules
 // packages into one CommonJS program, lowering what goja lacks (async generators,
@@ -166,10 +189,10 @@ func compileBundle(name, code string, srcMap []byte) (*Program, error) {
 	if i := strings.LastIndex(code, "//# sourceMappingURL="); i >= 0 {
 		code = code[:i]
 	}
-	code = asyncGenDecl.ReplaceAllLiteralString(code,
-		"var __asyncGenerator = (t, a, g) => __jscrawlAsyncGen(__asyncGenerator0, t, a, g, __await); var __asyncGenerator0 = ")
-	code = asyncDecl.ReplaceAllLiteralString(code,
-		"var __async = (t, a, g) => __jscrawlAsync(__async0, t, a, g); var __async0 = ")
+	code, err := rewriteHelpers(code)
+	if err != nil {
+		return nil, fmt.Errorf("compile %s: %w", name, err)
+	}
 	// The module wrapper stays on line 1 so line numbers are unchanged.
 	wrapped := "(function (exports, require, module, __filename, __dirname) {" + code +
 		"\n})\n//# sourceMappingURL=data:application/json;base64," + base64.StdEncoding.EncodeToString(srcMap) + "\n"

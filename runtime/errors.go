@@ -38,8 +38,16 @@ func (e *ScriptError) ErrorMessage() string { return e.Message }
 func (e *ScriptError) Unwrap() error { return e.err }
 
 // ErrInterrupted names a VM interrupted because a callback ran too long or the crawl was
-// stopped at once.
+// stopped at once. The errors of the callbacks cut short wrap it: check with errors.Is.
 var ErrInterrupted = errors.New("script interrupted")
+
+// InterruptError returns the error of a callback cut short by an interrupt of its VM: a
+// *ScriptError named name (TimeoutError for a runaway, InterruptedError for a crawl
+// stopped at once) with message msg and the thrown value, if any, that wraps
+// ErrInterrupted.
+func InterruptError(name, msg string, value any) *ScriptError {
+	return &ScriptError{Name: name, Message: msg, Stack: name + ": " + msg, Value: value, err: ErrInterrupted}
+}
 
 // ToScriptError converts an error returned by goja (an *goja.Exception, an interrupt or
 // another error) into a *ScriptError. It must run on the VM's loop when err carries a JS

@@ -65,3 +65,26 @@ func TestScriptErrorStack(t *testing.T) {
 		})
 	}
 }
+
+// TestInterruptErrorsWrapErrInterrupted: the error of an interrupted script and the errors
+// built for callbacks cut short by an interrupt are told apart with errors.Is, not by name.
+func TestInterruptErrorsWrapErrInterrupted(t *testing.T) {
+	t.Parallel()
+	rt := goja.New()
+	rt.Interrupt("stop")
+	_, err := rt.RunString("while (true) {}")
+	tests := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"interrupted script", runtime.ToScriptError(err), true},
+		{"InterruptError", runtime.InterruptError("InterruptedError", "callback parse interrupted", nil), true},
+		{"thrown TimeoutError", &runtime.ScriptError{Name: "TimeoutError", Message: "download timed out"}, false},
+	}
+	for _, tc := range tests {
+		if got := errors.Is(tc.err, runtime.ErrInterrupted); got != tc.want {
+			t.Errorf("%s: errors.Is(%v, ErrInterrupted) = %v, want %v", tc.name, tc.err, got, tc.want)
+		}
+	}
+}

@@ -22,6 +22,11 @@ var preludeSrc string
 
 var preludeProg = goja.MustCompile("prelude.js", preludeSrc, true)
 
+// FieldNameMapper is how every VM names Go fields and methods in JS: a field by its js
+// tag, a method by its name with the first letter lowercased (Css → css). jsapi names the
+// natives it binds with it.
+var FieldNameMapper = goja.TagFieldNameMapper("js", true)
+
 // closeGrace is how long Close lets a running job finish before interrupting it.
 const closeGrace = time.Second
 
@@ -103,7 +108,7 @@ func NewVM(opts Options) (*VM, error) {
 	vm.loop.Start()
 	err := vm.Do(context.Background(), func(rt *goja.Runtime) error {
 		vm.rt = rt
-		rt.SetFieldNameMapper(goja.TagFieldNameMapper("js", true))
+		rt.SetFieldNameMapper(FieldNameMapper)
 		rt.SetPromiseRejectionTracker(vm.trackRejection)
 		url.Enable(rt)
 		hooks := rt.NewObject()

@@ -34,6 +34,30 @@ type Request struct {
 	parsedRaw string
 }
 
+// Request meta keys that the engine reads or sets: Scrapy's special Request.meta keys, in
+// camelCase. Spiders set them in meta; the middlewares named read them.
+const (
+	MetaCookieJar            = "cookiejar"            // CookiesMiddleware: the cookie jar (default: the spider's)
+	MetaDepth                = "depth"                // Request.Depth, as JS sees it in meta
+	MetaDontCache            = "dontCache"            // HttpCacheMiddleware: neither read nor store
+	MetaDontMergeCookies     = "dontMergeCookies"     // CookiesMiddleware: leave the jar out
+	MetaDontObeyRobotsTxt    = "dontObeyRobotstxt"    // RobotsTxtMiddleware: skip the check
+	MetaDontRedirect         = "dontRedirect"         // RedirectMiddleware: a 3xx is the response
+	MetaDontRetry            = "dontRetry"            // RetryMiddleware: no retry
+	MetaDownloadMaxSize      = "downloadMaxsize"      // DOWNLOAD_MAXSIZE for this request
+	MetaDownloadSlot         = "downloadSlot"         // the download slot (default: the host)
+	MetaDownloadTimeout      = "downloadTimeout"      // DOWNLOAD_TIMEOUT for this request, in seconds
+	MetaDownloadWarnSize     = "downloadWarnsize"     // DOWNLOAD_WARNSIZE for this request
+	MetaHandleHTTPStatusAll  = "handleHttpStatusAll"  // HttpErrorMiddleware: every status reaches the callback
+	MetaHandleHTTPStatusList = "handleHttpStatusList" // HttpErrorMiddleware: these statuses reach the callback
+	MetaMaxRetryTimes        = "maxRetryTimes"        // RETRY_TIMES for this request
+	MetaProxy                = "proxy"                // HttpProxyMiddleware: the proxy URL ("" or null: none)
+	MetaRedirectReasons      = "redirectReasons"      // set by RedirectMiddleware: the status or "meta refresh" of each hop
+	MetaRedirectTimes        = "redirectTimes"        // set by RedirectMiddleware: the redirects followed
+	MetaRedirectURLs         = "redirectUrls"         // set by RedirectMiddleware: the URLs redirected from
+	MetaReferrerPolicy       = "referrerPolicy"       // RefererMiddleware: the policy for this request
+)
+
 // ParsedURL returns the parsed URL, parsing it once. The result is shared: do not modify it.
 // Like the rest of a Request, it is not for concurrent use while the request is changed.
 func (r *Request) ParsedURL() (*url.URL, error) {
@@ -86,7 +110,7 @@ type Cookie struct {
 // RedirectURLs returns meta.redirectUrls, the URLs this request was redirected from in
 // order (set by the redirect middlewares; Scrapy: meta["redirect_urls"]).
 func (r *Request) RedirectURLs() []string {
-	switch l := r.MetaValue("redirectUrls").(type) {
+	switch l := r.MetaValue(MetaRedirectURLs).(type) {
 	case []string:
 		return l
 	case []any:

@@ -16,9 +16,6 @@ type Response struct {
 	// Flags mark how the response was obtained, as Scrapy's response.flags: "cached" for
 	// one served by HttpCacheMiddleware.
 	Flags []string
-	// Parsed caches a parsed form of Body (an HTML document) made off the JS loop by the
-	// downloader's goroutine; nil when not parsed yet. Its type belongs to the reader.
-	Parsed any
 }
 
 // Failure describes a request that produced no usable response, as an errback receives it

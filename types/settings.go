@@ -28,6 +28,7 @@ const (
 	DepthPriority               = "DEPTH_PRIORITY"
 	DepthStatsVerbose           = "DEPTH_STATS_VERBOSE"
 	DownloadDelay               = "DOWNLOAD_DELAY"
+	DownloadHandlers            = "DOWNLOAD_HANDLERS"
 	DownloadMaxSize             = "DOWNLOAD_MAXSIZE"
 	DownloadMemoryBudget        = "DOWNLOAD_MEMORY_BUDGET"
 	DownloadSchemes             = "DOWNLOAD_SCHEMES"
@@ -159,6 +160,7 @@ var Defs = []Def{
 	{DepthPriority, KindInt, 0, "priority adjustment per depth level"},
 	{DepthStatsVerbose, KindBool, false, "count requests per depth (request_depth_count/N)"},
 	{DownloadDelay, KindDuration, 0.0, "seconds between downloads from the same slot"},
+	{DownloadHandlers, KindMap, map[string]any{}, "URL scheme → download handler name (HTTPDownloadHandler, FileDownloadHandler, DataURIDownloadHandler), or null to disable the scheme"},
 	{DownloadMaxSize, KindInt, 1 << 30, "largest response body in bytes (0: no limit)"},
 	{DownloadMemoryBudget, KindInt, 512 << 20, "bytes of response bodies received at once; downloads wait for room (0: no limit)"},
 	{DownloadSchemes, KindList, []any{"http", "https"}, "URL schemes a spider may request"},

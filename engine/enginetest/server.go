@@ -1,6 +1,6 @@
 // Package enginetest provides test helpers for the engine and its users: a local HTTP
-// server with the routes crawls need (NewServer, Start) and a fake Spider whose behaviour
-// is given by function fields.
+// server with the routes crawls need (NewServer, Start, StartWith), a fake Spider whose
+// behaviour is given by function fields, a Buffer for logs and ClosedAddr.
 package enginetest
 
 import (
@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -28,6 +29,7 @@ const DefaultLinkPages = 10
 // Server is a test HTTP server that records what it served. Embeds the *httptest.Server.
 type Server struct {
 	*httptest.Server
+	extra *http.ServeMux // StartWith's routes, before the standard ones
 
 	mu          sync.Mutex
 	hits        map[string]int
@@ -56,9 +58,14 @@ type Server struct {
 func NewServer(t testing.TB) *httptest.Server { return Start(t).Server }
 
 // Start is NewServer returning the *Server, to inspect what it served.
-func Start(t testing.TB) *Server {
+func Start(t testing.TB) *Server { return StartWith(t, nil) }
+
+// StartWith is Start with a test's own routes besides the standard ones: a request that a
+// pattern of mux matches goes to mux (so "/{$}" replaces the home page), any other to the
+// standard routes. mux may be nil. Hits and arrivals count both.
+func StartWith(t testing.TB, mux *http.ServeMux) *Server {
 	t.Helper()
-	s := &Server{hits: map[string]int{}, arrivals: map[string][]time.Time{}}
+	s := &Server{extra: mux, hits: map[string]int{}, arrivals: map[string][]time.Time{}}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.Close)
 	return s
@@ -108,6 +115,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.inFlight--
 		s.mu.Unlock()
 	}()
+	if s.extra != nil {
+		if _, pattern := s.extra.Handler(r); pattern != "" {
+			s.extra.ServeHTTP(w, r)
+			return
+		}
+	}
 	route(w, r)
 }
 
@@ -254,4 +267,38 @@ func zlibBytes(b []byte) []byte {
 	zw.Write(b)
 	zw.Close()
 	return buf.Bytes()
+}
+
+// Buffer is a bytes.Buffer safe for concurrent writes: the log of a crawl.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String returns what was written.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// ClosedAddr returns a loopback host:port where nothing listens (a port just released).
+func ClosedAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return addr
 }

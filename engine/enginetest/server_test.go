@@ -50,6 +50,30 @@ func TestServerRoutes(t *testing.T) {
 	}
 }
 
+// TestStartWith: a test's own routes come first ("/{$}" replaces the home page), the
+// standard routes serve the rest, and hits count both.
+func TestStartWith(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "own home") })
+	mux.HandleFunc("/own/{n}", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "own "+r.PathValue("n")) })
+	srv := enginetest.StartWith(t, mux)
+	for path, want := range map[string]string{"/": "own home", "/own/3": "own 3", "/item/7": "<h1>Item 7</h1>", "/status/404": "status 404"} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), want) {
+			t.Errorf("%s: %q, want it to contain %q", path, body, want)
+		}
+	}
+	if srv.Hits("/own/3") != 1 || srv.Hits("/item/7") != 1 {
+		t.Errorf("hits: /own/3 %d, /item/7 %d, want 1 each", srv.Hits("/own/3"), srv.Hits("/item/7"))
+	}
+}
+
 func TestLinks(t *testing.T) {
 	t.Parallel()
 	resp := &types.Response{URL: "http://h:1/a/b?x=1", Body: []byte(`<a href="/c">c</a><a href="d#f">d</a><a href="http://o/">o</a>`)}

@@ -1,16 +1,12 @@
 package selector
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
-	"golang.org/x/net/html/charset"
-	"golang.org/x/text/encoding"
 )
 
 // Document is a parsed HTML page. It is never modified after Parse, so any number of
@@ -184,107 +180,3 @@ func (d *Document) Goquery() *goquery.Document { return d.gq }
 // Node returns the underlying DocumentNode, for code that walks the tree itself. It must
 // not be modified.
 func (d *Document) Node() *html.Node { return d.node }
-
-// DecodeText returns body decoded to UTF-8. The encoding comes from, in order: a byte order
-// mark, the charset parameter of contentType, a <meta charset> or <meta http-equiv> in the
-// first 1024 bytes (golang.org/x/net/html/charset, with WHATWG labels, so iso-8859-1 means
-// windows-1252). Without any, it is UTF-8, unless body is not valid UTF-8, when it is
-// windows-1252 (as Scrapy's auto-detection falls back to cp1252). Invalid UTF-8 sequences
-// become U+FFFD and a leading byte order mark is dropped.
-func DecodeText(body []byte, contentType string) string {
-	enc, name := detect(body, contentType)
-	var s string
-	if name == "utf-8" {
-		s = string(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
-		if !utf8.ValidString(s) {
-			s = strings.ToValidUTF8(s, "\uFFFD")
-		}
-		return s
-	}
-	b, err := enc.NewDecoder().Bytes(body)
-	if err != nil {
-		// Decoders for HTML encodings replace bad input instead of failing; be safe anyway.
-		return strings.ToValidUTF8(string(body), "\uFFFD")
-	}
-	return strings.TrimPrefix(string(b), "\uFEFF")
-}
-
-// Encoding returns the WHATWG name of the encoding DecodeText uses for body ("utf-8",
-// "windows-1252", "shift_jis", ...), as Scrapy's response.encoding.
-func Encoding(body []byte, contentType string) string {
-	_, name := detect(body, contentType)
-	return name
-}
-
-// detect is the encoding choice of DecodeText, the one place it is made.
-func detect(body []byte, contentType string) (encoding.Encoding, string) {
-	enc, name, certain := charset.DetermineEncoding(body, contentType)
-	if !certain && name == "windows-1252" && !metaCharset(body) {
-		// DetermineEncoding's default guess, made from the first 1024 bytes only.
-		if utf8.Valid(body) {
-			return enc, "utf-8"
-		}
-	}
-	return enc, name
-}
-
-// metaCharset reports whether the first 1024 bytes of body declare an encoding in a <meta>
-// element, which DetermineEncoding's answer alone does not tell.
-func metaCharset(body []byte) bool {
-	if len(body) > 1024 {
-		body = body[:1024]
-	}
-	if !containsFold(body, "charset") {
-		return false
-	}
-	z := html.NewTokenizer(bytes.NewReader(body))
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			return false
-		case html.StartTagToken, html.SelfClosingTagToken:
-			tag, hasAttr := z.TagName()
-			if string(tag) != "meta" {
-				continue
-			}
-			var httpEquiv, content bool
-			for hasAttr {
-				var k, v []byte
-				k, v, hasAttr = z.TagAttr()
-				switch string(k) {
-				case "charset":
-					if e, _ := charset.Lookup(string(v)); e != nil {
-						return true
-					}
-				case "http-equiv":
-					httpEquiv = strings.EqualFold(string(v), "content-type")
-				case "content":
-					content = containsFold(v, "charset")
-				}
-			}
-			if httpEquiv && content {
-				return true
-			}
-		}
-	}
-}
-
-// containsFold reports whether b contains the lower-case ASCII word w in any case.
-func containsFold(b []byte, w string) bool {
-	for i := 0; i+len(w) <= len(b); i++ {
-		j := 0
-		for ; j < len(w); j++ {
-			c := b[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != w[j] {
-				break
-			}
-		}
-		if j == len(w) {
-			return true
-		}
-	}
-	return false
-}

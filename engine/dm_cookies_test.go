@@ -35,7 +35,7 @@ func get(t *testing.T, e *engine.Engine, req *types.Request) *types.Response {
 func TestCookies(t *testing.T) {
 	t.Parallel()
 	s := newRedirectSite(t)
-	newE := func(kv map[string]any) (*engine.Engine, *syncBuffer) {
+	newE := func(kv map[string]any) (*engine.Engine, *enginetest.Buffer) {
 		return newEngine(t, &enginetest.Spider{}, kv, engine.WithHTTPClient(s.client()))
 	}
 	jar := func(k any) types.Item { return types.Item{{Key: "cookiejar", Value: k}} }

@@ -66,11 +66,11 @@ func NewRetryMiddleware(settings *types.Settings, stats *Stats, logger *slog.Log
 
 // Fetch implements DownloaderMiddleware.
 func (m *RetryMiddleware) Fetch(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
-	if !m.enabled || metaBool(req, "dontRetry") {
+	if !m.enabled || metaBool(req, types.MetaDontRetry) {
 		return next.Fetch(ctx, req)
 	}
 	maxTimes := m.times
-	if n, ok := metaInt(req, "maxRetryTimes"); ok {
+	if n, ok := metaInt(req, types.MetaMaxRetryTimes); ok {
 		maxTimes = n
 	}
 	for {

@@ -55,16 +55,16 @@ func newRedirector(settings *types.Settings, enabledKey string, stats *Stats, lo
 // (0 for a meta refresh) that the spider handles itself (meta.handleHttpStatusList
 // contains it, or meta.handleHttpStatusAll), as in Scrapy.
 func (r *redirector) skip(req *types.Request, status int) bool {
-	if !r.enabled || metaBool(req, "dontRedirect") {
+	if !r.enabled || metaBool(req, types.MetaDontRedirect) {
 		return true
 	}
 	if status == 0 { // meta refresh
 		return false
 	}
-	if metaBool(req, "handleHttpStatusAll") {
+	if metaBool(req, types.MetaHandleHTTPStatusAll) {
 		return true
 	}
-	v := req.MetaValue("handleHttpStatusList")
+	v := req.MetaValue(types.MetaHandleHTTPStatusList)
 	return v != nil && slices.Contains(intList(v), status)
 }
 
@@ -127,7 +127,7 @@ func (r *redirector) follow(req *types.Request, target string, status int, reaso
 			next.Headers.Del("Referer")
 		}
 	}
-	times, _ := metaInt(req, "redirectTimes")
+	times, _ := metaInt(req, types.MetaRedirectTimes)
 	urls := req.RedirectURLs()
 	chain := append(slices.Clone(urls), req.URL)
 	if times >= r.maxTimes {
@@ -136,19 +136,19 @@ func (r *redirector) follow(req *types.Request, target string, status int, reaso
 	// A loop: the target is already in the chain since the method last changed. A hop that
 	// changes the method (POST /login, then 302 to GET /home, then 302 to GET /login) starts
 	// afresh; meta._redirectLoopStart keeps where the current method's run began.
-	start, _ := metaInt(req, "_redirectLoopStart")
+	start, _ := metaInt(req, metaRedirectLoopStart)
 	if next.HTTPMethod() != method {
 		start = len(chain)
 	} else if slices.ContainsFunc(chain[min(start, len(chain)):], func(u string) bool { return sameURL(u, target) }) {
 		return r.fail(req, chain, fmt.Errorf("redirect loop: %s redirects back to %s", req.URL, target))
 	}
 	if start > 0 {
-		next.Meta.Set("_redirectLoopStart", int64(start))
+		next.Meta.Set(metaRedirectLoopStart, int64(start))
 	}
-	reasons, _ := req.MetaValue("redirectReasons").([]any)
-	next.Meta.Set("redirectTimes", int64(times+1))
-	next.Meta.Set("redirectUrls", toAnyList(chain))
-	next.Meta.Set("redirectReasons", append(slices.Clone(reasons), reason))
+	reasons, _ := req.MetaValue(types.MetaRedirectReasons).([]any)
+	next.Meta.Set(types.MetaRedirectTimes, int64(times+1))
+	next.Meta.Set(types.MetaRedirectURLs, toAnyList(chain))
+	next.Meta.Set(types.MetaRedirectReasons, append(slices.Clone(reasons), reason))
 	next.Priority = req.Priority + r.prio
 	r.logger.Debug(fmt.Sprintf("Redirecting (%v) to %s from %s", reason, reqString(next), reqString(req)))
 	return Reschedule(next)
@@ -177,6 +177,10 @@ func sameURL(a, b string) bool {
 	b, _, _ = strings.Cut(b, "#")
 	return a == b
 }
+
+// metaRedirectLoopStart is the meta key where RedirectMiddleware keeps where the current
+// method's run of redirects began (see redirect).
+const metaRedirectLoopStart = "_redirectLoopStart"
 
 // RedirectMiddleware follows 301, 302, 303, 307 and 308 responses with a Location header
 // (Scrapy: RedirectMiddleware). It returns Reschedule(next) for the request that follows
@@ -386,34 +390,8 @@ func parseRefresh(content string) (float64, string, bool) {
 	return delay, s, true
 }
 
-// Fetch implements DownloaderMiddleware: the downloader-side offsite check of redirected
-// requests (Scrapy: the downloader OffsiteMiddleware). A scheduled request that a redirect
-// produced (meta.redirectUrls set) fails with IgnoreRequest when its host is not allowed;
-// requests the spider yielded were filtered by ProcessSpiderOutput already, and inline
-// downloads (Engine.Download) are never filtered. dontFilter requests pass. The failure is
-// counted in downloader/exception_type_count/IgnoreRequest, as Scrapy's DownloaderStats
-// counts it.
-func (m *OffsiteMiddleware) Fetch(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
-	if req.DontFilter || len(m.domains) == 0 || isInline(ctx) || len(req.RedirectURLs()) == 0 {
-		return next.Fetch(ctx, req)
-	}
-	host := ""
-	if u, err := req.ParsedURL(); err == nil {
-		host = strings.ToLower(u.Hostname())
-	}
-	if m.Allowed(host) {
-		return next.Fetch(ctx, req)
-	}
-	m.filtered(host, req)
-	err := &DownloadError{Name: NameIgnoreRequest, URL: req.URL,
-		Err: fmt.Errorf("filtered offsite redirect to %q: %w", host, ErrIgnoreRequest)}
-	countException(m.stats, err)
-	return nil, err
-}
-
 // Interface guards
 var (
 	_ DownloaderMiddleware = (*RedirectMiddleware)(nil)
 	_ DownloaderMiddleware = (*MetaRefreshMiddleware)(nil)
-	_ DownloaderMiddleware = (*OffsiteMiddleware)(nil)
 )

@@ -55,7 +55,7 @@ func NewHTTPProxyMiddleware(settings *types.Settings, stats *Stats) *HTTPProxyMi
 
 // Fetch implements DownloaderMiddleware.
 func (m *HTTPProxyMiddleware) Fetch(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
-	v, ok := req.Meta.Get("proxy")
+	v, ok := req.Meta.Get(types.MetaProxy)
 	if !ok || !m.enabled {
 		return next.Fetch(ctx, req)
 	}

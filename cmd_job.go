@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"sort"
 
 	"github.com/jscrawl/jscrawl/engine"
@@ -37,10 +36,7 @@ reason. A job is resumed by running the same command again: jscrawl run spider.t
 			if err != nil {
 				return cli.Exit(err.Error(), 1)
 			}
-			w := c.App.Writer
-			if w == nil {
-				w = os.Stdout
-			}
+			w, _ := stdio(c)
 			if c.Bool("json") {
 				b, err := json.MarshalIndent(st, "", "  ")
 				if err != nil {

@@ -49,10 +49,7 @@ Examples:
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return cli.Exit(fmt.Sprintf("types: %v", err), 1)
 			}
-			out := c.App.ErrWriter
-			if out == nil {
-				out = os.Stderr
-			}
+			_, out := stdio(c)
 			dts := filepath.Join(dir, "jscrawl.d.ts")
 			if err := os.WriteFile(dts, []byte(jsapi.TypeDefinitions), 0o644); err != nil {
 				return cli.Exit(fmt.Sprintf("types: %v", err), 1)

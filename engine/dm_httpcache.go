@@ -94,7 +94,7 @@ func safeName(s string) string {
 
 // Fetch implements DownloaderMiddleware.
 func (m *HTTPCacheMiddleware) Fetch(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
-	if !m.enabled || metaBool(req, "dontCache") {
+	if !m.enabled || metaBool(req, types.MetaDontCache) {
 		return next.Fetch(ctx, req)
 	}
 	if !m.cacheableRequest(req) {

@@ -15,7 +15,7 @@ import (
 // crawl): its URLs are its own, not the demo site's.
 func warnIgnoredDemo(eng *engine.Engine, spider *jsapi.Spider, logger *slog.Logger, demoURL string) {
 	var once sync.Once
-	check := func(context.Context, ...any) error {
+	check := func(context.Context, engine.SignalEvent) error {
 		once.Do(func() {
 			if !spider.ArgRead("baseUrl") {
 				logger.Warn(fmt.Sprintf("The spider ignores the demo site at %s: it never read this.baseUrl, which --demo sets to the demo's address", demoURL))

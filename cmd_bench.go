@@ -4,16 +4,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/jscrawl/jscrawl/engine"
-	"github.com/jscrawl/jscrawl/jsapi"
-	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
 	"github.com/urfave/cli/v2"
 )
@@ -50,11 +44,9 @@ Examples:
    jscrawl bench
    jscrawl bench --timeout 30
    jscrawl bench -s CONCURRENT_REQUESTS=64 -s JS_VMS=2`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.Float64Flag{Name: "timeout", Value: 10, Usage: "crawl for `SECONDS` (CLOSESPIDER_TIMEOUT)"},
-			settingFlag(),
-			logLevelFlag("INFO"),
-		},
+		}, settingFlags("INFO")...),
 		Action: benchAction,
 	}
 }
@@ -66,19 +58,19 @@ func benchAction(c *cli.Context) error {
 	if c.Float64("timeout") <= 0 {
 		return usageError("--timeout %v: want a number of seconds above 0", c.Float64("timeout"))
 	}
-	settings, err := commandSettings(c, "INFO")
+	ls, err := readFlags(c, loadOptions{logLevel: "INFO"})
 	if err != nil {
 		return err
 	}
+	defer ls.Close()
 	for k, v := range map[string]any{
 		types.CloseSpiderTimeout: c.Float64("timeout"),
 		types.LogStatsInterval:   1.0,
 	} {
-		if err := settings.Set(k, v, types.PrioritySpider); err != nil {
+		if err := ls.settings.Set(k, v, types.PrioritySpider); err != nil {
 			return err
 		}
 	}
-	stdout, stderr := stdio(c)
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -89,34 +81,28 @@ func benchAction(c *cli.Context) error {
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
 
-	stats := engine.NewStats()
-	logger, _ := commandLogger(stderr, settings, stats)
-	logger.Info("Bench site running at " + base)
-	prog, err := runtime.BundleSource("bench.js", benchSpider, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	ls.logger.Info("Bench site running at " + base)
+	ls.args["baseUrl"] = base
+	if err := ls.loadSource("bench", benchSpider); err != nil {
+		return err
+	}
+	eng, err := ls.newEngine()
 	if err != nil {
-		return cli.Exit(fmt.Sprintf("bench: %v", err), 1)
+		return err
 	}
-	spider, err := jsapi.Load(prog, jsapi.Options{Args: map[string]string{"baseUrl": base}, Logger: logger})
-	if err != nil {
-		return cli.Exit(fmt.Sprintf("bench: %v", err), 1)
-	}
-	defer spider.Close()
-	eng := engine.New(spider, settings, engine.WithLogger(logger), engine.WithStats(stats))
-	if err := spider.Bind(eng); err != nil {
-		return cli.Exit(fmt.Sprintf("bench: %v", err), 1)
-	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(c)
 	defer stop()
 	if err := eng.Run(ctx); err != nil {
 		return cli.Exit(fmt.Sprintf("bench could not run: %v", err), 1)
 	}
+	stats := ls.stats
 	pages := stats.Int("response_received_count")
 	secs, _ := stats.Get("elapsed_time_seconds").(float64)
 	rate := 0.0
 	if secs > 0 {
 		rate = float64(pages) / secs * 60
 	}
-	fmt.Fprintf(stdout, "Bench: %d pages in %.1f s (%.0f pages/min), %d requests scheduled, %d errors, finish reason %v\n",
+	fmt.Fprintf(ls.stdout, "Bench: %d pages in %.1f s (%.0f pages/min), %d requests scheduled, %d errors, finish reason %v\n",
 		pages, secs, rate, stats.Int("scheduler/enqueued"), stats.Int("log_count/ERROR"), stats.Get("finish_reason"))
 	if ctx.Err() != nil {
 		return cli.Exit("bench: interrupted", 130)

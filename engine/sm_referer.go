@@ -67,7 +67,7 @@ func (m *RefererMiddleware) ProcessSpiderOutput(_ context.Context, resp *types.R
 // policyOf returns the policy for req: its meta.referrerPolicy, else the last known one
 // of the Referrer-Policy header h of the page it comes from, else REFERRER_POLICY.
 func (m *RefererMiddleware) policyOf(req *types.Request, h http.Header) string {
-	if p, ok := req.MetaValue("referrerPolicy").(string); ok && referrerPolicies[strings.ToLower(p)] {
+	if p, ok := req.MetaValue(types.MetaReferrerPolicy).(string); ok && referrerPolicies[strings.ToLower(p)] {
 		return strings.ToLower(p)
 	}
 	if p := headerPolicy(h); p != "" {

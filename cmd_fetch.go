@@ -3,12 +3,8 @@ package main
 import (
 	"fmt"
 	"net/http"
-	"os"
-	"os/signal"
 	"slices"
-	"syscall"
 
-	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/types"
 	"github.com/urfave/cli/v2"
 )
@@ -31,14 +27,11 @@ Examples:
    jscrawl fetch -s USER_AGENT=mybot/1.0 -s DOWNLOAD_TIMEOUT=10 https://example.com/
    jscrawl fetch --no-redirect http://example.com/old-page
    jscrawl fetch --spider spider.ts https://example.com/   (the spider's settings and middlewares)`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "headers", Usage: "print the status line and the response headers instead of the body"},
 			&cli.BoolFlag{Name: "no-redirect", Usage: "do not follow redirects (REDIRECT_ENABLED=false)"},
 			&cli.StringFlag{Name: "spider", Usage: "download as the spider `FILE` would: its customSettings and downloader middlewares apply"},
-			argFlag(),
-			settingFlag(),
-			logLevelFlag("WARNING"),
-		},
+		}, spiderFlags("WARNING")...),
 		Action: fetchAction,
 	}
 }
@@ -48,40 +41,24 @@ func fetchAction(c *cli.Context) error {
 		return usageError("fetch needs exactly one URL (got %d): jscrawl fetch https://example.com/", c.NArg())
 	}
 	rawURL := c.Args().First()
-	settings, err := commandSettings(c, "WARNING")
+	opts := loadOptions{logLevel: "WARNING"}
+	if c.Bool("no-redirect") {
+		opts.set = map[string]any{types.RedirectEnabled: false}
+	}
+	ls, err := readFlags(c, opts)
 	if err != nil {
 		return err
 	}
-	if c.Bool("no-redirect") {
-		_ = settings.Set(types.RedirectEnabled, false, types.PriorityCmdline)
+	defer ls.Close()
+	if err := ls.load(c.String("spider")); err != nil {
+		return err
 	}
-	stdout, stderr := stdio(c)
-	stats := engine.NewStats()
-	logger, lv := commandLogger(stderr, settings, stats)
-	var eng *engine.Engine
-	if file := c.String("spider"); file != "" {
-		args, err := spiderArgs(c)
-		if err != nil {
-			return err
-		}
-		spider, err := loadSpider(file, args, logger)
-		if err != nil {
-			return err
-		}
-		defer spider.Close()
-		if err := applyCustomSettings(settings, spider, file, lv); err != nil {
-			return err
-		}
-		opts := spiderEngineOptions(spider, settings, logger, stats)
-		eng = engine.New(spider, settings, opts...)
-		if err := spider.Bind(eng); err != nil {
-			return cli.Exit(fmt.Sprintf("%s: %v", file, err), 1)
-		}
-	} else {
-		eng = engine.New(idleSpider{}, settings, engine.WithLogger(logger), engine.WithStats(stats))
+	eng, err := ls.newEngine()
+	if err != nil {
+		return err
 	}
 
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(c)
 	defer stop()
 	resp, err := eng.Download(ctx, &types.Request{URL: rawURL})
 	if err != nil {
@@ -91,12 +68,12 @@ func fetchAction(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("%v (is the URL right and the site reachable? -s DOWNLOAD_TIMEOUT=SECONDS allows more time)", err), 1)
 	}
 	if resp.Status < 200 || resp.Status > 299 {
-		logger.Warn(fmt.Sprintf("%s answered with status %d", resp.URL, resp.Status))
+		ls.logger.Warn(fmt.Sprintf("%s answered with status %d", resp.URL, resp.Status))
 	}
 	if c.Bool("headers") {
-		_, err = fmt.Fprint(stdout, formatHeaders(resp))
+		_, err = fmt.Fprint(ls.stdout, formatHeaders(resp))
 	} else {
-		_, err = stdout.Write(resp.Body)
+		_, err = ls.stdout.Write(resp.Body)
 	}
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("fetch: write: %v", err), 1)

@@ -151,10 +151,7 @@ func askCrawl(c *cli.Context, path string, show func(w io.Writer, width int, bod
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %v", cc.describe(), err), 1)
 	}
-	w := c.App.Writer
-	if w == nil {
-		w = os.Stdout
-	}
+	w, _ := stdio(c)
 	if c.Bool("json") {
 		_, err := w.Write(body)
 		return err
@@ -210,10 +207,7 @@ func findCrawl(ctx context.Context, c *cli.Context) (*controlClient, error) {
 	case 1:
 		return crawls[0].client, nil
 	}
-	w := c.App.ErrWriter
-	if w == nil {
-		w = os.Stderr
-	}
+	_, w := stdio(c)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "PID\tSPIDER\tSTARTED\tFILE")
 	for _, cr := range crawls {

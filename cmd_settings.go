@@ -7,7 +7,6 @@ import (
 	"io"
 	"text/tabwriter"
 
-	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/types"
 	"github.com/urfave/cli/v2"
 )
@@ -26,13 +25,11 @@ Examples:
    jscrawl settings --get CONCURRENT_REQUESTS
    jscrawl settings --spider spider.ts --get DOWNLOAD_DELAY
    jscrawl settings -s CONCURRENT_REQUESTS=32 --json`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "get", Usage: "print the value of the setting `KEY` only"},
 			&cli.BoolFlag{Name: "json", Usage: "print all settings as one JSON object"},
 			&cli.StringFlag{Name: "spider", Usage: "apply the customSettings of the spider `FILE`"},
-			argFlag(),
-			settingFlag(),
-		},
+		}, spiderFlags("")...),
 		Action: settingsAction,
 	}
 }
@@ -41,26 +38,15 @@ func settingsAction(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usageError("settings takes no arguments (got %q): use --spider FILE for a spider's settings", c.Args().First())
 	}
-	settings, err := commandSettings(c, "")
+	ls, err := readFlags(c, loadOptions{printOnly: true})
 	if err != nil {
 		return err
 	}
-	stdout, stderr := stdio(c)
-	if file := c.String("spider"); file != "" {
-		args, err := spiderArgs(c)
-		if err != nil {
-			return err
-		}
-		logger, _ := commandLogger(stderr, settings, engine.NewStats())
-		spider, err := loadSpider(file, args, logger)
-		if err != nil {
-			return err
-		}
-		defer spider.Close()
-		if err := applyCustomSettings(settings, spider, file, nil); err != nil {
-			return err
-		}
+	defer ls.Close()
+	if err := ls.load(c.String("spider")); err != nil {
+		return err
 	}
+	settings, stdout := ls.settings, ls.stdout
 	if key := c.String("get"); key != "" {
 		v := settings.Get(key)
 		if v == nil && !settings.Known(key) {

@@ -7,12 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/jsapi"
@@ -44,7 +41,7 @@ Examples:
    jscrawl parse https://example.com/item/3 --spider spider.ts --callback parseItem --cbkwargs '{"id": 3}'
    jscrawl parse https://example.com/ --spider spider.ts --depth 2 -a category=travel
    jscrawl parse https://example.com/ --spider spider.ts --meta '{"page": 1}' --pipelines`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "spider", Usage: "the spider `FILE` (.ts, .js) (required)"},
 			&cli.StringFlag{Name: "callback", Aliases: []string{"c"}, Value: "parse", Usage: "spider method to call with the response (`NAME`)"},
 			&cli.IntFlag{Name: "depth", Aliases: []string{"d"}, Value: 1, Usage: "levels of requests to follow (`N`; 1: only URL)"},
@@ -53,10 +50,7 @@ Examples:
 			&cli.BoolFlag{Name: "pipelines", Usage: "run the spider's item pipelines"},
 			&cli.BoolFlag{Name: "noitems", Usage: "do not print items"},
 			&cli.BoolFlag{Name: "nolinks", Usage: "do not print requests (they are still followed with --depth)"},
-			argFlag(),
-			settingFlag(),
-			logLevelFlag("WARNING"),
-		},
+		}, spiderFlags("WARNING")...),
 		Action: parseAction,
 	}
 }
@@ -81,45 +75,32 @@ func parseAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	args, err := spiderArgs(c)
+	ls, err := readFlags(c, loadOptions{logLevel: "WARNING"})
 	if err != nil {
 		return err
 	}
-	settings, err := commandSettings(c, "WARNING")
-	if err != nil {
+	defer ls.Close()
+	if err := ls.load(c.String("spider")); err != nil {
 		return err
 	}
-	stdout, stderr := stdio(c)
-	stats := engine.NewStats()
-	logger, lv := commandLogger(stderr, settings, stats)
-	file := c.String("spider")
-	spider, err := loadSpider(file, args, logger)
-	if err != nil {
-		return err
-	}
-	defer spider.Close()
-	if err := applyCustomSettings(settings, spider, file, lv); err != nil {
-		return err
-	}
-
 	ps := &parseSpider{
-		Spider: spider,
+		Spider: ls.spider,
 		start: &types.Request{URL: rawURL, Callback: c.String("callback"), Meta: meta, CbKwargs: cbkwargs,
 			DontFilter: true},
 		depth:     depth,
 		pipelines: c.Bool("pipelines"),
-		out:       &jsonLineWriter{w: stdout, noItems: c.Bool("noitems"), noLinks: c.Bool("nolinks")},
+		out:       &jsonLineWriter{w: ls.stdout, noItems: c.Bool("noitems"), noLinks: c.Bool("nolinks")},
 	}
-	opts := spiderEngineOptions(spider, settings, logger, stats)
+	var opts []engine.Option
 	if ps.pipelines {
-		opts = append(opts, engine.WithPipelines(spider.Pipelines()...))
+		opts = append(opts, engine.WithPipelines(ls.spider.Pipelines()...))
 		opts = append(opts, engine.WithPipelines(printPipeline{ps.out}))
 	}
-	eng := engine.New(ps, settings, opts...)
-	if err := spider.Bind(eng); err != nil {
-		return cli.Exit(fmt.Sprintf("%s: %v", file, err), 1)
+	eng, err := ls.engineFor(ps, opts...)
+	if err != nil {
+		return err
 	}
-	ctx, stop := signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := stopOnSignal(c)
 	defer stop()
 	if err := eng.Run(ctx); err != nil {
 		return cli.Exit(fmt.Sprintf("parse could not run: %v", err), 1)
@@ -132,7 +113,7 @@ func parseAction(c *cli.Context) error {
 	case !ps.parsed.Load():
 		return cli.Exit(fmt.Sprintf("parse: %s() never ran for %s: the download failed or its status is not handled "+
 			"(see the log above; -L INFO says more, -s HTTPERROR_ALLOW_ALL=true passes every status)", ps.start.CallbackName(), rawURL), 1)
-	case stats.Int("spider_exceptions/count") > 0:
+	case ls.stats.Int("spider_exceptions/count") > 0:
 		return cli.Exit("parse: the callback threw (see the log above)", 1)
 	}
 	return nil

@@ -115,7 +115,7 @@ func robotName(ua string) string {
 
 // Fetch implements DownloaderMiddleware.
 func (m *RobotsTxtMiddleware) Fetch(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
-	if !m.obey || metaBool(req, "dontObeyRobotstxt") {
+	if !m.obey || metaBool(req, types.MetaDontObeyRobotsTxt) {
 		return next.Fetch(ctx, req)
 	}
 	u, err := req.ParsedURL()
@@ -216,7 +216,7 @@ func (m *RobotsTxtMiddleware) fetch(ctx context.Context, origin string, next Dow
 		URL:        origin + "/robots.txt",
 		Priority:   1000,
 		DontFilter: true,
-		Meta:       types.Item{{Key: "dontObeyRobotstxt", Value: true}},
+		Meta:       types.Item{{Key: types.MetaDontObeyRobotsTxt, Value: true}},
 	}
 	m.stats.Inc("robotstxt/request_count", 1)
 	resp, err := next.Fetch(ctx, r)

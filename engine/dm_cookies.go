@@ -71,14 +71,14 @@ func (m *CookiesMiddleware) jar(key any) *cookiejar.Jar {
 
 // Fetch implements DownloaderMiddleware.
 func (m *CookiesMiddleware) Fetch(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
-	if !m.enabled || metaBool(req, "dontMergeCookies") {
+	if !m.enabled || metaBool(req, types.MetaDontMergeCookies) {
 		return next.Fetch(ctx, req)
 	}
 	u, err := req.ParsedURL()
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return next.Fetch(ctx, req)
 	}
-	jar := m.jar(req.MetaValue("cookiejar"))
+	jar := m.jar(req.MetaValue(types.MetaCookieJar))
 	if len(req.Cookies) > 0 {
 		cs := make([]*http.Cookie, 0, len(req.Cookies))
 		for _, c := range req.Cookies {

@@ -40,10 +40,7 @@ Examples:
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				return cli.Exit(fmt.Sprintf("new: %v", err), 1)
 			}
-			out := c.App.ErrWriter
-			if out == nil {
-				out = os.Stderr
-			}
+			_, out := stdio(c)
 			path := filepath.Join(dir, c.Args().First()+".ts")
 			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 			if err != nil {

@@ -20,7 +20,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/jsapi"
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
@@ -68,12 +67,9 @@ Examples:
    jscrawl shell https://example.com/ --spider spider.ts -a category=travel
    jscrawl shell ./saved-page.html
    echo 'response.css("title::text").get()' | jscrawl shell https://example.com/`,
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "spider", Usage: "load the spider `FILE` and bind it to spider"},
-			argFlag(),
-			settingFlag(),
-			logLevelFlag("WARNING"),
-		},
+		}, spiderFlags("WARNING")...),
 		Action: shellAction,
 	}
 }
@@ -82,37 +78,20 @@ func shellAction(c *cli.Context) error {
 	if c.NArg() > 1 {
 		return usageError("shell takes at most one URL (got %d): jscrawl shell [URL] [--spider FILE]", c.NArg())
 	}
-	settings, err := commandSettings(c, "WARNING")
+	ls, err := readFlags(c, loadOptions{logLevel: "WARNING"})
 	if err != nil {
 		return err
 	}
-	args, err := spiderArgs(c)
-	if err != nil {
-		return err
-	}
-	stdout, stderr := stdio(c)
-	stats := engine.NewStats()
-	logger, lv := commandLogger(stderr, settings, stats)
-
-	var spider *jsapi.Spider
+	defer ls.Close()
 	if file := c.String("spider"); file != "" {
-		if spider, err = loadSpider(file, args, logger); err != nil {
-			return err
-		}
-		defer spider.Close()
-		if err := applyCustomSettings(settings, spider, file, lv); err != nil {
-			return err
-		}
+		err = ls.load(file)
 	} else {
-		prog, err := runtime.BundleSource("shell.js", shellSpider, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
-		if err != nil {
-			return cli.Exit(fmt.Sprintf("shell: %v", err), 1)
-		}
-		if spider, err = jsapi.Load(prog, jsapi.Options{Args: args, Logger: logger}); err != nil {
-			return cli.Exit(fmt.Sprintf("shell: %v", err), 1)
-		}
-		defer spider.Close()
+		err = ls.loadSource("shell", shellSpider)
 	}
+	if err != nil {
+		return err
+	}
+	spider, settings, stdout, stderr := ls.spider, ls.settings, ls.stdout, ls.stderr
 	// A local file becomes the response; its file: URL must pass the scheme check of the
 	// Request it carries.
 	var local *types.Response
@@ -128,15 +107,13 @@ func shellAction(c *cli.Context) error {
 			}
 		}
 	}
-	opts := spiderEngineOptions(spider, settings, logger, stats)
-	eng := engine.New(spider, settings, opts...)
-	if err := spider.Bind(eng); err != nil {
-		return cli.Exit(fmt.Sprintf("shell: %v", err), 1)
+	if _, err := ls.newEngine(); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
 	if err := spider.Open(ctx); err != nil {
-		logger.Warn(fmt.Sprintf("The spider did not open: %v", err))
+		ls.logger.Warn(fmt.Sprintf("The spider did not open: %v", err))
 	}
 
 	var outMu sync.Mutex

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/jsapi"
+	"github.com/jscrawl/jscrawl/runtime"
+	"github.com/jscrawl/jscrawl/types"
+	"github.com/urfave/cli/v2"
+)
+
+// The loader every spider command shares (run, shell, parse, fetch, settings, bench), in
+// three steps as k6's loadedTest: readFlags turns the shared flags into settings, spider
+// arguments and a logger; load (loadSource for a built-in spider) bundles and loads the
+// spider and applies its customSettings; newEngine builds the engine on it and binds the
+// spider. A command adds its own steps in between (run starts the demo site before load).
+// An option every spider command takes goes here, once.
+
+// settingFlags are the flags of every command that runs the engine: -s and -L. level is
+// the command's default LOG_LEVEL, shown in the help ("": the setting's default).
+func settingFlags(level string) []cli.Flag {
+	usage := "log `LEVEL`: DEBUG, INFO, WARNING, ERROR (the LOG_LEVEL setting"
+	if level != "" {
+		usage += "; default " + level + " for this command"
+	}
+	return []cli.Flag{
+		&cli.StringSliceFlag{Name: "s", Aliases: []string{"set"}, Usage: "set a setting, `KEY=VALUE` (repeatable)"},
+		&cli.StringFlag{Name: "L", Aliases: []string{"loglevel"}, Usage: usage + ")"},
+	}
+}
+
+// spiderFlags are -a and the settingFlags: the flags of every command that loads a spider
+// file.
+func spiderFlags(level string) []cli.Flag {
+	return append([]cli.Flag{&cli.StringSliceFlag{Name: "a", Usage: "set a spider argument, `NAME=VALUE` (repeatable)"}},
+		settingFlags(level)...)
+}
+
+// loadOptions is what a command tells the loader about itself.
+type loadOptions struct {
+	// logLevel is the command's default LOG_LEVEL ("": the setting's default).
+	logLevel string
+	// set holds the settings of the command's own flags (run's --jobdir, fetch's
+	// --no-redirect), applied at command-line priority after -s and before -L.
+	set map[string]any
+	// status puts a live status line under the log when stderr is a terminal (run).
+	status bool
+	// printOnly is for a command that only prints settings: it opens no LOG_FILE and
+	// does not warn about unknown settings (it shows them).
+	printOnly bool
+}
+
+// loadedSpider is what a spider command runs with: the settings (defaults < the spider's
+// customSettings < the command line), the -a arguments, the logger and stats, and the
+// spider once loaded. Close it when the command ends.
+type loadedSpider struct {
+	name           string        // the spider file, or the built-in spider's name: errors about the spider start with it
+	spider         *jsapi.Spider // nil until load; stays nil for fetch without --spider
+	settings       *types.Settings
+	args           map[string]string
+	stats          *engine.Stats
+	logger         *slog.Logger
+	stdout, stderr io.Writer
+	status         *statusLine // run's live status line on a terminal, else nil
+
+	opts    loadOptions
+	level   *slog.LevelVar // LOG_LEVEL: customSettings may change it after the logger exists
+	logOut  io.Writer      // the log's destination without LOG_FILE: stderr or the status line
+	logSw   *logSwitch
+	logConf [2]string // the LOG_FILE and LOG_FORMAT in use
+	logFile *os.File
+}
+
+// readFlags reads the shared flags (-s, -L, -a) and opts.set into settings checked before
+// anything runs, and starts the log (LOG_FILE and LOG_FORMAT from the command line apply
+// at once, from customSettings once the spider loads).
+func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
+	settings := types.NewSettings()
+	if opts.logLevel != "" {
+		if err := settings.Set(types.LogLevel, opts.logLevel, types.PriorityDefault); err != nil {
+			return nil, err
+		}
+	}
+	for _, kv := range c.StringSlice("s") {
+		k, v, err := splitKV("-s", kv)
+		if err != nil {
+			return nil, err
+		}
+		if err := settings.Set(k, v, types.PriorityCmdline); err != nil {
+			return nil, usageError("-s %s=%s: %v", k, v, err)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(opts.set)) {
+		if err := settings.Set(k, opts.set[k], types.PriorityCmdline); err != nil {
+			return nil, usageError("%s=%v: %v", k, opts.set[k], err)
+		}
+	}
+	if l := c.String("L"); l != "" {
+		if err := settings.Set(types.LogLevel, l, types.PriorityCmdline); err != nil {
+			return nil, usageError("-L %s: %v", l, err)
+		}
+	}
+	level, err := engine.ParseLogLevel(settings.String(types.LogLevel))
+	if err != nil {
+		return nil, usageError("LOG_LEVEL: %v", err)
+	}
+	args := map[string]string{}
+	for _, kv := range c.StringSlice("a") {
+		k, v, err := splitKV("-a", kv)
+		if err != nil {
+			return nil, err
+		}
+		args[k] = v
+	}
+	ls := &loadedSpider{settings: settings, args: args, stats: engine.NewStats(), opts: opts,
+		level: new(slog.LevelVar), logConf: [2]string{"", "text"}}
+	ls.stdout, ls.stderr = stdio(c)
+	ls.level.Set(level)
+	ls.logOut = ls.stderr
+	if opts.status && isTerminal(ls.stderr) {
+		ls.status = &statusLine{w: ls.stderr}
+		ls.logOut = ls.status
+	}
+	ls.logSw = newLogSwitch(engine.NewLogHandler(ls.logOut, ls.level, ls.stats))
+	ls.logger = slog.New(ls.logSw)
+	if err := ls.setLog(); err != nil {
+		ls.Close()
+		return nil, err
+	}
+	return ls, nil
+}
+
+// setLog applies LOG_FILE and LOG_FORMAT when they changed.
+func (ls *loadedSpider) setLog() error {
+	conf := [2]string{ls.settings.String(types.LogFile), ls.settings.String(types.LogFormat)}
+	if conf == ls.logConf || ls.opts.printOnly {
+		return nil
+	}
+	w := ls.logOut
+	if conf[0] != "" {
+		f, err := os.OpenFile(conf[0], os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			return usageError("LOG_FILE: %v", err)
+		}
+		if ls.logFile != nil {
+			ls.logFile.Close()
+		}
+		ls.logFile, w = f, f
+	}
+	h, err := logHandler(conf[1], w, ls.level, ls.stats)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	ls.logSw.set(h)
+	ls.logConf = conf
+	return nil
+}
+
+// load bundles file, loads its spider with the -a arguments and applies its
+// customSettings. An empty file loads no spider (fetch without --spider): the settings are
+// then final as they are.
+func (ls *loadedSpider) load(file string) error {
+	if file == "" {
+		return ls.configure()
+	}
+	prog, err := runtime.Bundle(file, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	if err != nil {
+		return bundleError(err)
+	}
+	return ls.loadProgram(file, prog)
+}
+
+// loadSource is load for a built-in spider (the shell's, bench's) given as source.
+func (ls *loadedSpider) loadSource(name, source string) error {
+	prog, err := runtime.BundleSource(name+".js", source, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("%s: %v", name, err), 1)
+	}
+	return ls.loadProgram(name, prog)
+}
+
+// loadProgram loads the spider of the bundled prog, named name, and configures.
+func (ls *loadedSpider) loadProgram(name string, prog *runtime.Program) error {
+	ls.name = name
+	spider, err := jsapi.Load(prog, jsapi.Options{Args: ls.args, Logger: ls.logger})
+	var ae *jsapi.ArgumentError
+	if errors.As(err, &ae) {
+		return usageError("%v", err) // a bad -a, not a bad spider
+	}
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("%s: %v", name, err), 1)
+	}
+	ls.spider = spider
+	return ls.configure()
+}
+
+// configure applies the spider's customSettings at spider priority (below the command
+// line), then the LOG_LEVEL, LOG_FILE and LOG_FORMAT they give, and warns in that log
+// about settings no one knows.
+func (ls *loadedSpider) configure() error {
+	if ls.spider != nil {
+		custom := ls.spider.CustomSettings()
+		for _, k := range slices.Sorted(maps.Keys(custom)) {
+			if err := ls.settings.Set(k, custom[k], types.PrioritySpider); err != nil {
+				return cli.Exit(fmt.Sprintf("%s: customSettings: %v", ls.name, err), 2)
+			}
+		}
+	}
+	level, err := engine.ParseLogLevel(ls.settings.String(types.LogLevel))
+	if err != nil {
+		return usageError("LOG_LEVEL: %v", err)
+	}
+	ls.level.Set(level)
+	if ls.opts.printOnly {
+		return nil
+	}
+	if err := ls.setLog(); err != nil {
+		return err
+	}
+	for _, k := range ls.settings.Keys() {
+		if !ls.settings.Known(k) {
+			ls.logger.Warn(fmt.Sprintf("Unknown setting %s (ignored unless something reads it)", k))
+		}
+	}
+	return nil
+}
+
+// newEngine builds the engine that crawls with the loaded spider (see engineFor); without
+// one (fetch alone) the engine has nothing to crawl and only serves Engine.Download.
+func (ls *loadedSpider) newEngine(opts ...engine.Option) (*engine.Engine, error) {
+	if ls.spider == nil {
+		return ls.engineFor(idleSpider{}, opts...)
+	}
+	return ls.engineFor(ls.spider, opts...)
+}
+
+// engineFor builds the engine that crawls with s (the loaded spider or a command's wrapper
+// of it, as parse's) with the logger, the stats and then opts, and binds the loaded spider
+// to it (engine.New places the spider's own middlewares itself).
+func (ls *loadedSpider) engineFor(s engine.Spider, opts ...engine.Option) (*engine.Engine, error) {
+	base := []engine.Option{engine.WithLogger(ls.logger), engine.WithStats(ls.stats)}
+	if ls.spider == nil {
+		return engine.New(s, ls.settings, append(base, opts...)...), nil
+	}
+	eng := engine.New(s, ls.settings, append(base, opts...)...)
+	if err := ls.spider.Bind(eng); err != nil {
+		return nil, cli.Exit(fmt.Sprintf("%s: %v", ls.name, err), 1)
+	}
+	return eng, nil
+}
+
+// Close closes the spider and the log file.
+func (ls *loadedSpider) Close() {
+	if ls.spider != nil {
+		_ = ls.spider.Close()
+	}
+	if ls.logFile != nil {
+		_ = ls.logFile.Close()
+	}
+}
+
+// usageError is a bad command-line value: exit code 2.
+func usageError(format string, args ...any) error {
+	return cli.Exit(fmt.Sprintf(format, args...), 2)
+}
+
+// splitKV splits a NAME=VALUE flag value (kind names the flag in the error).
+func splitKV(kind, s string) (string, string, error) {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return "", "", usageError("bad %s value %q: want NAME=VALUE", kind, s)
+	}
+	return strings.TrimSpace(k), v, nil
+}
+
+// stopOnSignal is the command's context, cancelled by Ctrl-C (SIGINT) or SIGTERM: what
+// fetch, parse, bench and demo stop on (run and shell tell the two signals apart).
+func stopOnSignal(c *cli.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(c.Context, os.Interrupt, syscall.SIGTERM)
+}
+
+// stdio returns the app's stdout and stderr.
+func stdio(c *cli.Context) (stdout, stderr io.Writer) {
+	stdout, stderr = c.App.Writer, c.App.ErrWriter
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+	if stderr == nil {
+		stderr = os.Stderr
+	}
+	return stdout, stderr
+}
+
+// bundleError turns a runtime.Bundle error into an exit error: a syntax error shows its
+// line with a caret under the column, as compilers do.
+func bundleError(err error) error {
+	var se *runtime.SyntaxError
+	if errors.As(err, &se) && se.LineText != "" {
+		col := min(max(se.Column-1, 0), len(se.LineText))
+		return cli.Exit(fmt.Sprintf("%v\n    %s\n    %s^", err, se.LineText, strings.Repeat(" ", col)), 1)
+	}
+	return cli.Exit(err.Error(), 1)
+}
+
+// idleSpider is an engine.Spider with nothing to crawl: an engine built on it is only used
+// for Engine.Download (fetch).
+type idleSpider struct{}
+
+func (idleSpider) Start(_ context.Context, _ engine.Emit) error { return nil }
+func (idleSpider) Parse(_ context.Context, _ *types.Response, _ engine.Emit) error {
+	return nil
+}
+func (idleSpider) Errback(_ context.Context, _ *types.Failure, _ engine.Emit) error {
+	return nil
+}
+
+// Interface guards
+var _ engine.Spider = idleSpider{}

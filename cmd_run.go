@@ -1,0 +1,367 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/feed"
+	"github.com/jscrawl/jscrawl/examples/demosite"
+	"github.com/jscrawl/jscrawl/jsapi"
+	"github.com/jscrawl/jscrawl/types"
+	"github.com/urfave/cli/v2"
+)
+
+func runCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "run",
+		Usage:     "run a spider file (.ts, .js, .mjs, .cjs)",
+		ArgsUsage: "SPIDER_FILE",
+		Description: `Bundles the spider with its imports, then crawls. Options may come before or after the file.
+
+Examples:
+   jscrawl run spider.ts -o items.jsonl
+   jscrawl run spider.ts -O items.json -s CONCURRENT_REQUESTS=32 -a category=travel
+   jscrawl run --demo examples/books.ts -o -:jsonl     (items to stdout, logs to stderr)
+   jscrawl run spider.ts --threshold 'item_scraped_count >= 100' --threshold 'log_count/ERROR == 0'
+   jscrawl run spider.ts --metrics 127.0.0.1:9410      (Prometheus metrics; jscrawl ps PID shows what is in flight)
+
+Exit codes: 0 done, 1 the spider could not run, a feed could not be written or the memory
+limit (MEMUSAGE_LIMIT_MB) was passed, 2 a bad option or setting, 99 a threshold failed, 130
+stopped by Ctrl-C (SIGINT), 143 stopped by SIGTERM. The first Ctrl-C or SIGTERM lets the
+work in flight finish (downloads for at most SHUTDOWN_TIMEOUT seconds), the second stops at
+once; the feeds are flushed and closed either way.`,
+		Flags: slices.Concat([]cli.Flag{
+			&cli.StringSliceFlag{Name: "o", Aliases: []string{"output"}, Usage: "append items to `FILE` (format from the extension: .jsonl .json .csv .xml; -:jsonl is stdout)"},
+			&cli.StringSliceFlag{Name: "O", Aliases: []string{"overwrite-output"}, Usage: "write items to `FILE`, replacing it"},
+		}, spiderFlags(""), []cli.Flag{
+			&cli.BoolFlag{Name: "demo", Usage: "start the built-in demo site and pass its address as the argument baseUrl"},
+			&cli.StringFlag{Name: "stats-json", Usage: "write the final stats to `FILE` as JSON"},
+			&cli.StringSliceFlag{Name: "threshold", Usage: "check a stat at the end, `'KEY OP VALUE'` such as 'item_scraped_count >= 100' (repeatable; exit code 99 when one fails)"},
+			&cli.StringFlag{Name: "jobdir", Usage: "keep the crawl in `DIR` (the JOBDIR setting): run the same command again to resume it after a stop or a crash"},
+			&cli.BoolFlag{Name: "fresh", Usage: "with --jobdir: forget the job's progress and start over"},
+			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the crawl to `FILE` (for go tool pprof)"},
+		}, controlFlags()),
+		Action: runAction,
+	}
+}
+
+func runAction(c *cli.Context) error {
+	if c.NArg() != 1 {
+		return usageError("run needs exactly one spider file (got %d): jscrawl run spider.ts [-o items.jsonl]", c.NArg())
+	}
+	file := c.Args().First()
+	// Command-line values are checked before anything runs.
+	feeds, err := feedsFromFlags(c)
+	if err != nil {
+		return err
+	}
+	var thresholds []engine.Threshold
+	for _, arg := range c.StringSlice("threshold") {
+		th, err := engine.ParseThreshold(arg)
+		if err != nil {
+			return usageError("--threshold: %v", err)
+		}
+		thresholds = append(thresholds, th)
+	}
+	// The control endpoint's listeners: a taken --control or --metrics port fails now.
+	ctl, err := listenControl(c)
+	if err != nil {
+		return err
+	}
+	defer ctl.Close()
+	opts := loadOptions{status: true}
+	if d := c.String("jobdir"); d != "" {
+		opts.set = map[string]any{types.JobDir: d}
+	}
+	ls, err := readFlags(c, opts)
+	if err != nil {
+		return err
+	}
+	defer ls.Close()
+	settings, stats, logger := ls.settings, ls.stats, ls.logger
+
+	demoURL := ""
+	if c.Bool("demo") {
+		srv, err := demosite.Start(demoAddr(settings.String(types.JobDir)))
+		if err != nil {
+			return fmt.Errorf("start the demo site: %w", err)
+		}
+		defer srv.Close()
+		demoURL = strings.TrimSuffix(srv.URL(), "/")
+		ls.args["baseUrl"] = demoURL
+		logger.Info("Demo site running at " + srv.URL())
+	}
+	if err := ls.load(file); err != nil {
+		return err
+	}
+	spider := ls.spider
+	setMemoryLimit(settings, logger)
+	more, err := engine.ThresholdsFromSetting(settings.Map(types.Thresholds))
+	if err != nil {
+		return usageError("%v", err)
+	}
+	thresholds = append(more, thresholds...)
+	if err := feeds.addSettings(settings, spider); err != nil {
+		return err
+	}
+	start := time.Now()
+	rj, err := openJob(settings, c.Bool("fresh"), spider, file, strings.TrimPrefix(demoURL, "http://"), logger)
+	if err != nil {
+		return err
+	}
+	if rj != nil {
+		defer rj.j.Close()
+		if done, reason := rj.j.Finished(); done {
+			fmt.Fprintf(ls.stderr, "job in %s already finished (%s): nothing to do (--fresh starts it over)\n", rj.dir, reason)
+			return nil
+		}
+	}
+	engOpts, closeFeeds, err := feeds.open(c.Context, ls, rj, start)
+	if err != nil {
+		return err
+	}
+	eng, err := ls.newEngine(engOpts...)
+	if err != nil {
+		closeFeeds()
+		return err
+	}
+	if demoURL != "" {
+		warnIgnoredDemo(eng, spider, logger, demoURL)
+	}
+	ctl.serve(logger, crawlSource{engine: eng, spider: spider,
+		info: crawlInfo{PID: os.Getpid(), Spider: spider.Name(), File: file, Started: start, Version: types.Version}})
+
+	// Ctrl-C or SIGTERM: the first stops scheduling and retrying and lets what is in flight
+	// finish (downloads for at most SHUTDOWN_TIMEOUT), the second stops at once. Feeds are
+	// flushed and closed either way.
+	ctx, cancel := context.WithCancel(c.Context)
+	defer cancel()
+	stopped := watchSignals(ctx, logger, eng.CloseSpider, cancel)
+	if path := c.String("cpuprofile"); path != "" {
+		stop, err := startCPUProfile(path)
+		if err != nil {
+			return cli.Exit(err.Error(), 1)
+		}
+		defer stop()
+	}
+	stopStatus := func() {}
+	if ls.status != nil {
+		pctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			progress{stats: stats, inFlight: func() int { return len(eng.Downloads()) }, queued: eng.Backlog, start: start}.run(pctx, ls.status, time.Second)
+		}()
+		stopStatus = func() { stop(); <-done }
+	}
+	err = eng.Run(ctx)
+	stopStatus()
+	if err != nil {
+		return cli.Exit(fmt.Sprintf("crawl could not run: %v", err), 1)
+	}
+	// The feeds are written and closed by now.
+	final := stats.Snapshot()
+	if path := c.String("stats-json"); path != "" {
+		if err := writeStatsJSON(path, final); err != nil {
+			logger.Error(fmt.Sprintf("--stats-json: %v", err))
+		}
+	}
+	if rj != nil {
+		rj.ended(ls.stderr, fmt.Sprint(final["finish_reason"]))
+	}
+	passed := checkThresholds(ls.stderr, thresholds, final)
+	return runExit(final["finish_reason"], stopped(), ctx.Err() != nil, passed)
+}
+
+// runExit is run's exit status once the crawl ended with reason: 1 when the memory limit
+// was passed or a feed failed, 128+N when signal N stopped it (130 when it was stopped
+// another way), 99 when a threshold failed.
+func runExit(reason any, stopped os.Signal, interrupted, passed bool) error {
+	switch {
+	case reason == engine.ReasonMemUsageExceeded:
+		return cli.Exit("the crawl was closed: its memory usage exceeded MEMUSAGE_LIMIT_MB", 1)
+	case reason == "feed_error":
+		return cli.Exit("a feed could not be written (finish_reason feed_error; the log says which and why): the items it stored are whole", 1)
+	case stopped != nil:
+		return cli.Exit("", exitCodeFor(stopped))
+	case reason == "shutdown" || interrupted:
+		return cli.Exit("", 130)
+	case !passed:
+		return cli.Exit("", 99)
+	}
+	return nil
+}
+
+// runFeeds are the feeds of a crawl by URI, with the flag or setting that named each feed
+// target (a file, stdout): two feeds of one target are a usage error.
+type runFeeds struct {
+	configs map[string]feed.Config
+	named   map[string]string // feed target → the flag and argument, or the FEEDS entry, that named it
+}
+
+// feedsFromFlags reads -o and -O.
+func feedsFromFlags(c *cli.Context) (*runFeeds, error) {
+	fs := &runFeeds{configs: map[string]feed.Config{}, named: map[string]string{}}
+	for _, f := range []struct {
+		flag      string
+		overwrite bool
+	}{{"o", false}, {"O", true}} {
+		for _, arg := range c.StringSlice(f.flag) {
+			uri, cfg, err := feed.ParseFlag(arg, f.overwrite)
+			if err != nil {
+				return nil, usageError("-%s: %v", f.flag, err)
+			}
+			target := feed.Target(uri)
+			if prev, ok := fs.named[target]; ok {
+				return nil, usageError("-%s %s: %s names the same feed target (%s): each file, and stdout, takes one feed", f.flag, arg, prev, target)
+			}
+			fs.named[target] = "-" + f.flag + " " + arg
+			fs.configs[uri] = cfg
+		}
+	}
+	return fs, nil
+}
+
+// addSettings adds the feeds of the FEEDS setting, each with the spider's item filter for
+// it; the command line's -o/-O of the same URI wins.
+func (fs *runFeeds) addSettings(settings *types.Settings, spider *jsapi.Spider) error {
+	m := settings.Map(types.Feeds)
+	if len(m) == 0 {
+		return nil
+	}
+	extra, err := feed.FromSettings(m)
+	if err != nil {
+		return usageError("FEEDS: %v", err)
+	}
+	for uri, cfg := range extra {
+		if _, ok := fs.configs[uri]; ok {
+			continue
+		}
+		if prev, ok := fs.named[feed.Target(uri)]; ok {
+			return usageError("FEEDS %q: %s names the same feed target (%s): each file, and stdout, takes one feed", uri, prev, feed.Target(uri))
+		}
+		fs.named[feed.Target(uri)] = fmt.Sprintf("FEEDS %q", uri)
+		cfg.ItemFilter = spider.ItemFilter(uri)
+		fs.configs[uri] = cfg
+	}
+	return nil
+}
+
+// open opens the feeds (resumed in a job, rj non-nil) and returns the engine options of
+// the crawl's outputs: the job's, the spider's pipelines, the feed exporters; closeFeeds
+// closes the feeds when the engine cannot be built.
+func (fs *runFeeds) open(ctx context.Context, ls *loadedSpider, rj *runJob, start time.Time) (opts []engine.Option, closeFeeds func(), err error) {
+	env := feed.Env{Stdout: ls.stdout, SpiderName: ls.spider.Name(), Now: start, Logger: ls.logger}
+	var exporters []*feed.Feed
+	closeFeeds = func() {
+		for _, x := range exporters {
+			_ = x.Close()
+		}
+	}
+	if rj == nil {
+		if exporters, err = feed.OpenAll(fs.configs, env); err != nil {
+			return nil, nil, usageError("%v", err)
+		}
+	} else {
+		if exporters, err = rj.openFeeds(fs.configs, env); err != nil {
+			return nil, nil, err
+		}
+		if opts, err = rj.engineOptions(ctx, ls.settings, ls.stats, exporters, ls.spider); err != nil {
+			closeFeeds()
+			return nil, nil, err
+		}
+	}
+	for _, p := range ls.spider.Pipelines() {
+		opts = append(opts, engine.WithPipelines(p))
+	}
+	for _, x := range exporters {
+		opts = append(opts, engine.WithExporters(x))
+	}
+	return opts, closeFeeds, nil
+}
+
+// watchSignals handles SIGINT and SIGTERM while a crawl runs: the first calls
+// closeSpider("shutdown"), the second hardStop. The returned func tells which signal came
+// first (nil: none).
+func watchSignals(ctx context.Context, logger *slog.Logger, closeSpider func(string), hardStop func()) func() os.Signal {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	var first atomic.Value
+	go func() {
+		defer signal.Stop(sigs)
+		for n := 1; ; n++ {
+			var sig os.Signal
+			select {
+			case <-ctx.Done():
+				return
+			case sig = <-sigs:
+			}
+			if n == 1 {
+				first.Store(sig)
+				// Close first: whoever reads the line below may rely on the engine being
+				// told already (responses that come after it schedule nothing new).
+				closeSpider("shutdown")
+				logger.Info(fmt.Sprintf("Received %s, shutting down gracefully. Send again to force", signalName(sig)))
+				continue
+			}
+			logger.Info(fmt.Sprintf("Received %s twice, forcing unclean shutdown", signalName(sig)))
+			hardStop()
+			return
+		}
+	}()
+	return func() os.Signal {
+		s, _ := first.Load().(os.Signal)
+		return s
+	}
+}
+
+// signalName is a signal's conventional name, as Scrapy logs it: SIGINT, SIGTERM.
+func signalName(sig os.Signal) string {
+	if s, ok := sig.(syscall.Signal); ok {
+		switch s {
+		case syscall.SIGINT:
+			return "SIGINT"
+		case syscall.SIGTERM:
+			return "SIGTERM"
+		}
+	}
+	return sig.String()
+}
+
+// exitCodeFor is the shell's exit code for a process stopped by sig: 128 + its number
+// (130 for SIGINT, 143 for SIGTERM).
+func exitCodeFor(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
+}
+
+// startCPUProfile starts a CPU profile written to path; the returned func stops it and
+// closes the file.
+func startCPUProfile(path string) (func(), error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("cpuprofile: start: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			slog.Error("cpuprofile: close", "err", err)
+		}
+	}, nil
+}

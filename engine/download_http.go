@@ -1,0 +1,267 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// httpHandler downloads http and https URLs with net/http (Scrapy: HTTP11DownloadHandler,
+// with the DefaultHeaders, UserAgent and HttpCompression middlewares, which net/http makes
+// cheap to do here). It sets USER_AGENT and DEFAULT_REQUEST_HEADERS where absent, asks for
+// gzip, deflate, br and zstd and decodes the body while it streams in, and never follows
+// redirects: a 3xx is a Response, which RedirectMiddleware handles.
+type httpHandler struct {
+	*downloadEnv
+	client         *http.Client
+	userAgent      string
+	defaultHeaders [][2]string
+}
+
+// newHTTPHandler returns the http(s) handler. client may be nil for one with a keep-alive
+// Transport sized to CONCURRENT_REQUESTS; the client is copied and its CheckRedirect
+// replaced by one that never follows. An *http.Transport of client is cloned to honour
+// meta.proxy (see HTTPProxyMiddleware) and, with DOWNLOAD_VERIFY_TLS false, to skip
+// certificate verification.
+func newHTTPHandler(settings *types.Settings, client *http.Client, env *downloadEnv) *httpHandler {
+	h := &httpHandler{downloadEnv: env, userAgent: settings.String(types.UserAgent)}
+	for k, v := range settings.Map(types.DefaultRequestHeaders) {
+		h.defaultHeaders = append(h.defaultHeaders, [2]string{http.CanonicalHeaderKey(k), fmt.Sprint(v)})
+	}
+	slices.SortFunc(h.defaultHeaders, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	verify := settings.Bool(types.DownloadVerifyTLS)
+	var c http.Client
+	proxyEnabled := settings.Bool(types.HTTPProxyEnabled)
+	if client != nil {
+		c = *client
+		if t, ok := c.Transport.(*http.Transport); ok {
+			t = t.Clone()
+			t.Proxy = proxyFunc(proxyEnabled, t.Proxy)
+			if !verify {
+				skipVerify(t)
+			}
+			c.Transport = t
+		}
+	} else {
+		t := newTransport(max(settings.Int(types.ConcurrentRequests), 1))
+		t.Proxy = proxyFunc(proxyEnabled, http.ProxyFromEnvironment)
+		if !verify {
+			skipVerify(t)
+		}
+		c.Transport = t
+	}
+	// Redirects are RedirectMiddleware's: a 3xx comes back as the response.
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	h.client = &c
+	return h
+}
+
+func skipVerify(t *http.Transport) {
+	if t.TLSClientConfig == nil {
+		t.TLSClientConfig = &tls.Config{}
+	}
+	t.TLSClientConfig.InsecureSkipVerify = true
+}
+
+func newTransport(conc int) *http.Transport {
+	return &http.Transport{
+		Proxy: http.ProxyFromEnvironment,
+		DialContext: (&net.Dialer{
+			Timeout:   30 * time.Second,
+			KeepAlive: 30 * time.Second,
+		}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          max(100, 4*conc),
+		MaxIdleConnsPerHost:   conc,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   10 * time.Second,
+		ExpectContinueTimeout: time.Second,
+	}
+}
+
+// Download implements DownloadHandler.
+func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim DownloadLimits) (*types.Response, error) {
+	method := req.HTTPMethod()
+	var body io.Reader
+	if len(req.Body) > 0 {
+		body = bytes.NewReader(req.Body)
+	}
+	parent := ctx
+	hreq, err := http.NewRequestWithContext(ctx, method, req.URL, body)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, &DownloadError{Name: NameInvalidURL, URL: req.URL, Err: err}
+	}
+	if hreq.URL.Host == "" {
+		return nil, &DownloadError{Name: NameInvalidURL, URL: req.URL, Err: errors.New("missing host")}
+	}
+	reqBytes := len(method) + len(req.URL) + 12 + len(req.Body)
+	if len(req.Headers) > 0 {
+		hreq.Header = req.Headers.Clone()
+	} else {
+		hreq.Header = make(http.Header, len(d.defaultHeaders)+2)
+	}
+	for _, kv := range d.defaultHeaders {
+		if _, ok := hreq.Header[kv[0]]; !ok {
+			hreq.Header[kv[0]] = []string{kv[1]}
+		}
+	}
+	if _, ok := hreq.Header["User-Agent"]; !ok && d.userAgent != "" {
+		hreq.Header["User-Agent"] = []string{d.userAgent}
+	}
+	if _, ok := hreq.Header["Accept-Encoding"]; !ok {
+		hreq.Header["Accept-Encoding"] = []string{acceptEncoding}
+	}
+	for k, vs := range hreq.Header {
+		for _, v := range vs {
+			reqBytes += len(k) + len(v) + 4
+		}
+	}
+	d.countRequest(method, reqBytes)
+
+	hresp, err := d.client.Do(hreq)
+	if err != nil {
+		var de *DownloadError
+		if errors.As(err, &de) {
+			return nil, de
+		}
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return nil, downloadFailure(parent, lim, req.URL, err, NameResponseNeverReceived, NameBadResponse)
+	}
+	defer hresp.Body.Close()
+	decoded, rawLen, err := d.readBody(parent, req, hresp, lim)
+	if err != nil {
+		return nil, err
+	}
+	respBytes := rawLen + 15
+	for k, vs := range hresp.Header {
+		for _, v := range vs {
+			respBytes += len(k) + len(v) + 4
+		}
+	}
+	d.countResponse(hresp.StatusCode, respBytes)
+	return &types.Response{
+		URL:      hresp.Request.URL.String(),
+		Status:   hresp.StatusCode,
+		Headers:  hresp.Header,
+		Body:     decoded,
+		Request:  req,
+		Protocol: hresp.Proto,
+	}, nil
+}
+
+// readBody reads hresp.Body through its Content-Encoding decoders, enforcing the size
+// limits on the raw and the decoded bytes as they stream. It returns the decoded body and
+// the raw length, and removes Content-Encoding and Content-Length once decoded (Scrapy:
+// HttpCompressionMiddleware).
+func (d *httpHandler) readBody(ctx context.Context, req *types.Request, hresp *http.Response, lim DownloadLimits) ([]byte, int, error) {
+	cl := hresp.ContentLength
+	if lim.MaxSize > 0 && cl > lim.MaxSize {
+		return nil, 0, &DownloadError{Name: NameMaxSize, URL: req.URL,
+			Err: fmt.Errorf("cancelling download: expected response size (%d) larger than %s (%d)", cl, types.DownloadMaxSize, lim.MaxSize)}
+	}
+	warned := false
+	warn := func(n int64) {
+		if !warned {
+			warned = true
+			d.logger.Warn(fmt.Sprintf("Received more bytes than download warn size (%d) in request %s", lim.WarnSize, reqString(req)))
+		}
+	}
+	if lim.WarnSize > 0 && cl > lim.WarnSize {
+		warned = true
+		d.logger.Warn(fmt.Sprintf("Expected response size (%d) larger than download warn size (%d) in request %s", cl, lim.WarnSize, reqString(req)))
+	}
+	raw := &meter{r: hresp.Body, max: lim.MaxSize, warnAt: lim.WarnSize, warn: warn}
+	var encs []string
+	if cl != 0 && hresp.StatusCode != http.StatusNoContent && hresp.StatusCode != http.StatusNotModified &&
+		hresp.Request.Method != http.MethodHead {
+		encs = contentEncodings(hresp.Header.Get("Content-Encoding"))
+	}
+	r, closers, failed, err := decoders(raw, encs)
+	defer closeAll(closers)
+	if err != nil {
+		if raw.n == 0 && raw.err == nil {
+			return nil, 0, nil // an empty body, whatever its Content-Encoding says
+		}
+		return nil, 0, bodyError(ctx, lim, req, hresp, raw, err, failed)
+	}
+	out := r
+	var dm *meter
+	if r != io.Reader(raw) {
+		dm = &meter{r: r, max: lim.MaxSize, warnAt: lim.WarnSize, warn: warn}
+		out = dm
+	}
+	size := int64(-1) // unknown: read in chunks
+	switch {
+	case hresp.Body == http.NoBody:
+		size = 0
+	case cl >= 0 && dm == nil:
+		size = cl // checked against the limit above
+	}
+	res := d.budget.reserve()
+	defer res.release()
+	body, err := readBodyExact(ctx, out, size, res)
+	if err != nil && raw.n == 0 && raw.err == nil && ctx.Err() == nil {
+		return nil, 0, nil // an empty body, whatever its Content-Encoding says
+	}
+	if err != nil {
+		enc := ""
+		if dm != nil {
+			enc = strings.Join(encs, ", ")
+		}
+		return nil, 0, bodyError(ctx, lim, req, hresp, raw, err, enc)
+	}
+	if dm != nil {
+		hresp.Header.Del("Content-Encoding")
+		hresp.Header.Del("Content-Length")
+	}
+	return body, int(raw.n), nil
+}
+
+// bodyError names an error met while reading a body: the raw meter's own error (the
+// connection's, or its size limit) comes first; otherwise a decoder's error is a
+// BadResponseError.
+func bodyError(ctx context.Context, lim DownloadLimits, req *types.Request, hresp *http.Response, raw *meter, err error, enc string) error {
+	if errors.Is(err, errTooBig) || errors.Is(raw.err, errTooBig) {
+		what := "body"
+		if !errors.Is(raw.err, errTooBig) {
+			what = "decoded " + enc + " body"
+		}
+		return &DownloadError{Name: NameMaxSize, URL: req.URL,
+			Err: fmt.Errorf("cancelling download: %s larger than %s (%d)", what, types.DownloadMaxSize, raw.max)}
+	}
+	if ctx.Err() != nil {
+		return downloadFailure(ctx, lim, req.URL, err, NameConnectionLost, NameConnectionLost)
+	}
+	if raw.err != nil {
+		if errors.Is(raw.err, io.ErrUnexpectedEOF) && hresp.ContentLength >= 0 && raw.n < hresp.ContentLength {
+			return &DownloadError{Name: NameBadResponse, URL: req.URL,
+				Err: fmt.Errorf("body shorter than Content-Length: got %d of %d bytes", raw.n, hresp.ContentLength)}
+		}
+		return downloadFailure(ctx, lim, req.URL, raw.err, NameConnectionLost, NameConnectionLost)
+	}
+	if enc != "" {
+		return &DownloadError{Name: NameBadResponse, URL: req.URL, Err: fmt.Errorf("decode %s body: %w", enc, err)}
+	}
+	return downloadFailure(ctx, lim, req.URL, err, NameConnectionLost, NameConnectionLost)
+}
+
+// Interface guards
+var _ DownloadHandler = (*httpHandler)(nil)
