@@ -216,7 +216,8 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	e.offsite = NewOffsiteMiddleware(domains, e.stats, e.logger)
 	hd := NewHTTPDownloader(settings, e.client, e.stats)
 	hd.logger = e.logger
-	e.slots = NewSlotDownloader(settings, markDownloading(hd), SlotLogger(e.logger))
+	gate, _ := e.sched.(SlotGate) // a shared scheduler shares the slots too
+	e.slots = NewSlotDownloader(settings, markDownloading(hd), SlotLogger(e.logger), SharedSlots(gate))
 	dlOwn, outOwn := e.ownOrders()
 	e.downloader = e.inflight.scope(Chain(e.inflight.track(e.slots), e.downloaderChain(dlOwn)...))
 	e.spiderChain(outOwn)

@@ -32,7 +32,11 @@ const slotGCInterval = 30 * time.Second
 // downloads back until a time (Retry-After).
 //
 // All slots share one limit of CONCURRENT_REQUESTS, which inline downloads share too.
-// Waiting honours ctx. Idle slots are garbage-collected unless they carry a minimum delay or
+// With a SlotGate (SharedSlots), the limits of each slot hold across the processes of a
+// crawl: a download also holds the slot in the gate, which spaces its start from the
+// slot's previous one in any process and keeps the crawl-wide count under the slot's
+// concurrency; PauseUntil pauses the slot in the gate too, and AutoThrottle shares the
+// slot's delay through it. Waiting honours ctx. Idle slots are garbage-collected unless they carry a minimum delay or
 // a pause that still matters. Safe for concurrent use.
 type SlotDownloader struct {
 	next      Downloader
@@ -42,6 +46,7 @@ type SlotDownloader struct {
 	randomize bool
 	overrides []slotOverride // most specific first
 	throttle  *autoThrottle  // nil when AutoThrottle is off
+	gate      SlotGate       // nil: the slots are this process's own
 	logger    *slog.Logger
 
 	mu     sync.Mutex
@@ -87,6 +92,10 @@ type SlotOption func(*SlotDownloader)
 // SlotLogger sets the logger of a SlotDownloader (default: none), used for AUTOTHROTTLE_DEBUG
 // lines and DOWNLOAD_SLOTS warnings.
 func SlotLogger(l *slog.Logger) SlotOption { return func(d *SlotDownloader) { d.logger = l } }
+
+// SharedSlots makes the slots' limits hold across the processes of a crawl through g (nil:
+// the slots are this process's own). The engine passes its scheduler when it is a SlotGate.
+func SharedSlots(g SlotGate) SlotOption { return func(d *SlotDownloader) { d.gate = g } }
 
 // NewSlotDownloader returns a SlotDownloader configured from settings that sends
 // downloads on to next.
@@ -279,13 +288,16 @@ func (d *SlotDownloader) SetMinDelay(key string, delay time.Duration) {
 // PauseUntil holds back every download of slot key that has not started yet, queued ones
 // included, until t; an earlier t than a pause already set changes nothing.
 // RetryMiddleware applies a Retry-After with it. The slot is kept until t. Safe for
-// concurrent use.
+// concurrent use. With a SlotGate the pause holds in every process of the crawl.
 func (d *SlotDownloader) PauseUntil(key string, t time.Time) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	s := d.slotLocked(key)
 	if t.After(s.pausedUntil) {
 		s.pausedUntil = t
+	}
+	d.mu.Unlock()
+	if d.gate != nil {
+		d.gate.PauseSlot(key, t)
 	}
 }
 
@@ -300,6 +312,9 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: ctx.Err()}
 	}
 	defer func() { <-s.sem }()
+	if d.gate != nil {
+		return d.fetchShared(ctx, key, s, req)
+	}
 	if err := d.wait(ctx, s); err != nil {
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
 	}
@@ -320,6 +335,70 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		d.adjust(key, s, time.Since(start), resp)
 	}
 	return resp, err
+}
+
+// fetchShared is Fetch's part after the local slot with a SlotGate: the local pause, then
+// the slot's hold in the gate (which spaces the start crawl-wide), then the global limit.
+// With AutoThrottle the slot takes the delay the gate shares and shares its own after
+// the response.
+func (d *SlotDownloader) fetchShared(ctx context.Context, key string, s *slot, req *types.Request) (*types.Response, error) {
+	d.mu.Lock()
+	delay, pause := s.delay, s.pausedUntil
+	if d.throttle != nil {
+		delay = s.atDelay
+	}
+	minDelay := s.minDelay
+	d.mu.Unlock()
+	if s.randomize {
+		delay = jitter(delay)
+	}
+	if err := sleepCtx(ctx, time.Until(pause)); err != nil {
+		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
+	}
+	hold, err := d.gate.AcquireSlot(ctx, key, cap(s.sem), max(delay, minDelay))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
+		}
+		return nil, &DownloadError{Name: NameError, URL: req.URL, Err: fmt.Errorf("shared download slot %s: %w", key, err)}
+	}
+	var throttle time.Duration
+	defer func() { hold.Release(throttle) }()
+	if d.throttle != nil && hold.Throttle > 0 {
+		d.mu.Lock()
+		s.atDelay = min(max(hold.Throttle, s.delay), max(d.throttle.max, s.delay))
+		d.mu.Unlock()
+	}
+	select {
+	case d.global <- struct{}{}:
+	case <-ctx.Done():
+		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: ctx.Err()}
+	}
+	defer func() { <-d.global }()
+	if d.throttle == nil {
+		return d.next.Fetch(ctx, req)
+	}
+	start := time.Now()
+	resp, err := d.next.Fetch(ctx, req)
+	if err == nil && resp != nil {
+		throttle = d.adjust(key, s, time.Since(start), resp)
+	}
+	return resp, err
+}
+
+// sleepCtx waits for d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // wait blocks until the slot's delay has passed since its previous start and any pause is
@@ -375,8 +454,8 @@ func later(a, b time.Time) time.Time {
 // target delay is latency / AUTOTHROTTLE_TARGET_CONCURRENCY and the new delay the mean of
 // the old one and the target, at least the target, within [configured delay,
 // AUTOTHROTTLE_MAX_DELAY]. A non-200 response never lowers the delay; a 429 or 503 doubles
-// it (at least AUTOTHROTTLE_START_DELAY).
-func (d *SlotDownloader) adjust(key string, s *slot, latency time.Duration, resp *types.Response) {
+// it (at least AUTOTHROTTLE_START_DELAY). It returns the new delay.
+func (d *SlotDownloader) adjust(key string, s *slot, latency time.Duration, resp *types.Response) time.Duration {
 	at := d.throttle
 	target := time.Duration(float64(latency) / at.target)
 	d.mu.Lock()
@@ -398,6 +477,7 @@ func (d *SlotDownloader) adjust(key string, s *slot, latency time.Duration, resp
 		d.logger.Info(fmt.Sprintf("slot: %s | conc:%2d | delay:%5d ms (%+d) | latency:%5d ms | size:%6d bytes",
 			key, conc, nd.Milliseconds(), (nd - old).Milliseconds(), latency.Milliseconds(), len(resp.Body)))
 	}
+	return nd
 }
 
 // Delay returns the current delay between download starts of slot key without

@@ -216,6 +216,8 @@ type Frontier struct {
 	wake     chan struct{}
 	loopDone chan struct{}
 	fatal    sync.Once
+
+	politeness politeness // the shared download slots (politeness.go)
 }
 
 const (
@@ -644,6 +646,7 @@ func (f *Frontier) Close(ctx context.Context) error {
 		err = f.err
 	}
 	f.mu.Unlock()
+	f.closePolite()
 	if cerr := f.rdb.Close(); err == nil && cerr != nil && !errors.Is(cerr, redis.ErrClosed) {
 		err = fmt.Errorf("redis frontier: close: %w", cerr)
 	}

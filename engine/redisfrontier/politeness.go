@@ -1,0 +1,422 @@
+package redisfrontier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/jscrawl/jscrawl/engine"
+)
+
+// Politeness across workers
+//
+// A Frontier is the engine's SlotGate (and RobotsCache, robots.go): the download slots'
+// limits hold crawl-wide. Each slot has two keys:
+//
+//	slot:<key>   HASH  last (µs, Redis's clock): the latest start reserved in the slot;
+//	                   pause (µs): no start before it (Retry-After); at (µs): the slot's
+//	                   AutoThrottle delay as a worker last shared it
+//	holds:<key>  ZSET  hold token <worker>#s<n> → deadline (µs): the downloads holding the
+//	                   slot, reserved or running
+//
+// Both expire ten minutes after the slot's last use. An acquisition is one script call
+// (slotScript): it drops the slot's expired holds (a dead worker's), and when fewer than
+// the slot's concurrency remain it reserves the next start, the later of now, last plus
+// the acquiring worker's delay, and the pause, records it in last, and adds a hold whose
+// deadline is the start plus FRONTIER_LEASE_TIMEOUT. The worker sleeps until the start
+// and downloads. When the slot is full it waits for one of its own holds of the slot to be
+// released, or polls (5 ms doubling to 100 ms, no later than the earliest deadline).
+// Releases and pauses are queued: the next acquisition of the worker carries them in its
+// script call, or a background goroutine sends them at once; that goroutine also renews the
+// worker's holds every third of the lease timeout, so a killed worker's holds free their
+// slots a lease timeout after its last renewal.
+
+// Keys of the shared slots and robots.txt, after the crawl's prefix.
+const (
+	keySlot       = "slot:"       // + slot key: HASH last, pause, at
+	keyHolds      = "holds:"      // + slot key: ZSET hold token → deadline
+	keyRobots     = "robots:"     // + origin: STRING verdict byte + body
+	keyRobotsLock = "robotslock:" // + origin: STRING the token of the worker fetching it
+)
+
+// slotScript applies ops to the slots named by KEYS, two per op (the slot's HASH and
+// ZSET). ARGV: lease µs, then the ops:
+//
+//	r token throttle   release a hold; throttle > 0 (µs) becomes the slot's AutoThrottle delay
+//	h token            renew a hold (its deadline never moves back)
+//	p µs               pause the slot for µs from now, unless it is paused longer
+//	a token conc delay acquire (the last op): a hold when fewer than conc remain, starting
+//	                   at the later of now, last+delay (µs) and the pause
+//
+// Returns {wait, at, recovered, retry}: wait µs until the reserved start (-1: the slot is
+// full, -2: no acquisition), the slot's AutoThrottle delay (µs, 0: none), the expired holds
+// dropped, and when full the µs until the earliest hold's deadline.
+var slotScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local lease = tonumber(ARGV[1])
+local keep = 600000000
+local function extend(key, us)
+  local ms = math.ceil(us / 1000)
+  if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
+end
+local res = {-2, 0, 0, 0}
+local i, k = 2, 1
+while i <= #ARGV do
+  local tag, h, z = ARGV[i], KEYS[k], KEYS[k+1]
+  if tag == 'r' then
+    redis.call('ZREM', z, ARGV[i+1])
+    local at = tonumber(ARGV[i+2])
+    if at > 0 then
+      redis.call('HSET', h, 'at', at)
+      extend(h, keep)
+    end
+    i = i + 3
+  elseif tag == 'h' then
+    redis.call('ZADD', z, 'XX', 'GT', now + lease, ARGV[i+1])
+    extend(z, lease + keep)
+    extend(h, lease + keep)
+    i = i + 2
+  elseif tag == 'p' then
+    local pause = now + tonumber(ARGV[i+1])
+    if pause > tonumber(redis.call('HGET', h, 'pause') or '0') then redis.call('HSET', h, 'pause', pause) end
+    extend(h, pause - now + keep)
+    i = i + 2
+  elseif tag == 'a' then
+    local tok, conc, delay = ARGV[i+1], tonumber(ARGV[i+2]), tonumber(ARGV[i+3])
+    local recovered = redis.call('ZREMRANGEBYSCORE', z, '-inf', now)
+    local v = redis.call('HMGET', h, 'last', 'pause', 'at')
+    local at = tonumber(v[3] or '0')
+    if redis.call('ZCARD', z) >= conc then
+      local first = redis.call('ZRANGE', z, 0, 0, 'WITHSCORES')
+      res = {-1, at, recovered, tonumber(first[2]) - now}
+    else
+      local start = now
+      if v[1] then start = math.max(start, tonumber(v[1]) + delay) end
+      if v[2] then start = math.max(start, tonumber(v[2])) end
+      redis.call('HSET', h, 'last', start)
+      redis.call('ZADD', z, start + lease, tok)
+      extend(h, start - now + lease + keep)
+      extend(z, start - now + lease + keep)
+      res = {start - now, at, recovered, 0}
+    end
+    i = i + 4
+  else
+    return redis.error_reply('unknown slot op ' .. tostring(tag))
+  end
+  k = k + 2
+end
+return res
+`)
+
+// slotOp is one op of slotScript on slot key.
+type slotOp struct {
+	key  string
+	args []any
+}
+
+// politeness is a Frontier's state for the shared slots.
+type politeness struct {
+	start    sync.Once
+	mu       sync.Mutex
+	seq      uint64
+	held     map[string]string // hold token → slot key: the holds to renew
+	queue    []slotOp          // releases and pauses not sent yet
+	waiters  map[string]chan struct{}
+	down     time.Time // since when acquisitions fail (zero: they work)
+	closed   bool
+	kick     chan struct{}
+	stop     chan struct{}
+	loopDone chan struct{}
+}
+
+// polite returns f's shared-slot state, starting its background goroutine the first time.
+func (f *Frontier) polite() *politeness {
+	p := &f.politeness
+	p.start.Do(func() {
+		p.held = map[string]string{}
+		p.waiters = map[string]chan struct{}{}
+		p.kick = make(chan struct{}, 1)
+		p.stop = make(chan struct{})
+		p.loopDone = make(chan struct{})
+		go f.politeLoop()
+	})
+	return p
+}
+
+// AcquireSlot implements engine.SlotGate: one slotScript call reserves the slot's next
+// start and a hold, carrying the releases and pauses queued since the last call; then it
+// sleeps until the start. A full slot is asked again when this worker releases one of
+// its holds, or by polling. Redis errors are retried with backoff for RetryTimeout.
+func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay time.Duration) (engine.SlotHold, error) {
+	p := f.polite()
+	poll := 5 * time.Millisecond
+	backoff := 50 * time.Millisecond
+	for {
+		p.mu.Lock()
+		p.seq++
+		token := f.worker + "#s" + strconv.FormatUint(p.seq, 10)
+		ch := p.waiters[key]
+		if ch == nil {
+			ch = make(chan struct{})
+			p.waiters[key] = ch
+		}
+		ops := append(p.queue, slotOp{key, []any{"a", token, max(conc, 1), delay.Microseconds()}})
+		p.queue = nil
+		p.held[token] = key // renewed from now on, so a lost reply's hold is not left to expire
+		p.mu.Unlock()
+		res, err := f.runSlotOps(ctx, ops)
+		if err != nil {
+			p.mu.Lock()
+			delete(p.held, token)
+			// The ops again, and a release of the hold in case the script ran.
+			n := len(ops) - 1
+			p.queue = append(append(ops[:n:n], slotOp{key, []any{"r", token, 0}}), p.queue...)
+			p.mu.Unlock()
+			if ctx.Err() != nil {
+				return engine.SlotHold{}, ctx.Err()
+			}
+			if werr := f.slotTrouble(err); werr != nil {
+				return engine.SlotHold{}, werr
+			}
+			if err := sleepCtx(ctx, backoff); err != nil {
+				return engine.SlotHold{}, err
+			}
+			backoff = min(2*backoff, 5*time.Second)
+			continue
+		}
+		f.slotsReachable()
+		p.wake(ops[:len(ops)-1])
+		wait, at, recovered, retry := toInt(res[0]), toInt(res[1]), toInt(res[2]), toInt(res[3])
+		if recovered > 0 {
+			f.stats.Inc("frontier/slot_holds_recovered", recovered)
+			f.logger.Info(fmt.Sprintf("Slot %s: %d holds of stopped workers expired", key, recovered))
+		}
+		if wait >= 0 {
+			hold := engine.SlotHold{
+				Throttle: time.Duration(at) * time.Microsecond,
+				Release:  func(throttle time.Duration) { f.releaseSlot(key, token, throttle) },
+			}
+			if err := sleepCtx(ctx, time.Duration(wait)*time.Microsecond); err != nil {
+				hold.Release(0)
+				return engine.SlotHold{}, err
+			}
+			return hold, nil
+		}
+		p.mu.Lock()
+		delete(p.held, token)
+		p.mu.Unlock()
+		w := min(poll, max(time.Duration(retry)*time.Microsecond, time.Millisecond))
+		poll = min(2*poll, 100*time.Millisecond)
+		t := time.NewTimer(w)
+		select {
+		case <-ch:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return engine.SlotHold{}, ctx.Err()
+		}
+		t.Stop()
+	}
+}
+
+// PauseSlot implements engine.SlotGate: the pause is queued for the next call to Redis.
+func (f *Frontier) PauseSlot(key string, t time.Time) {
+	d := time.Until(t)
+	if d <= 0 {
+		return
+	}
+	f.polite().enqueue(slotOp{key, []any{"p", d.Microseconds()}})
+}
+
+// releaseSlot queues the release of a hold and wakes this worker's waiters for the slot,
+// whose next acquisition carries it.
+func (f *Frontier) releaseSlot(key, token string, throttle time.Duration) {
+	p := f.polite()
+	p.mu.Lock()
+	delete(p.held, token)
+	p.mu.Unlock()
+	p.enqueue(slotOp{key, []any{"r", token, max(throttle.Microseconds(), 0)}})
+	p.wake([]slotOp{{key: key}})
+}
+
+func (p *politeness) enqueue(op slotOp) {
+	p.mu.Lock()
+	p.queue = append(p.queue, op)
+	p.mu.Unlock()
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+// wake wakes the acquisitions of this worker waiting for the slots of ops.
+func (p *politeness) wake(ops []slotOp) {
+	if len(ops) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, op := range ops {
+		if ch := p.waiters[op.key]; ch != nil {
+			close(ch)
+			delete(p.waiters, op.key)
+		}
+	}
+}
+
+// runSlotOps runs slotScript on ops.
+func (f *Frontier) runSlotOps(ctx context.Context, ops []slotOp) ([]any, error) {
+	keys := make([]string, 0, 2*len(ops))
+	args := make([]any, 1, 1+4*len(ops))
+	args[0] = f.opts.LeaseTimeout.Microseconds()
+	for _, op := range ops {
+		keys = append(keys, f.prefix+keySlot+op.key, f.prefix+keyHolds+op.key)
+		args = append(args, op.args...)
+	}
+	res, err := slotScript.Run(ctx, f.rdb, keys, args...).Slice()
+	if err == nil && len(res) != 4 {
+		err = fmt.Errorf("slot script returned %d values", len(res))
+	}
+	return res, err
+}
+
+// slotTrouble handles a failed call for the shared slots (or robots.txt): nil while the
+// error may go away and Redis has failed for less than RetryTimeout, else the error to
+// give up with.
+func (f *Frontier) slotTrouble(err error) error {
+	if !retryable(err) {
+		return fmt.Errorf("redis frontier: shared politeness: %w", err)
+	}
+	p := f.polite()
+	p.mu.Lock()
+	first := p.down.IsZero()
+	if first {
+		p.down = time.Now()
+	}
+	since := time.Since(p.down)
+	p.mu.Unlock()
+	if first {
+		f.logger.Warn(fmt.Sprintf("Redis unreachable for the shared download slots, retrying for %s: %v", f.opts.RetryTimeout, err))
+	}
+	if since > f.opts.RetryTimeout {
+		return fmt.Errorf("redis frontier: shared politeness: unreachable for %s (FRONTIER_RETRY_TIMEOUT): %w", since.Round(time.Second), err)
+	}
+	return nil
+}
+
+// slotsReachable ends an outage that slotTrouble began.
+func (f *Frontier) slotsReachable() {
+	p := &f.politeness
+	p.mu.Lock()
+	was := !p.down.IsZero()
+	p.down = time.Time{}
+	p.mu.Unlock()
+	if was {
+		f.logger.Info("Redis reachable again for the shared download slots")
+	}
+}
+
+// politeLoop sends the queued releases and pauses that no acquisition carried, and renews
+// the worker's holds every third of the lease timeout, until closePolite or a closed
+// connection (a killed worker).
+func (f *Frontier) politeLoop() {
+	p := &f.politeness
+	defer close(p.loopDone)
+	renew := time.NewTicker(f.opts.LeaseTimeout / 3)
+	defer renew.Stop()
+	backoff := 50 * time.Millisecond
+	var retry <-chan time.Time
+	for {
+		renewing, stopping := false, false
+		select {
+		case <-p.kick:
+		case <-renew.C:
+			renewing = true
+		case <-retry:
+			retry = nil
+		case <-p.stop:
+			stopping = true
+		}
+		p.mu.Lock()
+		ops := p.queue
+		p.queue = nil
+		if renewing {
+			for tok, key := range p.held {
+				ops = append(ops, slotOp{key, []any{"h", tok}})
+			}
+		}
+		p.mu.Unlock()
+		if len(ops) > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, err := f.runSlotOps(ctx, ops)
+			cancel()
+			switch {
+			case errors.Is(err, redis.ErrClosed):
+				return
+			case err != nil:
+				if f.slotTrouble(err) != nil {
+					f.logger.Warn(fmt.Sprintf("Dropping %d releases and pauses of shared download slots: their holds expire by themselves", len(ops)))
+				} else if !stopping {
+					p.mu.Lock()
+					for _, op := range ops {
+						if op.args[0] != "h" {
+							p.queue = append(p.queue, op)
+						}
+					}
+					p.mu.Unlock()
+					retry = time.After(backoff)
+					backoff = min(2*backoff, 5*time.Second)
+				}
+			default:
+				backoff = 50 * time.Millisecond
+				f.slotsReachable()
+				p.wake(ops)
+			}
+		}
+		if stopping {
+			return
+		}
+	}
+}
+
+// closePolite releases the holds this worker still has, sends what is queued and stops
+// the background goroutine. Close calls it before closing the connection.
+func (f *Frontier) closePolite() {
+	p := f.polite()
+	p.mu.Lock()
+	closed := p.closed
+	p.closed = true
+	for tok, key := range p.held {
+		p.queue = append(p.queue, slotOp{key, []any{"r", tok, 0}})
+	}
+	clear(p.held)
+	p.mu.Unlock()
+	if !closed {
+		close(p.stop)
+	}
+	<-p.loopDone
+}
+
+// sleepCtx waits for d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Interface guards
+var _ engine.SlotGate = (*Frontier)(nil)

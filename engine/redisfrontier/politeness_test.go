@@ -1,0 +1,443 @@
+package redisfrontier_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
+	"github.com/jscrawl/jscrawl/engine/redisfrontier"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// politeSite is a test server of pages /p/0 ... /p/<total-1>, each linking to the next
+// three, that records, with its own clock, when each request arrived and how many it
+// handled at once. Each page takes hold to answer; robots.txt is the robots field (404
+// when empty) with robotsStatus (200 when 0); /busy answers 503 with a Retry-After of
+// one second.
+type politeSite struct {
+	*httptest.Server
+	total        int
+	hold         time.Duration
+	robots       string
+	robotsStatus int
+
+	mu          sync.Mutex
+	arrivals    []time.Time // of pages
+	paths       map[string]int
+	inFlight    int
+	maxInFlight int
+}
+
+func newPoliteSite(t *testing.T, total int, hold time.Duration, robotsStatus int, robots string) *politeSite {
+	t.Helper()
+	s := &politeSite{total: total, hold: hold, robots: robots, robotsStatus: robotsStatus, paths: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *politeSite) serve(w http.ResponseWriter, r *http.Request) {
+	now := time.Now()
+	s.mu.Lock()
+	s.paths[r.URL.Path]++
+	if r.URL.Path == "/robots.txt" {
+		s.mu.Unlock()
+		if s.robots == "" && s.robotsStatus == 0 {
+			http.NotFound(w, r)
+			return
+		}
+		if s.robotsStatus != 0 {
+			w.WriteHeader(s.robotsStatus)
+		}
+		fmt.Fprint(w, s.robots)
+		return
+	}
+	s.arrivals = append(s.arrivals, now)
+	s.inFlight++
+	s.maxInFlight = max(s.maxInFlight, s.inFlight)
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.inFlight--
+		s.mu.Unlock()
+	}()
+	if r.URL.Path == "/busy" {
+		w.Header().Set("Retry-After", "1")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	if s.hold > 0 {
+		t := time.NewTimer(s.hold) // a slow page, not a synchronisation
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+		}
+	}
+	n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/p/"))
+	var b strings.Builder
+	for _, m := range []int{n + 1, n + 2, n + 3} {
+		if m < s.total {
+			fmt.Fprintf(&b, `<a href="/p/%d">%d</a> `, m, m)
+		}
+	}
+	fmt.Fprintf(w, "<html><body>%s</body></html>", b.String())
+}
+
+func (s *politeSite) hits(path string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.paths[path]
+}
+
+// gaps returns the intervals between the page arrivals, in order of arrival.
+func (s *politeSite) gaps() []time.Duration {
+	s.mu.Lock()
+	at := slices.Clone(s.arrivals)
+	s.mu.Unlock()
+	slices.SortFunc(at, func(a, b time.Time) int { return a.Compare(b) })
+	var out []time.Duration
+	for i := 1; i < len(at); i++ {
+		out = append(out, at[i].Sub(at[i-1]))
+	}
+	return out
+}
+
+// worker is one engine of a shared crawl with its frontier and stats.
+type worker struct {
+	e     *engine.Engine
+	f     *redisfrontier.Frontier
+	stats *engine.Stats
+}
+
+// newWorkers opens n workers of crawl on r whose engines crawl the site from /p/0 with the
+// settings kv (ROBOTSTXT_OBEY off and CONCURRENT_REQUESTS 2 unless kv sets them).
+func newWorkers(t *testing.T, r *enginetest.Redis, crawl string, n int, site *politeSite, kv map[string]any, mod func(*redisfrontier.Options)) []*worker {
+	t.Helper()
+	spider := &enginetest.Spider{
+		StartURLs: []string{site.URL + "/p/0"},
+		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+			return enginetest.FollowAll(ctx, resp, emit)
+		},
+	}
+	var ws []*worker
+	for range n {
+		s := types.NewSettings()
+		_ = s.Set(types.RobotsTxtObey, false, types.PriorityCmdline)
+		_ = s.Set(types.LogStatsInterval, 0, types.PriorityCmdline)
+		// Two at a time, so that one worker does not lease the whole crawl while its
+		// downloads wait for the slot.
+		_ = s.Set(types.ConcurrentRequests, 2, types.PriorityCmdline)
+		for k, v := range kv {
+			if err := s.Set(k, v, types.PriorityCmdline); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w := &worker{stats: engine.NewStats()}
+		w.f = open(t, r, crawl, func(o *redisfrontier.Options) {
+			o.Stats = w.stats
+			o.Capacity = s.Int(types.ConcurrentRequests)
+			if mod != nil {
+				mod(o)
+			}
+		})
+		w.e = engine.New(spider, s, engine.WithScheduler(w.f), engine.WithStats(w.stats), engine.WithLogger(quiet))
+		ws = append(ws, w)
+	}
+	return ws
+}
+
+// runAll runs the workers' engines to their end and returns their finish reasons.
+func runAll(t *testing.T, ws []*worker) []string {
+	t.Helper()
+	reasons := make([]string, len(ws))
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			if err := w.e.Run(ctx); err != nil {
+				t.Errorf("worker %d: %v", i, err)
+			}
+			reasons[i] = fmt.Sprint(w.stats.Get("finish_reason"))
+		})
+	}
+	wg.Wait()
+	return reasons
+}
+
+func sum(ws []*worker, key string) int64 {
+	var n int64
+	for _, w := range ws {
+		n += w.stats.Int(key)
+	}
+	return n
+}
+
+// TestSharedDelay: three workers crawl one host; the server sees its requests at least
+// the slot's delay apart (DOWNLOAD_DELAY, a DOWNLOAD_SLOTS delay, a robots.txt Crawl-delay
+// that one worker fetched for all three), as one worker would space them. The gaps are
+// measured with the server's clock, less 20 ms for the jitter of the requests' way there.
+func TestSharedDelay(t *testing.T) {
+	t.Parallel()
+	const margin = 20 * time.Millisecond
+	for _, tc := range []struct {
+		name   string
+		kv     map[string]any
+		robots string
+		min    time.Duration
+	}{
+		{"DOWNLOAD_DELAY", map[string]any{types.DownloadDelay: 0.2, types.RandomizeDownloadDelay: false}, "", 200 * time.Millisecond},
+		{"randomized", map[string]any{types.DownloadDelay: 0.3, types.RandomizeDownloadDelay: true}, "", 150 * time.Millisecond},
+		{"DOWNLOAD_SLOTS", map[string]any{types.DownloadSlots: map[string]any{"127.0.0.1": map[string]any{"delay": 0.2, "randomizeDelay": false}}}, "", 200 * time.Millisecond},
+		{"Crawl-delay", map[string]any{types.RobotsTxtObey: true}, "User-agent: *\nCrawl-delay: 0.2\n", 200 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+			site := newPoliteSite(t, 12, 0, 0, tc.robots)
+			ws := newWorkers(t, r, "delay", 3, site, tc.kv, nil)
+			for i, reason := range runAll(t, ws) {
+				if reason != "finished" {
+					t.Errorf("worker %d: finish_reason %q", i, reason)
+				}
+			}
+			gaps := site.gaps()
+			if len(gaps) != site.total-1 {
+				t.Fatalf("%d pages downloaded, want %d", len(gaps)+1, site.total)
+			}
+			for i, g := range gaps {
+				if g < tc.min-margin {
+					t.Errorf("gap %d between requests to the host: %v, want ≥ %v", i, g, tc.min)
+				}
+			}
+			if busy := countBusy(ws); busy < 2 {
+				t.Errorf("only %d workers downloaded: the test does not show sharing", busy)
+			}
+			if tc.robots != "" {
+				if n := site.hits("/robots.txt"); n != 1 {
+					t.Errorf("robots.txt downloaded %d times by three workers, want 1", n)
+				}
+				if n := sum(ws, "robotstxt/request_count"); n != 1 {
+					t.Errorf("robotstxt/request_count adds up to %d, want 1", n)
+				}
+			}
+		})
+	}
+}
+
+func countBusy(ws []*worker) int {
+	n := 0
+	for _, w := range ws {
+		if w.stats.Int("response_received_count") > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// TestSharedConcurrency: with CONCURRENT_REQUESTS_PER_DOMAIN 2 (or a DOWNLOAD_SLOTS
+// concurrency of 1), three workers together never have more requests at the server at
+// once; the handler counts them.
+func TestSharedConcurrency(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		kv   map[string]any
+		want int
+	}{
+		{"CONCURRENT_REQUESTS_PER_DOMAIN", map[string]any{types.ConcurrentRequestsPerDomain: 2}, 2},
+		{"DOWNLOAD_SLOTS", map[string]any{types.DownloadSlots: map[string]any{"127.0.0.*": map[string]any{"concurrency": 1.0}}}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+			site := newPoliteSite(t, 40, 20*time.Millisecond, 0, "")
+			ws := newWorkers(t, r, "conc", 3, site, tc.kv, nil)
+			runAll(t, ws)
+			if n := len(site.gaps()) + 1; n != site.total {
+				t.Fatalf("%d pages downloaded, want %d", n, site.total)
+			}
+			site.mu.Lock()
+			got := site.maxInFlight
+			site.mu.Unlock()
+			if got > tc.want {
+				t.Errorf("%d requests at the server at once, want ≤ %d", got, tc.want)
+			}
+			if busy := countBusy(ws); busy < 2 {
+				t.Errorf("only %d workers downloaded: the test does not show sharing", busy)
+			}
+		})
+	}
+}
+
+// TestRetryAfterPausesAllWorkers: a 503 with Retry-After: 1 that one worker gets pauses
+// the slot for the others: once the pause is in Redis, their downloads reach the server
+// no sooner than a second after the 503.
+func TestRetryAfterPausesAllWorkers(t *testing.T) {
+	t.Parallel()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	c := client(t, r)
+	site := newPoliteSite(t, 3, 0, 0, "")
+	ws := newWorkers(t, r, "pause", 3, site, map[string]any{types.RetryTimes: 0}, nil)
+	ctx := context.Background()
+	resp, err := ws[0].e.Download(ctx, &types.Request{URL: site.URL + "/busy"})
+	if err != nil || resp.Status != 503 {
+		t.Fatalf("/busy: %v %v", resp, err)
+	}
+	site.mu.Lock()
+	busyAt := site.arrivals[0]
+	site.mu.Unlock()
+	waitFor(t, "the pause to reach Redis", func() bool {
+		n, _ := c.HExists(ctx, "jscrawl:pause:slot:127.0.0.1", "pause").Result()
+		return n
+	})
+	var wg sync.WaitGroup
+	for i, w := range ws[1:] {
+		wg.Go(func() {
+			if _, err := w.e.Download(ctx, &types.Request{URL: fmt.Sprintf("%s/p/%d", site.URL, i)}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	site.mu.Lock()
+	later := slices.Clone(site.arrivals[1:])
+	site.mu.Unlock()
+	if len(later) != 2 {
+		t.Fatalf("%d downloads after /busy, want 2", len(later))
+	}
+	for _, at := range later {
+		if d := at.Sub(busyAt); d < time.Second-20*time.Millisecond {
+			t.Errorf("a download reached the server %v after the 503, want ≥ 1s (Retry-After)", d)
+		}
+	}
+}
+
+// TestRobotsTxtShared: three workers obeying robots.txt download it once, whatever it
+// answers, and all apply what the one download gave: the rules of a 200, everything
+// disallowed after a 503 (no retry here), everything allowed after a 404.
+func TestRobotsTxtShared(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		status    int
+		robots    string
+		forbidden []string // of /p/0, /p/1, /p/2
+	}{
+		{"rules", 0, "User-agent: *\nDisallow: /p/1\n", []string{"/p/1"}},
+		{"server error", 503, "", []string{"/p/0", "/p/1", "/p/2"}},
+		{"missing", 404, "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+			site := newPoliteSite(t, 3, 0, tc.status, tc.robots)
+			ws := newWorkers(t, r, "robots", 3, site, map[string]any{types.RobotsTxtObey: true, types.RetryTimes: 0}, nil)
+			var wg sync.WaitGroup
+			for _, w := range ws {
+				for i := range 3 {
+					wg.Go(func() {
+						p := fmt.Sprintf("/p/%d", i)
+						_, err := w.e.Download(context.Background(), &types.Request{URL: site.URL + p, DontFilter: true})
+						if forbidden := slices.Contains(tc.forbidden, p); forbidden != errors.Is(err, engine.ErrIgnoreRequest) {
+							t.Errorf("%s: err %v, forbidden %v", p, err, forbidden)
+						}
+					})
+				}
+			}
+			wg.Wait()
+			if n := site.hits("/robots.txt"); n != 1 {
+				t.Errorf("robots.txt downloaded %d times by three workers, want 1", n)
+			}
+			for i := range 3 {
+				p := fmt.Sprintf("/p/%d", i)
+				want := 3
+				if slices.Contains(tc.forbidden, p) {
+					want = 0
+				}
+				if n := site.hits(p); n != want {
+					t.Errorf("%s downloaded %d times, want %d", p, n, want)
+				}
+			}
+		})
+	}
+}
+
+// TestSlotHoldOfKilledWorker: a worker's hold on a slot of concurrency 1 keeps another
+// worker out while it is renewed past its lease timeout; once the worker is killed, the
+// hold expires and the other worker gets the slot (frontier/slot_holds_recovered).
+func TestSlotHoldOfKilledWorker(t *testing.T) {
+	t.Parallel()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	c := client(t, r)
+	ctx := context.Background()
+	short := func(o *redisfrontier.Options) { o.LeaseTimeout = 600 * time.Millisecond }
+	a := open(t, r, "kill", short)
+	bStats := engine.NewStats()
+	b := open(t, r, "kill", func(o *redisfrontier.Options) { short(o); o.Stats = bStats })
+	if _, err := a.AcquireSlot(ctx, "host", 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	holds, err := c.ZRangeWithScores(ctx, "jscrawl:kill:holds:host", 0, -1).Result()
+	if err != nil || len(holds) != 1 {
+		t.Fatalf("holds: %v %v", holds, err)
+	}
+	waitFor(t, "a's hold to be renewed past its first deadline plus the lease timeout", func() bool {
+		s, err := c.ZScore(ctx, "jscrawl:kill:holds:host", holds[0].Member.(string)).Result()
+		return err == nil && s > holds[0].Score+600_000
+	})
+	tctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	_, err = b.AcquireSlot(tctx, "host", 1, 0)
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("b acquired the slot a holds and renews: %v", err)
+	}
+	a.Kill()
+	tctx, cancel = context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	hold, err := b.AcquireSlot(tctx, "host", 1, 0)
+	if err != nil {
+		t.Fatalf("b never got the slot of the killed worker: %v", err)
+	}
+	hold.Release(0)
+	if n := bStats.Int("frontier/slot_holds_recovered"); n != 1 {
+		t.Errorf("frontier/slot_holds_recovered = %d, want 1", n)
+	}
+}
+
+// TestThrottleShared: the AutoThrottle delay a worker shares when it releases a slot is
+// the one another worker's next hold of the slot reports.
+func TestThrottleShared(t *testing.T) {
+	t.Parallel()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	ctx := context.Background()
+	a := open(t, r, "throttle", nil)
+	b := open(t, r, "throttle", nil)
+	h, err := a.AcquireSlot(ctx, "host", 2, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Throttle != 0 {
+		t.Errorf("a fresh slot's throttle: %v", h.Throttle)
+	}
+	h.Release(1500 * time.Millisecond)
+	waitFor(t, "b to see a's throttle", func() bool {
+		h, err := b.AcquireSlot(ctx, "host", 2, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Release(0)
+		return h.Throttle == 1500*time.Millisecond
+	})
+}
