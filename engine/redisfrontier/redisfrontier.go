@@ -53,6 +53,8 @@
 //	workers   HASH  worker id → WorkerInfo JSON (heartbeat every LeaseTimeout/3)
 //	stats     HASH  Scrapy stat key → crawl-wide integer (the workers' deltas summed,
 //	                maxima as maxima)
+//	slot:<key>, holds:<key>           a download slot shared by the workers (politeness.go)
+//	robots:<origin>, robotslock:<origin>  an origin's robots.txt, fetched once (robots.go)
 //
 // # start()
 //
