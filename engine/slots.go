@@ -312,11 +312,25 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: ctx.Err()}
 	}
 	defer func() { <-s.sem }()
-	if d.gate != nil {
-		return d.fetchShared(ctx, key, s, req)
-	}
-	if err := d.wait(ctx, s); err != nil {
+	delay, err := d.wait(ctx, s)
+	if err != nil {
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
+	}
+	var throttle time.Duration // AutoThrottle's new delay, shared when the gate's hold ends
+	if d.gate != nil {
+		hold, err := d.gate.AcquireSlot(ctx, key, cap(s.sem), delay)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
+			}
+			return nil, &DownloadError{Name: NameError, URL: req.URL, Err: fmt.Errorf("shared download slot %s: %w", key, err)}
+		}
+		defer func() { hold.Release(throttle) }()
+		if d.throttle != nil && hold.Throttle > 0 {
+			d.mu.Lock()
+			s.atDelay = min(max(hold.Throttle, s.delay), max(d.throttle.max, s.delay))
+			d.mu.Unlock()
+		}
 	}
 	select {
 	case d.global <- struct{}{}:
@@ -332,78 +346,16 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 	if err == nil && resp != nil {
 		// The latency includes the body: Fetch returns after reading it. Scrapy measures up
 		// to the headers; for pages of ordinary size the difference is small.
-		d.adjust(key, s, time.Since(start), resp)
-	}
-	return resp, err
-}
-
-// fetchShared is Fetch's part after the local slot with a SlotGate: the local pause, then
-// the slot's hold in the gate (which spaces the start crawl-wide), then the global limit.
-// With AutoThrottle the slot takes the delay the gate shares and shares its own after
-// the response.
-func (d *SlotDownloader) fetchShared(ctx context.Context, key string, s *slot, req *types.Request) (*types.Response, error) {
-	d.mu.Lock()
-	delay, pause := s.delay, s.pausedUntil
-	if d.throttle != nil {
-		delay = s.atDelay
-	}
-	minDelay := s.minDelay
-	d.mu.Unlock()
-	if s.randomize {
-		delay = jitter(delay)
-	}
-	if err := sleepCtx(ctx, time.Until(pause)); err != nil {
-		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
-	}
-	hold, err := d.gate.AcquireSlot(ctx, key, cap(s.sem), max(delay, minDelay))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
-		}
-		return nil, &DownloadError{Name: NameError, URL: req.URL, Err: fmt.Errorf("shared download slot %s: %w", key, err)}
-	}
-	var throttle time.Duration
-	defer func() { hold.Release(throttle) }()
-	if d.throttle != nil && hold.Throttle > 0 {
-		d.mu.Lock()
-		s.atDelay = min(max(hold.Throttle, s.delay), max(d.throttle.max, s.delay))
-		d.mu.Unlock()
-	}
-	select {
-	case d.global <- struct{}{}:
-	case <-ctx.Done():
-		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: ctx.Err()}
-	}
-	defer func() { <-d.global }()
-	if d.throttle == nil {
-		return d.next.Fetch(ctx, req)
-	}
-	start := time.Now()
-	resp, err := d.next.Fetch(ctx, req)
-	if err == nil && resp != nil {
 		throttle = d.adjust(key, s, time.Since(start), resp)
 	}
 	return resp, err
 }
 
-// sleepCtx waits for d, or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // wait blocks until the slot's delay has passed since its previous start and any pause is
-// over. A pause set while waiting is noticed when the wait ends.
-func (d *SlotDownloader) wait(ctx context.Context, s *slot) error {
+// over, and returns that delay (randomized, at least the minimum delay). A pause set while
+// waiting is noticed when the wait ends. With a SlotGate it waits for a pause only: the
+// gate spaces the starts, from the returned delay.
+func (d *SlotDownloader) wait(ctx context.Context, s *slot) (time.Duration, error) {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	d.mu.Lock()
@@ -415,11 +367,13 @@ func (d *SlotDownloader) wait(ctx context.Context, s *slot) error {
 	if s.randomize {
 		delay = jitter(delay)
 	}
+	var floor time.Duration
 	for {
 		d.mu.Lock()
 		until := s.pausedUntil
-		if !s.lastStart.IsZero() {
-			until = later(until, s.lastStart.Add(max(delay, s.minDelay)))
+		floor = max(delay, s.minDelay)
+		if !s.lastStart.IsZero() { // always zero with a gate
+			until = later(until, s.lastStart.Add(floor))
 		}
 		d.mu.Unlock()
 		w := time.Until(until)
@@ -431,11 +385,13 @@ func (d *SlotDownloader) wait(ctx context.Context, s *slot) error {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return 0, ctx.Err()
 		}
 	}
-	s.lastStart = time.Now()
-	return nil
+	if d.gate == nil {
+		s.lastStart = time.Now()
+	}
+	return floor, nil
 }
 
 // jitter returns d times a random factor in [0.5, 1.5) (Scrapy: RANDOMIZE_DOWNLOAD_DELAY).

@@ -128,7 +128,6 @@ type politeness struct {
 	held     map[string]string // hold token → slot key: the holds to renew
 	queue    []slotOp          // releases and pauses not sent yet
 	waiters  map[string]chan struct{}
-	down     time.Time // since when acquisitions fail (zero: they work)
 	closed   bool
 	kick     chan struct{}
 	stop     chan struct{}
@@ -152,7 +151,8 @@ func (f *Frontier) polite() *politeness {
 // AcquireSlot implements engine.SlotGate: one slotScript call reserves the slot's next
 // start and a hold, carrying the releases and pauses queued since the last call; then it
 // sleeps until the start. A full slot is asked again when this worker releases one of
-// its holds, or by polling. Redis errors are retried with backoff for RetryTimeout.
+// its holds, or by polling. Redis errors are retried with backoff until the frontier fails
+// for good (backOff).
 func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay time.Duration) (engine.SlotHold, error) {
 	p := f.polite()
 	poll := 5 * time.Millisecond
@@ -178,19 +178,12 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 			n := len(ops) - 1
 			p.queue = append(append(ops[:n:n], slotOp{key, []any{"r", token, 0}}), p.queue...)
 			p.mu.Unlock()
-			if ctx.Err() != nil {
-				return engine.SlotHold{}, ctx.Err()
-			}
-			if werr := f.slotTrouble(err); werr != nil {
-				return engine.SlotHold{}, werr
-			}
-			if err := sleepCtx(ctx, backoff); err != nil {
+			if err := f.backOff(ctx, err, &backoff); err != nil {
 				return engine.SlotHold{}, err
 			}
-			backoff = min(2*backoff, 5*time.Second)
 			continue
 		}
-		f.slotsReachable()
+		backoff = 50 * time.Millisecond
 		p.wake(ops[:len(ops)-1])
 		wait, at, recovered, retry := toInt(res[0]), toInt(res[1]), toInt(res[2]), toInt(res[3])
 		if recovered > 0 {
@@ -286,40 +279,26 @@ func (f *Frontier) runSlotOps(ctx context.Context, ops []slotOp) ([]any, error) 
 	return res, err
 }
 
-// slotTrouble handles a failed call for the shared slots (or robots.txt): nil while the
-// error may go away and Redis has failed for less than RetryTimeout, else the error to
-// give up with.
-func (f *Frontier) slotTrouble(err error) error {
+// backOff handles a failed call for the shared slots or robots.txt: it waits *backoff
+// (doubling it for the next time, up to 5 s) and returns nil when the call should be made
+// again, or the error to give up with: ctx's, an error that will not go away (an error
+// reply), or the frontier's once Redis has failed for longer than RetryTimeout. The
+// frontier's round trips time the outage and log it: backOff pokes the background
+// goroutine so that it notices.
+func (f *Frontier) backOff(ctx context.Context, err error, backoff *time.Duration) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if !retryable(err) {
 		return fmt.Errorf("redis frontier: shared politeness: %w", err)
 	}
-	p := f.polite()
-	p.mu.Lock()
-	first := p.down.IsZero()
-	if first {
-		p.down = time.Now()
+	if ferr := f.Err(); ferr != nil {
+		return ferr
 	}
-	since := time.Since(p.down)
-	p.mu.Unlock()
-	if first {
-		f.logger.Warn(fmt.Sprintf("Redis unreachable for the shared download slots, retrying for %s: %v", f.opts.RetryTimeout, err))
-	}
-	if since > f.opts.RetryTimeout {
-		return fmt.Errorf("redis frontier: shared politeness: unreachable for %s (FRONTIER_RETRY_TIMEOUT): %w", since.Round(time.Second), err)
-	}
-	return nil
-}
-
-// slotsReachable ends an outage that slotTrouble began.
-func (f *Frontier) slotsReachable() {
-	p := &f.politeness
-	p.mu.Lock()
-	was := !p.down.IsZero()
-	p.down = time.Time{}
-	p.mu.Unlock()
-	if was {
-		f.logger.Info("Redis reachable again for the shared download slots")
-	}
+	f.poke()
+	wait := *backoff
+	*backoff = min(2*wait, 5*time.Second)
+	return sleepCtx(ctx, wait)
 }
 
 // politeLoop sends the queued releases and pauses that no acquisition carried, and renews
@@ -360,9 +339,10 @@ func (f *Frontier) politeLoop() {
 			case errors.Is(err, redis.ErrClosed):
 				return
 			case err != nil:
-				if f.slotTrouble(err) != nil {
-					f.logger.Warn(fmt.Sprintf("Dropping %d releases and pauses of shared download slots: their holds expire by themselves", len(ops)))
+				if !retryable(err) || f.Err() != nil {
+					f.logger.Warn(fmt.Sprintf("Dropping %d releases and pauses of shared download slots, their holds expire by themselves: %v", len(ops), err))
 				} else if !stopping {
+					f.poke()
 					p.mu.Lock()
 					for _, op := range ops {
 						if op.args[0] != "h" {
@@ -375,7 +355,6 @@ func (f *Frontier) politeLoop() {
 				}
 			default:
 				backoff = 50 * time.Millisecond
-				f.slotsReachable()
 				p.wake(ops)
 			}
 		}
@@ -405,17 +384,11 @@ func (f *Frontier) closePolite() {
 
 // sleepCtx waits for d, or until ctx ends.
 func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
 	select {
-	case <-t.C:
-		return nil
+	case <-time.After(d):
 	case <-ctx.Done():
-		return ctx.Err()
 	}
+	return ctx.Err()
 }
 
 // Interface guards

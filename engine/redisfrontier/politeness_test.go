@@ -1,11 +1,11 @@
 package redisfrontier_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,93 +19,58 @@ import (
 	"github.com/jscrawl/jscrawl/types"
 )
 
-// politeSite is a test server of pages /p/0 ... /p/<total-1>, each linking to the next
-// three, that records, with its own clock, when each request arrived and how many it
-// handled at once. Each page takes hold to answer; robots.txt is the robots field (404
-// when empty) with robotsStatus (200 when 0); /busy answers 503 with a Retry-After of
-// one second.
+// politeSite is an enginetest server with pages /p/0 ... /p/<total-1>, each linking to
+// the next three and taking hold to answer; robots.txt answers robotsStatus (200 when 0)
+// with robots; /busy answers 503 with a Retry-After of one second. The server records
+// when requests arrived, with its own clock, and how many it handled at once.
 type politeSite struct {
-	*httptest.Server
-	total        int
-	hold         time.Duration
-	robots       string
-	robotsStatus int
-
-	mu          sync.Mutex
-	arrivals    []time.Time // of pages
-	paths       map[string]int
-	inFlight    int
-	maxInFlight int
+	*enginetest.Server
+	total int
 }
 
 func newPoliteSite(t *testing.T, total int, hold time.Duration, robotsStatus int, robots string) *politeSite {
 	t.Helper()
-	s := &politeSite{total: total, hold: hold, robots: robots, robotsStatus: robotsStatus, paths: map[string]int{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
-	return s
-}
-
-func (s *politeSite) serve(w http.ResponseWriter, r *http.Request) {
-	now := time.Now()
-	s.mu.Lock()
-	s.paths[r.URL.Path]++
-	if r.URL.Path == "/robots.txt" {
-		s.mu.Unlock()
-		if s.robots == "" && s.robotsStatus == 0 {
-			http.NotFound(w, r)
-			return
-		}
-		if s.robotsStatus != 0 {
-			w.WriteHeader(s.robotsStatus)
-		}
-		fmt.Fprint(w, s.robots)
-		return
-	}
-	s.arrivals = append(s.arrivals, now)
-	s.inFlight++
-	s.maxInFlight = max(s.maxInFlight, s.inFlight)
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.inFlight--
-		s.mu.Unlock()
-	}()
-	if r.URL.Path == "/busy" {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(cmp.Or(robotsStatus, http.StatusOK))
+		fmt.Fprint(w, robots)
+	})
+	mux.HandleFunc("/busy", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", "1")
 		w.WriteHeader(http.StatusServiceUnavailable)
-		return
-	}
-	if s.hold > 0 {
-		t := time.NewTimer(s.hold) // a slow page, not a synchronisation
-		defer t.Stop()
-		select {
-		case <-t.C:
-		case <-r.Context().Done():
+	})
+	mux.HandleFunc("/p/{n}", func(w http.ResponseWriter, r *http.Request) {
+		if hold > 0 {
+			t := time.NewTimer(hold) // a slow page, not a synchronisation
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+			}
 		}
-	}
-	n, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/p/"))
-	var b strings.Builder
-	for _, m := range []int{n + 1, n + 2, n + 3} {
-		if m < s.total {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		var b strings.Builder
+		for m := n + 1; m <= n+3 && m < total; m++ {
 			fmt.Fprintf(&b, `<a href="/p/%d">%d</a> `, m, m)
 		}
+		fmt.Fprintf(w, "<html><body>%s</body></html>", b.String())
+	})
+	return &politeSite{Server: enginetest.StartWith(t, mux), total: total}
+}
+
+// pageArrivals returns when the requests for pages and /busy arrived, in order.
+func (s *politeSite) pageArrivals() []time.Time {
+	at := s.Arrivals("/busy")
+	for i := range s.total {
+		at = append(at, s.Arrivals(fmt.Sprintf("/p/%d", i))...)
 	}
-	fmt.Fprintf(w, "<html><body>%s</body></html>", b.String())
+	slices.SortFunc(at, time.Time.Compare)
+	return at
 }
 
-func (s *politeSite) hits(path string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.paths[path]
-}
-
-// gaps returns the intervals between the page arrivals, in order of arrival.
+// gaps returns the intervals between the arrivals of page requests, in order.
 func (s *politeSite) gaps() []time.Duration {
-	s.mu.Lock()
-	at := slices.Clone(s.arrivals)
-	s.mu.Unlock()
-	slices.SortFunc(at, func(a, b time.Time) int { return a.Compare(b) })
+	at := s.pageArrivals()
 	var out []time.Duration
 	for i := 1; i < len(at); i++ {
 		out = append(out, at[i].Sub(at[i-1]))
@@ -226,7 +191,7 @@ func TestSharedDelay(t *testing.T) {
 				t.Errorf("only %d workers downloaded: the test does not show sharing", busy)
 			}
 			if tc.robots != "" {
-				if n := site.hits("/robots.txt"); n != 1 {
+				if n := site.Hits("/robots.txt"); n != 1 {
 					t.Errorf("robots.txt downloaded %d times by three workers, want 1", n)
 				}
 				if n := sum(ws, "robotstxt/request_count"); n != 1 {
@@ -269,10 +234,7 @@ func TestSharedConcurrency(t *testing.T) {
 			if n := len(site.gaps()) + 1; n != site.total {
 				t.Fatalf("%d pages downloaded, want %d", n, site.total)
 			}
-			site.mu.Lock()
-			got := site.maxInFlight
-			site.mu.Unlock()
-			if got > tc.want {
+			if got := site.MaxInFlight(); got > tc.want {
 				t.Errorf("%d requests at the server at once, want ≤ %d", got, tc.want)
 			}
 			if busy := countBusy(ws); busy < 2 {
@@ -296,9 +258,7 @@ func TestRetryAfterPausesAllWorkers(t *testing.T) {
 	if err != nil || resp.Status != 503 {
 		t.Fatalf("/busy: %v %v", resp, err)
 	}
-	site.mu.Lock()
-	busyAt := site.arrivals[0]
-	site.mu.Unlock()
+	busyAt := site.Arrivals("/busy")[0]
 	waitFor(t, "the pause to reach Redis", func() bool {
 		n, _ := c.HExists(ctx, "jscrawl:pause:slot:127.0.0.1", "pause").Result()
 		return n
@@ -312,9 +272,7 @@ func TestRetryAfterPausesAllWorkers(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	site.mu.Lock()
-	later := slices.Clone(site.arrivals[1:])
-	site.mu.Unlock()
+	later := site.pageArrivals()[1:]
 	if len(later) != 2 {
 		t.Fatalf("%d downloads after /busy, want 2", len(later))
 	}
@@ -358,7 +316,7 @@ func TestRobotsTxtShared(t *testing.T) {
 				}
 			}
 			wg.Wait()
-			if n := site.hits("/robots.txt"); n != 1 {
+			if n := site.Hits("/robots.txt"); n != 1 {
 				t.Errorf("robots.txt downloaded %d times by three workers, want 1", n)
 			}
 			for i := range 3 {
@@ -367,7 +325,7 @@ func TestRobotsTxtShared(t *testing.T) {
 				if slices.Contains(tc.forbidden, p) {
 					want = 0
 				}
-				if n := site.hits(p); n != want {
+				if n := site.Hits(p); n != want {
 					t.Errorf("%s downloaded %d times, want %d", p, n, want)
 				}
 			}
@@ -441,4 +399,50 @@ func TestThrottleShared(t *testing.T) {
 		h.Release(0)
 		return h.Throttle == 1500*time.Millisecond
 	})
+}
+
+// TestSlotsThroughRedisOutage: an acquisition while Redis is down waits, and gets the slot
+// once Redis is back; one still failing when the frontier gives up (FRONTIER_RETRY_TIMEOUT)
+// fails with the frontier's error.
+func TestSlotsThroughRedisOutage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		back    bool
+		timeout time.Duration
+	}{
+		{"redis comes back", true, time.Minute},
+		{"redis stays away", false, 300 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+			stats := engine.NewStats()
+			f := open(t, r, "outage", func(o *redisfrontier.Options) { o.RetryTimeout = tc.timeout; o.Stats = stats })
+			r.Stop()
+			got := make(chan error, 1)
+			go func() {
+				h, err := f.AcquireSlot(context.Background(), "host", 1, 0)
+				if err == nil {
+					h.Release(0)
+				}
+				got <- err
+			}()
+			if tc.back {
+				waitFor(t, "the frontier to see the outage", func() bool { return stats.Int("frontier/redis_errors") > 0 })
+				r.Restart()
+			}
+			select {
+			case err := <-got:
+				switch {
+				case tc.back && err != nil:
+					t.Errorf("acquisition after Redis came back: %v", err)
+				case !tc.back && (err == nil || !strings.Contains(err.Error(), "FRONTIER_RETRY_TIMEOUT")):
+					t.Errorf("acquisition with Redis gone: %v, want the frontier's unreachable error", err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatal("the acquisition neither got the slot nor failed")
+			}
+		})
+	}
 }

@@ -55,8 +55,8 @@ return mine and 1 or 0
 
 // RobotsTxt implements engine.RobotsCache: the crawl's outcome for origin's robots.txt,
 // which this worker fetches when no worker has and none is fetching it. Redis errors are
-// retried with backoff for RetryTimeout; an outcome this worker fetched is returned even
-// when it could not be shared.
+// retried with backoff until the frontier fails for good (backOff); an outcome this worker
+// fetched is returned even when it could not be shared.
 func (f *Frontier) RobotsTxt(ctx context.Context, origin string, fetch func(context.Context) (engine.RobotsOutcome, bool)) (engine.RobotsOutcome, error) {
 	keys := []string{f.prefix + keyRobots + origin, f.prefix + keyRobotsLock + origin}
 	p := f.polite()
@@ -73,19 +73,11 @@ func (f *Frontier) RobotsTxt(ctx context.Context, origin string, fetch func(cont
 			err = fmt.Errorf("robots.txt script returned %d values", len(res))
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return engine.RobotsOutcome{}, ctx.Err()
-			}
-			if werr := f.slotTrouble(err); werr != nil {
-				return engine.RobotsOutcome{}, werr
-			}
-			if err := sleepCtx(ctx, backoff); err != nil {
+			if err := f.backOff(ctx, err, &backoff); err != nil {
 				return engine.RobotsOutcome{}, err
 			}
-			backoff = min(2*backoff, 5*time.Second)
 			continue
 		}
-		f.slotsReachable()
 		backoff = 50 * time.Millisecond
 		switch toInt(res[0]) {
 		case 1:
@@ -137,23 +129,18 @@ func (f *Frontier) fetchRobots(ctx context.Context, keys []string, token string,
 	if ok {
 		val, ttl = encodeRobots(out), out.TTL.Milliseconds()
 	}
-	// Shared even when ctx has ended since: the outcome is the crawl's.
+	// Sent even when ctx has ended since (not retried then): the outcome is the crawl's.
 	bg := context.WithoutCancel(ctx)
 	backoff := 50 * time.Millisecond
 	for {
 		err := robotsPutScript.Run(bg, f.rdb, keys, token, val, ttl).Err()
-		if err == nil || err == redis.Nil {
-			f.slotsReachable()
+		if err == nil {
 			break
 		}
-		if werr := f.slotTrouble(err); werr != nil {
-			f.logger.Warn(fmt.Sprintf("robots.txt not shared: %v", werr))
+		if err := f.backOff(ctx, err, &backoff); err != nil {
+			f.logger.Warn(fmt.Sprintf("robots.txt of %s not shared (its lock expires by itself): %v", keys[0], err))
 			break
 		}
-		if sleepCtx(ctx, backoff) != nil {
-			break // the lock expires by itself
-		}
-		backoff = min(2*backoff, 5*time.Second)
 	}
 	if !ok {
 		return engine.RobotsOutcome{}, cmp.Or(ctx.Err(), errors.New("robots.txt download cancelled"))
