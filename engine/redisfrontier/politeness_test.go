@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -78,11 +80,12 @@ func (s *politeSite) gaps() []time.Duration {
 	return out
 }
 
-// worker is one engine of a shared crawl with its frontier and stats.
+// worker is one engine of a shared crawl with its frontier, stats and log.
 type worker struct {
 	e     *engine.Engine
 	f     *redisfrontier.Frontier
 	stats *engine.Stats
+	log   *enginetest.Buffer // the engine's log, INFO and above
 }
 
 // newWorkers opens n workers of crawl on r whose engines crawl the site from /p/0 with the
@@ -108,7 +111,7 @@ func newWorkers(t *testing.T, r *enginetest.Redis, crawl string, n int, site *po
 				t.Fatal(err)
 			}
 		}
-		w := &worker{stats: engine.NewStats()}
+		w := &worker{stats: engine.NewStats(), log: &enginetest.Buffer{}}
 		w.f = open(t, r, crawl, func(o *redisfrontier.Options) {
 			o.Stats = w.stats
 			o.Capacity = s.Int(types.ConcurrentRequests)
@@ -116,7 +119,8 @@ func newWorkers(t *testing.T, r *enginetest.Redis, crawl string, n int, site *po
 				mod(o)
 			}
 		})
-		w.e = engine.New(spider, s, engine.WithScheduler(w.f), engine.WithStats(w.stats), engine.WithLogger(quiet))
+		logger := slog.New(engine.NewLogHandler(w.log, slog.LevelInfo, w.stats))
+		w.e = engine.New(spider, s, engine.WithScheduler(w.f), engine.WithStats(w.stats), engine.WithLogger(logger))
 		ws = append(ws, w)
 	}
 	return ws
@@ -444,5 +448,39 @@ func TestSlotsThroughRedisOutage(t *testing.T) {
 				t.Fatal("the acquisition neither got the slot nor failed")
 			}
 		})
+	}
+}
+
+// TestAutoThrottleShared: with AutoThrottle a slot has one delay for the crawl. A 503 that
+// worker A gets doubles the slot's delay from AUTOTHROTTLE_START_DELAY (0.5 s) to 1 s, and
+// worker B, which has downloaded nothing, starts from that delay: after its first response
+// its delay is the mean of 1 s and the tiny latency, about 500 ms (AUTOTHROTTLE_DEBUG),
+// where its own start delay would give about 250 ms.
+func TestAutoThrottleShared(t *testing.T) {
+	t.Parallel()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	c := client(t, r)
+	site := newPoliteSite(t, 1, 0, 0, "")
+	ws := newWorkers(t, r, "autothrottle", 2, site, map[string]any{
+		types.AutoThrottleEnabled: true, types.AutoThrottleStartDelay: 0.5, types.AutoThrottleDebug: true,
+		types.RetryTimes: 0,
+	}, nil)
+	ctx := context.Background()
+	if resp, err := ws[0].e.Download(ctx, &types.Request{URL: site.URL + "/busy"}); err != nil || resp.Status != 503 {
+		t.Fatalf("/busy: %v %v", resp, err)
+	}
+	waitFor(t, "A's delay to reach Redis", func() bool {
+		at, _ := c.HGet(ctx, "jscrawl:autothrottle:slot:127.0.0.1", "at").Int64()
+		return at == time.Second.Microseconds()
+	})
+	if _, err := ws[1].e.Download(ctx, &types.Request{URL: site.URL + "/p/0"}); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`delay:\s*(\d+) ms`).FindStringSubmatch(ws[1].log.String())
+	if m == nil {
+		t.Fatalf("no AutoThrottle line in B's log:\n%s", ws[1].log.String())
+	}
+	if ms, _ := strconv.Atoi(m[1]); ms < 450 || ms > 550 {
+		t.Errorf("B's delay after its first response: %d ms, want about 500 (from A's 1 s)", ms)
 	}
 }
