@@ -38,7 +38,8 @@ func WithStats(s *Stats) Option { return func(e *Engine) { e.stats = s } }
 // keep-alive Transport sized to CONCURRENT_REQUESTS).
 func WithHTTPClient(c *http.Client) Option { return func(e *Engine) { e.client = c } }
 
-// WithScheduler replaces the default MemoryScheduler.
+// WithScheduler replaces the default MemoryScheduler. A scheduler that is also a SlotGate or
+// a RobotsCache (the Redis frontier) shares the download slots or robots.txt as well.
 func WithScheduler(s Scheduler) Option { return func(e *Engine) { e.sched = s } }
 
 // WithDownloaderMiddlewares adds downloader middlewares at order 543, Scrapy's place for
