@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -178,6 +179,7 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 			n := len(ops) - 1
 			p.queue = append(append(ops[:n:n], slotOp{key, []any{"r", token, 0}}), p.queue...)
 			p.mu.Unlock()
+			p.kickLoop()
 			if err := f.backOff(ctx, err, &backoff); err != nil {
 				return engine.SlotHold{}, err
 			}
@@ -242,6 +244,11 @@ func (p *politeness) enqueue(op slotOp) {
 	p.mu.Lock()
 	p.queue = append(p.queue, op)
 	p.mu.Unlock()
+	p.kickLoop()
+}
+
+// kickLoop makes the background goroutine send the queue.
+func (p *politeness) kickLoop() {
 	select {
 	case p.kick <- struct{}{}:
 	default:
@@ -339,16 +346,13 @@ func (f *Frontier) politeLoop() {
 			case errors.Is(err, redis.ErrClosed):
 				return
 			case err != nil:
-				if !retryable(err) || f.Err() != nil {
-					f.logger.Warn(fmt.Sprintf("Dropping %d releases and pauses of shared download slots, their holds expire by themselves: %v", len(ops), err))
-				} else if !stopping {
+				if stopping || !retryable(err) || f.Err() != nil {
+					f.logger.Warn(fmt.Sprintf("Dropping %d releases, pauses and renewals of shared download slots, their holds expire by themselves: %v", len(ops), err))
+				} else {
 					f.poke()
+					again := slices.DeleteFunc(ops, func(op slotOp) bool { return op.args[0] == "h" })
 					p.mu.Lock()
-					for _, op := range ops {
-						if op.args[0] != "h" {
-							p.queue = append(p.queue, op)
-						}
-					}
+					p.queue = append(again, p.queue...)
 					p.mu.Unlock()
 					retry = time.After(backoff)
 					backoff = min(2*backoff, 5*time.Second)
