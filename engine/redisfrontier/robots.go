@@ -24,12 +24,14 @@ import (
 // (its holder was cancelled or died) and one of them takes it.
 
 // robotsGetScript returns {1, outcome, PTTL} when KEYS[1] holds an outcome, else takes
-// the lock KEYS[2] for ARGV[1] (token) for ARGV[2] ms and returns {2, ”, 0}, else returns
-// {0, ”, the lock's PTTL}.
+// the lock KEYS[2] for ARGV[1] (token) for ARGV[2] ms and returns {2, ”, 0} (also when
+// the token holds it already: a call whose reply was lost), else returns {0, ”, the
+// lock's PTTL}.
 var robotsGetScript = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
 if v then return {1, v, redis.call('PTTL', KEYS[1])} end
 if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {2, '', 0} end
+if redis.call('GET', KEYS[2]) == ARGV[1] then return {2, '', 0} end
 return {0, '', redis.call('PTTL', KEYS[2])}
 `)
 
