@@ -22,8 +22,8 @@ import (
 )
 
 // politeSite is an enginetest server with pages /p/0 ... /p/<total-1>, each linking to
-// the next three and taking hold to answer; robots.txt answers robotsStatus (200 when 0)
-// with robots; /busy answers 503 with a Retry-After of one second. The server records
+// the next three and taking hold to answer; robots.txt answers robotsStatus (200 when 0,
+// the connection closed without an answer when negative) with robots; /busy answers 503 with a Retry-After of one second. The server records
 // when requests arrived, with its own clock, and how many it handled at once.
 type politeSite struct {
 	*enginetest.Server
@@ -34,6 +34,9 @@ func newPoliteSite(t *testing.T, total int, hold time.Duration, robotsStatus int
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		if robotsStatus < 0 {
+			panic(http.ErrAbortHandler) // the client sees the connection close
+		}
 		w.WriteHeader(cmp.Or(robotsStatus, http.StatusOK))
 		fmt.Fprint(w, robots)
 	})
@@ -289,7 +292,8 @@ func TestRetryAfterPausesAllWorkers(t *testing.T) {
 
 // TestRobotsTxtShared: three workers obeying robots.txt download it once, whatever it
 // answers, and all apply what the one download gave: the rules of a 200, everything
-// disallowed after a 503 (no retry here), everything allowed after a 404.
+// disallowed after a 503 (no retry here), everything allowed after a 404 and after a
+// network error.
 func TestRobotsTxtShared(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -301,6 +305,7 @@ func TestRobotsTxtShared(t *testing.T) {
 		{"rules", 0, "User-agent: *\nDisallow: /p/1\n", []string{"/p/1"}},
 		{"server error", 503, "", []string{"/p/0", "/p/1", "/p/2"}},
 		{"missing", 404, "", nil},
+		{"network error", -1, "", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -482,5 +487,50 @@ func TestAutoThrottleShared(t *testing.T) {
 	}
 	if ms, _ := strconv.Atoi(m[1]); ms < 450 || ms > 550 {
 		t.Errorf("B's delay after its first response: %d ms, want about 500 (from A's 1 s)", ms)
+	}
+}
+
+// TestRobotsLockOfKilledWorker: a worker killed while it downloads robots.txt leaves the
+// lock to expire; then another worker downloads it, and the others get its outcome.
+func TestRobotsLockOfKilledWorker(t *testing.T) {
+	t.Parallel()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	c := client(t, r)
+	ctx := context.Background()
+	short := func(o *redisfrontier.Options) { o.LeaseTimeout = 600 * time.Millisecond }
+	a, b, d := open(t, r, "robotskill", short), open(t, r, "robotskill", short), open(t, r, "robotskill", short)
+	const origin = "http://example.com"
+	fetching, unblock := make(chan struct{}), make(chan struct{})
+	aDone := make(chan struct{})
+	go func() {
+		defer close(aDone)
+		_, _ = a.RobotsTxt(ctx, origin, func(context.Context) (engine.RobotsOutcome, bool) {
+			close(fetching)
+			<-unblock
+			return engine.RobotsOutcome{Verdict: engine.RobotsAllowAll}, true
+		})
+	}()
+	<-fetching
+	a.Kill()
+	rules := engine.RobotsOutcome{Verdict: engine.RobotsRules, Body: []byte("User-agent: *\nDisallow: /b\n")}
+	fetched := 0
+	got, err := b.RobotsTxt(ctx, origin, func(context.Context) (engine.RobotsOutcome, bool) {
+		fetched++
+		return rules, true
+	})
+	if err != nil || fetched != 1 || got.Verdict != engine.RobotsRules || string(got.Body) != string(rules.Body) {
+		t.Fatalf("b: %+v %v, fetched %d times; want b to fetch once after a's lock expired", got, err, fetched)
+	}
+	got, err = d.RobotsTxt(ctx, origin, func(context.Context) (engine.RobotsOutcome, bool) {
+		t.Error("d fetched robots.txt that b shared")
+		return engine.RobotsOutcome{}, false
+	})
+	if err != nil || string(got.Body) != string(rules.Body) {
+		t.Errorf("d: %+v %v, want b's rules", got, err)
+	}
+	close(unblock)
+	<-aDone
+	if v, _ := c.Get(ctx, "jscrawl:robotskill:robots:"+origin).Result(); v[1:] != string(rules.Body) {
+		t.Errorf("shared outcome %q: the killed worker's late fetch replaced b's", v)
 	}
 }
