@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/engine/redisfrontier"
@@ -342,18 +344,30 @@ func TestRobotsTxtShared(t *testing.T) {
 	}
 }
 
+// shortLeases starts a Redis and opens a worker of crawl on it for each of stats (nil: its
+// own), with a lease timeout of 600 ms; it returns them and a client to look at the keys.
+func shortLeases(t *testing.T, crawl string, stats ...*engine.Stats) ([]*redisfrontier.Frontier, *redis.Client) {
+	t.Helper()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	var fs []*redisfrontier.Frontier
+	for _, s := range stats {
+		fs = append(fs, open(t, r, crawl, func(o *redisfrontier.Options) {
+			o.LeaseTimeout = 600 * time.Millisecond
+			o.Stats = s
+		}))
+	}
+	return fs, client(t, r)
+}
+
 // TestSlotHoldOfKilledWorker: a worker's hold on a slot of concurrency 1 keeps another
 // worker out while it is renewed past its lease timeout; once the worker is killed, the
 // hold expires and the other worker gets the slot (frontier/slot_holds_recovered).
 func TestSlotHoldOfKilledWorker(t *testing.T) {
 	t.Parallel()
-	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
-	c := client(t, r)
 	ctx := context.Background()
-	short := func(o *redisfrontier.Options) { o.LeaseTimeout = 600 * time.Millisecond }
-	a := open(t, r, "kill", short)
 	bStats := engine.NewStats()
-	b := open(t, r, "kill", func(o *redisfrontier.Options) { short(o); o.Stats = bStats })
+	fs, c := shortLeases(t, "kill", nil, bStats)
+	a, b := fs[0], fs[1]
 	if _, err := a.AcquireSlot(ctx, "host", 1, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -494,11 +508,9 @@ func TestAutoThrottleShared(t *testing.T) {
 // lock to expire; then another worker downloads it, and the others get its outcome.
 func TestRobotsLockOfKilledWorker(t *testing.T) {
 	t.Parallel()
-	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
-	c := client(t, r)
 	ctx := context.Background()
-	short := func(o *redisfrontier.Options) { o.LeaseTimeout = 600 * time.Millisecond }
-	a, b, d := open(t, r, "robotskill", short), open(t, r, "robotskill", short), open(t, r, "robotskill", short)
+	fs, c := shortLeases(t, "robotskill", nil, nil, nil)
+	a, b, d := fs[0], fs[1], fs[2]
 	const origin = "http://example.com"
 	fetching, unblock := make(chan struct{}), make(chan struct{})
 	aDone := make(chan struct{})
