@@ -30,7 +30,8 @@ import (
 // the slot's concurrency remain it reserves the next start, the later of now, last plus
 // the acquiring worker's delay, and the pause, records it in last, and adds a hold whose
 // deadline is the start plus FRONTIER_LEASE_TIMEOUT. The worker sleeps until the start
-// and downloads. When the slot is full it waits for one of its own holds of the slot to be
+// and downloads; when it had to sleep, one more call confirms the start, which a pause
+// set meanwhile (another worker's Retry-After) moves to after the pause. When the slot is full it waits for one of its own holds of the slot to be
 // released, or polls (5 ms doubling to 100 ms, no later than the earliest deadline).
 // Releases and pauses are queued: the next acquisition of the worker carries them in its
 // script call, or a background goroutine sends them at once; that goroutine also renews the
@@ -53,6 +54,9 @@ const (
 //	p µs               pause the slot for µs from now, unless it is paused longer
 //	a token conc delay acquire (the last op): a hold when fewer than conc remain, starting
 //	                   at the later of now, last+delay (µs) and the pause
+//	c token conc delay confirm the reserved start of a hold (the last op): when a pause
+//	                   holds the slot now, the hold starts again at the later of the pause
+//	                   and last+delay
 //
 // Returns {wait, at, recovered, retry}: wait µs until the reserved start (-1: the slot is
 // full, -2: no acquisition), the slot's AutoThrottle delay (µs, 0: none), the expired holds
@@ -65,6 +69,12 @@ local keep = 600000000
 local function extend(key, us)
   local ms = math.ceil(us / 1000)
   if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
+end
+local function reserve(h, z, tok, start)
+  redis.call('HSET', h, 'last', start)
+  redis.call('ZADD', z, start + lease, tok)
+  extend(h, start - now + lease + keep)
+  extend(z, start - now + lease + keep)
 end
 local res = {-2, 0, 0, 0}
 local i, k = 2, 1
@@ -100,11 +110,19 @@ while i <= #ARGV do
       local start = now
       if v[1] then start = math.max(start, tonumber(v[1]) + delay) end
       if v[2] then start = math.max(start, tonumber(v[2])) end
-      redis.call('HSET', h, 'last', start)
-      redis.call('ZADD', z, start + lease, tok)
-      extend(h, start - now + lease + keep)
-      extend(z, start - now + lease + keep)
+      reserve(h, z, tok, start)
       res = {start - now, at, recovered, 0}
+    end
+    i = i + 4
+  elseif tag == 'c' then
+    local tok, delay = ARGV[i+1], tonumber(ARGV[i+3])
+    local v = redis.call('HMGET', h, 'last', 'pause', 'at')
+    local pause = tonumber(v[2] or '0')
+    res = {0, tonumber(v[3] or '0'), 0, 0}
+    if pause > now then
+      local start = math.max(pause, tonumber(v[1] or '0') + delay)
+      reserve(h, z, tok, start)
+      res[1] = start - now
     end
     i = i + 4
   else
@@ -151,7 +169,7 @@ func (f *Frontier) polite() *politeness {
 
 // AcquireSlot implements engine.SlotGate: one slotScript call reserves the slot's next
 // start and a hold, carrying the releases and pauses queued since the last call; then it
-// sleeps until the start. A full slot is asked again when this worker releases one of
+// sleeps until the start (awaitStart). A full slot is asked again when this worker releases one of
 // its holds, or by polling. Redis errors are retried with backoff until the frontier fails
 // for good (backOff).
 func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay time.Duration) (engine.SlotHold, error) {
@@ -167,26 +185,20 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 			ch = make(chan struct{})
 			p.waiters[key] = ch
 		}
-		ops := append(p.queue, slotOp{key, []any{"a", token, max(conc, 1), delay.Microseconds()}})
-		p.queue = nil
 		p.held[token] = key // renewed from now on, so a lost reply's hold is not left to expire
 		p.mu.Unlock()
-		res, err := f.runSlotOps(ctx, ops)
+		// On failure, a release of the hold in case the script ran.
+		res, err := f.call(ctx, slotOp{key, []any{"a", token, max(conc, 1), delay.Microseconds()}}, slotOp{key, []any{"r", token, 0}})
 		if err != nil {
 			p.mu.Lock()
 			delete(p.held, token)
-			// The ops again, and a release of the hold in case the script ran.
-			n := len(ops) - 1
-			p.queue = append(append(ops[:n:n], slotOp{key, []any{"r", token, 0}}), p.queue...)
 			p.mu.Unlock()
-			p.kickLoop()
 			if err := f.backOff(ctx, err, &backoff); err != nil {
 				return engine.SlotHold{}, err
 			}
 			continue
 		}
 		backoff = 50 * time.Millisecond
-		p.wake(ops[:len(ops)-1])
 		wait, at, recovered, retry := toInt(res[0]), toInt(res[1]), toInt(res[2]), toInt(res[3])
 		if recovered > 0 {
 			f.stats.Inc("frontier/slot_holds_recovered", recovered)
@@ -197,7 +209,7 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 				Throttle: time.Duration(at) * time.Microsecond,
 				Release:  func(throttle time.Duration) { f.releaseSlot(key, token, throttle) },
 			}
-			if err := sleepCtx(ctx, time.Duration(wait)*time.Microsecond); err != nil {
+			if err := f.awaitStart(ctx, key, token, delay, wait); err != nil {
 				hold.Release(0)
 				return engine.SlotHold{}, err
 			}
@@ -218,6 +230,45 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 		}
 		t.Stop()
 	}
+}
+
+// awaitStart sleeps wait µs until the reserved start of the hold token, then confirms the
+// start (a pause set meanwhile moves it) until it holds. When the confirmation cannot be
+// made, the download goes ahead at the start it has.
+func (f *Frontier) awaitStart(ctx context.Context, key, token string, delay time.Duration, wait int64) error {
+	for wait > 0 {
+		if err := sleepCtx(ctx, time.Duration(wait)*time.Microsecond); err != nil {
+			return err
+		}
+		res, err := f.call(ctx, slotOp{key, []any{"c", token, 0, delay.Microseconds()}})
+		if err != nil {
+			return ctx.Err()
+		}
+		wait = toInt(res[0])
+	}
+	return nil
+}
+
+// call runs op in one script call after the releases and pauses queued, and wakes this
+// worker's acquisitions waiting for their slots. When the call fails, the queue is put
+// back, followed by undo, for the next call.
+func (f *Frontier) call(ctx context.Context, op slotOp, undo ...slotOp) ([]any, error) {
+	p := &f.politeness
+	p.mu.Lock()
+	ops := append(p.queue, op)
+	p.queue = nil
+	p.mu.Unlock()
+	n := len(ops) - 1
+	res, err := f.runSlotOps(ctx, ops)
+	if err != nil {
+		p.mu.Lock()
+		p.queue = append(append(ops[:n:n], undo...), p.queue...)
+		p.mu.Unlock()
+		p.kickLoop()
+		return nil, err
+	}
+	p.wake(ops[:n])
+	return res, nil
 }
 
 // PauseSlot implements engine.SlotGate: the pause is queued for the next call to Redis.

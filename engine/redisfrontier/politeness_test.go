@@ -546,3 +546,38 @@ func TestRobotsLockOfKilledWorker(t *testing.T) {
 		t.Errorf("shared outcome %q: the killed worker's late fetch replaced b's", v)
 	}
 }
+
+// TestPauseMovesReservedStart: worker B has reserved a start 300 ms ahead (the slot's
+// delay after its first download) when worker A pauses the slot for a second; B's
+// download then starts no sooner than the pause's end.
+func TestPauseMovesReservedStart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	fs, c := shortLeases(t, "reserved", nil, nil)
+	a, b := fs[0], fs[1]
+	const delay = 300 * time.Millisecond
+	first, err := b.AcquireSlot(ctx, "host", 3, delay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Release(0)
+	started := make(chan time.Time, 1)
+	go func() {
+		h, err := b.AcquireSlot(ctx, "host", 3, delay)
+		started <- time.Now()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		h.Release(0)
+	}()
+	waitFor(t, "b's second start to be reserved", func() bool {
+		n, _ := c.ZCard(ctx, "jscrawl:reserved:holds:host").Result()
+		return n == 2
+	})
+	paused := time.Now()
+	a.PauseSlot("host", paused.Add(time.Second))
+	if d := (<-started).Sub(paused); d < time.Second-20*time.Millisecond {
+		t.Errorf("b's reserved download started %v after the pause began, want ≥ 1s", d)
+	}
+}
