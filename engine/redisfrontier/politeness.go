@@ -30,8 +30,8 @@ import (
 // the slot's concurrency remain it reserves the next start, the later of now, last plus
 // the acquiring worker's delay, and the pause, records it in last, and adds a hold whose
 // deadline is the start plus FRONTIER_LEASE_TIMEOUT. The worker sleeps until the start
-// and downloads; when it had to sleep, one more call confirms the start, which a pause
-// set meanwhile (another worker's Retry-After) moves to after the pause. When the slot is full it waits for one of its own holds of the slot to be
+// and downloads; when it has to sleep longer than 20 ms, one more call confirms the start
+// 20 ms before it, and a pause set meanwhile (another worker's Retry-After) moves it. When the slot is full it waits for one of its own holds of the slot to be
 // released, or polls (5 ms doubling to 100 ms, no later than the earliest deadline).
 // Releases and pauses are queued: the next acquisition of the worker carries them in its
 // script call, or a background goroutine sends them at once; that goroutine also renews the
@@ -54,12 +54,12 @@ const (
 //	p µs               pause the slot for µs from now, unless it is paused longer
 //	a token conc delay acquire (the last op): a hold when fewer than conc remain, starting
 //	                   at the later of now, last+delay (µs) and the pause
-//	c token conc delay confirm the reserved start of a hold (the last op): when a pause
-//	                   holds the slot now, the hold starts again at the later of the pause
-//	                   and last+delay
+//	c token conc delay confirm the reserved start of a hold (the last op), before it: when
+//	                   a pause ends after it, the hold starts at the pause's end, or at
+//	                   last+delay when a later start was reserved meanwhile
 //
 // Returns {wait, at, recovered, retry}: wait µs until the reserved start (-1: the slot is
-// full, -2: no acquisition), the slot's AutoThrottle delay (µs, 0: none), the expired holds
+// full, -2: no acquisition; for c, 0: the start stands), the slot's AutoThrottle delay (µs, 0: none), the expired holds
 // dropped, and when full the µs until the earliest hold's deadline.
 var slotScript = redis.NewScript(`
 local t = redis.call('TIME')
@@ -117,10 +117,13 @@ while i <= #ARGV do
   elseif tag == 'c' then
     local tok, delay = ARGV[i+1], tonumber(ARGV[i+3])
     local v = redis.call('HMGET', h, 'last', 'pause', 'at')
-    local pause = tonumber(v[2] or '0')
+    local pause, last = tonumber(v[2] or '0'), tonumber(v[1] or '0')
+    -- Before the start, renewals leave the hold's deadline at start + lease.
+    local mine = tonumber(redis.call('ZSCORE', z, tok) or (now + lease)) - lease
     res = {0, tonumber(v[3] or '0'), 0, 0}
-    if pause > now then
-      local start = math.max(pause, tonumber(v[1] or '0') + delay)
+    if pause > mine then
+      local start = pause
+      if last > mine then start = math.max(pause, last + delay) end
       reserve(h, z, tok, start)
       res[1] = start - now
     end
@@ -232,21 +235,26 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 	}
 }
 
-// awaitStart sleeps wait µs until the reserved start of the hold token, then confirms the
-// start (a pause set meanwhile moves it) until it holds. When the confirmation cannot be
-// made, the download goes ahead at the start it has.
+// confirmAhead is how long before its reserved start a download confirms it.
+const confirmAhead = 20 * time.Millisecond
+
+// awaitStart sleeps until the reserved start of the hold token, wait µs from now. When
+// that is further than confirmAhead, it confirms the start confirmAhead before it: a
+// pause set meanwhile (another worker's Retry-After) moves it. When the confirmation
+// cannot be made, the download keeps the start it has.
 func (f *Frontier) awaitStart(ctx context.Context, key, token string, delay time.Duration, wait int64) error {
-	for wait > 0 {
-		if err := sleepCtx(ctx, time.Duration(wait)*time.Microsecond); err != nil {
+	start := time.Now().Add(time.Duration(wait) * time.Microsecond)
+	for time.Until(start) > confirmAhead {
+		if err := sleepCtx(ctx, time.Until(start)-confirmAhead); err != nil {
 			return err
 		}
 		res, err := f.call(ctx, slotOp{key, []any{"c", token, 0, delay.Microseconds()}})
-		if err != nil {
-			return ctx.Err()
+		if err != nil || toInt(res[0]) <= 0 {
+			break
 		}
-		wait = toInt(res[0])
+		start = time.Now().Add(time.Duration(toInt(res[0])) * time.Microsecond)
 	}
-	return nil
+	return sleepCtx(ctx, time.Until(start))
 }
 
 // call runs op in one script call after the releases and pauses queued, and wakes this
