@@ -31,8 +31,9 @@ import (
 // the acquiring worker's delay, and the pause, records it in last, and adds a hold whose
 // deadline is the start plus FRONTIER_LEASE_TIMEOUT. The worker sleeps until the start
 // and downloads; when it has to sleep longer than 20 ms, one more call confirms the start
-// 20 ms before it, and a pause set meanwhile (another worker's Retry-After) moves it. When the slot is full it waits for one of its own holds of the slot to be
-// released, or polls (5 ms doubling to 100 ms, no later than the earliest deadline).
+// 20 ms before it, and a pause set meanwhile (another worker's Retry-After) moves it. When
+// the slot is full the worker waits for one of its own holds of the slot to be released,
+// or polls (5 ms doubling to 100 ms, no later than the earliest deadline).
 // Releases and pauses are queued: the next acquisition of the worker carries them in its
 // script call, or a background goroutine sends them at once; that goroutine also renews the
 // worker's holds every third of the lease timeout, so a killed worker's holds free their
