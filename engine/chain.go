@@ -145,7 +145,7 @@ func (e *Engine) ownOrders() (downloader, spiderOutput []int) {
 func (e *Engine) downloaderChain(own []int) []DownloaderMiddleware {
 	bs := []link[DownloaderMiddleware]{
 		{name: "OffsiteMiddleware", order: 50, m: e.offsite},
-		{name: "RobotsTxtMiddleware", order: 100, m: NewRobotsTxtMiddleware(e.settings, e.stats, e.logger, e.slots)},
+		{name: "RobotsTxtMiddleware", order: 100, m: NewRobotsTxtMiddleware(e.settings, e.stats, e.logger, e.slots).sharedBy(e.sched)},
 		{name: "HttpAuthMiddleware", order: 300, m: NewHTTPAuthMiddleware(e.settings)},
 		{name: "RetryMiddleware", order: 550, m: NewRetryMiddleware(e.settings, e.stats, e.logger, e.slots)},
 		{name: "MetaRefreshMiddleware", order: 580, m: NewMetaRefreshMiddleware(e.settings, e.stats, e.logger)},

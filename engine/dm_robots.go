@@ -33,6 +33,10 @@ const robotsErrorTTL = 60 * time.Second
 // becomes the slot's minimum delay (SlotDownloader.SetMinDelay), at most
 // ROBOTSTXT_CRAWL_DELAY_MAX.
 //
+// With a RobotsCache (the scheduler of a crawl shared by several processes), one process
+// downloads an origin's robots.txt for the whole crawl and the others wait for it and use
+// what it got, a failure included, for as long as the process that fetched it would.
+//
 // A disallowed request fails with an error wrapping ErrIgnoreRequest. meta.dontObeyRobotstxt
 // skips the check. Stats: robotstxt/request_count, robotstxt/response_count,
 // robotstxt/response_status_count/<code>, robotstxt/exception_count/<Name>,
@@ -44,6 +48,7 @@ type RobotsTxtMiddleware struct {
 	crawlDelayMax time.Duration
 	errorTTL      time.Duration
 	slots         *SlotDownloader
+	cache         RobotsCache // nil: this process's own
 	stats         *Stats
 	logger        *slog.Logger
 
@@ -76,6 +81,12 @@ func NewRobotsTxtMiddleware(settings *types.Settings, stats *Stats, logger *slog
 	if !m.fixedAgent {
 		m.agent = settings.String(types.UserAgent)
 	}
+	return m
+}
+
+// sharedBy makes m share robots.txt through sched when it is a RobotsCache, and returns m.
+func (m *RobotsTxtMiddleware) sharedBy(sched Scheduler) *RobotsTxtMiddleware {
+	m.cache, _ = sched.(RobotsCache)
 	return m
 }
 
@@ -209,9 +220,48 @@ var (
 	robotsDisallowAll = robotstxt.DisallowAll()
 )
 
-// fetch downloads and parses the robots.txt of origin. It returns nil when ctx was
+// fetch returns the parsed robots.txt of origin, downloaded here or, with a RobotsCache,
+// by whichever process of the crawl got to it first. It returns nil when ctx was
 // cancelled, and a non-zero expiry for a result that must be fetched again later.
 func (m *RobotsTxtMiddleware) fetch(ctx context.Context, origin string, next Downloader) (*robotstxt.Robots, time.Time) {
+	download := func(ctx context.Context) (RobotsOutcome, bool) { return m.download(ctx, origin, next) }
+	var out RobotsOutcome
+	ok := false
+	if m.cache != nil {
+		var err error
+		out, err = m.cache.RobotsTxt(ctx, origin, download)
+		if ctx.Err() != nil {
+			return nil, time.Time{}
+		}
+		if ok = err == nil; !ok {
+			m.logger.Warn(fmt.Sprintf("Shared robots.txt of %s unavailable, downloading it here: %v", origin, err))
+		}
+	}
+	if !ok {
+		if out, ok = download(ctx); !ok {
+			return nil, time.Time{}
+		}
+	}
+	var expires time.Time
+	if out.TTL > 0 {
+		expires = time.Now().Add(out.TTL)
+	}
+	switch out.Verdict {
+	case RobotsRules:
+		// Parse skips what it cannot read; the rest of the file applies.
+		return robotstxt.Parse(out.Body), expires
+	case RobotsDisallowAll:
+		return robotsDisallowAll, expires
+	default:
+		return robotsAllowAll, expires
+	}
+}
+
+// download downloads the robots.txt of origin through next and tells what it gave: the
+// rules of a 2xx; allow all for a 4xx or a request a middleware below ignored; disallow
+// all for a 5xx and allow all after a download error, both for errorTTL. It reports false
+// when ctx was cancelled.
+func (m *RobotsTxtMiddleware) download(ctx context.Context, origin string, next Downloader) (RobotsOutcome, bool) {
 	r := &types.Request{
 		URL:        origin + "/robots.txt",
 		Priority:   1000,
@@ -230,12 +280,12 @@ func (m *RobotsTxtMiddleware) fetch(ctx context.Context, origin string, next Dow
 		resp, err = next.Fetch(ctx, re.Request)
 	}
 	if ctx.Err() != nil {
-		return nil, time.Time{}
+		return RobotsOutcome{}, false
 	}
 	if err != nil && errors.Is(err, ErrIgnoreRequest) {
 		// A middleware below dropped it (HTTPCACHE_IGNORE_MISSING offline): no rules.
 		m.logger.Debug(fmt.Sprintf("Ignoring %s, allowing the site: %v", reqString(r), err))
-		return robotsAllowAll, time.Time{}
+		return RobotsOutcome{Verdict: RobotsAllowAll}, true
 	}
 	if err != nil {
 		// The site could not be reached. Let its requests through, so that each fails (or
@@ -244,20 +294,19 @@ func (m *RobotsTxtMiddleware) fetch(ctx context.Context, origin string, next Dow
 		name := ErrorName(err)
 		m.stats.Inc("robotstxt/exception_count/"+name, 1)
 		m.logger.Warn(fmt.Sprintf("Error downloading %s, allowing the site for %s: %v", reqString(r), m.errorTTL, err))
-		return robotsAllowAll, time.Now().Add(m.errorTTL)
+		return RobotsOutcome{Verdict: RobotsAllowAll, TTL: m.errorTTL}, true
 	}
 	m.stats.Inc("robotstxt/response_count", 1)
 	m.stats.Inc("robotstxt/response_status_count/"+itoa(resp.Status), 1)
 	switch {
 	case resp.Status >= 200 && resp.Status < 300:
-		// Parse skips what it cannot read; the rest of the file applies.
-		return robotstxt.Parse(resp.Body), time.Time{}
+		return RobotsOutcome{Verdict: RobotsRules, Body: resp.Body}, true
 	case resp.Status >= 500:
 		m.logger.Warn(fmt.Sprintf("%s: server error, disallowing the site for %s", respString(resp), m.errorTTL))
-		return robotsDisallowAll, time.Now().Add(m.errorTTL)
+		return RobotsOutcome{Verdict: RobotsDisallowAll, TTL: m.errorTTL}, true
 	default:
 		// 4xx, and 3xx left over when redirects are off: no robots.txt, allow all.
-		return robotsAllowAll, time.Time{}
+		return RobotsOutcome{Verdict: RobotsAllowAll}, true
 	}
 }
 

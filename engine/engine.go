@@ -38,7 +38,8 @@ func WithStats(s *Stats) Option { return func(e *Engine) { e.stats = s } }
 // keep-alive Transport sized to CONCURRENT_REQUESTS).
 func WithHTTPClient(c *http.Client) Option { return func(e *Engine) { e.client = c } }
 
-// WithScheduler replaces the default MemoryScheduler.
+// WithScheduler replaces the default MemoryScheduler. A scheduler that is also a SlotGate or
+// a RobotsCache (the Redis frontier) shares the download slots or robots.txt as well.
 func WithScheduler(s Scheduler) Option { return func(e *Engine) { e.sched = s } }
 
 // WithDownloaderMiddlewares adds downloader middlewares at order 543, Scrapy's place for
@@ -216,7 +217,8 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	e.offsite = NewOffsiteMiddleware(domains, e.stats, e.logger)
 	hd := NewHTTPDownloader(settings, e.client, e.stats)
 	hd.logger = e.logger
-	e.slots = NewSlotDownloader(settings, markDownloading(hd), SlotLogger(e.logger))
+	gate, _ := e.sched.(SlotGate) // a shared scheduler shares the slots too
+	e.slots = NewSlotDownloader(settings, markDownloading(hd), SlotLogger(e.logger), SharedSlots(gate))
 	dlOwn, outOwn := e.ownOrders()
 	e.downloader = e.inflight.scope(Chain(e.inflight.track(e.slots), e.downloaderChain(dlOwn)...))
 	e.spiderChain(outOwn)

@@ -32,7 +32,11 @@ const slotGCInterval = 30 * time.Second
 // downloads back until a time (Retry-After).
 //
 // All slots share one limit of CONCURRENT_REQUESTS, which inline downloads share too.
-// Waiting honours ctx. Idle slots are garbage-collected unless they carry a minimum delay or
+// With a SlotGate (SharedSlots), the limits of each slot hold across the processes of a
+// crawl: a download also holds the slot in the gate, which spaces its start from the
+// slot's previous one in any process and keeps the crawl-wide count under the slot's
+// concurrency; PauseUntil pauses the slot in the gate too, and AutoThrottle shares the
+// slot's delay through it. Waiting honours ctx. Idle slots are garbage-collected unless they carry a minimum delay or
 // a pause that still matters. Safe for concurrent use.
 type SlotDownloader struct {
 	next      Downloader
@@ -42,6 +46,7 @@ type SlotDownloader struct {
 	randomize bool
 	overrides []slotOverride // most specific first
 	throttle  *autoThrottle  // nil when AutoThrottle is off
+	gate      SlotGate       // nil: the slots are this process's own
 	logger    *slog.Logger
 
 	mu     sync.Mutex
@@ -87,6 +92,10 @@ type SlotOption func(*SlotDownloader)
 // SlotLogger sets the logger of a SlotDownloader (default: none), used for AUTOTHROTTLE_DEBUG
 // lines and DOWNLOAD_SLOTS warnings.
 func SlotLogger(l *slog.Logger) SlotOption { return func(d *SlotDownloader) { d.logger = l } }
+
+// SharedSlots makes the slots' limits hold across the processes of a crawl through g (nil:
+// the slots are this process's own). The engine passes its scheduler when it is a SlotGate.
+func SharedSlots(g SlotGate) SlotOption { return func(d *SlotDownloader) { d.gate = g } }
 
 // NewSlotDownloader returns a SlotDownloader configured from settings that sends
 // downloads on to next.
@@ -279,13 +288,16 @@ func (d *SlotDownloader) SetMinDelay(key string, delay time.Duration) {
 // PauseUntil holds back every download of slot key that has not started yet, queued ones
 // included, until t; an earlier t than a pause already set changes nothing.
 // RetryMiddleware applies a Retry-After with it. The slot is kept until t. Safe for
-// concurrent use.
+// concurrent use. With a SlotGate the pause holds in every process of the crawl.
 func (d *SlotDownloader) PauseUntil(key string, t time.Time) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	s := d.slotLocked(key)
 	if t.After(s.pausedUntil) {
 		s.pausedUntil = t
+	}
+	d.mu.Unlock()
+	if d.gate != nil {
+		d.gate.PauseSlot(key, t)
 	}
 }
 
@@ -300,8 +312,25 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: ctx.Err()}
 	}
 	defer func() { <-s.sem }()
-	if err := d.wait(ctx, s); err != nil {
+	delay, err := d.wait(ctx, s)
+	if err != nil {
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
+	}
+	var throttle time.Duration // AutoThrottle's new delay, shared when the gate's hold ends
+	if d.gate != nil {
+		hold, err := d.gate.AcquireSlot(ctx, key, cap(s.sem), delay)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
+			}
+			return nil, &DownloadError{Name: NameError, URL: req.URL, Err: fmt.Errorf("shared download slot %s: %w", key, err)}
+		}
+		defer func() { hold.Release(throttle) }()
+		if d.throttle != nil && hold.Throttle > 0 {
+			d.mu.Lock()
+			s.atDelay = min(max(hold.Throttle, s.delay), max(d.throttle.max, s.delay))
+			d.mu.Unlock()
+		}
 	}
 	select {
 	case d.global <- struct{}{}:
@@ -317,14 +346,16 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 	if err == nil && resp != nil {
 		// The latency includes the body: Fetch returns after reading it. Scrapy measures up
 		// to the headers; for pages of ordinary size the difference is small.
-		d.adjust(key, s, time.Since(start), resp)
+		throttle = d.adjust(key, s, time.Since(start), resp)
 	}
 	return resp, err
 }
 
 // wait blocks until the slot's delay has passed since its previous start and any pause is
-// over. A pause set while waiting is noticed when the wait ends.
-func (d *SlotDownloader) wait(ctx context.Context, s *slot) error {
+// over, and returns that delay (randomized, at least the minimum delay). A pause set while
+// waiting is noticed when the wait ends. With a SlotGate it waits for a pause only: the
+// gate spaces the starts, from the returned delay.
+func (d *SlotDownloader) wait(ctx context.Context, s *slot) (time.Duration, error) {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	d.mu.Lock()
@@ -336,11 +367,13 @@ func (d *SlotDownloader) wait(ctx context.Context, s *slot) error {
 	if s.randomize {
 		delay = jitter(delay)
 	}
+	var floor time.Duration
 	for {
 		d.mu.Lock()
 		until := s.pausedUntil
-		if !s.lastStart.IsZero() {
-			until = later(until, s.lastStart.Add(max(delay, s.minDelay)))
+		floor = max(delay, s.minDelay)
+		if !s.lastStart.IsZero() { // always zero with a gate
+			until = later(until, s.lastStart.Add(floor))
 		}
 		d.mu.Unlock()
 		w := time.Until(until)
@@ -352,11 +385,13 @@ func (d *SlotDownloader) wait(ctx context.Context, s *slot) error {
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return ctx.Err()
+			return 0, ctx.Err()
 		}
 	}
-	s.lastStart = time.Now()
-	return nil
+	if d.gate == nil {
+		s.lastStart = time.Now()
+	}
+	return floor, nil
 }
 
 // jitter returns d times a random factor in [0.5, 1.5) (Scrapy: RANDOMIZE_DOWNLOAD_DELAY).
@@ -375,8 +410,8 @@ func later(a, b time.Time) time.Time {
 // target delay is latency / AUTOTHROTTLE_TARGET_CONCURRENCY and the new delay the mean of
 // the old one and the target, at least the target, within [configured delay,
 // AUTOTHROTTLE_MAX_DELAY]. A non-200 response never lowers the delay; a 429 or 503 doubles
-// it (at least AUTOTHROTTLE_START_DELAY).
-func (d *SlotDownloader) adjust(key string, s *slot, latency time.Duration, resp *types.Response) {
+// it (at least AUTOTHROTTLE_START_DELAY). It returns the new delay.
+func (d *SlotDownloader) adjust(key string, s *slot, latency time.Duration, resp *types.Response) time.Duration {
 	at := d.throttle
 	target := time.Duration(float64(latency) / at.target)
 	d.mu.Lock()
@@ -398,6 +433,7 @@ func (d *SlotDownloader) adjust(key string, s *slot, latency time.Duration, resp
 		d.logger.Info(fmt.Sprintf("slot: %s | conc:%2d | delay:%5d ms (%+d) | latency:%5d ms | size:%6d bytes",
 			key, conc, nd.Milliseconds(), (nd - old).Milliseconds(), latency.Milliseconds(), len(resp.Body)))
 	}
+	return nd
 }
 
 // Delay returns the current delay between download starts of slot key without

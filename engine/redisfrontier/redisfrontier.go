@@ -60,6 +60,8 @@
 //	stats     HASH  Scrapy stat key → crawl-wide integer (the workers' deltas summed,
 //	                maxima as maxima)
 //	trips     HASH  worker id → its last round trip's id and reply (removed at Close)
+//	slot:<key>, holds:<key>           a download slot shared by the workers (politeness.go)
+//	robots:<origin>, robotslock:<origin>  an origin's robots.txt, fetched once (robots.go)
 //
 // # start()
 //
@@ -243,6 +245,8 @@ type Frontier struct {
 	wake     chan struct{}
 	loopDone chan struct{}
 	fatal    sync.Once
+
+	politeness politeness // the shared download slots (politeness.go)
 }
 
 const (
@@ -700,6 +704,7 @@ func (f *Frontier) Close(ctx context.Context) error {
 		err = f.err
 	}
 	f.mu.Unlock()
+	f.closePolite()
 	if cerr := f.rdb.Close(); err == nil && cerr != nil && !errors.Is(cerr, redis.ErrClosed) {
 		err = fmt.Errorf("redis frontier: close: %w", cerr)
 	}

@@ -1,0 +1,459 @@
+package redisfrontier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/jscrawl/jscrawl/engine"
+)
+
+// Politeness across workers
+//
+// A Frontier is the engine's SlotGate (and RobotsCache, robots.go): the download slots'
+// limits hold crawl-wide. Each slot has two keys:
+//
+//	slot:<key>   HASH  last (µs, Redis's clock): the latest start reserved in the slot;
+//	                   pause (µs): no start before it (Retry-After); at (µs): the slot's
+//	                   AutoThrottle delay as a worker last shared it
+//	holds:<key>  ZSET  hold token <worker>#s<n> → deadline (µs): the downloads holding the
+//	                   slot, reserved or running
+//
+// Both expire ten minutes after the slot's last use. An acquisition is one script call
+// (slotScript): it drops the slot's expired holds (a dead worker's), and when fewer than
+// the slot's concurrency remain it reserves the next start, the later of now, last plus
+// the acquiring worker's delay, and the pause, records it in last, and adds a hold whose
+// deadline is the start plus FRONTIER_LEASE_TIMEOUT. The worker sleeps until the start
+// and downloads; when it has to sleep longer than 20 ms, one more call confirms the start
+// 20 ms before it, and a pause set meanwhile (another worker's Retry-After) moves it. When
+// the slot is full the worker waits for one of its own holds of the slot to be released,
+// or polls (5 ms doubling to 100 ms, no later than the earliest deadline).
+// Releases and pauses are queued: the next acquisition of the worker carries them in its
+// script call, or a background goroutine sends them at once; that goroutine also renews the
+// worker's holds every third of the lease timeout, so a killed worker's holds free their
+// slots a lease timeout after its last renewal.
+
+// Keys of the shared slots and robots.txt, after the crawl's prefix.
+const (
+	keySlot       = "slot:"       // + slot key: HASH last, pause, at
+	keyHolds      = "holds:"      // + slot key: ZSET hold token → deadline
+	keyRobots     = "robots:"     // + origin: STRING verdict byte + body
+	keyRobotsLock = "robotslock:" // + origin: STRING the token of the worker fetching it
+)
+
+// slotScript applies ops to the slots named by KEYS, two per op (the slot's HASH and
+// ZSET). ARGV: lease µs, then the ops:
+//
+//	r token throttle   release a hold; throttle > 0 (µs) becomes the slot's AutoThrottle delay
+//	h token            renew a hold (its deadline never moves back)
+//	p µs               pause the slot for µs from now, unless it is paused longer
+//	a token conc delay acquire (the last op): a hold when fewer than conc remain, starting
+//	                   at the later of now, last+delay (µs) and the pause
+//	c token conc delay confirm the reserved start of a hold (the last op), before it: when
+//	                   a pause ends after it, the hold starts at the pause's end, or at
+//	                   last+delay when a later start was reserved meanwhile
+//
+// Returns {wait, at, recovered, retry}: wait µs until the reserved start (-1: the slot is
+// full, -2: no acquisition; for c, 0: the start stands), the slot's AutoThrottle delay (µs, 0: none), the expired holds
+// dropped, and when full the µs until the earliest hold's deadline.
+var slotScript = redis.NewScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local lease = tonumber(ARGV[1])
+local keep = 600000000
+local function extend(key, us)
+  local ms = math.ceil(us / 1000)
+  if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
+end
+local function reserve(h, z, tok, start)
+  redis.call('HSET', h, 'last', start)
+  redis.call('ZADD', z, start + lease, tok)
+  extend(h, start - now + lease + keep)
+  extend(z, start - now + lease + keep)
+end
+local res = {-2, 0, 0, 0}
+local i, k = 2, 1
+while i <= #ARGV do
+  local tag, h, z = ARGV[i], KEYS[k], KEYS[k+1]
+  if tag == 'r' then
+    redis.call('ZREM', z, ARGV[i+1])
+    local at = tonumber(ARGV[i+2])
+    if at > 0 then
+      redis.call('HSET', h, 'at', at)
+      extend(h, keep)
+    end
+    i = i + 3
+  elseif tag == 'h' then
+    redis.call('ZADD', z, 'XX', 'GT', now + lease, ARGV[i+1])
+    extend(z, lease + keep)
+    extend(h, lease + keep)
+    i = i + 2
+  elseif tag == 'p' then
+    local pause = now + tonumber(ARGV[i+1])
+    if pause > tonumber(redis.call('HGET', h, 'pause') or '0') then redis.call('HSET', h, 'pause', pause) end
+    extend(h, pause - now + keep)
+    i = i + 2
+  elseif tag == 'a' then
+    local tok, conc, delay = ARGV[i+1], tonumber(ARGV[i+2]), tonumber(ARGV[i+3])
+    local recovered = redis.call('ZREMRANGEBYSCORE', z, '-inf', now)
+    local v = redis.call('HMGET', h, 'last', 'pause', 'at')
+    local at = tonumber(v[3] or '0')
+    if redis.call('ZCARD', z) >= conc then
+      local first = redis.call('ZRANGE', z, 0, 0, 'WITHSCORES')
+      res = {-1, at, recovered, tonumber(first[2]) - now}
+    else
+      local start = now
+      if v[1] then start = math.max(start, tonumber(v[1]) + delay) end
+      if v[2] then start = math.max(start, tonumber(v[2])) end
+      reserve(h, z, tok, start)
+      res = {start - now, at, recovered, 0}
+    end
+    i = i + 4
+  elseif tag == 'c' then
+    local tok, delay = ARGV[i+1], tonumber(ARGV[i+3])
+    local v = redis.call('HMGET', h, 'last', 'pause', 'at')
+    local pause, last = tonumber(v[2] or '0'), tonumber(v[1] or '0')
+    -- Before the start, renewals leave the hold's deadline at start + lease.
+    local mine = tonumber(redis.call('ZSCORE', z, tok) or (now + lease)) - lease
+    res = {0, tonumber(v[3] or '0'), 0, 0}
+    if pause > mine then
+      local start = pause
+      if last > mine then start = math.max(pause, last + delay) end
+      reserve(h, z, tok, start)
+      res[1] = start - now
+    end
+    i = i + 4
+  else
+    return redis.error_reply('unknown slot op ' .. tostring(tag))
+  end
+  k = k + 2
+end
+return res
+`)
+
+// slotOp is one op of slotScript on slot key.
+type slotOp struct {
+	key  string
+	args []any
+}
+
+// politeness is a Frontier's state for the shared slots.
+type politeness struct {
+	start    sync.Once
+	mu       sync.Mutex
+	seq      uint64
+	held     map[string]string // hold token → slot key: the holds to renew
+	queue    []slotOp          // releases and pauses not sent yet
+	waiters  map[string]chan struct{}
+	closed   bool
+	kick     chan struct{}
+	stop     chan struct{}
+	loopDone chan struct{}
+}
+
+// polite returns f's shared-slot state, starting its background goroutine the first time.
+func (f *Frontier) polite() *politeness {
+	p := &f.politeness
+	p.start.Do(func() {
+		p.held = map[string]string{}
+		p.waiters = map[string]chan struct{}{}
+		p.kick = make(chan struct{}, 1)
+		p.stop = make(chan struct{})
+		p.loopDone = make(chan struct{})
+		go f.politeLoop()
+	})
+	return p
+}
+
+// AcquireSlot implements engine.SlotGate: one slotScript call reserves the slot's next
+// start and a hold, carrying the releases and pauses queued since the last call; then it
+// sleeps until the start (awaitStart). A full slot is asked again when this worker releases one of
+// its holds, or by polling. Redis errors are retried with backoff until the frontier fails
+// for good (backOff).
+func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay time.Duration) (engine.SlotHold, error) {
+	p := f.polite()
+	poll := 5 * time.Millisecond
+	backoff := 50 * time.Millisecond
+	for {
+		p.mu.Lock()
+		p.seq++
+		token := f.worker + "#s" + strconv.FormatUint(p.seq, 10)
+		ch := p.waiters[key]
+		if ch == nil {
+			ch = make(chan struct{})
+			p.waiters[key] = ch
+		}
+		p.held[token] = key // renewed from now on, so a lost reply's hold is not left to expire
+		p.mu.Unlock()
+		// On failure, a release of the hold in case the script ran.
+		res, err := f.call(ctx, slotOp{key, []any{"a", token, max(conc, 1), delay.Microseconds()}}, slotOp{key, []any{"r", token, 0}})
+		if err != nil {
+			p.mu.Lock()
+			delete(p.held, token)
+			p.mu.Unlock()
+			if err := f.backOff(ctx, err, &backoff); err != nil {
+				return engine.SlotHold{}, err
+			}
+			continue
+		}
+		backoff = 50 * time.Millisecond
+		wait, at, recovered, retry := toInt(res[0]), toInt(res[1]), toInt(res[2]), toInt(res[3])
+		if recovered > 0 {
+			f.stats.Inc("frontier/slot_holds_recovered", recovered)
+			f.logger.Info(fmt.Sprintf("Slot %s: %d holds of stopped workers expired", key, recovered))
+		}
+		if wait >= 0 {
+			hold := engine.SlotHold{
+				Throttle: time.Duration(at) * time.Microsecond,
+				Release:  func(throttle time.Duration) { f.releaseSlot(key, token, throttle) },
+			}
+			if err := f.awaitStart(ctx, key, token, delay, wait); err != nil {
+				hold.Release(0)
+				return engine.SlotHold{}, err
+			}
+			return hold, nil
+		}
+		p.mu.Lock()
+		delete(p.held, token)
+		p.mu.Unlock()
+		w := min(poll, max(time.Duration(retry)*time.Microsecond, time.Millisecond))
+		poll = min(2*poll, 100*time.Millisecond)
+		t := time.NewTimer(w)
+		select {
+		case <-ch:
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return engine.SlotHold{}, ctx.Err()
+		}
+		t.Stop()
+	}
+}
+
+// confirmAhead is how long before its reserved start a download confirms it.
+const confirmAhead = 20 * time.Millisecond
+
+// awaitStart sleeps until the reserved start of the hold token, wait µs from now. When
+// that is further than confirmAhead, it confirms the start confirmAhead before it: a
+// pause set meanwhile (another worker's Retry-After) moves it. When the confirmation
+// cannot be made, the download keeps the start it has.
+func (f *Frontier) awaitStart(ctx context.Context, key, token string, delay time.Duration, wait int64) error {
+	start := time.Now().Add(time.Duration(wait) * time.Microsecond)
+	for time.Until(start) > confirmAhead {
+		if err := sleepCtx(ctx, time.Until(start)-confirmAhead); err != nil {
+			return err
+		}
+		res, err := f.call(ctx, slotOp{key, []any{"c", token, 0, delay.Microseconds()}})
+		if err != nil || toInt(res[0]) <= 0 {
+			break
+		}
+		start = time.Now().Add(time.Duration(toInt(res[0])) * time.Microsecond)
+	}
+	return sleepCtx(ctx, time.Until(start))
+}
+
+// call runs op in one script call after the releases and pauses queued, and wakes this
+// worker's acquisitions waiting for their slots. When the call fails, the queue is put
+// back, followed by undo, for the next call.
+func (f *Frontier) call(ctx context.Context, op slotOp, undo ...slotOp) ([]any, error) {
+	p := &f.politeness
+	p.mu.Lock()
+	ops := append(p.queue, op)
+	p.queue = nil
+	p.mu.Unlock()
+	n := len(ops) - 1
+	res, err := f.runSlotOps(ctx, ops)
+	if err != nil {
+		p.mu.Lock()
+		p.queue = append(append(ops[:n:n], undo...), p.queue...)
+		p.mu.Unlock()
+		p.kickLoop()
+		return nil, err
+	}
+	p.wake(ops[:n])
+	return res, nil
+}
+
+// PauseSlot implements engine.SlotGate: the pause is queued for the next call to Redis.
+func (f *Frontier) PauseSlot(key string, t time.Time) {
+	d := time.Until(t)
+	if d <= 0 {
+		return
+	}
+	f.polite().enqueue(slotOp{key, []any{"p", d.Microseconds()}})
+}
+
+// releaseSlot queues the release of a hold and wakes this worker's waiters for the slot,
+// whose next acquisition carries it.
+func (f *Frontier) releaseSlot(key, token string, throttle time.Duration) {
+	p := f.polite()
+	p.mu.Lock()
+	delete(p.held, token)
+	p.mu.Unlock()
+	p.enqueue(slotOp{key, []any{"r", token, max(throttle.Microseconds(), 0)}})
+	p.wake([]slotOp{{key: key}})
+}
+
+func (p *politeness) enqueue(op slotOp) {
+	p.mu.Lock()
+	p.queue = append(p.queue, op)
+	p.mu.Unlock()
+	p.kickLoop()
+}
+
+// kickLoop makes the background goroutine send the queue.
+func (p *politeness) kickLoop() {
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+// wake wakes the acquisitions of this worker waiting for the slots of ops.
+func (p *politeness) wake(ops []slotOp) {
+	if len(ops) == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, op := range ops {
+		if ch := p.waiters[op.key]; ch != nil {
+			close(ch)
+			delete(p.waiters, op.key)
+		}
+	}
+}
+
+// runSlotOps runs slotScript on ops.
+func (f *Frontier) runSlotOps(ctx context.Context, ops []slotOp) ([]any, error) {
+	keys := make([]string, 0, 2*len(ops))
+	args := make([]any, 1, 1+4*len(ops))
+	args[0] = f.opts.LeaseTimeout.Microseconds()
+	for _, op := range ops {
+		keys = append(keys, f.prefix+keySlot+op.key, f.prefix+keyHolds+op.key)
+		args = append(args, op.args...)
+	}
+	res, err := slotScript.Run(ctx, f.rdb, keys, args...).Slice()
+	if err == nil && len(res) != 4 {
+		err = fmt.Errorf("slot script returned %d values", len(res))
+	}
+	return res, err
+}
+
+// backOff handles a failed call for the shared slots or robots.txt: it waits *backoff
+// (doubling it for the next time, up to 5 s) and returns nil when the call should be made
+// again, or the error to give up with: ctx's, an error that will not go away (an error
+// reply), or the frontier's once Redis has failed for longer than RetryTimeout. The
+// frontier's round trips time the outage and log it: backOff pokes the background
+// goroutine so that it notices.
+func (f *Frontier) backOff(ctx context.Context, err error, backoff *time.Duration) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if !retryable(err) {
+		return fmt.Errorf("redis frontier: shared politeness: %w", err)
+	}
+	if ferr := f.Err(); ferr != nil {
+		return ferr
+	}
+	f.poke()
+	wait := *backoff
+	*backoff = min(2*wait, 5*time.Second)
+	return sleepCtx(ctx, wait)
+}
+
+// politeLoop sends the queued releases and pauses that no acquisition carried, and renews
+// the worker's holds every third of the lease timeout, until closePolite or a closed
+// connection (a killed worker).
+func (f *Frontier) politeLoop() {
+	p := &f.politeness
+	defer close(p.loopDone)
+	renew := time.NewTicker(f.opts.LeaseTimeout / 3)
+	defer renew.Stop()
+	backoff := 50 * time.Millisecond
+	var retry <-chan time.Time
+	for {
+		renewing, stopping := false, false
+		select {
+		case <-p.kick:
+		case <-renew.C:
+			renewing = true
+		case <-retry:
+			retry = nil
+		case <-p.stop:
+			stopping = true
+		}
+		p.mu.Lock()
+		ops := p.queue
+		p.queue = nil
+		if renewing {
+			for tok, key := range p.held {
+				ops = append(ops, slotOp{key, []any{"h", tok}})
+			}
+		}
+		p.mu.Unlock()
+		if len(ops) > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			_, err := f.runSlotOps(ctx, ops)
+			cancel()
+			switch {
+			case errors.Is(err, redis.ErrClosed):
+				return
+			case err != nil:
+				if stopping || !retryable(err) || f.Err() != nil {
+					f.logger.Warn(fmt.Sprintf("Dropping %d releases, pauses and renewals of shared download slots, their holds expire by themselves: %v", len(ops), err))
+				} else {
+					f.poke()
+					again := slices.DeleteFunc(ops, func(op slotOp) bool { return op.args[0] == "h" })
+					p.mu.Lock()
+					p.queue = append(again, p.queue...)
+					p.mu.Unlock()
+					retry = time.After(backoff)
+					backoff = min(2*backoff, 5*time.Second)
+				}
+			default:
+				backoff = 50 * time.Millisecond
+				p.wake(ops)
+			}
+		}
+		if stopping {
+			return
+		}
+	}
+}
+
+// closePolite releases the holds this worker still has, sends what is queued and stops
+// the background goroutine. Close calls it before closing the connection.
+func (f *Frontier) closePolite() {
+	p := f.polite()
+	p.mu.Lock()
+	closed := p.closed
+	p.closed = true
+	for tok, key := range p.held {
+		p.queue = append(p.queue, slotOp{key, []any{"r", tok, 0}})
+	}
+	clear(p.held)
+	p.mu.Unlock()
+	if !closed {
+		close(p.stop)
+	}
+	<-p.loopDone
+}
+
+// sleepCtx waits for d, or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	select {
+	case <-time.After(d):
+	case <-ctx.Done():
+	}
+	return ctx.Err()
+}
+
+// Interface guards
+var _ engine.SlotGate = (*Frontier)(nil)
