@@ -106,3 +106,66 @@ func TestWorkersShareACrawl(t *testing.T) {
 		t.Errorf("%d workers still registered after all closed", n)
 	}
 }
+
+// TestRedisRestartedMidCrawl stops Redis (with its append-only file) in the middle of a
+// two-worker crawl and starts it again: the workers wait, go on, and every page is still
+// downloaded and parsed once.
+func TestRedisRestartedMidCrawl(t *testing.T) {
+	t.Parallel()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{AOF: true})
+	srv := enginetest.Start(t)
+	const total = 200
+	var mu sync.Mutex
+	items := map[string]int{}
+	stop := make(chan struct{})
+	stopped := make(chan struct{})
+	var once sync.Once
+	spider := linkSpider(srv, total, &mu, items)
+	parse := spider.ParseFunc
+	spider.ParseFunc = func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+		mu.Lock()
+		n := len(items)
+		mu.Unlock()
+		if n == total/3 {
+			once.Do(func() {
+				close(stop)
+				<-stopped // this callback ends, and its worker reports to Redis, while Redis is down
+			})
+		}
+		return parse(ctx, resp, emit)
+	}
+	var wg sync.WaitGroup
+	reasons := make([]string, 2)
+	stats := make([]*engine.Stats, 2)
+	for i := range 2 {
+		stats[i] = engine.NewStats()
+		f := open(t, r, "restart", func(o *redisfrontier.Options) { o.Stats = stats[i] })
+		wg.Go(func() { reasons[i] = crawl(t, f, spider, stats[i], nil) })
+	}
+	<-stop
+	r.Stop()
+	close(stopped)
+	waitFor(t, "a worker to meet the outage", func() bool {
+		return stats[0].Int("frontier/redis_errors")+stats[1].Int("frontier/redis_errors") > 0
+	})
+	r.Restart()
+	wg.Wait()
+	for i, reason := range reasons {
+		if reason != "finished" {
+			t.Errorf("worker %d: finish_reason %q", i, reason)
+		}
+	}
+	if len(items) != total {
+		t.Errorf("%d pages parsed, want %d", len(items), total)
+	}
+	for p, n := range items {
+		if n != 1 {
+			t.Errorf("%s parsed %d times", p, n)
+		}
+	}
+	for i := range total {
+		if h := srv.Hits(fmt.Sprintf("/links/%d", i)); h != 1 {
+			t.Errorf("/links/%d downloaded %d times", i, h)
+		}
+	}
+}

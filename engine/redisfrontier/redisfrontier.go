@@ -206,7 +206,8 @@ type Frontier struct {
 	startPos  map[*types.Request]int
 	startSkip int
 	pushed    map[string]int64 // stats already added to the crawl's
-	stash     []pushedStat     // pushed's values before the round trip in flight
+	retry     *sent            // the round trip to send again (the loop's own)
+	tripSeq   int64            // the last round trip's id (the loop's own)
 	totals    map[string]int64
 	down      time.Time // since when Redis fails (zero: it works)
 	err       error
@@ -670,7 +671,7 @@ func (f *Frontier) loop() {
 		closing := f.closing
 		f.mu.Unlock()
 		heartbeat := time.Since(lastRenew) >= renewEvery || closing
-		got, sent, err := f.trip(ctx, heartbeat, closing)
+		got, s, err := f.trip(ctx, heartbeat, closing)
 		var wait time.Duration
 		switch {
 		case err != nil:
@@ -681,12 +682,12 @@ func (f *Frontier) loop() {
 			backoff = min(2*backoff, 5*time.Second)
 		default:
 			backoff = 50 * time.Millisecond
-			if heartbeat {
+			if s.heartbeat {
 				lastRenew = time.Now()
 			}
 			f.mu.Lock()
-			// Done after a round trip that began closing (it had the last heartbeat).
-			more, hungry, done := len(f.ops) > 0, f.hungry && len(f.buf) == 0, closing && len(f.ops) == 0
+			// Done after the round trip that said goodbye, when nothing is left to send.
+			more, hungry, done := len(f.ops) > 0, f.hungry && len(f.buf) == 0, s.bye && len(f.ops) == 0
 			f.mu.Unlock()
 			if done {
 				return
@@ -694,7 +695,7 @@ func (f *Frontier) loop() {
 			switch {
 			case more:
 				wait = 0
-			case hungry && got == 0 && !sent:
+			case hungry && got == 0 && s.k == 0:
 				wait = idlePoll
 				idlePoll = min(2*idlePoll, 250*time.Millisecond)
 			case hungry:
@@ -751,69 +752,32 @@ func (f *Frontier) failing(err error) bool {
 	return false
 }
 
-// trip runs one round trip: the outbox, the renewals and heartbeat (heartbeat), and a
-// lease of what the engine has room for. It reports how many requests it leased and
-// whether it sent any op.
-func (f *Frontier) trip(ctx context.Context, heartbeat, closing bool) (int, bool, error) {
-	f.mu.Lock()
-	n := 0
-	if f.hungry && len(f.buf) == 0 && !closing && f.err == nil {
-		n = max(1, f.opts.Capacity-len(f.held))
-	}
-	// The outbox, up to maxOpsPerTrip words.
-	words := 0
-	k := 0
-	for k < len(f.ops) && words < maxOpsPerTrip {
-		words += len(f.ops[k].args)
-		k++
-	}
-	batch := f.ops[:k:k]
-	f.sending = k
-	var renew []*lease
-	startHeld := f.startHeld
-	if heartbeat {
-		renew = make([]*lease, 0, len(f.held)+len(f.buf))
-		for _, l := range f.held {
-			renew = append(renew, l)
-		}
-		renew = append(renew, f.buf...)
-	}
-	f.mu.Unlock()
+// sent is a round trip's request, kept to be sent again as it is when its reply was lost.
+type sent struct {
+	args      []any
+	k         int  // ops of the outbox it carries
+	heartbeat bool // it renews the leases and pushes the stats
+	bye       bool // it is the last one (Close)
+}
 
-	args := []any{f.worker, f.opts.LeaseTimeout.Milliseconds(), boolArg(f.opts.FIFO), n, "", "0"}
-	for _, o := range batch {
-		args = append(args, o.args...)
+// trip runs one round trip: the outbox, the renewals and heartbeat (heartbeat), and a
+// lease of what the engine has room for; or the round trip that failed last, again. It
+// reports how many requests it leased, and what it sent.
+func (f *Frontier) trip(ctx context.Context, heartbeat, closing bool) (int, *sent, error) {
+	s := f.retry
+	if s == nil {
+		s = f.build(heartbeat, closing)
 	}
-	if heartbeat {
-		for _, l := range renew {
-			args = append(args, "h", l.member, l.token)
-		}
-		if startHeld {
-			args = append(args, "s", "1")
-		}
-		args = append(args, f.statOps()...)
-		if closing {
-			args = append(args, "b")
-		} else {
-			info, _ := json.Marshal(WorkerInfo{ID: f.worker, Host: f.host, PID: os.Getpid(),
-				Heartbeat: time.Now().UTC().Format(time.RFC3339), InFlight: len(renew), Start: startHeld})
-			args[4] = string(info)
-		}
-		args[5] = "1"
-	}
-	res, err := syncScript.Run(ctx, f.rdb, f.keys, args...).Slice()
+	res, err := syncScript.Run(ctx, f.rdb, f.keys, s.args...).Slice()
 	if err == nil && len(res) != 12 {
 		err = fmt.Errorf("sync script returned %d values", len(res))
 	}
 	if err != nil {
-		f.mu.Lock()
-		f.sending = 0
-		f.mu.Unlock()
-		if heartbeat {
-			f.unpushStats()
-		}
-		return 0, false, err
+		f.retry = s // the same trip id: the script does not apply it twice
+		return 0, s, err
 	}
+	f.retry = nil
+	k := s.k
 	filtered, stale := toInt(res[1]), toInt(res[3])
 	recovered, pending, leasedN, finished, startLost := toInt(res[4]), toInt(res[5]), toInt(res[6]), toInt(res[7]) == 1, toInt(res[8]) == 1
 	if filtered > 0 {
@@ -864,13 +828,13 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, closing bool) (int, bool
 	f.mu.Lock()
 	wasDown := !f.down.IsZero()
 	f.down = time.Time{}
-	f.ops = f.ops[k:]
-	f.sending = 0
-	for _, o := range batch {
+	for _, o := range f.ops[:k] {
 		if o.add {
 			f.adds--
 		}
 	}
+	f.ops = f.ops[k:]
+	f.sending = 0
 	f.pending, f.leased = pending, leasedN
 	changed := finished != f.finished || len(got) > 0 || len(f.ops) == 0 && k > 0
 	f.finished = finished
@@ -895,7 +859,54 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, closing bool) (int, bool
 	if changed || wasDown {
 		f.notify()
 	}
-	return len(got), k > 0, nil
+	return len(got), s, nil
+}
+
+// build makes the next round trip's request.
+func (f *Frontier) build(heartbeat, closing bool) *sent {
+	f.mu.Lock()
+	n := 0
+	if f.hungry && len(f.buf) == 0 && !closing && f.err == nil {
+		n = max(1, f.opts.Capacity-len(f.held))
+	}
+	// The outbox, up to maxOpsPerTrip words.
+	words := 0
+	k := 0
+	for k < len(f.ops) && words < maxOpsPerTrip {
+		words += len(f.ops[k].args)
+		k++
+	}
+	f.sending = k
+	f.tripSeq++
+	args := []any{f.worker, f.opts.LeaseTimeout.Milliseconds(), boolArg(f.opts.FIFO), n, "", "0", f.tripSeq}
+	for _, o := range f.ops[:k] {
+		args = append(args, o.args...)
+	}
+	if heartbeat {
+		for _, l := range f.held {
+			args = append(args, "h", l.member, l.token)
+		}
+		for _, l := range f.buf {
+			args = append(args, "h", l.member, l.token)
+		}
+		if f.startHeld {
+			args = append(args, "s", "1")
+		}
+		inFlight, start := len(f.held)+len(f.buf), f.startHeld
+		f.mu.Unlock()
+		args = append(args, f.statOps()...)
+		if closing {
+			args = append(args, "b")
+		} else {
+			info, _ := json.Marshal(WorkerInfo{ID: f.worker, Host: f.host, PID: os.Getpid(),
+				Heartbeat: time.Now().UTC().Format(time.RFC3339), InFlight: inFlight, Start: start})
+			args[4] = string(info)
+		}
+		args[5] = "1"
+	} else {
+		f.mu.Unlock()
+	}
+	return &sent{args: args, k: k, heartbeat: heartbeat, bye: heartbeat && closing}
 }
 
 // statOps returns the ops that add this worker's stats since the last push to the
@@ -904,46 +915,23 @@ func (f *Frontier) statOps() []any {
 	var args []any
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.stash = f.stash[:0]
 	for k, v := range f.stats.Snapshot() {
 		n, ok := v.(int64)
-		if !ok {
+		if !ok || n == f.pushed[k] {
 			continue
 		}
 		if isMax(k) {
-			if n != f.pushed[k] {
-				args = append(args, "m", k, n)
-				f.stash = append(f.stash, pushedStat{k, f.pushed[k]})
-				f.pushed[k] = n
-			}
-			continue
+			args = append(args, "m", k, n)
+		} else {
+			args = append(args, "i", k, n-f.pushed[k])
 		}
-		if d := n - f.pushed[k]; d != 0 {
-			args = append(args, "i", k, d)
-			f.stash = append(f.stash, pushedStat{k, f.pushed[k]})
-			f.pushed[k] = n
-		}
+		f.pushed[k] = n
 	}
 	return args
 }
 
 func isMax(key string) bool {
 	return strings.HasSuffix(key, "max") || strings.HasSuffix(key, "startup")
-}
-
-// unpushStats forgets the stats of a round trip that failed: they are sent again.
-func (f *Frontier) unpushStats() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, s := range f.stash {
-		f.pushed[s.key] = s.prev
-	}
-	f.stash = f.stash[:0]
-}
-
-type pushedStat struct {
-	key  string
-	prev int64
 }
 
 func boolArg(b bool) string {

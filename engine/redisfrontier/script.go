@@ -14,9 +14,10 @@ const (
 	keyFinished = "finished" // STRING: the server time (ms) the crawl was found over
 	keyWorkers  = "workers"  // HASH worker id → JSON (WorkerInfo)
 	keyStats    = "stats"    // HASH Scrapy stat key → crawl-wide integer
+	keyTrips    = "trips"    // HASH worker id → its last round trip's id and reply
 )
 
-var syncKeys = []string{keySeen, keyPending, keyReq, keyLeased, keyLease, keyMeta, keyStart, keyFinished, keyWorkers, keyStats}
+var syncKeys = []string{keySeen, keyPending, keyReq, keyLeased, keyLease, keyMeta, keyStart, keyFinished, keyWorkers, keyStats, keyTrips}
 
 // syncScript is the one script a worker's background goroutine runs per round trip. It
 // applies the worker's outbox in order, returns expired leases to pending, leases up to n
@@ -42,10 +43,16 @@ local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local worker, leaseMs, fifo, n = ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1', tonumber(ARGV[4])
 local deadline = now + leaseMs
+local saved = redis.call('HGET', KEYS[11], worker)
+if saved then
+  local nl = string.find(saved, '\n', 1, true)
+  if nl and string.sub(saved, 1, nl - 1) == ARGV[7] then return cmsgpack.unpack(string.sub(saved, nl + 1)) end
+end
+local bye = false
 local added, filtered, acked, stale, recovered, startLost = 0, 0, 0, 0, 0, 0
 local lost = {}
 local startPos = 0
-local i = 7
+local i = 8
 while i <= #ARGV do
   local tag = ARGV[i]
   if tag == 'a' then
@@ -110,6 +117,7 @@ while i <= #ARGV do
     i = i + 3
   elseif tag == 'b' then
     redis.call('HDEL', KEYS[9], worker)
+    bye = true
     i = i + 1
   else
     return redis.error_reply('unknown op ' .. tostring(tag))
@@ -153,7 +161,13 @@ if finished == 0 and pending == 0 and leased == 0 and redis.call('HGET', KEYS[7]
 end
 local totals = {}
 if ARGV[6] == '1' then totals = redis.call('HGETALL', KEYS[10]) end
-return {added, filtered, acked, stale, recovered, pending, leased, finished, startLost, lost, out, totals}
+local reply = {added, filtered, acked, stale, recovered, pending, leased, finished, startLost, lost, out, totals}
+if bye then
+  redis.call('HDEL', KEYS[11], worker)
+else
+  redis.call('HSET', KEYS[11], worker, ARGV[7] .. '\n' .. cmsgpack.pack(reply))
+end
+return reply
 `)
 
 // startScript takes the crawl's start lease. ARGV: worker, lease ms. Returns {state,
