@@ -1,0 +1,453 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jscrawl/jscrawl/engine/enginetest"
+	"github.com/redis/go-redis/v9"
+)
+
+// fleet is a shared crawl of a treeSite by worker processes (jscrawl run --frontier) in
+// dir, against a real redis-server.
+type fleet struct {
+	t     *testing.T
+	dir   string
+	redis *enginetest.Redis
+	site  *treeSite
+	n     int // workers started
+}
+
+func newFleet(t *testing.T, total int, ropts enginetest.RedisOptions) *fleet {
+	t.Helper()
+	fl := &fleet{t: t, dir: t.TempDir(), redis: enginetest.StartRedis(t, ropts), site: newTreeSite(t, total)}
+	writeFile(t, fl.dir, "tree.js", treeSpider)
+	return fl
+}
+
+// start starts worker i: its feed is items-%(worker)s.jsonl, its final stats
+// stats-<i>.json.
+func (fl *fleet) start(args ...string) *crawlProc {
+	fl.t.Helper()
+	i := fl.n
+	fl.n++
+	return startCrawlIn(fl.t, fl.dir, nil, fl.args(i, args...)...)
+}
+
+func (fl *fleet) args(i int, extra ...string) []string {
+	return append([]string{"tree.js", "--frontier", fl.redis.URL(0), "-o", "items-%(worker)s.jsonl",
+		"-a", "baseUrl=" + fl.site.URL, "--stats-json", fmt.Sprintf("stats-%d.json", i), "-L", "INFO"}, extra...)
+}
+
+// items counts the items {"n": N} over every worker's feed.
+func (fl *fleet) items() map[int]int {
+	fl.t.Helper()
+	paths, _ := filepath.Glob(filepath.Join(fl.dir, "items-*.jsonl"))
+	seen := map[int]int{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			fl.t.Fatal(err)
+		}
+		for _, it := range jsonLines(fl.t, string(data)) {
+			seen[int(it["n"].(float64))]++
+		}
+	}
+	return seen
+}
+
+// hits returns how many times each page was downloaded, and the downloads in all.
+func (fl *fleet) hits() (map[int]int, int) {
+	fl.site.mu.Lock()
+	defer fl.site.mu.Unlock()
+	out := make(map[int]int, len(fl.site.hits))
+	for k, v := range fl.site.hits {
+		out[k] = v
+	}
+	return out, fl.site.n
+}
+
+// finishedAlone waits for worker i's end and checks it exited 0 with finish_reason
+// finished.
+func (fl *fleet) finishedAlone(i int, p *crawlProc) {
+	fl.t.Helper()
+	if code := p.wait(fl.t); code != 0 {
+		fl.t.Fatalf("worker %d: exit code %d\n%s", i, code, p.Log())
+	}
+	st := readStatsJSON(fl.t, filepath.Join(fl.dir, fmt.Sprintf("stats-%d.json", i)))
+	if st["finish_reason"] != "finished" {
+		fl.t.Errorf("worker %d: finish_reason %v, want finished", i, st["finish_reason"])
+	}
+}
+
+// crawlStatus runs jscrawl stats --frontier for crawl id.
+func (fl *fleet) crawlStatus(id string) map[string]any {
+	fl.t.Helper()
+	out, errOut, code := jscrawl(fl.t, "stats", "--frontier", fl.redis.URL(0), "--crawl-id", id)
+	if code != 0 {
+		fl.t.Fatalf("jscrawl stats --frontier: exit code %d\n%s", code, errOut)
+	}
+	var st map[string]any
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		fl.t.Fatalf("jscrawl stats --frontier: not JSON: %v\n%s", err, out)
+	}
+	return st
+}
+
+func statOf(st map[string]any, key string) float64 {
+	v, _ := st["stats"].(map[string]any)[key].(float64)
+	return v
+}
+
+// TestFleetCrawl: three worker processes crawl a 3,000-page site through one Redis: the
+// union of their feeds holds every item once, each page is downloaded once, the work
+// spreads, all three finish by themselves; jscrawl stats --frontier shows the crawl's
+// totals; a worker started on the finished crawl exits 0 at once without a request; frontier
+// clear refuses without a terminal or --yes, then removes every key of the crawl.
+func TestFleetCrawl(t *testing.T) {
+	t.Parallel()
+	const total = 3000
+	fl := newFleet(t, total, enginetest.RedisOptions{})
+	var procs []*crawlProc
+	for range 3 {
+		procs = append(procs, fl.start())
+	}
+	for i, p := range procs {
+		fl.finishedAlone(i, p)
+	}
+	seen := fl.items()
+	for n := range total {
+		if seen[n] != 1 {
+			t.Errorf("item %d is in the feeds %d times, want once", n, seen[n])
+		}
+	}
+	hits, downloads := fl.hits()
+	for n := range total {
+		if hits[n] != 1 {
+			t.Errorf("page %d downloaded %d times, want once", n, hits[n])
+		}
+	}
+	busy := 0
+	for i := range 3 {
+		st := readStatsJSON(t, filepath.Join(fl.dir, fmt.Sprintf("stats-%d.json", i)))
+		if n, _ := st["item_scraped_count"].(float64); n > 0 {
+			busy++
+		}
+	}
+	if busy < 2 {
+		t.Errorf("only %d of 3 workers scraped items: the work did not spread", busy)
+	}
+
+	st := fl.crawlStatus("tree")
+	if st["finished"] != true || st["pending"] != 0.0 || st["leased"] != 0.0 || st["seen"] != float64(total) {
+		t.Errorf("stats --frontier: %v", st)
+	}
+	if n := statOf(st, "item_scraped_count"); n != total {
+		t.Errorf("crawl-wide item_scraped_count %v, want %d", n, total)
+	}
+	if n := statOf(st, "response_received_count"); n != total {
+		t.Errorf("crawl-wide response_received_count %v, want %d", n, total)
+	}
+	if w, _ := st["workers"].([]any); len(w) != 0 {
+		t.Errorf("workers still listed after all left: %v", w)
+	}
+
+	late := fl.start()
+	if code := late.wait(t); code != 0 || !strings.Contains(late.Log(), "crawl tree already finished") {
+		t.Errorf("a worker on the finished crawl: exit code %d\n%s", code, late.Log())
+	}
+	if _, after := fl.hits(); after != downloads {
+		t.Errorf("a worker on the finished crawl made %d requests", after-downloads)
+	}
+
+	_, errOut, code := jscrawl(t, "frontier", "clear", "--frontier", fl.redis.URL(0), "--crawl-id", "tree")
+	if code != 2 || !strings.Contains(errOut, "--yes") {
+		t.Errorf("frontier clear without a terminal nor --yes: exit code %d\n%s", code, errOut)
+	}
+	if st := fl.crawlStatus("tree"); st["keys"] == 0.0 {
+		t.Error("frontier clear without --yes deleted the crawl")
+	}
+	out, errOut, code := jscrawl(t, "frontier", "clear", "--frontier", fl.redis.URL(0), "--crawl-id", "tree", "--yes")
+	if code != 0 || !strings.Contains(out, "crawl tree:") || !strings.Contains(out, "keys deleted") {
+		t.Errorf("frontier clear --yes: exit code %d\n%s%s", code, out, errOut)
+	}
+	if st := fl.crawlStatus("tree"); st["keys"] != 0.0 || st["seen"] != 0.0 {
+		t.Errorf("after frontier clear: %v", st)
+	}
+}
+
+// TestFleetWorkerKilled: one of three workers is SIGKILLed mid-crawl (while it holds
+// leases: the site holds every download at that moment). jscrawl stats --frontier still
+// lists it; the two others recover its leases when they expire, every page is downloaded,
+// no item is missing from the feeds, and they finish by themselves.
+func TestFleetWorkerKilled(t *testing.T) {
+	t.Parallel()
+	const total = 2000
+	fl := newFleet(t, total, enginetest.RedisOptions{})
+	lease := []string{"-s", "FRONTIER_LEASE_TIMEOUT=2"}
+	victim := fl.start(lease...)
+	// The victim works alone until it has downloads in flight, held by the site.
+	held := make(chan struct{})
+	fl.site.mu.Lock()
+	fl.site.onHit = func(n int) {
+		if n == 200 {
+			fl.site.hold = make(chan struct{})
+			close(held)
+		}
+	}
+	fl.site.mu.Unlock()
+	<-held
+	rdb := redis.NewClient(&redis.Options{Addr: fl.redis.Addr})
+	defer rdb.Close()
+	waitFor(t, "the victim's heartbeat in Redis", func() bool {
+		n, _ := rdb.HLen(context.Background(), "jscrawl:tree:workers").Result()
+		return n == 1
+	})
+	others := []*crawlProc{fl.start(lease...), fl.start(lease...)}
+	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	if code := victim.wait(t); code != -1 {
+		t.Fatalf("the victim: exit code %d, want killed", code)
+	}
+	st := fl.crawlStatus("tree")
+	found := false
+	for _, w := range st["workers"].([]any) {
+		w := w.(map[string]any)
+		if w["pid"] == float64(victim.cmd.Process.Pid) && w["host"] != "" && w["heartbeat"] != "" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("stats --frontier does not list the killed worker %d: %v", victim.cmd.Process.Pid, st["workers"])
+	}
+	fl.site.mu.Lock()
+	close(fl.site.hold)
+	fl.site.hold = nil
+	fl.site.mu.Unlock()
+	for i, p := range others {
+		fl.finishedAlone(i+1, p)
+	}
+	seen := fl.items()
+	for n := range total {
+		if seen[n] == 0 {
+			t.Errorf("item %d is missing from the feeds", n)
+		}
+	}
+	hits, _ := fl.hits()
+	for n := range total {
+		if hits[n] == 0 {
+			t.Errorf("page %d was never downloaded", n)
+		}
+	}
+	st = fl.crawlStatus("tree")
+	if st["finished"] != true {
+		t.Errorf("the crawl is not finished: %v", st)
+	}
+	if n := statOf(st, "frontier/leases_recovered"); n == 0 {
+		t.Errorf("frontier/leases_recovered is 0: the killed worker's leases were not recovered (%v)", st["stats"])
+	}
+}
+
+// TestFleetRedisRestarted: Redis (with its append-only file) stops while two workers
+// crawl and starts again once they noticed; they wait for it, go on, and finish by
+// themselves with every page downloaded and every item in the feeds.
+func TestFleetRedisRestarted(t *testing.T) {
+	t.Parallel()
+	const total = 1500
+	fl := newFleet(t, total, enginetest.RedisOptions{AOF: true})
+	held := make(chan struct{})
+	fl.site.mu.Lock()
+	fl.site.onHit = func(n int) {
+		if n == 300 {
+			fl.site.hold = make(chan struct{})
+			close(held)
+		}
+	}
+	fl.site.mu.Unlock()
+	procs := []*crawlProc{fl.start(), fl.start()}
+	<-held
+	// Redis goes away with downloads in flight, which then finish: their outputs and
+	// acknowledgements wait in the workers while Redis is down.
+	fl.redis.Stop()
+	fl.site.mu.Lock()
+	close(fl.site.hold)
+	fl.site.hold = nil
+	fl.site.mu.Unlock()
+	procs[0].waitLine(t, "Redis frontier unreachable")
+	fl.redis.Restart()
+	for i, p := range procs {
+		fl.finishedAlone(i, p)
+	}
+	seen := fl.items()
+	for n := range total {
+		if seen[n] == 0 {
+			t.Errorf("item %d is missing from the feeds", n)
+		}
+	}
+	hits, _ := fl.hits()
+	for n := range total {
+		if hits[n] == 0 {
+			t.Errorf("page %d was never downloaded", n)
+		}
+	}
+}
+
+// TestFleetCrawlsApart: two crawls (two crawl ids, the same spider) in one Redis at once,
+// each of its own site, keep apart: each site is crawled whole, once, into its own feeds.
+func TestFleetCrawlsApart(t *testing.T) {
+	t.Parallel()
+	fl := newFleet(t, 400, enginetest.RedisOptions{})
+	other := newTreeSite(t, 250)
+	a := fl.start("--crawl-id", "a")
+	b := startCrawlIn(t, fl.dir, nil, "tree.js", "--frontier", fl.redis.URL(0), "--crawl-id", "b",
+		"-o", "other-%(worker)s.jsonl", "-a", "baseUrl="+other.URL, "-L", "INFO")
+	if code := a.wait(t); code != 0 {
+		t.Fatalf("crawl a: exit code %d\n%s", code, a.Log())
+	}
+	if code := b.wait(t); code != 0 {
+		t.Fatalf("crawl b: exit code %d\n%s", code, b.Log())
+	}
+	for _, c := range []struct {
+		id    string
+		site  *treeSite
+		total int
+		glob  string
+	}{{"a", fl.site, 400, "items-*.jsonl"}, {"b", other, 250, "other-*.jsonl"}} {
+		paths, _ := filepath.Glob(filepath.Join(fl.dir, c.glob))
+		if len(paths) != 1 {
+			t.Fatalf("crawl %s: feeds %v, want one", c.id, paths)
+		}
+		eachOnce(t, paths[0], c.total)
+		c.site.mu.Lock()
+		if c.site.n != c.total {
+			t.Errorf("crawl %s: its site served %d downloads, want %d", c.id, c.site.n, c.total)
+		}
+		c.site.mu.Unlock()
+		st := fl.crawlStatus(c.id)
+		if st["prefix"] != "jscrawl:"+c.id+":" || statOf(st, "item_scraped_count") != float64(c.total) || st["seen"] != float64(c.total) {
+			t.Errorf("crawl %s: stats --frontier %v", c.id, st)
+		}
+	}
+}
+
+// TestFleetItemCountCrawlWide: CLOSESPIDER_ITEMCOUNT counts the items of all workers. The
+// site serves one page at a time, slowly, so three workers that counted alone would scrape
+// three times the limit; counted crawl-wide they stop soon after the limit, each with
+// finish_reason closespider_itemcount.
+func TestFleetItemCountCrawlWide(t *testing.T) {
+	t.Parallel()
+	const limit = 60
+	fl := newFleet(t, 3000, enginetest.RedisOptions{})
+	fl.site.mu.Lock()
+	fl.site.onHit = func(int) { time.Sleep(10 * time.Millisecond) } // a slow site (under its lock: 100 pages/s in all), not synchronisation
+	fl.site.mu.Unlock()
+	args := []string{"-s", fmt.Sprintf("CLOSESPIDER_ITEMCOUNT=%d", limit), "-s", "FRONTIER_LEASE_TIMEOUT=0.6", "-s", "CONCURRENT_REQUESTS=2"}
+	var procs []*crawlProc
+	for range 3 {
+		procs = append(procs, fl.start(args...))
+	}
+	for i, p := range procs {
+		if code := p.wait(t); code != 0 {
+			t.Fatalf("worker %d: exit code %d\n%s", i, code, p.Log())
+		}
+		st := readStatsJSON(t, filepath.Join(fl.dir, fmt.Sprintf("stats-%d.json", i)))
+		if st["finish_reason"] != "closespider_itemcount" {
+			t.Errorf("worker %d: finish_reason %v, want closespider_itemcount", i, st["finish_reason"])
+		}
+	}
+	n := 0
+	for _, c := range fl.items() {
+		n += c
+	}
+	if n < limit || n >= 2*limit {
+		t.Errorf("%d items in all the feeds, want %d and a little more (the workers' counts between heartbeats), not one limit per worker", n, limit)
+	}
+}
+
+// TestFleetOpenErrors: a malformed Redis URL, a wrong password or a database that does not
+// exist fail at start with a clear message and a non-zero exit code, before any request.
+func TestFleetOpenErrors(t *testing.T) {
+	t.Parallel()
+	fl := newFleet(t, 10, enginetest.RedisOptions{Password: "sekret"})
+	addr := fl.redis.Addr
+	for _, tc := range []struct {
+		name, url, want string
+	}{
+		{"malformed", "redis://" + addr + ":x/0", "bad URL"},
+		{"wrong password", "redis://:nope@" + addr + "/0", "WRONGPASS"},
+		{"no password", "redis://" + addr + "/0", "NOAUTH"},
+		{"missing database", "redis://:sekret@" + addr + "/99", "DB index is out of range"},
+		{"jobdir", fl.redis.URL(0) + " --jobdir job", "do not go together"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"run", "tree.js", "-a", "baseUrl=" + fl.site.URL}
+			url, jobdir, _ := strings.Cut(tc.url, " --jobdir ")
+			args = append(args, "--frontier", url)
+			if jobdir != "" {
+				args = append(args, "--jobdir", jobdir)
+			}
+			_, errOut, code := jscrawlIn(t, fl.dir, "", args...)
+			if code == 0 || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit code %d, want non-zero with %q:\n%s", code, tc.want, errOut)
+			}
+			if strings.Contains(errOut, "sekret") {
+				t.Errorf("the password is in the message:\n%s", errOut)
+			}
+		})
+	}
+	if _, n := fl.hits(); n != 0 {
+		t.Errorf("%d requests made", n)
+	}
+}
+
+// TestFleetRedisGone: Redis stops for good mid-crawl: the worker retries for
+// FRONTIER_RETRY_TIMEOUT, then exits 1 saying so, its feed whole.
+func TestFleetRedisGone(t *testing.T) {
+	t.Parallel()
+	fl := newFleet(t, 1000, enginetest.RedisOptions{})
+	held := make(chan struct{})
+	fl.site.mu.Lock()
+	fl.site.onHit = func(n int) {
+		if n == 50 {
+			fl.site.hold = make(chan struct{})
+			close(held)
+		}
+	}
+	fl.site.mu.Unlock()
+	p := fl.start("-s", "FRONTIER_RETRY_TIMEOUT=1")
+	<-held
+	fl.redis.Stop()
+	fl.site.mu.Lock()
+	close(fl.site.hold)
+	fl.site.hold = nil
+	fl.site.mu.Unlock()
+	code := p.wait(t)
+	if code != 1 || !strings.Contains(p.Log(), "FRONTIER_RETRY_TIMEOUT") || !strings.Contains(p.Log(), "start workers again") {
+		t.Errorf("exit code %d, want 1 with a message about FRONTIER_RETRY_TIMEOUT:\n%s", code, p.Log())
+	}
+	st := readStatsJSON(t, filepath.Join(fl.dir, "stats-0.json"))
+	if st["finish_reason"] != "frontier_error" {
+		t.Errorf("finish_reason %v, want frontier_error", st["finish_reason"])
+	}
+	fl.items() // every line of the feed is whole JSON
+}
+
+// waitFor polls cond until it holds, for at most 30 seconds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond) // polling an observable condition, with a deadline
+	}
+}
