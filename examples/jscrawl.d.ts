@@ -844,6 +844,14 @@ declare module "jscrawl" {
     HTTPPROXY_ENABLED?: boolean;
     /** HTTP Basic auth user name (string). */
     HTTP_USER?: string;
+    /** name of a shared crawl (--crawl-id): every Redis key of it starts with jscrawl:<CRAWL_ID>: (empty: the spider's name) (string). */
+    CRAWL_ID?: string;
+    /** redis://[:PASSWORD@]HOST:PORT/DB (rediss:// for TLS) of a frontier that many workers share (--frontier; empty: none) (string). */
+    FRONTIER?: string;
+    /** seconds a worker's lease on a request of a shared frontier lasts unless renewed; an expired lease goes to another worker (number of seconds). */
+    FRONTIER_LEASE_TIMEOUT?: number;
+    /** seconds a worker retries an unreachable Redis frontier before it exits with an error (number of seconds). */
+    FRONTIER_RETRY_TIMEOUT?: number;
     /** seconds a callback may run synchronously before it is interrupted (number of seconds). */
     JS_CALLBACK_TIMEOUT?: number;
     /** JS VMs, each with its own spider instance (integer). */
