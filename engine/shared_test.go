@@ -69,7 +69,7 @@ func TestSharedSchedulerKeepsTheCrawlOpen(t *testing.T) {
 	spider := &enginetest.Spider{StartURLs: []string{srv.URL + "/item/1"}}
 	e := engine.New(spider, set, engine.WithScheduler(s), engine.WithLogger(discard()))
 	idle := make(chan struct{}, 16)
-	e.Connect(engine.SpiderIdle, func(context.Context, ...any) error {
+	e.Connect(engine.SpiderIdle, func(context.Context, engine.SignalEvent) error {
 		select {
 		case idle <- struct{}{}:
 		default:
