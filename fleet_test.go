@@ -87,6 +87,45 @@ func (fl *fleet) finishedAlone(i int, p *crawlProc) {
 	}
 }
 
+// holdAt makes the site hold every download from its nth on (the nth included) until
+// release; the returned channel is closed when the nth arrives.
+func (fl *fleet) holdAt(nth int) <-chan struct{} {
+	held := make(chan struct{})
+	fl.site.mu.Lock()
+	fl.site.onHit = func(n int) {
+		if n == nth {
+			fl.site.hold = make(chan struct{})
+			close(held)
+		}
+	}
+	fl.site.mu.Unlock()
+	return held
+}
+
+// release lets the downloads holdAt holds go on.
+func (fl *fleet) release() {
+	fl.site.mu.Lock()
+	close(fl.site.hold)
+	fl.site.hold = nil
+	fl.site.mu.Unlock()
+}
+
+// nothingMissing checks that every page of the site was downloaded and its item is in a
+// feed, at least once.
+func (fl *fleet) nothingMissing() {
+	fl.t.Helper()
+	seen := fl.items()
+	hits, _ := fl.hits()
+	for n := range fl.site.total {
+		if seen[n] == 0 {
+			fl.t.Errorf("item %d is missing from the feeds", n)
+		}
+		if hits[n] == 0 {
+			fl.t.Errorf("page %d was never downloaded", n)
+		}
+	}
+}
+
 // crawlStatus runs jscrawl stats --frontier for crawl id.
 func (fl *fleet) crawlStatus(id string) map[string]any {
 	fl.t.Helper()
@@ -194,15 +233,7 @@ func TestFleetWorkerKilled(t *testing.T) {
 	lease := []string{"-s", "FRONTIER_LEASE_TIMEOUT=2"}
 	victim := fl.start(lease...)
 	// The victim works alone until it has downloads in flight, held by the site.
-	held := make(chan struct{})
-	fl.site.mu.Lock()
-	fl.site.onHit = func(n int) {
-		if n == 200 {
-			fl.site.hold = make(chan struct{})
-			close(held)
-		}
-	}
-	fl.site.mu.Unlock()
+	held := fl.holdAt(200)
 	<-held
 	rdb := redis.NewClient(&redis.Options{Addr: fl.redis.Addr})
 	defer rdb.Close()
@@ -228,25 +259,11 @@ func TestFleetWorkerKilled(t *testing.T) {
 	if !found {
 		t.Errorf("stats --frontier does not list the killed worker %d: %v", victim.cmd.Process.Pid, st["workers"])
 	}
-	fl.site.mu.Lock()
-	close(fl.site.hold)
-	fl.site.hold = nil
-	fl.site.mu.Unlock()
+	fl.release()
 	for i, p := range others {
 		fl.finishedAlone(i+1, p)
 	}
-	seen := fl.items()
-	for n := range total {
-		if seen[n] == 0 {
-			t.Errorf("item %d is missing from the feeds", n)
-		}
-	}
-	hits, _ := fl.hits()
-	for n := range total {
-		if hits[n] == 0 {
-			t.Errorf("page %d was never downloaded", n)
-		}
-	}
+	fl.nothingMissing()
 	st = fl.crawlStatus("tree")
 	if st["finished"] != true {
 		t.Errorf("the crawl is not finished: %v", st)
@@ -263,41 +280,19 @@ func TestFleetRedisRestarted(t *testing.T) {
 	t.Parallel()
 	const total = 1500
 	fl := newFleet(t, total, enginetest.RedisOptions{AOF: true})
-	held := make(chan struct{})
-	fl.site.mu.Lock()
-	fl.site.onHit = func(n int) {
-		if n == 300 {
-			fl.site.hold = make(chan struct{})
-			close(held)
-		}
-	}
-	fl.site.mu.Unlock()
+	held := fl.holdAt(300)
 	procs := []*crawlProc{fl.start(), fl.start()}
 	<-held
 	// Redis goes away with downloads in flight, which then finish: their outputs and
 	// acknowledgements wait in the workers while Redis is down.
 	fl.redis.Stop()
-	fl.site.mu.Lock()
-	close(fl.site.hold)
-	fl.site.hold = nil
-	fl.site.mu.Unlock()
+	fl.release()
 	procs[0].waitLine(t, "Redis frontier unreachable")
 	fl.redis.Restart()
 	for i, p := range procs {
 		fl.finishedAlone(i, p)
 	}
-	seen := fl.items()
-	for n := range total {
-		if seen[n] == 0 {
-			t.Errorf("item %d is missing from the feeds", n)
-		}
-	}
-	hits, _ := fl.hits()
-	for n := range total {
-		if hits[n] == 0 {
-			t.Errorf("page %d was never downloaded", n)
-		}
-	}
+	fl.nothingMissing()
 }
 
 // TestFleetCrawlsApart: two crawls (two crawl ids, the same spider) in one Redis at once,
@@ -413,22 +408,11 @@ func TestFleetOpenErrors(t *testing.T) {
 func TestFleetRedisGone(t *testing.T) {
 	t.Parallel()
 	fl := newFleet(t, 1000, enginetest.RedisOptions{})
-	held := make(chan struct{})
-	fl.site.mu.Lock()
-	fl.site.onHit = func(n int) {
-		if n == 50 {
-			fl.site.hold = make(chan struct{})
-			close(held)
-		}
-	}
-	fl.site.mu.Unlock()
+	held := fl.holdAt(50)
 	p := fl.start("-s", "FRONTIER_RETRY_TIMEOUT=1")
 	<-held
 	fl.redis.Stop()
-	fl.site.mu.Lock()
-	close(fl.site.hold)
-	fl.site.hold = nil
-	fl.site.mu.Unlock()
+	fl.release()
 	code := p.wait(t)
 	if code != 1 || !strings.Contains(p.Log(), "FRONTIER_RETRY_TIMEOUT") || !strings.Contains(p.Log(), "start workers again") {
 		t.Errorf("exit code %d, want 1 with a message about FRONTIER_RETRY_TIMEOUT:\n%s", code, p.Log())
