@@ -273,6 +273,28 @@ func TestFleetWorkerKilled(t *testing.T) {
 	}
 }
 
+// TestFleetWorkerStopped: one of two workers gets SIGTERM while it has downloads in
+// flight: it finishes them and leaves (exit 143); the requests their callbacks yield go to
+// the crawl, not away with the worker, so the other finishes the whole site.
+func TestFleetWorkerStopped(t *testing.T) {
+	t.Parallel()
+	fl := newFleet(t, 1500, enginetest.RedisOptions{})
+	held := fl.holdAt(200)
+	stopped := fl.start()
+	<-held
+	other := fl.start()
+	if err := stopped.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	stopped.waitLine(t, "shutting down gracefully")
+	fl.release()
+	if code := stopped.wait(t); code != 143 {
+		t.Fatalf("the stopped worker: exit code %d, want 143\n%s", code, stopped.Log())
+	}
+	fl.finishedAlone(1, other)
+	fl.nothingMissing()
+}
+
 // TestFleetRedisRestarted: Redis (with its append-only file) stops while two workers
 // crawl and starts again once they noticed; they wait for it, go on, and finish by
 // themselves with every page downloaded and every item in the feeds.
