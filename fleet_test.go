@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -455,5 +457,61 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond) // polling an observable condition, with a deadline
+	}
+}
+
+// TestFrontierClearAsks: on a terminal, frontier clear asks first; "n" keeps the crawl,
+// "y" deletes it.
+func TestFrontierClearAsks(t *testing.T) {
+	t.Parallel()
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is not installed: no pseudo-terminal to answer on")
+	}
+	if out, err := exec.Command(script, "-qec", "true", "/dev/null").CombinedOutput(); err != nil {
+		t.Skipf("script(1) cannot make a pseudo-terminal here: %v %s", err, out)
+	}
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	rdb := redis.NewClient(&redis.Options{Addr: r.Addr})
+	defer rdb.Close()
+	ctx := context.Background()
+	if err := rdb.SAdd(ctx, "jscrawl:asked:seen", "x").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		answer string
+		code   int
+		left   int64
+	}{{"n", 1, 1}, {"y", 0, 0}} {
+		cctx, cancel := context.WithTimeout(ctx, time.Minute)
+		cmd := exec.CommandContext(cctx, script, "-qec", bin+" frontier clear --frontier "+r.URL(0)+" --crawl-id asked", "/dev/null")
+		cmd.Env = append(os.Environ(), "TERM=xterm")
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(stdin, tc.answer+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		err = cmd.Wait()
+		cancel()
+		_ = stdin.Close()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != tc.code || !strings.Contains(out.String(), "Delete every key of the crawl asked") {
+			t.Errorf("answer %q: exit code %d, want %d\n%s", tc.answer, code, tc.code, out.String())
+		}
+		if n, _ := rdb.Exists(ctx, "jscrawl:asked:seen").Result(); n != tc.left {
+			t.Errorf("answer %q: %d keys left, want %d", tc.answer, n, tc.left)
+		}
 	}
 }
