@@ -52,7 +52,7 @@ func spiderFlags(level string) []cli.Flag {
 // of a command whose crawl many processes can share (run). readFlags applies them as -s.
 func crawlFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "frontier", Usage: "share the crawl with other workers through the Redis at `URL`, redis://[:PASSWORD@]HOST:PORT/DB or rediss:// (the FRONTIER setting)"},
+		&cli.StringFlag{Name: "frontier", EnvVars: []string{"JSCRAWL_FRONTIER"}, Usage: "share the crawl with other workers through the Redis at `URL`, redis://[:PASSWORD@]HOST:PORT/DB or rediss:// (the FRONTIER setting; the environment keeps a password out of the process list)"},
 		&cli.StringFlag{Name: "crawl-id", Usage: "with --frontier: the shared crawl's `NAME`, which prefixes its Redis keys (the CRAWL_ID setting; default the spider's name)"},
 	}
 }

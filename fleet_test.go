@@ -321,12 +321,13 @@ func TestFleetRedisRestarted(t *testing.T) {
 
 // TestFleetCrawlsApart: two crawls (two crawl ids, the same spider) in one Redis at once,
 // each of its own site, keep apart: each site is crawled whole, once, into its own feeds.
+// The second worker has the Redis URL from JSCRAWL_FRONTIER.
 func TestFleetCrawlsApart(t *testing.T) {
 	t.Parallel()
 	fl := newFleet(t, 400, enginetest.RedisOptions{})
 	other := newTreeSite(t, 250)
 	a := fl.start("--crawl-id", "a")
-	b := startCrawlIn(t, fl.dir, nil, "tree.js", "--frontier", fl.redis.URL(0), "--crawl-id", "b",
+	b := startCrawlIn(t, fl.dir, []string{"JSCRAWL_FRONTIER=" + fl.redis.URL(0)}, "tree.js", "--crawl-id", "b",
 		"-o", "other-%(worker)s.jsonl", "-a", "baseUrl="+other.URL, "-L", "INFO")
 	if code := a.wait(t); code != 0 {
 		t.Fatalf("crawl a: exit code %d\n%s", code, a.Log())

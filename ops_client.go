@@ -81,7 +81,7 @@ Examples:
    jscrawl stats --frontier redis://127.0.0.1:6379/0 --crawl-id books`,
 		Flags: clientFlags(crawlFlags()...),
 		Action: func(c *cli.Context) error {
-			if c.IsSet("frontier") || c.IsSet("crawl-id") {
+			if c.IsSet("crawl-id") || c.IsSet("frontier") && c.NArg() == 0 && c.String("control") == "" {
 				return statsFromRedis(c)
 			}
 			return askCrawl(c, "/stats", printStats)
