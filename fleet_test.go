@@ -465,13 +465,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // "y" deletes it.
 func TestFrontierClearAsks(t *testing.T) {
 	t.Parallel()
-	script, err := exec.LookPath("script")
-	if err != nil {
-		t.Skip("script(1) is not installed: no pseudo-terminal to answer on")
-	}
-	if out, err := exec.Command(script, "-qec", "true", "/dev/null").CombinedOutput(); err != nil {
-		t.Skipf("script(1) cannot make a pseudo-terminal here: %v %s", err, out)
-	}
+	script := scriptPTY(t)
 	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
 	rdb := redis.NewClient(&redis.Options{Addr: r.Addr})
 	defer rdb.Close()
