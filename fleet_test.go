@@ -358,37 +358,49 @@ func TestFleetCrawlsApart(t *testing.T) {
 	}
 }
 
-// TestFleetItemCountCrawlWide: CLOSESPIDER_ITEMCOUNT counts the items of all workers. The
-// site serves one page at a time, slowly, so three workers that counted alone would scrape
-// three times the limit; counted crawl-wide they stop soon after the limit, each with
-// finish_reason closespider_itemcount.
-func TestFleetItemCountCrawlWide(t *testing.T) {
+// TestFleetCloseSpiderCrawlWide: CLOSESPIDER_ITEMCOUNT and CLOSESPIDER_PAGECOUNT count the
+// items and pages of all workers. The site serves one page at a time, slowly, so three
+// workers that counted alone would go to three times the limit; counted crawl-wide they
+// stop soon after the limit, each with the limit's finish_reason.
+func TestFleetCloseSpiderCrawlWide(t *testing.T) {
 	t.Parallel()
 	const limit = 60
-	fl := newFleet(t, 3000, enginetest.RedisOptions{})
-	fl.site.mu.Lock()
-	fl.site.onHit = func(int) { time.Sleep(10 * time.Millisecond) } // a slow site (under its lock: 100 pages/s in all), not synchronisation
-	fl.site.mu.Unlock()
-	args := []string{"-s", fmt.Sprintf("CLOSESPIDER_ITEMCOUNT=%d", limit), "-s", "FRONTIER_LEASE_TIMEOUT=0.6", "-s", "CONCURRENT_REQUESTS=2"}
-	var procs []*crawlProc
-	for range 3 {
-		procs = append(procs, fl.start(args...))
-	}
-	for i, p := range procs {
-		if code := p.wait(t); code != 0 {
-			t.Fatalf("worker %d: exit code %d\n%s", i, code, p.Log())
-		}
-		st := readStatsJSON(t, filepath.Join(fl.dir, fmt.Sprintf("stats-%d.json", i)))
-		if st["finish_reason"] != "closespider_itemcount" {
-			t.Errorf("worker %d: finish_reason %v, want closespider_itemcount", i, st["finish_reason"])
-		}
-	}
-	n := 0
-	for _, c := range fl.items() {
-		n += c
-	}
-	if n < limit || n >= 2*limit {
-		t.Errorf("%d items in all the feeds, want %d and a little more (the workers' counts between heartbeats), not one limit per worker", n, limit)
+	for _, tc := range []struct{ setting, reason string }{
+		{"CLOSESPIDER_ITEMCOUNT", "closespider_itemcount"},
+		{"CLOSESPIDER_PAGECOUNT", "closespider_pagecount"},
+	} {
+		t.Run(tc.setting, func(t *testing.T) {
+			t.Parallel()
+			fl := newFleet(t, 3000, enginetest.RedisOptions{})
+			fl.site.mu.Lock()
+			fl.site.onHit = func(int) { time.Sleep(10 * time.Millisecond) } // a slow site (under its lock: 100 pages/s in all), not synchronisation
+			fl.site.mu.Unlock()
+			args := []string{"-s", fmt.Sprintf("%s=%d", tc.setting, limit), "-s", "FRONTIER_LEASE_TIMEOUT=0.6", "-s", "CONCURRENT_REQUESTS=2"}
+			var procs []*crawlProc
+			for range 3 {
+				procs = append(procs, fl.start(args...))
+			}
+			for i, p := range procs {
+				if code := p.wait(t); code != 0 {
+					t.Fatalf("worker %d: exit code %d\n%s", i, code, p.Log())
+				}
+				st := readStatsJSON(t, filepath.Join(fl.dir, fmt.Sprintf("stats-%d.json", i)))
+				if st["finish_reason"] != tc.reason {
+					t.Errorf("worker %d: finish_reason %v, want %s", i, st["finish_reason"], tc.reason)
+				}
+			}
+			n := 0
+			if tc.reason == "closespider_itemcount" {
+				for _, c := range fl.items() {
+					n += c
+				}
+			} else {
+				_, n = fl.hits()
+			}
+			if n < limit || n >= 2*limit {
+				t.Errorf("%d in all, want %d and a little more (the workers' counts between heartbeats), not one limit per worker", n, limit)
+			}
+		})
 	}
 }
 
