@@ -40,6 +40,9 @@ func (ls *loadedSpider) openFrontier(ctx context.Context, onFatal func(error)) (
 	opts := redisfrontier.OptionsFromSettings(ls.settings, ls.spider.Name())
 	opts.Stats, opts.Logger, opts.OnFatal = ls.stats, ls.logger, onFatal
 	f, err := redisfrontier.Open(ctx, opts)
+	if err != nil && ctx.Err() != nil {
+		return false, cli.Exit("stopped while waiting for the Redis frontier", 130)
+	}
 	if err != nil {
 		return false, cli.Exit(fmt.Sprintf("%s: %v", ls.name, err), 1)
 	}

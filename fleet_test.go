@@ -405,30 +405,31 @@ func TestFleetCloseSpiderCrawlWide(t *testing.T) {
 }
 
 // TestFleetOpenErrors: a malformed Redis URL, a wrong password or a database that does not
-// exist fail at start with a clear message and a non-zero exit code, before any request.
+// exist fail at start with a clear message and exit code 1, at once; an unreachable Redis
+// after FRONTIER_RETRY_TIMEOUT; --frontier with --jobdir is a usage error. No request is
+// made, and the password is never shown.
 func TestFleetOpenErrors(t *testing.T) {
 	t.Parallel()
 	fl := newFleet(t, 10, enginetest.RedisOptions{Password: "sekret"})
 	addr := fl.redis.Addr
 	for _, tc := range []struct {
-		name, url, want string
+		name string
+		args []string
+		code int
+		want string
 	}{
-		{"malformed", "redis://" + addr + ":x/0", "bad URL"},
-		{"wrong password", "redis://:nope@" + addr + "/0", "WRONGPASS"},
-		{"no password", "redis://" + addr + "/0", "NOAUTH"},
-		{"missing database", "redis://:sekret@" + addr + "/99", "DB index is out of range"},
-		{"jobdir", fl.redis.URL(0) + " --jobdir job", "do not go together"},
+		{"malformed", []string{"--frontier", "redis://:sekret@" + addr + ":x/0"}, 1, "bad URL"},
+		{"wrong password", []string{"--frontier", "redis://:nope@" + addr + "/0"}, 1, "WRONGPASS"},
+		{"no password", []string{"--frontier", "redis://" + addr + "/0"}, 1, "NOAUTH"},
+		{"missing database", []string{"--frontier", "redis://:sekret@" + addr + "/99"}, 1, "DB index is out of range"},
+		{"unreachable", []string{"--frontier", "redis://:sekret@127.0.0.1:1/0", "-s", "FRONTIER_RETRY_TIMEOUT=0.3"}, 1, "unreachable for"},
+		{"jobdir", []string{"--frontier", fl.redis.URL(0), "--jobdir", "job"}, 2, "do not go together"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := []string{"run", "tree.js", "-a", "baseUrl=" + fl.site.URL}
-			url, jobdir, _ := strings.Cut(tc.url, " --jobdir ")
-			args = append(args, "--frontier", url)
-			if jobdir != "" {
-				args = append(args, "--jobdir", jobdir)
-			}
+			args := append([]string{"run", "tree.js", "-a", "baseUrl=" + fl.site.URL}, tc.args...)
 			_, errOut, code := jscrawlIn(t, fl.dir, "", args...)
-			if code == 0 || !strings.Contains(errOut, tc.want) {
-				t.Errorf("exit code %d, want non-zero with %q:\n%s", code, tc.want, errOut)
+			if code != tc.code || !strings.Contains(errOut, tc.want) {
+				t.Errorf("exit code %d, want %d with %q:\n%s", code, tc.code, tc.want, errOut)
 			}
 			if strings.Contains(errOut, "sekret") {
 				t.Errorf("the password is in the message:\n%s", errOut)

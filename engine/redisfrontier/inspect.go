@@ -3,7 +3,9 @@ package redisfrontier
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,12 +37,26 @@ type Status struct {
 	Keys      int              `json:"keys"`    // keys of the crawl in Redis
 }
 
-// connect returns a client for url after a PING: a malformed URL, a wrong password, a
+// parseURL is redis.ParseURL with the password hidden in its error (url.Parse's error
+// quotes the whole URL).
+func parseURL(u string) (*redis.Options, error) {
+	ro, err := redis.ParseURL(u)
+	if err == nil {
+		return ro, nil
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = &url.Error{Op: ue.Op, URL: redactURL(ue.URL), Err: ue.Err}
+	}
+	return nil, fmt.Errorf("redis frontier: bad URL %q: %w", redactURL(u), err)
+}
+
+// connect returns a client for u after a PING: a malformed URL, a wrong password, a
 // missing database or an unreachable server is an error at once (no retry).
-func connect(ctx context.Context, url string) (*redis.Client, error) {
-	ro, err := redis.ParseURL(url)
+func connect(ctx context.Context, u string) (*redis.Client, error) {
+	ro, err := parseURL(u)
 	if err != nil {
-		return nil, fmt.Errorf("redis frontier: bad URL %q: %w", redactURL(url), err)
+		return nil, err
 	}
 	ro.MaxRetries = 0
 	ro.DialTimeout = 5 * time.Second
@@ -48,17 +64,17 @@ func connect(ctx context.Context, url string) (*redis.Client, error) {
 	rdb := redis.NewClient(ro)
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		_ = rdb.Close()
-		return nil, fmt.Errorf("redis frontier %s: %w", redactURL(url), err)
+		return nil, fmt.Errorf("redis frontier %s: %w", redactURL(u), err)
 	}
 	return rdb, nil
 }
 
-// Inspect reads the crawl crawlID of the Redis at url without taking part in it.
-func Inspect(ctx context.Context, url, crawlID string) (*Status, error) {
+// Inspect reads the crawl crawlID of the Redis at redisURL without taking part in it.
+func Inspect(ctx context.Context, redisURL, crawlID string) (*Status, error) {
 	if crawlID == "" {
 		return nil, fmt.Errorf("redis frontier: empty crawl id")
 	}
-	rdb, err := connect(ctx, url)
+	rdb, err := connect(ctx, redisURL)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +89,7 @@ func Inspect(ctx context.Context, url, crawlID string) (*Status, error) {
 	stats := pipe.HGetAll(ctx, p+keyStats)
 	workers := pipe.HGetAll(ctx, p+keyWorkers)
 	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
-		return nil, fmt.Errorf("redis frontier %s: read crawl %s: %w", redactURL(url), crawlID, err)
+		return nil, fmt.Errorf("redis frontier %s: read crawl %s: %w", redactURL(redisURL), crawlID, err)
 	}
 	st := &Status{CrawlID: crawlID, Prefix: p, Pending: pending.Val(), Leased: leased.Val(), Seen: seen.Val(),
 		Finished: finished.Val() > 0, StartDone: start.Val() == "1", Stats: map[string]int64{}, Workers: []WorkerInfo{}}
@@ -90,7 +106,7 @@ func Inspect(ctx context.Context, url, crawlID string) (*Status, error) {
 	sort.Slice(st.Workers, func(i, j int) bool { return st.Workers[i].ID < st.Workers[j].ID })
 	keys, err := crawlKeys(ctx, rdb, p)
 	if err != nil {
-		return nil, fmt.Errorf("redis frontier %s: %w", redactURL(url), err)
+		return nil, fmt.Errorf("redis frontier %s: %w", redactURL(redisURL), err)
 	}
 	st.Keys = len(keys)
 	return st, nil
@@ -99,22 +115,22 @@ func Inspect(ctx context.Context, url, crawlID string) (*Status, error) {
 // Clear deletes every key of the crawl crawlID (those starting with jscrawl:<crawl-id>:)
 // and returns how many there were. Workers still running on the crawl should be stopped
 // first: they would go on with what they hold.
-func Clear(ctx context.Context, url, crawlID string) (int, error) {
+func Clear(ctx context.Context, redisURL, crawlID string) (int, error) {
 	if crawlID == "" {
 		return 0, fmt.Errorf("redis frontier: empty crawl id")
 	}
-	rdb, err := connect(ctx, url)
+	rdb, err := connect(ctx, redisURL)
 	if err != nil {
 		return 0, err
 	}
 	defer rdb.Close()
 	keys, err := crawlKeys(ctx, rdb, "jscrawl:"+crawlID+":")
 	if err != nil {
-		return 0, fmt.Errorf("redis frontier %s: %w", redactURL(url), err)
+		return 0, fmt.Errorf("redis frontier %s: %w", redactURL(redisURL), err)
 	}
 	for i := 0; i < len(keys); i += 256 {
 		if err := rdb.Del(ctx, keys[i:min(i+256, len(keys))]...).Err(); err != nil {
-			return 0, fmt.Errorf("redis frontier %s: clear crawl %s: %w", redactURL(url), crawlID, err)
+			return 0, fmt.Errorf("redis frontier %s: clear crawl %s: %w", redactURL(redisURL), crawlID, err)
 		}
 	}
 	return len(keys), nil
