@@ -441,13 +441,15 @@ func TestFleetOpenErrors(t *testing.T) {
 	}
 }
 
-// TestFleetRedisGone: Redis stops for good mid-crawl: the worker retries for
-// FRONTIER_RETRY_TIMEOUT, then exits 1 saying so, its feed whole.
+// TestFleetRedisGone: Redis (with its append-only file) goes away mid-crawl for longer
+// than FRONTIER_RETRY_TIMEOUT: the worker exits 1 saying so, its feed whole. Once Redis is
+// back, a worker started again goes on with the crawl to its end: nothing is missing.
 func TestFleetRedisGone(t *testing.T) {
 	t.Parallel()
-	fl := newFleet(t, 1000, enginetest.RedisOptions{})
+	fl := newFleet(t, 1000, enginetest.RedisOptions{AOF: true})
 	held := fl.holdAt(50)
-	p := fl.start("-s", "FRONTIER_RETRY_TIMEOUT=1")
+	args := []string{"-s", "FRONTIER_RETRY_TIMEOUT=1", "-s", "FRONTIER_LEASE_TIMEOUT=1.5"}
+	p := fl.start(args...)
 	<-held
 	fl.redis.Stop()
 	fl.release()
@@ -460,6 +462,9 @@ func TestFleetRedisGone(t *testing.T) {
 		t.Errorf("finish_reason %v, want frontier_error", st["finish_reason"])
 	}
 	fl.items() // every line of the feed is whole JSON
+	fl.redis.Restart()
+	fl.finishedAlone(1, fl.start(args...))
+	fl.nothingMissing()
 }
 
 // waitFor polls cond until it holds, for at most 30 seconds.
