@@ -321,7 +321,8 @@ func TestFleetRedisRestarted(t *testing.T) {
 
 // TestFleetCrawlsApart: two crawls (two crawl ids, the same spider) in one Redis at once,
 // each of its own site, keep apart: each site is crawled whole, once, into its own feeds.
-// The second worker has the Redis URL from JSCRAWL_FRONTIER.
+// Every key in Redis is under one crawl's prefix. The second worker has the Redis URL
+// from JSCRAWL_FRONTIER.
 func TestFleetCrawlsApart(t *testing.T) {
 	t.Parallel()
 	fl := newFleet(t, 400, enginetest.RedisOptions{})
@@ -354,6 +355,17 @@ func TestFleetCrawlsApart(t *testing.T) {
 		st := fl.crawlStatus(c.id)
 		if st["prefix"] != "jscrawl:"+c.id+":" || statOf(st, "item_scraped_count") != float64(c.total) || st["seen"] != float64(c.total) {
 			t.Errorf("crawl %s: stats --frontier %v", c.id, st)
+		}
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: fl.redis.Addr})
+	defer rdb.Close()
+	keys, err := rdb.Keys(context.Background(), "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range keys {
+		if !strings.HasPrefix(k, "jscrawl:a:") && !strings.HasPrefix(k, "jscrawl:b:") {
+			t.Errorf("key %q is not under its crawl's prefix", k)
 		}
 	}
 }
