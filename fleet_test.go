@@ -409,6 +409,7 @@ func TestFleetCloseSpiderCrawlWide(t *testing.T) {
 			} else {
 				_, n = fl.hits()
 			}
+			t.Logf("%d in all for a limit of %d", n, limit)
 			if n < limit || n >= 2*limit {
 				t.Errorf("%d in all, want %d and a little more (the workers' counts between heartbeats), not one limit per worker", n, limit)
 			}
