@@ -48,7 +48,8 @@ func (ls *loadedSpider) openFrontier(ctx context.Context, onFatal func(error)) (
 	}
 	ls.frontier, ls.worker = f, f.WorkerID()
 	if f.Finished() {
-		ls.logger.Info(fmt.Sprintf("crawl %s already finished: nothing to do (jscrawl frontier clear --crawl-id %s removes it to crawl again)", opts.CrawlID, opts.CrawlID))
+		// As a finished job says so: on stderr whatever the log level.
+		fmt.Fprintf(ls.stderr, "crawl %s already finished: nothing to do (jscrawl frontier clear --crawl-id %s removes it to crawl again)\n", opts.CrawlID, opts.CrawlID)
 		return true, nil
 	}
 	ls.logger.Info(fmt.Sprintf("Worker %s joins the shared crawl %s (Redis keys %s*)", f.WorkerID(), opts.CrawlID, f.Prefix()))

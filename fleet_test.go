@@ -200,7 +200,7 @@ func TestFleetCrawl(t *testing.T) {
 		t.Errorf("workers still listed after all left: %v", w)
 	}
 
-	late := fl.start()
+	late := startCrawlIn(t, fl.dir, nil, fl.args(3, "-L", "WARNING")...) // said whatever the log level
 	if code := late.wait(t); code != 0 || !strings.Contains(late.Log(), "crawl tree already finished") {
 		t.Errorf("a worker on the finished crawl: exit code %d\n%s", code, late.Log())
 	}
