@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/redisfrontier"
 	"github.com/jscrawl/jscrawl/types"
+	"github.com/redis/go-redis/v9"
 	"github.com/urfave/cli/v2"
 )
 
@@ -37,6 +39,7 @@ func (ls *loadedSpider) openFrontier(ctx context.Context, onFatal func(error)) (
 	if ls.settings.String(types.JobDir) != "" {
 		return false, usageError("--frontier (FRONTIER) and --jobdir (JOBDIR) do not go together: a shared crawl keeps its state in Redis, where another worker takes over what a stopped one held")
 	}
+	redis.SetLogger(redisLog{ls.logger})
 	opts := redisfrontier.OptionsFromSettings(ls.settings, ls.spider.Name())
 	opts.Stats, opts.Logger, opts.OnFatal = ls.stats, ls.logger, onFatal
 	f, err := redisfrontier.Open(ctx, opts)
@@ -54,6 +57,14 @@ func (ls *loadedSpider) openFrontier(ctx context.Context, onFatal func(error)) (
 	}
 	ls.logger.Info(fmt.Sprintf("Worker %s joins the shared crawl %s (Redis keys %s*)", f.WorkerID(), opts.CrawlID, f.Prefix()))
 	return false, nil
+}
+
+// redisLog sends the Redis client's own messages (a failed dial, each time it retries) to
+// the log at DEBUG: the frontier reports the outage itself, once, in the crawl's log.
+type redisLog struct{ logger *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	l.logger.Debug("Redis client: " + fmt.Sprintf(format, v...))
 }
 
 // closeFrontier closes the shared frontier, if open: it hands back what this worker held
@@ -106,6 +117,7 @@ func frontierFailed(err error) error {
 // statsFromRedis prints the shared crawl's status as JSON: its aggregate stats and its
 // workers (stats --frontier).
 func statsFromRedis(c *cli.Context) error {
+	redis.SetLogger(redisLog{slog.Default()})
 	url, id, err := crawlInRedis(c, "stats")
 	if err != nil {
 		return err
@@ -151,6 +163,7 @@ Examples:
    jscrawl frontier clear --frontier redis://127.0.0.1:6379/0 --crawl-id books --yes`,
 			Flags: append(crawlFlags(), &cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "do not ask"}),
 			Action: func(c *cli.Context) error {
+				redis.SetLogger(redisLog{slog.Default()})
 				url, id, err := crawlInRedis(c, "frontier clear")
 				if err != nil {
 					return err

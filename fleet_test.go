@@ -470,6 +470,11 @@ func TestFleetRedisGone(t *testing.T) {
 	if code != 1 || !strings.Contains(p.Log(), "FRONTIER_RETRY_TIMEOUT") || !strings.Contains(p.Log(), "start workers again") {
 		t.Errorf("exit code %d, want 1 with a message about FRONTIER_RETRY_TIMEOUT:\n%s", code, p.Log())
 	}
+	for _, line := range strings.Split(p.Log(), "\n") {
+		if strings.HasPrefix(line, "redis: ") {
+			t.Errorf("the Redis client logs on its own: %s", line)
+		}
+	}
 	st := readStatsJSON(t, filepath.Join(fl.dir, "stats-0.json"))
 	if st["finish_reason"] != "frontier_error" {
 		t.Errorf("finish_reason %v, want frontier_error", st["finish_reason"])
