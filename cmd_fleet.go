@@ -75,7 +75,7 @@ func (ls *loadedSpider) closeFrontier() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := ls.frontier.Close(ctx); err != nil {
+	if err := ls.frontier.Close(ctx); err != nil && ls.frontier.Err() == nil { // a failure it logged already
 		ls.logger.Error(fmt.Sprintf("Closing the shared frontier: %v", err))
 	}
 	ls.frontier = nil
