@@ -52,7 +52,7 @@ func (ls *loadedSpider) openFrontier(ctx context.Context, onFatal func(error)) (
 	ls.frontier, ls.worker = f, f.WorkerID()
 	if f.Finished() {
 		// As a finished job says so: on stderr whatever the log level.
-		fmt.Fprintf(ls.stderr, "crawl %s already finished: nothing to do (jscrawl frontier clear --crawl-id %s removes it to crawl again)\n", opts.CrawlID, opts.CrawlID)
+		fmt.Fprintf(ls.stderr, "crawl %s already finished: nothing to do (jscrawl frontier clear --frontier URL --crawl-id %s removes it, to crawl it again)\n", opts.CrawlID, opts.CrawlID)
 		return true, nil
 	}
 	ls.logger.Info(fmt.Sprintf("Worker %s joins the shared crawl %s (Redis keys %s*)", f.WorkerID(), opts.CrawlID, f.Prefix()))
