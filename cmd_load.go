@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/redisfrontier"
 	"github.com/jscrawl/jscrawl/jsapi"
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
@@ -47,6 +48,18 @@ func spiderFlags(level string) []cli.Flag {
 		settingFlags(level)...)
 }
 
+// crawlFlags are --frontier and --crawl-id, the FRONTIER and CRAWL_ID settings: the flags
+// of a command whose crawl many processes can share (run). readFlags applies them as -s.
+func crawlFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "frontier", EnvVars: []string{"JSCRAWL_FRONTIER"}, Usage: "share the crawl with other workers through the Redis at `URL`, redis://[:PASSWORD@]HOST:PORT/DB or rediss:// (the FRONTIER setting; the environment keeps a password out of the process list)"},
+		&cli.StringFlag{Name: "crawl-id", Usage: "with --frontier: the shared crawl's `NAME`, which prefixes its Redis keys (the CRAWL_ID setting; default the spider's name)"},
+	}
+}
+
+// crawlFlagSettings maps the crawlFlags to their settings.
+var crawlFlagSettings = map[string]string{"frontier": types.Frontier, "crawl-id": types.CrawlID}
+
 // loadOptions is what a command tells the loader about itself.
 type loadOptions struct {
 	// logLevel is the command's default LOG_LEVEL ("": the setting's default).
@@ -72,7 +85,9 @@ type loadedSpider struct {
 	stats          *engine.Stats
 	logger         *slog.Logger
 	stdout, stderr io.Writer
-	status         *statusLine // run's live status line on a terminal, else nil
+	status         *statusLine             // run's live status line on a terminal, else nil
+	frontier       *redisfrontier.Frontier // the shared crawl's (openFrontier), else nil
+	worker         string                  // this process's id in a shared crawl: %(worker)s in feed URIs
 
 	opts    loadOptions
 	level   *slog.LevelVar // LOG_LEVEL: customSettings may change it after the logger exists
@@ -104,6 +119,13 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 	for _, k := range slices.Sorted(maps.Keys(opts.set)) {
 		if err := settings.Set(k, opts.set[k], types.PriorityCmdline); err != nil {
 			return nil, usageError("%s=%v: %v", k, opts.set[k], err)
+		}
+	}
+	for _, flag := range slices.Sorted(maps.Keys(crawlFlagSettings)) {
+		if c.IsSet(flag) {
+			if err := settings.Set(crawlFlagSettings[flag], c.String(flag), types.PriorityCmdline); err != nil {
+				return nil, usageError("--%s %s: %v", flag, c.String(flag), err)
+			}
 		}
 	}
 	if l := c.String("L"); l != "" {
@@ -250,6 +272,9 @@ func (ls *loadedSpider) newEngine(opts ...engine.Option) (*engine.Engine, error)
 // to it (engine.New places the spider's own middlewares itself).
 func (ls *loadedSpider) engineFor(s engine.Spider, opts ...engine.Option) (*engine.Engine, error) {
 	base := []engine.Option{engine.WithLogger(ls.logger), engine.WithStats(ls.stats)}
+	if ls.frontier != nil {
+		base = append(base, engine.WithScheduler(ls.frontier))
+	}
 	if ls.spider == nil {
 		return engine.New(s, ls.settings, append(base, opts...)...), nil
 	}
@@ -260,8 +285,9 @@ func (ls *loadedSpider) engineFor(s engine.Spider, opts ...engine.Option) (*engi
 	return eng, nil
 }
 
-// Close closes the spider and the log file.
+// Close closes the spider, the shared frontier and the log file.
 func (ls *loadedSpider) Close() {
+	ls.closeFrontier()
 	if ls.spider != nil {
 		_ = ls.spider.Close()
 	}

@@ -43,7 +43,7 @@ once; the feeds are flushed and closed either way.`,
 		Flags: slices.Concat([]cli.Flag{
 			&cli.StringSliceFlag{Name: "o", Aliases: []string{"output"}, Usage: "append items to `FILE` (format from the extension: .jsonl .json .csv .xml; -:jsonl is stdout)"},
 			&cli.StringSliceFlag{Name: "O", Aliases: []string{"overwrite-output"}, Usage: "write items to `FILE`, replacing it"},
-		}, spiderFlags(""), []cli.Flag{
+		}, spiderFlags(""), crawlFlags(), []cli.Flag{
 			&cli.BoolFlag{Name: "demo", Usage: "start the built-in demo site and pass its address as the argument baseUrl"},
 			&cli.StringFlag{Name: "stats-json", Usage: "write the final stats to `FILE` as JSON"},
 			&cli.StringSliceFlag{Name: "threshold", Usage: "check a stat at the end, `'KEY OP VALUE'` such as 'item_scraped_count >= 100' (repeatable; exit code 99 when one fails)"},
@@ -114,6 +114,14 @@ func runAction(c *cli.Context) error {
 	if err := feeds.addSettings(settings, spider); err != nil {
 		return err
 	}
+	// A shared crawl (--frontier): Redis trouble past FRONTIER_RETRY_TIMEOUT closes it.
+	fatal := make(chan error, 1)
+	octx, ostop := stopOnSignal(c)
+	finished, err := ls.openFrontier(octx, func(err error) { fatal <- err })
+	ostop()
+	if err != nil || finished {
+		return err
+	}
 	start := time.Now()
 	rj, err := openJob(settings, c.Bool("fresh"), spider, file, strings.TrimPrefix(demoURL, "http://"), logger)
 	if err != nil {
@@ -138,6 +146,9 @@ func runAction(c *cli.Context) error {
 	if demoURL != "" {
 		warnIgnoredDemo(eng, spider, logger, demoURL)
 	}
+	if ls.frontier != nil {
+		crawlWideLimits(eng, ls.frontier, settings)
+	}
 	ctl.serve(logger, crawlSource{engine: eng, spider: spider,
 		info: crawlInfo{PID: os.Getpid(), Spider: spider.Name(), File: file, Started: start, Version: types.Version}})
 
@@ -147,6 +158,13 @@ func runAction(c *cli.Context) error {
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
 	stopped := watchSignals(ctx, logger, eng.CloseSpider, cancel)
+	go func() {
+		select {
+		case <-fatal:
+			eng.CloseSpider(ReasonFrontierError)
+		case <-ctx.Done():
+		}
+	}()
 	if path := c.String("cpuprofile"); path != "" {
 		stop, err := startCPUProfile(path)
 		if err != nil {
@@ -166,6 +184,11 @@ func runAction(c *cli.Context) error {
 	}
 	err = eng.Run(ctx)
 	stopStatus()
+	var frontierErr error
+	if ls.frontier != nil {
+		frontierErr = ls.frontier.Err()
+		ls.closeFrontier()
+	}
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("crawl could not run: %v", err), 1)
 	}
@@ -180,6 +203,9 @@ func runAction(c *cli.Context) error {
 		rj.ended(ls.stderr, fmt.Sprint(final["finish_reason"]))
 	}
 	passed := checkThresholds(ls.stderr, thresholds, final)
+	if frontierErr != nil {
+		return frontierFailed(frontierErr)
+	}
 	return runExit(final["finish_reason"], stopped(), ctx.Err() != nil, passed)
 }
 
@@ -261,7 +287,7 @@ func (fs *runFeeds) addSettings(settings *types.Settings, spider *jsapi.Spider) 
 // the crawl's outputs: the job's, the spider's pipelines, the feed exporters; closeFeeds
 // closes the feeds when the engine cannot be built.
 func (fs *runFeeds) open(ctx context.Context, ls *loadedSpider, rj *runJob, start time.Time) (opts []engine.Option, closeFeeds func(), err error) {
-	env := feed.Env{Stdout: ls.stdout, SpiderName: ls.spider.Name(), Now: start, Logger: ls.logger}
+	env := feed.Env{Stdout: ls.stdout, SpiderName: ls.spider.Name(), Worker: ls.worker, Now: start, Logger: ls.logger}
 	var exporters []*feed.Feed
 	closeFeeds = func() {
 		for _, x := range exporters {

@@ -637,19 +637,27 @@ func TestProxyFromEnvironment(t *testing.T) {
 
 var promptRe = regexp.MustCompile(`> |\.\.\. `)
 
+// scriptPTY returns the path of script(1), which runs a command on a pseudo-terminal; it
+// skips the test when there is none or it cannot make one here.
+func scriptPTY(t *testing.T) string {
+	t.Helper()
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) is not installed: no pseudo-terminal")
+	}
+	if out, err := exec.Command(script, "-qec", "true", "/dev/null").CombinedOutput(); err != nil {
+		t.Skipf("script(1) cannot make a pseudo-terminal here: %v %s", err, out)
+	}
+	return script
+}
+
 // TestShellTerminal drives the shell on a real terminal (a pseudo-terminal made by
 // script(1)): line editing with history (the up arrow recalls earlier inputs), multi-line
 // input, Ctrl-C clearing the line, and Ctrl-D leaving. Each input is sent once the shell's
 // prompt for it has appeared.
 func TestShellTerminal(t *testing.T) {
 	t.Parallel()
-	script, err := exec.LookPath("script")
-	if err != nil {
-		t.Skip("script(1) is not installed: no pseudo-terminal to drive the shell with")
-	}
-	if out, err := exec.Command(script, "-qec", "true", "/dev/null").CombinedOutput(); err != nil {
-		t.Skipf("script(1) cannot make a pseudo-terminal here: %v %s", err, out)
-	}
+	script := scriptPTY(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, script, "-qfec", bin+" shell", "/dev/null")

@@ -28,9 +28,10 @@ type treeSite struct {
 	n     int
 	onHit func(n int) // called with the download's number, under mu
 	hold  chan struct{}
+	delay time.Duration // each page's latency (under mu)
 }
 
-func newTreeSite(t *testing.T, total int) *treeSite {
+func newTreeSite(t testing.TB, total int) *treeSite {
 	t.Helper()
 	s := &treeSite{total: total, hits: map[int]int{}}
 	mux := http.NewServeMux()
@@ -46,8 +47,9 @@ func newTreeSite(t *testing.T, total int) *treeSite {
 		if s.onHit != nil {
 			s.onHit(s.n)
 		}
-		hold := s.hold
+		hold, delay := s.hold, s.delay
 		s.mu.Unlock()
+		time.Sleep(delay) // a slow site's latency, not synchronisation
 		if hold != nil && n != 0 {
 			select {
 			case <-hold:

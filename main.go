@@ -48,7 +48,7 @@ func newApp() *cli.App {
 	}
 	cmds := []*cli.Command{runCommand(), shellCommand(), fetchCommand(), parseCommand(), newCommand(),
 		bundleCommand(), benchCommand(), settingsCommand(), demoCommand(), typesCommand(), versionCommand(),
-		psCommand(), pstreeCommand(), statsCommand(), jobCommand()}
+		psCommand(), pstreeCommand(), statsCommand(), jobCommand(), frontierCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = usage
 	}
@@ -79,8 +79,8 @@ func reorderArgs(app *cli.App, args []string) []string {
 			cmd = c
 		}
 	}
-	if cmd == nil {
-		return args
+	if cmd == nil || len(cmd.Subcommands) > 0 {
+		return args // a subcommand parses its own flags (frontier clear --yes)
 	}
 	takesValue := map[string]bool{}
 	for _, f := range cmd.Flags {

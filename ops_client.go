@@ -68,16 +68,24 @@ Examples:
 func statsCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "stats",
-		Usage:     "show a running crawl's live stats",
+		Usage:     "show a running crawl's live stats, or a shared crawl's (--frontier)",
 		ArgsUsage: "[PID]",
 		Description: `The stats collector's values now (the table printed at the end of a crawl) and live
-gauges: downloads in flight, callbacks running, scheduler backlog.
+gauges: downloads in flight, callbacks running, scheduler backlog. With --frontier and
+--crawl-id, the shared crawl's aggregate stats and its workers (id, host, pid, last
+heartbeat, requests in flight) from Redis, as JSON.
 
 Examples:
    jscrawl stats
-   jscrawl stats --json 4242 | jq .stats`,
-		Flags:  clientFlags(),
-		Action: func(c *cli.Context) error { return askCrawl(c, "/stats", printStats) },
+   jscrawl stats --json 4242 | jq .stats
+   jscrawl stats --frontier redis://127.0.0.1:6379/0 --crawl-id books`,
+		Flags: clientFlags(crawlFlags()...),
+		Action: func(c *cli.Context) error {
+			if c.IsSet("crawl-id") || c.IsSet("frontier") && c.NArg() == 0 && c.String("control") == "" {
+				return statsFromRedis(c)
+			}
+			return askCrawl(c, "/stats", printStats)
+		},
 	}
 }
 

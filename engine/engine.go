@@ -598,8 +598,10 @@ func (e *Engine) route(ctx context.Context, parent *types.Response, tr *reqTrack
 		}
 		return
 	}
-	if e.closing && e.committer == nil {
-		return // a job keeps them: a paused job resumes with them
+	if _, shared := e.sched.(SharedScheduler); e.closing && e.committer == nil && !shared {
+		// A job keeps them (a paused job resumes with them), and so does a shared crawl
+		// (its other workers take them): the parent's lease is acknowledged after.
+		return
 	}
 	// Spider side first, as Scrapy's process_spider_output.
 	filters := e.outFilters

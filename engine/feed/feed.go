@@ -27,6 +27,9 @@ type Env struct {
 	Stdout io.Writer
 	// SpiderName replaces %(name)s in the URI.
 	SpiderName string
+	// Worker replaces %(worker)s in the URI: an id unique per process, so that the
+	// workers of a shared crawl (--frontier) write apart.
+	Worker string
 	// Now is the crawl's start time; %(time)s is it in UTC. Zero means time.Now().
 	Now time.Time
 	// Logger receives warnings and the "stored feed" lines; nil means slog.Default().
@@ -72,7 +75,7 @@ type Feed struct {
 // FeedExporter.open_spider). The URI is "-" or "stdout:" for env.Stdout, a file path
 // (relative to the working folder; missing parent folders are created) or a file:// URI; a
 // path ending in .gz is gzip-compressed. The templates are %(name)s (env.SpiderName),
-// %(time)s (env.Now in UTC, as TimeLayout) and, with cfg.BatchItemCount, %(batch_id)d
+// %(time)s (env.Now in UTC, as TimeLayout), %(worker)s (env.Worker) and, with cfg.BatchItemCount, %(batch_id)d
 // (from 1, "%(batch_id)05d" pads it) and %(batch_time)s. cfg.Format may be empty to take
 // the format from the extension. With cfg.Overwrite the target is truncated now. Without
 // it the feed appends to the file: a partial last record (a killed run's) is cut off with
@@ -166,7 +169,7 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 
 // params returns the template values for the current batch.
 func (f *Feed) params() uriParams {
-	return uriParams{name: f.env.SpiderName, time: f.env.Now, batchID: f.batchID, batchTime: time.Now()}
+	return uriParams{name: f.env.SpiderName, worker: f.env.Worker, time: f.env.Now, batchID: f.batchID, batchTime: time.Now()}
 }
 
 // URI returns the URI of the file being written, after template expansion.

@@ -210,11 +210,12 @@ func TestTemplates(t *testing.T) {
 	dir := t.TempDir()
 	env := quietEnv
 	env.Now = time.Date(2026, 11, 30, 2, 2, 3, 500, time.FixedZone("CET", 3600))
-	f, err := feed.Open(filepath.Join(dir, "%(name)s", "%(time)s.jsonl"), feed.Config{}, env)
+	env.Worker = "host-42-beef"
+	f, err := feed.Open(filepath.Join(dir, "%(name)s", "%(time)s-%(worker)s.jsonl"), feed.Config{}, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := filepath.Join(dir, "quotes", "2026-11-30T01-02-03.jsonl")
+	want := filepath.Join(dir, "quotes", "2026-11-30T01-02-03-host-42-beef.jsonl")
 	if f.URI() != want {
 		t.Errorf("URI() = %q, want %q", f.URI(), want)
 	}
@@ -422,6 +423,7 @@ func TestOpenErrors(t *testing.T) {
 		{"folder as target", dir, feed.Config{Format: "csv"}, quietEnv, "is a folder"},
 		{"unknown placeholder", filepath.Join(dir, "%(foo)s.json"), feed.Config{}, quietEnv, "unknown placeholder %(foo)s"},
 		{"no spider name", filepath.Join(dir, "%(name)s.json"), feed.Config{}, feed.Env{}, "no name"},
+		{"no worker id", filepath.Join(dir, "%(worker)s.json"), feed.Config{}, quietEnv, "no worker id"},
 		{"batches", filepath.Join(dir, "x.json"), feed.Config{BatchItemCount: 10}, quietEnv, "batchItemCount"},
 		{"encoding", filepath.Join(dir, "x.json"), feed.Config{Encoding: "cp1252"}, quietEnv, "encoding"},
 	} {

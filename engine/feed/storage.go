@@ -462,13 +462,14 @@ var placeholder = regexp.MustCompile(`%\(([^)]*)\)(0?[0-9]*)([sd])`)
 // uriParams are the values of the URI placeholders for one file.
 type uriParams struct {
 	name      string
+	worker    string
 	time      time.Time // crawl start
 	batchID   int       // 0: not batching
 	batchTime time.Time
 }
 
-// expandURI replaces %(name)s with the spider's name, %(time)s with the UTC start time and,
-// when batching, %(batch_id)d and %(batch_time)s.
+// expandURI replaces %(name)s with the spider's name, %(time)s with the UTC start time,
+// %(worker)s with the worker's id and, when batching, %(batch_id)d and %(batch_time)s.
 func expandURI(uri string, p uriParams) (string, error) {
 	var err error
 	fail := func(e error) {
@@ -487,13 +488,18 @@ func expandURI(uri string, p uriParams) (string, error) {
 			return p.name
 		case key == "time" && verb == "s":
 			return p.time.UTC().Format(TimeLayout)
+		case key == "worker" && verb == "s":
+			if p.worker == "" {
+				fail(errors.New("%(worker)s in the feed uri, but the crawl has no worker id"))
+			}
+			return p.worker
 		case key == "batch_id" && verb == "d" && p.batchID > 0:
 			w, _ := strconv.Atoi(width)
 			return fmt.Sprintf("%0*d", w, p.batchID)
 		case key == "batch_time" && verb == "s" && p.batchID > 0:
 			return p.batchTime.UTC().Format(TimeLayout + ".000000")
 		}
-		fail(fmt.Errorf("unknown placeholder %s in the feed uri (want %%(name)s or %%(time)s, and with batchItemCount %%(batch_id)d or %%(batch_time)s)", m))
+		fail(fmt.Errorf("unknown placeholder %s in the feed uri (want %%(name)s, %%(time)s or %%(worker)s, and with batchItemCount %%(batch_id)d or %%(batch_time)s)", m))
 		return m
 	})
 	return out, err

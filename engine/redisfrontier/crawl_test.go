@@ -248,7 +248,7 @@ func TestInspectAndClear(t *testing.T) {
 	flushed(t, f)
 	flushed(t, other)
 	stats.Inc("item_scraped_count", 7)
-	var cr *redisfrontier.Crawl
+	var cr *redisfrontier.Status
 	waitFor(t, "the heartbeat with the stats", func() bool {
 		var err error
 		if cr, err = redisfrontier.Inspect(ctx, r.URL(0), "a*"); err != nil {

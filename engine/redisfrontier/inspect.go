@@ -5,117 +5,156 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
+	"net/url"
+	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// Crawl is a shared crawl as Redis holds it: what `jscrawl stats --frontier` shows.
-type Crawl struct {
-	ID        string           `json:"crawl"`
-	Finished  bool             `json:"finished"`
+// CrawlCount returns the crawl-wide value of the integer stat key, for CLOSESPIDER_*
+// limits counted crawl-wide: the crawl's value as of this worker's last heartbeat, with
+// this worker's own counts since then added. Safe from any goroutine.
+func (f *Frontier) CrawlCount(key string) int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.totals[key] - f.pushed[key] + f.stats.Int(key)
+}
+
+// Status is a crawl as its Redis keys show it (jscrawl stats --frontier).
+type Status struct {
+	CrawlID   string           `json:"crawlId"`
+	Prefix    string           `json:"prefix"`   // every key of the crawl starts with it
+	Finished  bool             `json:"finished"` // nothing pending or leased, start() done
 	StartDone bool             `json:"startDone"`
 	Pending   int64            `json:"pending"`
 	Leased    int64            `json:"leased"`
 	Seen      int64            `json:"seen"`
-	Stats     map[string]int64 `json:"stats"`   // crawl-wide, Scrapy's keys
-	Workers   []WorkerInfo     `json:"workers"` // by id; a dead worker stays until cleared
+	Stats     map[string]int64 `json:"stats"`   // the workers' integer stats summed (maxima as maxima)
+	Workers   []WorkerInfo     `json:"workers"` // by id; a killed worker stays until cleared
+	Keys      int              `json:"keys"`    // keys of the crawl in Redis
 }
 
-// connect opens a client for one command, checking the connection.
-func connect(ctx context.Context, url string) (*redis.Client, error) {
-	ro, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("redis frontier: bad URL %q: %w", redactURL(url), err)
+// parseURL is redis.ParseURL with the password hidden in its error (url.Parse's error
+// quotes the whole URL).
+func parseURL(u string) (*redis.Options, error) {
+	ro, err := redis.ParseURL(u)
+	if err == nil {
+		return ro, nil
 	}
-	ro.DisableIdentity = true
-	c := redis.NewClient(ro)
-	if err := c.Ping(ctx).Err(); err != nil {
-		_ = c.Close()
-		return nil, fmt.Errorf("redis frontier %s: %w", redactURL(url), err)
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = &url.Error{Op: ue.Op, URL: redactURL(ue.URL), Err: ue.Err}
 	}
-	return c, nil
+	return nil, fmt.Errorf("redis frontier: bad URL %q: %w", redactURL(u), err)
 }
 
-// Inspect reads the state of crawl crawlID in the Redis at url.
-func Inspect(ctx context.Context, url, crawlID string) (*Crawl, error) {
-	c, err := connect(ctx, url)
+// connect returns a client for u after a PING: a malformed URL, a wrong password, a
+// missing database or an unreachable server is an error at once (no retry).
+func connect(ctx context.Context, u string) (*redis.Client, error) {
+	ro, err := parseURL(u)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
+	ro.MaxRetries = 0
+	ro.DialTimeout = 5 * time.Second
+	ro.DisableIdentity = true
+	rdb := redis.NewClient(ro)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		_ = rdb.Close()
+		return nil, fmt.Errorf("redis frontier %s: %w", redactURL(u), err)
+	}
+	return rdb, nil
+}
+
+// Inspect reads the crawl crawlID of the Redis at redisURL without taking part in it.
+func Inspect(ctx context.Context, redisURL, crawlID string) (*Status, error) {
+	if crawlID == "" {
+		return nil, fmt.Errorf("redis frontier: empty crawl id")
+	}
+	rdb, err := connect(ctx, redisURL)
+	if err != nil {
+		return nil, err
+	}
+	defer rdb.Close()
 	p := "jscrawl:" + crawlID + ":"
-	pipe := c.Pipeline()
-	fin := pipe.Exists(ctx, p+keyFinished)
-	done := pipe.HGet(ctx, p+keyStart, "done")
+	pipe := rdb.Pipeline()
 	pending := pipe.ZCard(ctx, p+keyPending)
 	leased := pipe.ZCard(ctx, p+keyLeased)
 	seen := pipe.SCard(ctx, p+keySeen)
+	finished := pipe.Exists(ctx, p+keyFinished)
+	start := pipe.HGet(ctx, p+keyStart, "done")
 	stats := pipe.HGetAll(ctx, p+keyStats)
 	workers := pipe.HGetAll(ctx, p+keyWorkers)
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return nil, fmt.Errorf("redis frontier: read crawl %s: %w", crawlID, err)
+	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
+		return nil, fmt.Errorf("redis frontier %s: read crawl %s: %w", redactURL(redisURL), crawlID, err)
 	}
-	cr := &Crawl{ID: crawlID, Finished: fin.Val() > 0, StartDone: done.Val() == "1",
-		Pending: pending.Val(), Leased: leased.Val(), Seen: seen.Val(), Stats: map[string]int64{}}
+	st := &Status{CrawlID: crawlID, Prefix: p, Pending: pending.Val(), Leased: leased.Val(), Seen: seen.Val(),
+		Finished: finished.Val() > 0, StartDone: start.Val() == "1", Stats: map[string]int64{}, Workers: []WorkerInfo{}}
 	for k, v := range stats.Val() {
-		cr.Stats[k], _ = strconv.ParseInt(v, 10, 64)
+		st.Stats[k], _ = strconv.ParseInt(v, 10, 64)
 	}
-	for _, v := range workers.Val() {
+	for id, v := range workers.Val() {
 		var w WorkerInfo
-		if json.Unmarshal([]byte(v), &w) == nil {
-			cr.Workers = append(cr.Workers, w)
+		if json.Unmarshal([]byte(v), &w) != nil {
+			w = WorkerInfo{ID: id}
 		}
+		st.Workers = append(st.Workers, w)
 	}
-	slices.SortFunc(cr.Workers, func(a, b WorkerInfo) int { return strings.Compare(a.ID, b.ID) })
-	return cr, nil
+	sort.Slice(st.Workers, func(i, j int) bool { return st.Workers[i].ID < st.Workers[j].ID })
+	keys, err := crawlKeys(ctx, rdb, p)
+	if err != nil {
+		return nil, fmt.Errorf("redis frontier %s: %w", redactURL(redisURL), err)
+	}
+	st.Keys = len(keys)
+	return st, nil
 }
 
-// Clear removes every key of crawl crawlID from the Redis at url (`jscrawl frontier
-// clear`) and returns how many it removed. Workers still running on it would go on with
-// an empty crawl: stop them first.
-func Clear(ctx context.Context, url, crawlID string) (int64, error) {
-	c, err := connect(ctx, url)
+// Clear deletes every key of the crawl crawlID (those starting with jscrawl:<crawl-id>:)
+// and returns how many there were. Workers still running on the crawl should be stopped
+// first: they would go on with what they hold.
+func Clear(ctx context.Context, redisURL, crawlID string) (int, error) {
+	if crawlID == "" {
+		return 0, fmt.Errorf("redis frontier: empty crawl id")
+	}
+	rdb, err := connect(ctx, redisURL)
 	if err != nil {
 		return 0, err
 	}
-	defer c.Close()
-	var n int64
-	iter := c.Scan(ctx, 0, globEscape("jscrawl:"+crawlID+":")+"*", 1000).Iterator()
-	var batch []string
-	flush := func() error {
-		if len(batch) == 0 {
-			return nil
-		}
-		d, err := c.Unlink(ctx, batch...).Result()
-		n += d
-		batch = batch[:0]
-		return err
+	defer rdb.Close()
+	keys, err := crawlKeys(ctx, rdb, "jscrawl:"+crawlID+":")
+	if err != nil {
+		return 0, fmt.Errorf("redis frontier %s: %w", redactURL(redisURL), err)
 	}
-	for iter.Next(ctx) {
-		batch = append(batch, iter.Val())
-		if len(batch) == 500 {
-			if err := flush(); err != nil {
-				return n, fmt.Errorf("redis frontier: clear %s: %w", crawlID, err)
-			}
+	for i := 0; i < len(keys); i += 256 {
+		if err := rdb.Del(ctx, keys[i:min(i+256, len(keys))]...).Err(); err != nil {
+			return 0, fmt.Errorf("redis frontier %s: clear crawl %s: %w", redactURL(redisURL), crawlID, err)
 		}
 	}
-	if err := iter.Err(); err != nil {
-		return n, fmt.Errorf("redis frontier: clear %s: %w", crawlID, err)
-	}
-	if err := flush(); err != nil {
-		return n, fmt.Errorf("redis frontier: clear %s: %w", crawlID, err)
-	}
-	return n, nil
+	return len(keys), nil
 }
 
-// globEscape escapes the characters SCAN's MATCH pattern gives a meaning.
+// crawlKeys lists the keys that start with prefix (SCAN, so Redis is not blocked).
+func crawlKeys(ctx context.Context, rdb *redis.Client, prefix string) ([]string, error) {
+	var keys []string
+	iter := rdb.Scan(ctx, 0, globEscape(prefix)+"*", 1000).Iterator()
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	if err := iter.Err(); err != nil {
+		return nil, fmt.Errorf("list keys %s*: %w", prefix, err)
+	}
+	sort.Strings(keys)
+	return keys, nil
+}
+
+// globEscape escapes the glob characters of a SCAN MATCH pattern.
 func globEscape(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if strings.ContainsRune(`*?[]\^`, r) {
+		if strings.ContainsRune(`*?[]\`, r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)

@@ -280,9 +280,9 @@ func Open(ctx context.Context, opts Options) (*Frontier, error) {
 	if opts.Stats == nil {
 		opts.Stats = engine.NewStats()
 	}
-	ro, err := redis.ParseURL(opts.URL)
+	ro, err := parseURL(opts.URL)
 	if err != nil {
-		return nil, fmt.Errorf("redis frontier: bad URL %q: %w", redactURL(opts.URL), err)
+		return nil, err
 	}
 	ro.MaxRetries = -1 // the frontier retries itself, with its own backoff
 	ro.DialTimeout = 5 * time.Second

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jscrawl/jscrawl/engine/enginetest"
+	"github.com/redis/go-redis/v9"
+)
+
+// BenchmarkFleet crawls a tree site of JSCRAWL_FLEET_PAGES pages (default 4,000), each
+// answered after JSCRAWL_FLEET_DELAY (default 50ms: the bench kit's IO-bound w2 shape),
+// with CONCURRENT_REQUESTS=16 per process (and CONCURRENT_REQUESTS_PER_DOMAIN 16 times the
+// processes, as the workers share the per-domain limit): "memory" is one process without --frontier,
+// "workers=N" N worker processes sharing the crawl through a redis-server. It reports
+// pages/s (wall clock, start-up included), the workers' CPU per page and the Redis round
+// trips (EVALSHA calls) per page. Run it alone on a quiet machine:
+//
+//	go test -run '^$' -bench Fleet -benchtime 1x .
+//	JSCRAWL_FLEET_PAGES=2000 JSCRAWL_FLEET_DELAY=0 go test -run '^$' -bench Fleet -benchtime 3x .   # CPU-bound
+func BenchmarkFleet(b *testing.B) {
+	pages, delay := 4000, 50*time.Millisecond
+	if v, err := strconv.Atoi(os.Getenv("JSCRAWL_FLEET_PAGES")); err == nil && v > 0 {
+		pages = v
+	}
+	if v, err := time.ParseDuration(os.Getenv("JSCRAWL_FLEET_DELAY")); err == nil {
+		delay = v
+	}
+	r := enginetest.StartRedis(b, enginetest.RedisOptions{})
+	rdb := redis.NewClient(&redis.Options{Addr: r.Addr})
+	defer rdb.Close()
+	dir := b.TempDir()
+	writeFile(b, dir, "tree.js", treeSpider)
+	for _, workers := range []int{0, 1, 2, 4} {
+		name := fmt.Sprintf("workers=%d", workers)
+		if workers == 0 {
+			name = "memory"
+		}
+		b.Run(name, func(b *testing.B) {
+			var wall, cpu time.Duration
+			var trips int64
+			for i := range b.N {
+				site := newTreeSite(b, pages)
+				site.delay = delay
+				if err := rdb.ConfigResetStat(context.Background()).Err(); err != nil {
+					b.Fatal(err)
+				}
+				// 16 requests in flight per process; per domain, room for all of them (the
+				// site is one domain, and politeness is shared by the workers).
+				args := []string{"run", "tree.js", "-a", "baseUrl=" + site.URL, "-s", "CONCURRENT_REQUESTS=16",
+					"-s", fmt.Sprintf("CONCURRENT_REQUESTS_PER_DOMAIN=%d", 16*max(workers, 1)), "-L", "WARNING"}
+				if workers > 0 {
+					args = append(args, "--frontier", r.URL(0), "--crawl-id", fmt.Sprintf("bench-%d-%d", workers, i))
+				}
+				start := time.Now()
+				var cmds []*exec.Cmd
+				for range max(workers, 1) {
+					cmd := exec.Command(bin, args...)
+					cmd.Dir = dir
+					if err := cmd.Start(); err != nil {
+						b.Fatal(err)
+					}
+					cmds = append(cmds, cmd)
+				}
+				for _, cmd := range cmds {
+					if err := cmd.Wait(); err != nil {
+						b.Fatalf("worker: %v", err)
+					}
+					cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+				}
+				wall += time.Since(start)
+				info, err := rdb.Info(context.Background(), "commandstats").Result()
+				if err != nil {
+					b.Fatal(err)
+				}
+				if m := evalshaCalls.FindStringSubmatch(info); m != nil {
+					n, _ := strconv.ParseInt(m[1], 10, 64)
+					trips += n
+				}
+				site.mu.Lock()
+				if site.n != pages {
+					b.Errorf("%d pages downloaded, want %d", site.n, pages)
+				}
+				site.mu.Unlock()
+			}
+			total := float64(pages * b.N)
+			b.ReportMetric(total/wall.Seconds(), "pages/s")
+			b.ReportMetric(float64(cpu.Microseconds())/total, "cpu-µs/page")
+			b.ReportMetric(float64(trips)/total, "trips/page")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+var evalshaCalls = regexp.MustCompile(`cmdstat_evalsha:calls=(\d+)`)
