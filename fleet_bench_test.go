@@ -21,7 +21,8 @@ import (
 // processes, as the workers share the per-domain limit): "memory" is one process without --frontier,
 // "workers=N" N worker processes sharing the crawl through a redis-server. It reports
 // pages/s (wall clock, start-up included), the workers' CPU per page and the Redis round
-// trips (EVALSHA calls) per page. Run it alone on a quiet machine:
+// trips (EVALSHA calls) per page. JSCRAWL_FLEET_CPUPROFILE=PREFIX writes each worker's CPU
+// profile to PREFIX-<name>-<worker>.pprof. Run it alone on a quiet machine:
 //
 //	go test -run '^$' -bench Fleet -benchtime 1x .
 //	JSCRAWL_FLEET_PAGES=2000 JSCRAWL_FLEET_DELAY=0 go test -run '^$' -bench Fleet -benchtime 3x .   # CPU-bound
@@ -61,8 +62,12 @@ func BenchmarkFleet(b *testing.B) {
 				}
 				start := time.Now()
 				var cmds []*exec.Cmd
-				for range max(workers, 1) {
-					cmd := exec.Command(bin, args...)
+				for w := range max(workers, 1) {
+					wargs := args
+					if prof := os.Getenv("JSCRAWL_FLEET_CPUPROFILE"); prof != "" {
+						wargs = append(wargs[:len(wargs):len(wargs)], "--cpuprofile", fmt.Sprintf("%s-%s-%d.pprof", prof, name, w))
+					}
+					cmd := exec.Command(bin, wargs...)
 					cmd.Dir = dir
 					if err := cmd.Start(); err != nil {
 						b.Fatal(err)
