@@ -23,7 +23,8 @@ import (
 // pages/s (wall clock, start-up included), the workers' CPU per page, the Redis round
 // trips (EVALSHA calls) per page, the commands Redis ran per page (the scripts' included)
 // and redis-server's CPU per page. JSCRAWL_FLEET_CPUPROFILE=PREFIX writes each worker's CPU
-// profile to PREFIX-<name>-<worker>.pprof. Run it alone on a quiet machine:
+// profile to PREFIX-<name>-<worker>.pprof, JSCRAWL_FLEET_COMMANDSTATS=1 logs Redis's
+// commandstats after each crawl. Run it alone on a quiet machine:
 //
 //	go test -run '^$' -bench Fleet -benchtime 1x .
 //	JSCRAWL_FLEET_PAGES=2000 JSCRAWL_FLEET_DELAY=0 go test -run '^$' -bench Fleet -benchtime 3x .   # CPU-bound
@@ -91,6 +92,9 @@ func BenchmarkFleet(b *testing.B) {
 				if m := evalshaCalls.FindStringSubmatch(info); m != nil {
 					n, _ := strconv.ParseInt(m[1], 10, 64)
 					trips += n
+				}
+				if os.Getenv("JSCRAWL_FLEET_COMMANDSTATS") != "" {
+					b.Log(info)
 				}
 				for _, m := range cmdCalls.FindAllStringSubmatch(info, -1) {
 					n, _ := strconv.ParseInt(m[1], 10, 64)

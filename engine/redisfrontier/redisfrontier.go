@@ -253,8 +253,11 @@ const (
 	defaultLease  = 60 * time.Second
 	defaultRetry  = 5 * time.Minute
 	maxOpsPerTrip = 4096 // ARGV words of ops per round trip, about
-	hotSize       = 1 << 16
-	maxPriority   = 1 << 50
+	// gatherOps is how long new requests and acknowledgements wait for others to share
+	// their round trip, when nothing else calls for one.
+	gatherOps   = 10 * time.Millisecond
+	hotSize     = 1 << 16
+	maxPriority = 1 << 50
 )
 
 // Open connects to the crawl's Redis and returns its frontier for this worker, with its
@@ -723,6 +726,16 @@ func (f *Frontier) loop() {
 	backoff := 50 * time.Millisecond
 	timer := time.NewTimer(0)
 	defer timer.Stop()
+	reset := func(wait time.Duration) {
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(max(wait, 0))
+	}
+	var gather time.Time // when the outbox goes out unless something sends it sooner
 	for {
 		select {
 		case <-f.kick:
@@ -730,9 +743,23 @@ func (f *Frontier) loop() {
 		}
 		f.mu.Lock()
 		closing := f.closing
+		ops, hungry, down := len(f.ops), f.hungry, !f.down.IsZero()
 		f.mu.Unlock()
 		heartbeat := time.Since(lastRenew) >= renewEvery || closing
 		stats := heartbeat || time.Since(lastStats) >= statsEvery
+		// New requests and acknowledgements wait up to gatherOps for more to share the
+		// round trip, unless the engine needs requests, the worker closes, or a
+		// heartbeat, a stats push or a retry is due anyway.
+		if ops > 0 && ops < maxOpsPerTrip/8 && !hungry && !closing && !heartbeat && !stats && !down && f.retry == nil {
+			if gather.IsZero() {
+				gather = time.Now().Add(gatherOps)
+			}
+			if d := time.Until(gather); d > 0 {
+				reset(d)
+				continue
+			}
+		}
+		gather = time.Time{}
 		got, s, err := f.trip(ctx, heartbeat, stats, closing)
 		var wait time.Duration
 		switch {
@@ -770,13 +797,7 @@ func (f *Frontier) loop() {
 				wait = min(renewEvery-time.Since(lastRenew), statsEvery-time.Since(lastStats))
 			}
 		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
-		}
-		timer.Reset(max(wait, 0))
+		reset(wait)
 	}
 }
 
