@@ -36,11 +36,12 @@
 // or a heartbeat is due. The script handles a round trip's adds, acknowledgements and
 // leases with a few multi-member commands (ZADD, HSET, HMGET, ZREM, HDEL), one SADD per
 // new request. With a busy worker that is well under one round trip per request
-// (BenchmarkFleet: 0.2–0.75 per page, the shared politeness's included, 5.5–13 Redis
+// (BenchmarkFleet: 0.22–0.54 per page, the shared politeness's included, 5–10 Redis
 // commands per page); a worker with a single request at a time needs about 1.6 (its add,
 // then its lease with the acknowledgement of the one before), plus, for all its leases at
-// once, a renewal every LeaseTimeout/3 and a stats push every second. The script keeps each worker's last reply (trips), so a round trip
-// sent again after a lost reply is not applied twice.
+// once, a renewal every LeaseTimeout/3 and a stats push every second. The script keeps
+// each worker's last reply (trips), so a round trip sent again after a lost reply is not
+// applied twice.
 //
 // # Keys
 //
