@@ -38,6 +38,16 @@ import (
 // script call, or a background goroutine sends them at once; that goroutine also renews the
 // worker's holds every third of the lease timeout, so a killed worker's holds free their
 // slots a lease timeout after its last renewal.
+//
+// In a slot without a delay (the acquisition's delay is 0) a hold only counts a download
+// against the slot's concurrency, so a worker keeps the hold of a download that ended as
+// a spare for up to spareLinger instead of releasing it at once: a download of the same
+// slot in the same worker takes the spare without a script call (the hold moves from one
+// download to the next; the slot's count in Redis never changes, so the crawl-wide
+// concurrency holds exactly). A spare is taken only within reuseFresh of this worker's
+// last acquisition of the slot that Redis granted without a wait, so a pause another
+// worker set (Retry-After) holds here too, at most reuseFresh late. Spares not taken are
+// released by the background goroutine.
 
 // Keys of the shared slots and robots.txt, after the crawl's prefix.
 const (
@@ -151,6 +161,9 @@ type politeness struct {
 	held     map[string]string // hold token → slot key: the holds to renew
 	queue    []slotOp          // releases and pauses not sent yet
 	waiters  map[string]chan struct{}
+	spares   map[string][]spare   // slot key → holds kept for reuse (no delay)
+	fresh    map[string]time.Time // slot key → its last acquisition granted without a wait
+	sweeping bool                 // the background goroutine is to release old spares
 	closed   bool
 	kick     chan struct{}
 	stop     chan struct{}
@@ -163,6 +176,8 @@ func (f *Frontier) polite() *politeness {
 	p.start.Do(func() {
 		p.held = map[string]string{}
 		p.waiters = map[string]chan struct{}{}
+		p.spares = map[string][]spare{}
+		p.fresh = map[string]time.Time{}
 		p.kick = make(chan struct{}, 1)
 		p.stop = make(chan struct{})
 		p.loopDone = make(chan struct{})
@@ -181,6 +196,12 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 	poll := 5 * time.Millisecond
 	backoff := 50 * time.Millisecond
 	for {
+		if delay <= 0 {
+			if token := p.takeSpare(key); token != "" {
+				f.stats.Inc("frontier/slot_holds_reused", 1)
+				return engine.SlotHold{Release: func(throttle time.Duration) { f.releaseSlot(key, token, true, throttle) }}, nil
+			}
+		}
 		p.mu.Lock()
 		p.seq++
 		token := f.worker + "#s" + strconv.FormatUint(p.seq, 10)
@@ -209,12 +230,18 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 			f.logger.Info(fmt.Sprintf("Slot %s: %d holds of stopped workers expired", key, recovered))
 		}
 		if wait >= 0 {
+			reuse := wait == 0 && delay <= 0 // a hold that only counts: it may be reused
 			hold := engine.SlotHold{
 				Throttle: time.Duration(at) * time.Microsecond,
-				Release:  func(throttle time.Duration) { f.releaseSlot(key, token, throttle) },
+				Release:  func(throttle time.Duration) { f.releaseSlot(key, token, reuse, throttle) },
+			}
+			if reuse {
+				p.mu.Lock()
+				p.fresh[key] = time.Now()
+				p.mu.Unlock()
 			}
 			if err := f.awaitStart(ctx, key, token, delay, wait); err != nil {
-				hold.Release(0)
+				f.releaseSlot(key, token, false, 0)
 				return engine.SlotHold{}, err
 			}
 			return hold, nil
@@ -222,6 +249,9 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 		p.mu.Lock()
 		delete(p.held, token)
 		p.mu.Unlock()
+		if delay <= 0 && p.hasSpare(key) {
+			continue // a download of this worker ended meanwhile
+		}
 		w := min(poll, max(time.Duration(retry)*time.Microsecond, time.Millisecond))
 		poll = min(2*poll, 100*time.Millisecond)
 		t := time.NewTimer(w)
@@ -286,18 +316,108 @@ func (f *Frontier) PauseSlot(key string, t time.Time) {
 	if d <= 0 {
 		return
 	}
-	f.polite().enqueue(slotOp{key, []any{"p", d.Microseconds()}})
-}
-
-// releaseSlot queues the release of a hold and wakes this worker's waiters for the slot,
-// whose next acquisition carries it.
-func (f *Frontier) releaseSlot(key, token string, throttle time.Duration) {
 	p := f.polite()
 	p.mu.Lock()
-	delete(p.held, token)
+	delete(p.fresh, key) // spares wait for Redis's word on the pause
 	p.mu.Unlock()
-	p.enqueue(slotOp{key, []any{"r", token, max(throttle.Microseconds(), 0)}})
+	p.enqueue(slotOp{key, []any{"p", d.Microseconds()}})
+}
+
+// Spare holds (slots without a delay).
+const (
+	// spareLinger is how long a worker keeps the hold of a download that ended for
+	// another download of the slot before releasing it.
+	spareLinger = 20 * time.Millisecond
+	// reuseFresh is how long after an acquisition of the slot granted without a wait the
+	// worker reuses its spares without asking Redis (a pause set meanwhile by another
+	// worker is seen that much later at most).
+	reuseFresh = 100 * time.Millisecond
+)
+
+// spare is a hold kept for reuse.
+type spare struct {
+	token string
+	since time.Time
+}
+
+// takeSpare returns a spare hold of slot key, or "" when there is none or the slot's
+// last word from Redis is older than reuseFresh (then its spares are released, and the
+// caller acquires a hold in Redis).
+func (p *politeness) takeSpare(key string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	sp := p.spares[key]
+	if len(sp) == 0 {
+		return ""
+	}
+	if time.Since(p.fresh[key]) > reuseFresh || p.closed {
+		for _, s := range sp {
+			delete(p.held, s.token)
+			p.queue = append(p.queue, slotOp{key, []any{"r", s.token, 0}})
+		}
+		delete(p.spares, key)
+		return ""
+	}
+	token := sp[len(sp)-1].token
+	if len(sp) == 1 {
+		delete(p.spares, key)
+	} else {
+		p.spares[key] = sp[:len(sp)-1]
+	}
+	return token
+}
+
+// hasSpare reports whether slot key has a spare hold.
+func (p *politeness) hasSpare(key string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.spares[key]) > 0
+}
+
+// releaseSlot ends a download's hold: a hold that may be reused (granted without a wait
+// in a slot without a delay), without AutoThrottle's delay to share, becomes a spare
+// (kept, renewed, for reuse); otherwise its release is queued. It wakes this worker's
+// waiters for the slot.
+func (f *Frontier) releaseSlot(key, token string, reuse bool, throttle time.Duration) {
+	p := f.polite()
+	p.mu.Lock()
+	if reuse && throttle <= 0 && !p.closed {
+		p.spares[key] = append(p.spares[key], spare{token, time.Now()})
+		kick := !p.sweeping
+		p.sweeping = true
+		p.mu.Unlock()
+		if kick {
+			p.kickLoop()
+		}
+	} else {
+		delete(p.held, token)
+		p.mu.Unlock()
+		p.enqueue(slotOp{key, []any{"r", token, max(throttle.Microseconds(), 0)}})
+	}
 	p.wake([]slotOp{{key: key}})
+}
+
+// sweepSpares queues the release of the spares older than spareLinger and reports whether
+// some remain. Called with p.mu held.
+func (p *politeness) sweepSpares() bool {
+	now := time.Now()
+	for key, sp := range p.spares {
+		keep := sp[:0]
+		for _, s := range sp {
+			if now.Sub(s.since) >= spareLinger {
+				delete(p.held, s.token)
+				p.queue = append(p.queue, slotOp{key, []any{"r", s.token, 0}})
+			} else {
+				keep = append(keep, s)
+			}
+		}
+		if len(keep) == 0 {
+			delete(p.spares, key)
+		} else {
+			p.spares[key] = keep
+		}
+	}
+	return len(p.spares) > 0
 }
 
 func (p *politeness) enqueue(op slotOp) {
@@ -377,7 +497,7 @@ func (f *Frontier) politeLoop() {
 	renew := time.NewTicker(f.opts.LeaseTimeout / 3)
 	defer renew.Stop()
 	backoff := 50 * time.Millisecond
-	var retry <-chan time.Time
+	var retry, sweep <-chan time.Time
 	for {
 		renewing, stopping := false, false
 		select {
@@ -386,10 +506,18 @@ func (f *Frontier) politeLoop() {
 			renewing = true
 		case <-retry:
 			retry = nil
+		case <-sweep:
+			sweep = nil
+			p.mu.Lock()
+			p.sweeping = p.sweepSpares()
+			p.mu.Unlock()
 		case <-p.stop:
 			stopping = true
 		}
 		p.mu.Lock()
+		if p.sweeping && sweep == nil {
+			sweep = time.After(spareLinger)
+		}
 		ops := p.queue
 		p.queue = nil
 		if renewing {
@@ -435,6 +563,7 @@ func (f *Frontier) closePolite() {
 	p.mu.Lock()
 	closed := p.closed
 	p.closed = true
+	clear(p.spares)
 	for tok, key := range p.held {
 		p.queue = append(p.queue, slotOp{key, []any{"r", tok, 0}})
 	}

@@ -581,3 +581,54 @@ func TestPauseMovesReservedStart(t *testing.T) {
 		t.Errorf("b's reserved download started %v after the pause began, want ≥ 1s", d)
 	}
 }
+
+// TestSlotHoldReused: in a slot without a delay, a worker's next download takes the hold
+// its previous one left (no new hold in Redis), another worker still cannot exceed the
+// slot's concurrency meanwhile, and a hold left unused is released, so the other worker
+// gets the slot.
+func TestSlotHoldReused(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	c := client(t, r)
+	aStats := engine.NewStats()
+	a := open(t, r, "reuse", func(o *redisfrontier.Options) { o.Stats = aStats })
+	b := open(t, r, "reuse", nil)
+	holds := func() []string {
+		m, err := c.ZRange(ctx, "jscrawl:reuse:holds:host", 0, -1).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	hold, err := a.AcquireSlot(ctx, "host", 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := holds()
+	hold.Release(0)
+	hold, err = a.AcquireSlot(ctx, "host", 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := aStats.Int("frontier/slot_holds_reused"); n != 1 {
+		t.Errorf("frontier/slot_holds_reused = %d, want 1", n)
+	}
+	if got := holds(); len(first) != 1 || !slices.Equal(got, first) {
+		t.Errorf("holds %v after the second acquisition, want the first one's %v", got, first)
+	}
+	tctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+	_, err = b.AcquireSlot(tctx, "host", 1, 0)
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("b acquired the slot a holds: %v", err)
+	}
+	hold.Release(0)
+	tctx, cancel = context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	hold, err = b.AcquireSlot(tctx, "host", 1, 0)
+	if err != nil {
+		t.Fatalf("b never got the slot a no longer uses: %v", err)
+	}
+	hold.Release(0)
+}

@@ -54,17 +54,21 @@ local bye = false
 local added, filtered, acked, stale, recovered, startLost = 0, 0, 0, 0, 0, 0
 local lost = {}
 local startPos = 0
+-- Several members at once per command, in chunks (Lua's unpack has a limit).
+local function each(cmd, key, list, per)
+  local step = 2000 * per
+  for j = 1, #list, step do
+    redis.call(cmd, key, unpack(list, j, math.min(j + step - 1, #list)))
+  end
+end
+local adds, acks = {}, {} -- ARGV index of each added request; acknowledged members
 local i = 8
 while i <= #ARGV do
   local tag = ARGV[i]
   if tag == 'a' then
     local fp = ARGV[i+1]
     if fp == '' or redis.call('SADD', KEYS[1], fp) == 1 then
-      local seq = redis.call('HINCRBY', KEYS[6], 'seq', 1)
-      if not fifo then seq = 4503599627370495 - seq end
-      local m = string.format('%013x%013x', 2251799813685247 - tonumber(ARGV[i+2]), seq)
-      redis.call('ZADD', KEYS[2], 0, m)
-      redis.call('HSET', KEYS[3], m, ARGV[i+4])
+      adds[#adds+1] = i
       if added == 0 then redis.call('DEL', KEYS[8]) end -- work again: the crawl is not over
       added = added + 1
     else
@@ -79,12 +83,12 @@ while i <= #ARGV do
       if tag == 'h' then
         redis.call('ZADD', KEYS[4], 'XX', deadline, m)
       else
-        redis.call('ZREM', KEYS[4], m)
-        redis.call('HDEL', KEYS[5], m)
         if tag == 'k' then
-          redis.call('HDEL', KEYS[3], m)
+          acks[#acks+1] = m
           acked = acked + 1
         else
+          redis.call('ZREM', KEYS[4], m)
+          redis.call('HDEL', KEYS[5], m)
           redis.call('ZADD', KEYS[2], 0, m)
         end
       end
@@ -130,6 +134,26 @@ if startPos > 0 then
   local y = tonumber(redis.call('HGET', KEYS[7], 'yielded') or '0')
   if startPos > y then redis.call('HSET', KEYS[7], 'yielded', startPos) end
 end
+if #adds > 0 then
+  local base = redis.call('HINCRBY', KEYS[6], 'seq', #adds) - #adds
+  local zs, hs = {}, {}
+  for j, at in ipairs(adds) do
+    local seq = base + j
+    if not fifo then seq = 4503599627370495 - seq end
+    local m = string.format('%013x%013x', 2251799813685247 - tonumber(ARGV[at+2]), seq)
+    zs[#zs+1] = 0
+    zs[#zs+1] = m
+    hs[#hs+1] = m
+    hs[#hs+1] = ARGV[at+4]
+  end
+  each('ZADD', KEYS[2], zs, 2)
+  each('HSET', KEYS[3], hs, 2)
+end
+if #acks > 0 then
+  each('ZREM', KEYS[4], acks, 1)
+  each('HDEL', KEYS[5], acks, 1)
+  each('HDEL', KEYS[3], acks, 1)
+end
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[9], worker, ARGV[5]) end
 local expired = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 1000)
 for _, m in ipairs(expired) do
@@ -144,14 +168,26 @@ if n > 0 then
   local k = #popped / 2
   if k > 0 then
     local base = redis.call('HINCRBY', KEYS[6], 'lease', k) - k
+    local zs, hs, ms = {}, {}, {}
     for j = 1, k do
       local m = popped[2*j - 1]
       local tok = worker .. '#' .. string.format('%d', base + j)
-      redis.call('ZADD', KEYS[4], deadline, m)
-      redis.call('HSET', KEYS[5], m, tok)
-      out[#out+1] = m
-      out[#out+1] = tok
-      out[#out+1] = redis.call('HGET', KEYS[3], m) or ''
+      zs[#zs+1] = deadline
+      zs[#zs+1] = m
+      hs[#hs+1] = m
+      hs[#hs+1] = tok
+      ms[j] = m
+    end
+    each('ZADD', KEYS[4], zs, 2)
+    each('HSET', KEYS[5], hs, 2)
+    for j = 1, k, 2000 do
+      local recs = redis.call('HMGET', KEYS[3], unpack(ms, j, math.min(j + 1999, k)))
+      for r = 1, #recs do
+        local at = j + r - 1
+        out[#out+1] = ms[at]
+        out[#out+1] = hs[2*at]
+        out[#out+1] = recs[r] or ''
+      end
     end
   end
 end
