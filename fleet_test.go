@@ -546,3 +546,46 @@ func TestFrontierClearAsks(t *testing.T) {
 		}
 	}
 }
+
+// TestFleetSharedDelay: three worker processes share DOWNLOAD_DELAY: the site sees its
+// downloads at least the delay apart, as from one worker, while more than one worker
+// downloads.
+func TestFleetSharedDelay(t *testing.T) {
+	t.Parallel()
+	const pages, delay = 24, 150 * time.Millisecond
+	fl := newFleet(t, pages, enginetest.RedisOptions{})
+	var at []time.Time
+	fl.site.mu.Lock()
+	fl.site.onHit = func(int) { at = append(at, time.Now()) }
+	fl.site.mu.Unlock()
+	args := []string{"-s", "DOWNLOAD_DELAY=0.15", "-s", "RANDOMIZE_DOWNLOAD_DELAY=false", "-s", "CONCURRENT_REQUESTS=1"}
+	var procs []*crawlProc
+	for range 3 {
+		procs = append(procs, fl.start(args...))
+	}
+	for i, p := range procs {
+		fl.finishedAlone(i, p)
+	}
+	fl.nothingMissing()
+	fl.site.mu.Lock()
+	defer fl.site.mu.Unlock()
+	if len(at) != pages {
+		t.Fatalf("%d downloads, want %d", len(at), pages)
+	}
+	const margin = 30 * time.Millisecond // the server's own timing of two requests
+	for i := 1; i < len(at); i++ {
+		if gap := at[i].Sub(at[i-1]); gap < delay-margin {
+			t.Errorf("downloads %d and %d came %v apart, want at least DOWNLOAD_DELAY %v", i, i+1, gap, delay)
+		}
+	}
+	busy := 0
+	for i := range procs {
+		st := readStatsJSON(t, filepath.Join(fl.dir, fmt.Sprintf("stats-%d.json", i)))
+		if n, _ := st["response_received_count"].(float64); n > 0 {
+			busy++
+		}
+	}
+	if busy < 2 {
+		t.Errorf("only %d of 3 workers downloaded: the delay was not shared across workers", busy)
+	}
+}
