@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -111,6 +112,9 @@ func crawlWideLimits(eng *engine.Engine, f *redisfrontier.Frontier, settings *ty
 
 // frontierFailed is run's exit when the shared frontier failed for good.
 func frontierFailed(err error) error {
+	if errors.Is(err, redisfrontier.ErrStateLost) {
+		return cli.Exit(fmt.Sprintf("the shared crawl stopped: %v", err), 1)
+	}
 	return cli.Exit(fmt.Sprintf("the shared crawl stopped: %v; nothing is lost: start workers again to go on with it", err), 1)
 }
 

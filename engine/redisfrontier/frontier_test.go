@@ -456,3 +456,45 @@ func TestHeldAcks(t *testing.T) {
 		t.Errorf("after the kill, b got %v, want [unreleased]", got)
 	}
 }
+
+// TestStateLost: a worker whose crawl's keys vanish (Redis restarted without its data, or
+// the crawl cleared under it) fails for good with ErrStateLost instead of waiting forever
+// for a crawl that can no longer end, and calls OnFatal.
+func TestStateLost(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		lose func(t *testing.T, r *enginetest.Redis)
+	}{
+		{"restarted empty", func(t *testing.T, r *enginetest.Redis) { r.Restart() }},
+		{"cleared", func(t *testing.T, r *enginetest.Redis) {
+			if _, err := redisfrontier.Clear(context.Background(), r.URL(0), "lost"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := enginetest.StartRedis(t, enginetest.RedisOptions{}) // no AOF: a restart loses everything
+			fatal := make(chan error, 1)
+			f := open(t, r, "lost", func(o *redisfrontier.Options) {
+				o.LeaseTimeout = 300 * time.Millisecond
+				o.OnFatal = func(err error) { fatal <- err }
+			})
+			f.Enqueue(req("http://example.com/1"))
+			flushed(t, f)
+			tc.lose(t, r)
+			select {
+			case err := <-fatal:
+				if !errors.Is(err, redisfrontier.ErrStateLost) {
+					t.Fatalf("OnFatal(%v), want ErrStateLost", err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the worker did not notice that the crawl's state is gone")
+			}
+			if !errors.Is(f.Err(), redisfrontier.ErrStateLost) {
+				t.Errorf("Err() = %v, want ErrStateLost", f.Err())
+			}
+		})
+	}
+}

@@ -64,6 +64,8 @@
 //	stats     HASH  Scrapy stat key → crawl-wide integer (the workers' deltas summed,
 //	                maxima as maxima)
 //	trips     HASH  worker id → its last round trip's id and reply (removed at Close)
+//	created   STRING when the first worker opened the crawl; a worker that finds it gone at
+//	                a heartbeat fails with ErrStateLost (Redis lost its data, or a clear)
 //	slot:<key>, holds:<key>           a download slot shared by the workers (politeness.go)
 //	robots:<origin>, robotslock:<origin>  an origin's robots.txt, fetched once (robots.go)
 //
@@ -338,6 +340,11 @@ func (f *Frontier) open(ctx context.Context) (bool, error) {
 	backoff := 50 * time.Millisecond
 	for {
 		n, err := f.rdb.Exists(ctx, f.prefix+keyFinished).Result()
+		if err == nil && n == 0 {
+			// The crawl's marker: a worker that finds it gone later knows the crawl's state
+			// was lost (checkState).
+			err = f.rdb.SetNX(ctx, f.prefix+keyCreated, time.Now().UTC().Format(time.RFC3339), 0).Err()
+		}
 		if err == nil {
 			if err = syncScript.Load(ctx, f.rdb).Err(); err == nil {
 				err = startScript.Load(ctx, f.rdb).Err()
@@ -779,6 +786,9 @@ func (f *Frontier) loop() {
 			backoff = 50 * time.Millisecond
 			if s.heartbeat {
 				lastRenew = time.Now()
+				if !s.bye && !f.checkState(ctx) {
+					return // the crawl's state is gone: failed for good
+				}
 			}
 			if s.stats {
 				lastStats = time.Now()
@@ -809,6 +819,21 @@ func (f *Frontier) loop() {
 
 // failing handles a failed round trip: it reports false once Redis has failed for longer
 // than RetryTimeout (the frontier has failed for good).
+// ErrStateLost is the error of a worker that finds its crawl's keys gone from Redis while
+// it works: Redis restarted without persistence (or from an older snapshot), or the crawl
+// was cleared. The state cannot be rebuilt from the workers, so the worker stops.
+var ErrStateLost = errors.New("the crawl's state is gone from Redis (it restarted without its data, or the crawl was cleared): stop the workers, clear the crawl (jscrawl frontier clear) and start it again; run Redis with appendonly yes for crawls that matter")
+
+// checkState reports whether the crawl's marker is still in Redis; when it is not, the
+// frontier fails for good with ErrStateLost. A Redis error is left to the next round trip.
+func (f *Frontier) checkState(ctx context.Context) bool {
+	n, err := f.rdb.Exists(ctx, f.prefix+keyCreated).Result()
+	if err != nil || n > 0 {
+		return true
+	}
+	return f.failing(ErrStateLost)
+}
+
 func (f *Frontier) failing(err error) bool {
 	if errors.Is(err, redis.ErrClosed) {
 		return false // Close gave up waiting
@@ -820,7 +845,8 @@ func (f *Frontier) failing(err error) bool {
 	}
 	since := time.Since(f.down)
 	f.mu.Unlock()
-	if first {
+	lost := errors.Is(err, ErrStateLost)
+	if first && !lost {
 		f.logger.Warn(fmt.Sprintf("Redis frontier unreachable, not taking work, retrying for %s: %v", f.opts.RetryTimeout, err))
 		f.stats.Inc("frontier/redis_errors", 1)
 	}
@@ -828,7 +854,10 @@ func (f *Frontier) failing(err error) bool {
 		return true
 	}
 	ferr := fmt.Errorf("redis frontier %s: %s failing: %w", redactURL(f.opts.URL), since.Round(time.Second), err)
-	if retryable(err) {
+	switch {
+	case lost:
+		ferr = fmt.Errorf("redis frontier %s: %w", redactURL(f.opts.URL), err)
+	case retryable(err):
 		ferr = fmt.Errorf("redis frontier %s: unreachable for %s (FRONTIER_RETRY_TIMEOUT): %w", redactURL(f.opts.URL), since.Round(time.Second), err)
 	}
 	f.mu.Lock()

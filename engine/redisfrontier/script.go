@@ -15,6 +15,7 @@ const (
 	keyWorkers  = "workers"  // HASH worker id → JSON (WorkerInfo)
 	keyStats    = "stats"    // HASH Scrapy stat key → crawl-wide integer
 	keyTrips    = "trips"    // HASH worker id → its last round trip's id and reply
+	keyCreated  = "created"  // STRING: when the first worker opened the crawl (its marker)
 )
 
 var syncKeys = []string{keySeen, keyPending, keyReq, keyLeased, keyLease, keyMeta, keyStart, keyFinished, keyWorkers, keyStats, keyTrips}
