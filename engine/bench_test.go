@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine"
@@ -55,6 +56,35 @@ func BenchmarkSchedulerEnqueueNext(b *testing.B) {
 		if i%2 == 1 {
 			s.Next()
 			s.Next()
+		}
+	}
+}
+
+// BenchmarkSchedulerFollow enqueues and dequeues requests shaped like a followed link
+// (a new URL through the duplicate filter, a Referer header, which the queue packs while
+// the request waits and puts back in a map at Next), in batches of 1024; making the
+// requests is not counted.
+func BenchmarkSchedulerFollow(b *testing.B) {
+	s := engine.NewMemoryScheduler(settings(b, map[string]any{types.SchedulerMemoryMax: 0}), nil, nil, nil)
+	batch := make([]*types.Request, 1024)
+	b.ReportAllocs()
+	for done := 0; done < b.N; done += len(batch) {
+		b.StopTimer()
+		n := min(len(batch), b.N-done)
+		for i := range n {
+			batch[i] = &types.Request{
+				URL:     "http://127.0.0.1:18081/page/" + strconv.Itoa(done+i),
+				Headers: http.Header{"Referer": {"http://127.0.0.1:18081/page/0"}},
+			}
+		}
+		b.StartTimer()
+		for _, r := range batch[:n] {
+			s.Enqueue(r)
+		}
+		for range n {
+			if s.Next() == nil {
+				b.Fatal("the queue ran dry")
+			}
 		}
 	}
 }

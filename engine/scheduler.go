@@ -2,6 +2,7 @@ package engine
 
 import (
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -120,7 +121,14 @@ func (s *MemoryScheduler) Enqueue(req *types.Request) bool {
 		s.prios = slices.Insert(s.prios, i, req.Priority)
 	}
 	req.DropCaches() // a queued request waits long: its parsed URL is made again when needed
-	q.push(req)
+	// Only a request the scheduler's own filter let through is packed: it cannot be in the
+	// queue twice, while the same dontFilter request can (and one packing would leave the
+	// other slot without headers).
+	if s.ownDF != nil && !req.DontFilter {
+		q.push(pack(req))
+	} else {
+		q.push(queued{req: req})
+	}
 	s.n++
 	s.stats.Inc("scheduler/enqueued/memory", 1)
 	s.stats.Inc("scheduler/enqueued", 1)
@@ -152,12 +160,13 @@ func (s *MemoryScheduler) Next() *types.Request {
 	}
 	p := s.prios[0]
 	q := s.queues[p]
-	var req *types.Request
+	var it queued
 	if s.fifo {
-		req = q.popFront()
+		it = q.popFront()
 	} else {
-		req = q.popBack()
+		it = q.popBack()
 	}
+	req := it.unpack()
 	if q.len() == 0 {
 		delete(s.queues, p)
 		s.prios = s.prios[1:]
@@ -182,37 +191,82 @@ func (s *MemoryScheduler) Len() int {
 // Done implements Scheduler: a memory queue keeps no leases.
 func (s *MemoryScheduler) Done(*types.Request) {}
 
+// queued is a request as the queue holds it. A request waits long and most carry one
+// header (the Referer that RefererMiddleware sets), whose map costs about 400 bytes: while
+// queued, the headers are packed into key/value pairs (about 30 bytes for one) and the map
+// is made again when the request is dequeued.
+type queued struct {
+	req *types.Request
+	hdr []string // req.Headers as key, value, key, value… (one pair per value); nil: not packed
+}
+
+// pack takes req's headers out of their map. A key without values keeps the map (its
+// presence is what it says), and so does an empty map. req must be in no other slot.
+func pack(req *types.Request) queued {
+	n := 0
+	for _, vs := range req.Headers {
+		if len(vs) == 0 {
+			return queued{req: req}
+		}
+		n += len(vs)
+	}
+	if n == 0 {
+		return queued{req: req}
+	}
+	hdr := make([]string, 0, 2*n)
+	for k, vs := range req.Headers {
+		for _, v := range vs {
+			hdr = append(hdr, k, v)
+		}
+	}
+	req.Headers = nil
+	return queued{req: req, hdr: hdr}
+}
+
+// unpack returns the request with its headers back in a map.
+func (it queued) unpack() *types.Request {
+	if it.hdr == nil {
+		return it.req
+	}
+	h := make(http.Header, len(it.hdr)/2)
+	for i := 0; i < len(it.hdr); i += 2 {
+		h[it.hdr[i]] = append(h[it.hdr[i]], it.hdr[i+1])
+	}
+	it.req.Headers = h
+	return it.req
+}
+
 // reqQueue is a deque of requests: a slice with a moving head.
 type reqQueue struct {
-	items []*types.Request
+	items []queued
 	head  int
 }
 
 func (q *reqQueue) len() int { return len(q.items) - q.head }
 
-func (q *reqQueue) push(r *types.Request) {
+func (q *reqQueue) push(it queued) {
 	if q.head > 0 && q.head >= len(q.items)/2 {
 		n := copy(q.items, q.items[q.head:])
 		clear(q.items[n:])
 		q.items = q.items[:n]
 		q.head = 0
 	}
-	q.items = append(q.items, r)
+	q.items = append(q.items, it)
 }
 
-func (q *reqQueue) popFront() *types.Request {
-	r := q.items[q.head]
-	q.items[q.head] = nil
+func (q *reqQueue) popFront() queued {
+	it := q.items[q.head]
+	q.items[q.head] = queued{}
 	q.head++
-	return r
+	return it
 }
 
-func (q *reqQueue) popBack() *types.Request {
+func (q *reqQueue) popBack() queued {
 	i := len(q.items) - 1
-	r := q.items[i]
-	q.items[i] = nil
+	it := q.items[i]
+	q.items[i] = queued{}
 	q.items = q.items[:i]
-	return r
+	return it
 }
 
 // reqString formats req as Scrapy does: <GET http://...>.

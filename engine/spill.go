@@ -46,8 +46,8 @@ func (s *MemoryScheduler) spill() {
 	// FIFO head stay where they were.
 	for _, p := range s.prios {
 		q := s.queues[p]
-		for _, r := range q.items[q.head:] {
-			s.disk.f.Add(r)
+		for _, it := range q.items[q.head:] {
+			s.disk.f.Add(it.unpack())
 		}
 	}
 	s.queues, s.prios, s.n = map[int]*reqQueue{}, nil, 0
