@@ -75,12 +75,12 @@ func queuedCost(t testing.TB, n int, mk func(int) *types.Request) (perQueued, pe
 // 512 bytes of heap per queued request (the request with its strings, headers, meta and
 // cbKwargs, the queue's slot and its fingerprint) and at most 32 bytes per fingerprint of
 // the seen-set once the request is dequeued, measured with runtime.MemStats over 100,000
-// requests of each shape. Not timed; not parallel (the heap is the process's).
+// requests of each shape, and the seen-set also at sizes between its growths (a table
+// just grown is at its emptiest). Not timed; not parallel (the heap is the process's).
 func TestQueuedRequestHeapBudget(t *testing.T) {
-	const n = 100_000
 	for _, sh := range queuedShapes {
 		t.Run(sh.name, func(t *testing.T) {
-			q, seen := queuedCost(t, n, sh.make)
+			q, seen := queuedCost(t, 100_000, sh.make)
 			t.Logf("%s: %.0f bytes per queued request, %.1f bytes per seen fingerprint", sh.name, q, seen)
 			if q > 512 {
 				t.Errorf("a queued request costs %.0f bytes of heap, want ≤ 512", q)
@@ -89,6 +89,13 @@ func TestQueuedRequestHeapBudget(t *testing.T) {
 				t.Errorf("a seen fingerprint costs %.1f bytes of heap, want ≤ 32", seen)
 			}
 		})
+	}
+	for _, n := range []int{30_000, 70_000, 106_288, 140_000} { // 106,288: the table has just grown
+		_, seen := queuedCost(t, n, queuedShapes[1].make)
+		t.Logf("%d requests: %.1f bytes per seen fingerprint", n, seen)
+		if seen > 32 {
+			t.Errorf("%d requests: a seen fingerprint costs %.1f bytes of heap, want ≤ 32", n, seen)
+		}
 	}
 }
 

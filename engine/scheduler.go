@@ -18,22 +18,23 @@ type DupeFilter interface {
 }
 
 // MemoryDupeFilter is an in-memory DupeFilter keyed by the first 16 bytes of
-// req.FingerprintSum() (the fingerprint, kept compact: 16 bytes instead of 40 hex digits).
+// req.FingerprintSum() (the fingerprint, kept compact: 16 bytes instead of 40 hex digits,
+// in a table that costs at most 30 bytes per fingerprint).
 type MemoryDupeFilter struct {
 	mu   sync.Mutex
-	seen map[[16]byte]struct{}
+	seen *fpSet
 }
 
 // NewMemoryDupeFilter returns an empty MemoryDupeFilter.
 func NewMemoryDupeFilter() *MemoryDupeFilter {
-	return &MemoryDupeFilter{seen: make(map[[16]byte]struct{}, 1024)}
+	return &MemoryDupeFilter{seen: &fpSet{}}
 }
 
 // Len returns the number of fingerprints recorded.
 func (f *MemoryDupeFilter) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.seen)
+	return f.seen.len()
 }
 
 // Seen implements DupeFilter.
@@ -42,11 +43,7 @@ func (f *MemoryDupeFilter) Seen(req *types.Request) bool {
 	fp := [16]byte(sum[:16])
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if _, ok := f.seen[fp]; ok {
-		return true
-	}
-	f.seen[fp] = struct{}{}
-	return false
+	return !f.seen.add(fp)
 }
 
 // MemoryScheduler is the default Scheduler: an in-memory priority queue (higher Priority

@@ -53,10 +53,10 @@ func (s *MemoryScheduler) spill() {
 	s.queues, s.prios, s.n = map[int]*reqQueue{}, nil, 0
 	if s.ownDF != nil {
 		s.ownDF.mu.Lock()
-		for fp := range s.ownDF.seen {
+		for fp := range s.ownDF.seen.all() {
 			s.disk.f.AddSum(fp)
 		}
-		s.ownDF.seen = nil // unused from now on
+		s.ownDF.seen = &fpSet{} // unused from now on
 		s.ownDF.mu.Unlock()
 	}
 }
