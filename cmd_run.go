@@ -50,6 +50,7 @@ once; the feeds are flushed and closed either way.`,
 			&cli.StringFlag{Name: "jobdir", Usage: "keep the crawl in `DIR` (the JOBDIR setting): run the same command again to resume it after a stop or a crash"},
 			&cli.BoolFlag{Name: "fresh", Usage: "with --jobdir: forget the job's progress and start over"},
 			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the crawl to `FILE` (for go tool pprof)"},
+			&cli.StringFlag{Name: "memprofile", Hidden: true, Usage: "write a heap profile of the crawl to `FILE` (for go tool pprof), taken when the heap in use peaks (checked every second)"},
 		}, controlFlags()),
 		Action: runAction,
 	}
@@ -170,6 +171,10 @@ func runAction(c *cli.Context) error {
 		if err != nil {
 			return cli.Exit(err.Error(), 1)
 		}
+		defer stop()
+	}
+	if path := c.String("memprofile"); path != "" {
+		stop := startHeapProfile(ctx, path, time.Second)
 		defer stop()
 	}
 	stopStatus := func() {}
