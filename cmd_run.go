@@ -9,6 +9,7 @@ import (
 	"runtime/pprof"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -157,15 +158,16 @@ func runAction(c *cli.Context) error {
 	// finish (downloads for at most SHUTDOWN_TIMEOUT), the second stops at once. Feeds are
 	// flushed and closed either way.
 	ctx, cancel := context.WithCancel(c.Context)
-	defer cancel()
-	stopped := watchSignals(ctx, logger, eng.CloseSpider, cancel)
-	go func() {
+	var watchers sync.WaitGroup
+	defer func() { cancel(); watchers.Wait() }()
+	stopped := watchSignals(ctx, &watchers, logger, eng.CloseSpider, cancel)
+	watchers.Go(func() { // a frontier that failed for good closes the crawl
 		select {
 		case <-fatal:
 			eng.CloseSpider(ReasonFrontierError)
 		case <-ctx.Done():
 		}
-	}()
+	})
 	if path := c.String("cpuprofile"); path != "" {
 		stop, err := startCPUProfile(path)
 		if err != nil {
@@ -323,12 +325,12 @@ func (fs *runFeeds) open(ctx context.Context, ls *loadedSpider, rj *runJob, star
 
 // watchSignals handles SIGINT and SIGTERM while a crawl runs: the first calls
 // closeSpider("shutdown"), the second hardStop. The returned func tells which signal came
-// first (nil: none).
-func watchSignals(ctx context.Context, logger *slog.Logger, closeSpider func(string), hardStop func()) func() os.Signal {
+// first (nil: none). Its goroutine, in wg, ends with ctx.
+func watchSignals(ctx context.Context, wg *sync.WaitGroup, logger *slog.Logger, closeSpider func(string), hardStop func()) func() os.Signal {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	var first atomic.Value
-	go func() {
+	wg.Go(func() {
 		defer signal.Stop(sigs)
 		for n := 1; ; n++ {
 			var sig os.Signal
@@ -349,7 +351,7 @@ func watchSignals(ctx context.Context, logger *slog.Logger, closeSpider func(str
 			hardStop()
 			return
 		}
-	}()
+	})
 	return func() os.Signal {
 		s, _ := first.Load().(os.Signal)
 		return s
