@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -21,7 +22,11 @@ type Program struct {
 	Name string
 	// Code is the bundled JavaScript, with an inline source map.
 	Code string
-	prog *goja.Program
+	// Inputs are the absolute paths of the local source files the bundle was built from:
+	// the entry and the files it imports, without node_modules packages (what run --watch
+	// watches and check reads contracts from). Empty for BundleSource.
+	Inputs []string
+	prog   *goja.Program
 }
 
 // SyntaxError is a bundling or parse error at a position in a source file.
@@ -92,6 +97,7 @@ func Bundle(entry string, opts BundleOptions) (*Program, error) {
 		b.Sourcemap = api.SourceMapExternal
 		b.SourcesContent = api.SourcesContentExclude
 		b.Supported = map[string]bool{"async-generator": false, "for-await": false, "async-await": false}
+		b.Metafile = true
 	})
 	if err != nil {
 		return nil, err
@@ -104,7 +110,42 @@ func Bundle(entry string, opts BundleOptions) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	return compileBundle(entry, string(code), srcMap)
+	p, err := compileBundle(entry, string(code), srcMap)
+	if err != nil {
+		return nil, err
+	}
+	if p.Inputs, err = localInputs(res.Metafile, abs, cwd); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// localInputs lists the local files of esbuild's metafile (its "inputs", relative to cwd)
+// as absolute paths, the entry abs first, leaving out node_modules packages and esbuild's
+// virtual modules.
+func localInputs(metafile, abs, cwd string) ([]string, error) {
+	var m struct {
+		Inputs map[string]json.RawMessage `json:"inputs"`
+	}
+	if err := json.Unmarshal([]byte(metafile), &m); err != nil {
+		return nil, fmt.Errorf("esbuild metafile: %w", err)
+	}
+	out := []string{abs}
+	for p := range m.Inputs {
+		if strings.Contains(p, ":") && !filepath.IsAbs(p) { // a namespace such as "<stdin>" or "data:"
+			continue
+		}
+		full := p
+		if !filepath.IsAbs(full) {
+			full = filepath.Join(cwd, p)
+		}
+		if full == abs || slices.Contains(strings.Split(filepath.ToSlash(full), "/"), "node_modules") {
+			continue
+		}
+		out = append(out, full)
+	}
+	slices.Sort(out[1:])
+	return out, nil
 }
 
 // buildEntry runs esbuild on entry with the options Bundle and BundleFile share (bundling

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -189,6 +190,10 @@ func TestBundleResolvesImportsAndNodeModules(t *testing.T) {
 	prog, err := runtime.Bundle(filepath.Join(dir, "main.ts"), runtime.BundleOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The local inputs (what run --watch watches): the entry first, no node_modules package.
+	if want := []string{filepath.Join(dir, "main.ts"), filepath.Join(dir, "lib.ts")}; !slices.Equal(prog.Inputs, want) {
+		t.Errorf("Inputs = %q, want %q", prog.Inputs, want)
 	}
 	vm, err := runtime.NewVM(runtime.Options{})
 	if err != nil {
