@@ -418,7 +418,7 @@ func (s *Spider) Parse(ctx context.Context, resp *types.Response, emit engine.Em
 			}
 		}
 		if !isFunction(fn) {
-			return invocation{}, &runtime.ScriptError{Name: "TypeError", Message: fmt.Sprintf("spider %s has no method %q for %s", s.name, name, resp.URL)}
+			return invocation{}, s.missingCallback("method", name, resp.URL)
 		}
 		jr, err := st.responseToJS(h)
 		if err != nil {
@@ -446,7 +446,7 @@ func (s *Spider) Errback(ctx context.Context, f *types.Failure, emit engine.Emit
 	return s.run(ctx, s.acquire, name, url, emit, false, func(st *vmState) (invocation, error) {
 		fn := st.spider.Get(name)
 		if !isFunction(fn) {
-			return invocation{}, &runtime.ScriptError{Name: "TypeError", Message: fmt.Sprintf("spider %s has no errback method %q", s.name, name)}
+			return invocation{}, s.missingCallback("errback method", name, "")
 		}
 		rt := st.rt
 		fo := rt.NewObject()

@@ -450,12 +450,6 @@ func (st *vmState) requestToJS(req *types.Request) (goja.Value, error) {
 	if req.Body != nil {
 		_ = o.Set("body", string(req.Body))
 	}
-	if req.Callback != "" {
-		_ = o.Set("callback", req.Callback)
-	}
-	if req.Errback != "" {
-		_ = o.Set("errback", req.Errback)
-	}
 	_ = o.Set("cbKwargs", toJS(rt, req.CbKwargs))
 	meta := toJS(rt, req.Meta).ToObject(rt)
 	_ = meta.Set(types.MetaDepth, req.Depth)
@@ -478,7 +472,20 @@ func (st *vmState) requestToJS(req *types.Request) (goja.Value, error) {
 	}
 	_ = o.Set("priority", req.Priority)
 	_ = o.Set("dontFilter", req.DontFilter)
-	return st.makeRequest(goja.Undefined(), rt.ToValue(req.URL), o)
+	v, err := st.makeRequest(goja.Undefined(), rt.ToValue(req.URL), o)
+	if err != nil {
+		return nil, err
+	}
+	// The callback names are set after the constructor, which would check that the spider
+	// has them: a request whose callback a reload removed still reaches its errback.
+	jr := v.ToObject(rt)
+	if req.Callback != "" {
+		_ = jr.Set("callback", req.Callback)
+	}
+	if req.Errback != "" {
+		_ = jr.Set("errback", req.Errback)
+	}
+	return jr, nil
 }
 
 // dropError is a DropItem raised by a JS pipeline; it wraps the engine's ErrDropItem.

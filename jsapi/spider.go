@@ -108,7 +108,7 @@ type Options struct {
 // Spider runs a JS spider module on a pool of VMs (JS_VMS; one spider instance per VM).
 // It implements engine.Spider, engine.Opener and io.Closer.
 type Spider struct {
-	prog   *runtime.Program
+	prog   *runtime.Program // guarded by mu once the crawl runs (Reload replaces it)
 	opts   Options
 	logger *slog.Logger // tagged with the spider name
 
@@ -142,6 +142,7 @@ type Spider struct {
 	open    map[*Pipeline]bool // pipelines opened and not yet closed
 	job     jobState           // this.state and this.resumed of a job (jobstate.go)
 	methods map[string]bool    // the spider's method names (HasCallback)
+	reloads int                // how many times Reload swapped the code
 }
 
 // vmState is one VM's spider instance and the prelude's helpers; used on that VM's loop.
@@ -160,6 +161,7 @@ type vmState struct {
 	requestProto *goja.Object
 	selProto     *goja.Object // Selector methods
 	listProto    *goja.Object // SelectorList methods, inheriting Array.prototype
+	next         *reloaded    // the new code between Reload's two phases
 }
 
 func (st *vmState) helper(name string) goja.Value { return st.helpers.Get(name) }
@@ -535,7 +537,10 @@ func (s *Spider) newVM() (*runtime.VM, error) {
 		if err := st.install(); err != nil {
 			return err
 		}
-		exports, err := vm.Load(s.prog)
+		s.mu.Lock()
+		prog := s.prog
+		s.mu.Unlock()
+		exports, err := vm.Load(prog)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,132 @@
+package jsapi_test
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
+	"github.com/jscrawl/jscrawl/jsapi"
+	"github.com/jscrawl/jscrawl/runtime"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// reloadV1 is the spider a reload test starts with: start() sets this.state.n and
+// requests /gate, which the test server holds until the test has reloaded the spider;
+// the pipeline counts the items it saw in a field and marks them with its version.
+const reloadV1 = `import { Request } from "jscrawl";
+class Mark {
+  seen = 0;
+  processItem(item) { this.seen++; return { ...item, p: 1, seen: this.seen }; }
+}
+export const pipelines = [Mark];
+export default class R {
+  name = "reload";
+  *start() {
+    this.state.n = 41;
+    yield new Request("BASE/p/1", { callback: this.parseFirst });
+  }
+  *parseFirst(response) {
+    yield { url: response.url, v: 1 };
+    yield new Request("BASE/gate", { callback: this.parseGate, errback: this.onError });
+  }
+  *parseGate(response) { yield { url: response.url, v: 1, n: this.state.n }; }
+  *onError(failure) { yield { url: failure.request.url, error: failure.error.name + ": " + failure.error.message }; }
+}
+`
+
+// TestReload edits a spider during a crawl: the callback of a request queued before the
+// reload runs the new code, with this.state and the pipeline's fields carried over; a
+// callback the new code lost sends its request to the errback; new code that throws
+// leaves the old code running.
+func TestReload(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		edit      func(string) string // the new source from the old
+		wantErr   string              // Reload's error
+		wantGate  string              // the /gate item, url removed
+		wantFirst string
+	}{
+		{
+			name: "new callback code",
+			edit: func(s string) string {
+				s = strings.Replace(s, "v: 1, n: this.state.n", "v: 2, n: this.state.n + 1", 1)
+				return strings.Replace(s, "p: 1,", "p: 2,", 1)
+			},
+			wantGate:  `{"v":2,"n":42,"p":2,"seen":2}`,
+			wantFirst: `{"v":1,"p":1,"seen":1}`,
+		},
+		{
+			name:      "vanished callback",
+			edit:      func(s string) string { return strings.Replace(s, "*parseGate(", "*parseGateRenamed(", 1) },
+			wantGate:  `{"error":"TypeError: spider reload has no method \"parseGate\" for URL/gate (the code reloaded from FILE no longer defines it)","p":1,"seen":2}`,
+			wantFirst: `{"v":1,"p":1,"seen":1}`,
+		},
+		{
+			name:      "new code throws",
+			edit:      func(s string) string { return s + "\nthrow new Error(\"half-written\");\n" },
+			wantErr:   "half-written",
+			wantGate:  `{"v":1,"n":41,"p":1,"seen":2}`,
+			wantFirst: `{"v":1,"p":1,"seen":1}`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			arrived, release := make(chan struct{}), make(chan struct{})
+			mux := http.NewServeMux()
+			mux.HandleFunc("/gate", func(w http.ResponseWriter, r *http.Request) {
+				close(arrived)
+				<-release
+				w.Header().Set("Content-Type", "text/html")
+				_, _ = w.Write([]byte("<p>gate</p>"))
+			})
+			mux.HandleFunc("/p/{n}", func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/html")
+				_, _ = w.Write([]byte("<p>page</p>"))
+			})
+			srv := &server{Server: enginetest.StartWith(t, mux).Server}
+			reloaded := make(chan error, 1)
+			res := crawl(t, srv, spec{src: reloadV1, bound: func(s *jsapi.Spider, eng *engine.Engine) {
+				// The crawl runs once bound returns: reload while /gate is held, once the
+				// first item has left the pipeline.
+				go func() {
+					defer close(release)
+					<-arrived
+					deadline := time.Now().Add(30 * time.Second)
+					for eng.Stats().Int("item_scraped_count") < 1 && time.Now().Before(deadline) {
+						time.Sleep(time.Millisecond)
+					}
+					src := strings.ReplaceAll(tc.edit(reloadV1), "BASE", srv.URL)
+					prog, err := runtime.BundleSource("spider.ts", src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+					if err != nil {
+						reloaded <- err
+						return
+					}
+					reloaded <- s.Reload(context.Background(), prog)
+				}()
+			}})
+			reloadErr := <-reloaded
+			if tc.wantErr == "" && reloadErr != nil || tc.wantErr != "" && (reloadErr == nil || !strings.Contains(reloadErr.Error(), tc.wantErr)) {
+				t.Fatalf("Reload: %v, want an error containing %q", reloadErr, tc.wantErr)
+			}
+			got := map[string]string{}
+			for _, it := range res.items {
+				u, _ := it.Get("url")
+				rest := slices.DeleteFunc(slices.Clone(it), func(f types.Field) bool { return f.Key == "url" })
+				b, _ := rest.JSON()
+				got[strings.TrimPrefix(u.(string), srv.URL)] = strings.ReplaceAll(string(b), srv.URL, "URL")
+			}
+			want := map[string]string{"/p/1": tc.wantFirst, "/gate": strings.ReplaceAll(tc.wantGate, "FILE", "spider.ts")}
+			if !maps.Equal(got, want) {
+				t.Errorf("items:\n got %q\nwant %q\nlog:\n%s", got, want, res.log)
+			}
+		})
+	}
+}
