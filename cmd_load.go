@@ -88,6 +88,7 @@ type loadedSpider struct {
 	status         *statusLine             // run's live status line on a terminal, else nil
 	frontier       *redisfrontier.Frontier // the shared crawl's (openFrontier), else nil
 	worker         string                  // this process's id in a shared crawl: %(worker)s in feed URIs
+	inputs         []string                // the local files the spider file was bundled from (load)
 
 	opts    loadOptions
 	level   *slog.LevelVar // LOG_LEVEL: customSettings may change it after the logger exists
@@ -200,6 +201,7 @@ func (ls *loadedSpider) load(file string) error {
 	if err != nil {
 		return bundleError(err)
 	}
+	ls.inputs = prog.Inputs
 	return ls.loadProgram(file, prog)
 }
 
@@ -328,15 +330,9 @@ func stdio(c *cli.Context) (stdout, stderr io.Writer) {
 	return stdout, stderr
 }
 
-// bundleError turns a runtime.Bundle error into an exit error: a syntax error shows its
-// line with a caret under the column, as compilers do.
+// bundleError turns a runtime.Bundle error into an exit error (see bundleErrorText).
 func bundleError(err error) error {
-	var se *runtime.SyntaxError
-	if errors.As(err, &se) && se.LineText != "" {
-		col := min(max(se.Column-1, 0), len(se.LineText))
-		return cli.Exit(fmt.Sprintf("%v\n    %s\n    %s^", err, se.LineText, strings.Repeat(" ", col)), 1)
-	}
-	return cli.Exit(err.Error(), 1)
+	return cli.Exit(bundleErrorText(err), 1)
 }
 
 // idleSpider is an engine.Spider with nothing to crawl: an engine built on it is only used

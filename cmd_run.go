@@ -50,6 +50,7 @@ once; the feeds are flushed and closed either way.`,
 			&cli.StringSliceFlag{Name: "threshold", Usage: "check a stat at the end, `'KEY OP VALUE'` such as 'item_scraped_count >= 100' (repeatable; exit code 99 when one fails)"},
 			&cli.StringFlag{Name: "jobdir", Usage: "keep the crawl in `DIR` (the JOBDIR setting): run the same command again to resume it after a stop or a crash"},
 			&cli.BoolFlag{Name: "fresh", Usage: "with --jobdir: forget the job's progress and start over"},
+			&cli.BoolFlag{Name: "watch", Usage: "reload the spider's code when its file or a local import changes, keeping the queue, feeds, stats and this.state"},
 			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the crawl to `FILE` (for go tool pprof)"},
 			&cli.StringFlag{Name: "memprofile", Hidden: true, Usage: "write a heap profile of the crawl to `FILE` (for go tool pprof), taken when the heap in use peaks (checked every second)"},
 		}, controlFlags()),
@@ -168,6 +169,12 @@ func runAction(c *cli.Context) error {
 		case <-ctx.Done():
 		}
 	})
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	if c.Bool("watch") {
+		w := newSpiderWatcher(file, ls.inputs, spider, logger, eng.Backlog)
+		watchers.Go(func() { w.run(wctx) })
+	}
 	if path := c.String("cpuprofile"); path != "" {
 		stop, err := startCPUProfile(path)
 		if err != nil {
@@ -190,6 +197,7 @@ func runAction(c *cli.Context) error {
 		stopStatus = func() { stop(); <-done }
 	}
 	err = eng.Run(ctx)
+	stopWatch() // the spider is closed: nothing to reload
 	stopStatus()
 	var frontierErr error
 	if ls.frontier != nil {
