@@ -150,8 +150,8 @@ type contractCase struct {
 
 // contract is one post-hook: @returns or @scrapes.
 type contract struct {
-	tag   string // "returns", "scrapes"
-	line  string // the tag's arguments, as written
+	tag   string                                                  // "returns", "scrapes"
+	line  string                                                  // the tag's arguments, as written
 	check func(items []types.Item, requests int) (failure string) // "": passed
 }
 
