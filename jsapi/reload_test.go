@@ -1,6 +1,7 @@
 package jsapi_test
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"net/http"
@@ -40,6 +41,23 @@ export default class R {
 }
 `
 
+// reloadCrawlSpider is reloadV1 as a CrawlSpider: a rule, whose callback is given as a
+// method, follows the link to /gate.
+const reloadCrawlSpider = `import { CrawlSpider } from "jscrawl";
+class Mark {
+  seen = 0;
+  processItem(item) { this.seen++; return { ...item, p: 1, seen: this.seen }; }
+}
+export const pipelines = [Mark];
+export default class R extends CrawlSpider {
+  name = "reload";
+  startUrls = ["BASE/p/1"];
+  rules = [{ link: { allow: "/gate" }, callback: this.parseGate }];
+  *parseStartUrl(response) { this.state.n = 41; yield { url: response.url, v: 1 }; }
+  *parseGate(response) { yield { url: response.url, v: 1, n: this.state.n }; }
+}
+`
+
 // TestReload edits a spider during a crawl: the callback of a request queued before the
 // reload runs the new code, with this.state and the pipeline's fields carried over; a
 // callback the new code lost sends its request to the errback; new code that throws
@@ -48,6 +66,7 @@ func TestReload(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name      string
+		src       string              // reloadV1 when empty
 		edit      func(string) string // the new source from the old
 		wantErr   string              // Reload's error
 		wantGate  string              // the /gate item, url removed
@@ -55,6 +74,16 @@ func TestReload(t *testing.T) {
 	}{
 		{
 			name: "new callback code",
+			edit: func(s string) string {
+				s = strings.Replace(s, "v: 1, n: this.state.n", "v: 2, n: this.state.n + 1", 1)
+				return strings.Replace(s, "p: 1,", "p: 2,", 1)
+			},
+			wantGate:  `{"v":2,"n":42,"p":2,"seen":2}`,
+			wantFirst: `{"v":1,"p":1,"seen":1}`,
+		},
+		{
+			name: "CrawlSpider rule callback",
+			src:  reloadCrawlSpider,
 			edit: func(s string) string {
 				s = strings.Replace(s, "v: 1, n: this.state.n", "v: 2, n: this.state.n + 1", 1)
 				return strings.Replace(s, "p: 1,", "p: 2,", 1)
@@ -89,11 +118,12 @@ func TestReload(t *testing.T) {
 			})
 			mux.HandleFunc("/p/{n}", func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "text/html")
-				_, _ = w.Write([]byte("<p>page</p>"))
+				_, _ = w.Write([]byte(`<a href="/gate">gate</a>`))
 			})
 			srv := &server{Server: enginetest.StartWith(t, mux).Server}
 			reloaded := make(chan error, 1)
-			res := crawl(t, srv, spec{src: reloadV1, bound: func(s *jsapi.Spider, eng *engine.Engine) {
+			src := cmp.Or(tc.src, reloadV1)
+			res := crawl(t, srv, spec{src: src, bound: func(s *jsapi.Spider, eng *engine.Engine) {
 				// The crawl runs once bound returns: reload while /gate is held, once the
 				// first item has left the pipeline.
 				go func() {
@@ -103,7 +133,7 @@ func TestReload(t *testing.T) {
 					for eng.Stats().Int("item_scraped_count") < 1 && time.Now().Before(deadline) {
 						time.Sleep(time.Millisecond)
 					}
-					src := strings.ReplaceAll(tc.edit(reloadV1), "BASE", srv.URL)
+					src := strings.ReplaceAll(tc.edit(src), "BASE", srv.URL)
 					prog, err := runtime.BundleSource("spider.ts", src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
 					if err != nil {
 						reloaded <- err

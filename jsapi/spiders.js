@@ -296,11 +296,9 @@
         if (r === null || typeof r !== "object") throw new TypeError("rules[" + i + "] must be an object { link, callback, follow, ... }");
         checkOptions(r, ruleOptions, "rules[" + i + "]");
         const link = r.link instanceof LinkExtractor ? r.link : new LinkExtractor(r.link || {});
-        let callback = null;
-        if (!isNil(r.callback)) {
-          const name = methodName(r.callback, "rules[" + i + "].callback");
-          callback = s[name];
-        }
+        // The callbacks are kept by name and looked up at each call, so a reload
+        // (run --watch) that changes the methods takes effect.
+        const callback = isNil(r.callback) ? null : methodName(r.callback, "rules[" + i + "].callback");
         return {
           link,
           callback,
@@ -308,7 +306,7 @@
           follow: isNil(r.follow) ? callback === null : !!r.follow,
           processLinks: hook(r.processLinks, "rules[" + i + "].processLinks"),
           processRequest: hook(r.processRequest, "rules[" + i + "].processRequest"),
-          errback: isNil(r.errback) ? null : s[methodName(r.errback, "rules[" + i + "].errback")],
+          errback: isNil(r.errback) ? null : methodName(r.errback, "rules[" + i + "].errback"),
         };
       }),
     }));
@@ -336,11 +334,15 @@
         throw new TypeError("CrawlSpider: " + response.url + " was extracted by rules[" + i + "], which the spider no longer has (" +
           crawlState(this).rules.length + " rules)");
       }
-      return this._parseResponse(response, rule.callback, Object.assign({}, rule.cbKwargs, cbKwargs), rule.follow);
+      const fn = rule.callback === null ? null : this[rule.callback];
+      if (rule.callback !== null && typeof fn !== "function") {
+        throw new TypeError("CrawlSpider: rules[" + i + "].callback \"" + rule.callback + "\" is no longer a method of spider " + this.name);
+      }
+      return this._parseResponse(response, fn, Object.assign({}, rule.cbKwargs, cbKwargs), rule.follow);
     }
     _errback(failure) {
       const rule = crawlState(this).rules[failure.request.meta.rule];
-      return rule && rule.errback ? rule.errback.call(this, failure) : undefined;
+      return rule && rule.errback ? this[rule.errback](failure) : undefined;
     }
     _parseResponse(response, callback, cbKwargs, follow) {
       const self = this;
