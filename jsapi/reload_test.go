@@ -64,6 +64,11 @@ export default class R extends CrawlSpider {
 // leaves the old code running.
 func TestReload(t *testing.T) {
 	t.Parallel()
+	// toV2 changes the /gate callback and the pipeline.
+	toV2 := func(s string) string {
+		s = strings.Replace(s, "v: 1, n: this.state.n", "v: 2, n: this.state.n + 1", 1)
+		return strings.Replace(s, "p: 1,", "p: 2,", 1)
+	}
 	tests := []struct {
 		name      string
 		src       string              // reloadV1 when empty
@@ -73,21 +78,15 @@ func TestReload(t *testing.T) {
 		wantFirst string
 	}{
 		{
-			name: "new callback code",
-			edit: func(s string) string {
-				s = strings.Replace(s, "v: 1, n: this.state.n", "v: 2, n: this.state.n + 1", 1)
-				return strings.Replace(s, "p: 1,", "p: 2,", 1)
-			},
+			name:      "new callback code",
+			edit:      toV2,
 			wantGate:  `{"v":2,"n":42,"p":2,"seen":2}`,
 			wantFirst: `{"v":1,"p":1,"seen":1}`,
 		},
 		{
-			name: "CrawlSpider rule callback",
-			src:  reloadCrawlSpider,
-			edit: func(s string) string {
-				s = strings.Replace(s, "v: 1, n: this.state.n", "v: 2, n: this.state.n + 1", 1)
-				return strings.Replace(s, "p: 1,", "p: 2,", 1)
-			},
+			name:      "CrawlSpider rule callback",
+			src:       reloadCrawlSpider,
+			edit:      toV2,
 			wantGate:  `{"v":2,"n":42,"p":2,"seen":2}`,
 			wantFirst: `{"v":1,"p":1,"seen":1}`,
 		},
