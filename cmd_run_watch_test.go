@@ -18,14 +18,15 @@ import (
 )
 
 // watchSpider requests two pages the test site holds until the test has edited the
-// spider; with CONCURRENT_REQUESTS=1 the second waits in the queue meanwhile.
+// spider; with CONCURRENT_REQUESTS=1 the second (of lower priority) waits in the queue
+// meanwhile.
 const watchSpider = `import { Request } from "jscrawl";
 import { VERSION } from "./version";
 export default class W {
   name = "watch";
   *start() {
     this.state.pages = 10;
-    yield new Request("BASE/gate/1", { callback: this.parseGate, errback: this.onError });
+    yield new Request("BASE/gate/1", { callback: this.parseGate, errback: this.onError, priority: 1 });
     yield new Request("BASE/gate/2", { callback: this.parseOld, errback: this.onError });
   }
   *parseGate(response) { this.state.pages++; yield { url: response.url, version: VERSION, pages: this.state.pages }; }
@@ -36,7 +37,7 @@ export default class W {
 
 // TestRunWatch edits a spider and its import while run --watch crawls: a broken edit is
 // reported with file:line:col and the crawl goes on; the fixed edit and then an edit of
-// the import reload the code, so the request held during the edits runs the new callback
+// each import (one the edit added) reload the code, so the request held during the edits runs the new callback
 // (with this.state carried over) and the queued request whose callback the edit removed
 // reaches its errback.
 func TestRunWatch(t *testing.T) {
@@ -111,10 +112,16 @@ func TestRunWatch(t *testing.T) {
 	writeFile(t, dir, "spider.ts", strings.Replace(src, "*parseOld(response) {", "*parseOld(response) { yield {", 1))
 	waitFor(`spider\.ts changed but does not build`)
 	waitFor(`^spider\.ts:11:\d+: `)
-	// The fixed spider lacks parseOld; then the import changes.
-	writeFile(t, dir, "spider.ts", strings.Replace(src, "  *parseOld(response) { yield { url: response.url, old: true }; }\n", "", 1))
+	// The fixed spider lacks parseOld and imports a new file; then each import changes.
+	writeFile(t, dir, "extra.ts", "export const EXTRA = 1;\n")
+	fixed := strings.NewReplacer("  *parseOld(response) { yield { url: response.url, old: true }; }\n", "",
+		`import { VERSION } from "./version";`, "import { VERSION } from \"./version\";\nimport { EXTRA } from \"./extra\";",
+		"pages: this.state.pages }", "pages: this.state.pages, extra: EXTRA }").Replace(src)
+	writeFile(t, dir, "spider.ts", fixed)
 	waitFor(`Reloaded spider\.ts \(1 requests queued\)`)
 	writeFile(t, dir, "version.ts", "export const VERSION = 22;\n")
+	waitFor(`Reloaded spider\.ts \(1 requests queued\)`)
+	writeFile(t, dir, "extra.ts", "export const EXTRA = 333;\n")
 	waitFor(`Reloaded spider\.ts \(1 requests queued\)`)
 	close(release)
 	released = true
@@ -130,7 +137,7 @@ func TestRunWatch(t *testing.T) {
 	}
 	got := strings.Split(strings.TrimSpace(strings.ReplaceAll(string(b), srv.URL, "")), "\n")
 	want := []string{
-		`{"url":"/gate/1","version":22,"pages":11}`,
+		`{"url":"/gate/1","version":22,"pages":11,"extra":333}`,
 		`{"url":"/gate/2","error":"TypeError: spider watch has no method \"parseOld\" for /gate/2 (the code reloaded from spider.ts no longer defines it)"}`,
 	}
 	if !slices.Equal(got, want) {
