@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -165,15 +167,32 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// TestCheckList lists the callbacks with contracts (the @url ones, sorted), and a named
-// callback without contracts is a usage error.
+// TestCheckList lists the callbacks with contracts (the @url ones, sorted), those of a
+// base class in a local import included, and a named callback without contracts is a
+// usage error.
 func TestCheckList(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	src := strings.NewReplacer("PARSE_DOC", "   * @url http://127.0.0.1:1/", "ITEM_DOC", "   * @url http://127.0.0.1:1/x").Replace(checkSpiderSrc)
+	src := strings.NewReplacer("PARSE_DOC", "   * @url http://127.0.0.1:1/", "ITEM_DOC", "   * @url http://127.0.0.1:1/x",
+		"export default class Shop {", "import { Base } from \"./lib/base\";\nexport default class Shop extends Base {").Replace(checkSpiderSrc)
 	writeFile(t, dir, "shop.ts", src)
+	if err := os.Mkdir(filepath.Join(dir, "lib"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "lib/base.ts", `export class Base {
+  /**
+   * Inherited.
+   * @url http://127.0.0.1:1/base
+   * @returns items 1
+   */
+  *parseInherited(response: unknown) {}
+  /** @url http://127.0.0.1:1/helper (not a callback: a function outside the class) */
+}
+/** @url http://127.0.0.1:1/fn */
+export function notAMethod() {}
+`)
 	out, errOut, code := jscrawlIn(t, dir, "", "check", "-l", "shop.ts")
-	if want := "shop\n  * broken\n  * parse\n  * parseItem\n"; code != 0 || out != want {
+	if want := "shop\n  * broken\n  * parse\n  * parseInherited\n  * parseItem\n"; code != 0 || out != want {
 		t.Errorf("check -l: exit %d, output %q, want %q\n%s", code, out, want, errOut)
 	}
 	_, errOut, code = jscrawlIn(t, dir, "", "check", "shop.ts", "label")
