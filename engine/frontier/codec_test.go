@@ -66,3 +66,49 @@ func TestEncodesExactly(t *testing.T) {
 		})
 	}
 }
+
+// followedLink is a request shaped like the bench spider's response.follow(href): a URL, the
+// Referer header RefererMiddleware sets, a depth.
+var followedLink = &types.Request{
+	URL:     "http://127.0.0.1:18081/page/12345",
+	Headers: http.Header{"Referer": {"http://127.0.0.1:18081/page/1234"}},
+	Depth:   3,
+}
+
+// BenchmarkEncodeRequest: what the memory queue pays to keep a followed link while it
+// waits (the check that it encodes exactly, the record, its string).
+func BenchmarkEncodeRequest(b *testing.B) {
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		if !frontier.EncodesExactly(followedLink) {
+			b.Fatal("not exact")
+		}
+		buf = frontier.EncodeRequest(buf[:0], followedLink)
+		_ = string(buf)
+	}
+}
+
+// BenchmarkDecodeRequest decodes a followed link's record: copying its strings
+// (DecodeRequest, from a store's buffer) and pointing into it (DecodeRequestString, the
+// memory queue's).
+func BenchmarkDecodeRequest(b *testing.B) {
+	rec := frontier.EncodeRequest(nil, followedLink)
+	str := string(rec)
+	b.Run("bytes", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := frontier.DecodeRequest(rec); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("string", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := frontier.DecodeRequestString(str); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
