@@ -7,6 +7,7 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 	"sync/atomic"
 
 	"github.com/jscrawl/jscrawl/types"
@@ -71,6 +72,7 @@ func setMemoryLimit(settings *types.Settings, logger *slog.Logger) (restore func
 type gcTuner struct {
 	ceiling, floor, pct int64
 	samples             []metrics.Sample
+	mu                  sync.Mutex // held while setting the limit, so none is set after stop returns
 	stopped             atomic.Bool
 }
 
@@ -106,7 +108,11 @@ func afterGC(s *gcSentinel) {
 }
 
 // stop ends the tuning: the limit stays where it is until the caller sets it.
-func (t *gcTuner) stop() { t.stopped.Store(true) }
+func (t *gcTuner) stop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stopped.Store(true)
+}
 
 // tune sets the limit from the live heap of the last collection.
 func (t *gcTuner) tune() {
@@ -121,6 +127,8 @@ func (t *gcTuner) tune() {
 	// Outside the heap: everything mapped and not released, minus the heap's spans.
 	other := v(1) - v(2) - v(3) - v(4) - v(5)
 	limit := nextLimit(live, other, t.floor, t.pct, t.ceiling)
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if !t.stopped.Load() {
 		debug.SetMemoryLimit(limit)
 	}
