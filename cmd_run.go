@@ -108,7 +108,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	spider := ls.spider
-	setMemoryLimit(settings, logger)
+	defer setMemoryLimit(settings, logger)()
 	more, err := engine.ThresholdsFromSetting(settings.Map(types.Thresholds))
 	if err != nil {
 		return usageError("%v", err)

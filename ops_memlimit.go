@@ -4,7 +4,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	goruntime "runtime"
 	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
 
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -27,13 +31,116 @@ func softMemoryLimit(settings *types.Settings) int64 {
 	return 2*budget + 512<<20
 }
 
-// setMemoryLimit applies softMemoryLimit unless GOMEMLIMIT is set.
-func setMemoryLimit(settings *types.Settings, logger *slog.Logger) {
+// setMemoryLimit applies softMemoryLimit, and starts a gcTuner when GC_HEADROOM_MB is
+// above 0, unless GOMEMLIMIT is set. The returned function stops the tuner and puts the
+// limit back as it was.
+func setMemoryLimit(settings *types.Settings, logger *slog.Logger) (restore func()) {
 	if os.Getenv("GOMEMLIMIT") != "" {
-		return
+		return func() {}
 	}
-	if limit := softMemoryLimit(settings); limit > 0 {
+	limit := softMemoryLimit(settings)
+	prev := debug.SetMemoryLimit(-1)
+	if limit > 0 {
 		debug.SetMemoryLimit(limit)
 		logger.Debug(fmt.Sprintf("Go soft memory limit: %d MiB (GOMEMLIMIT overrides it)", limit>>20))
 	}
+	var tuner *gcTuner
+	if floor := int64(settings.Int(types.GCHeadroomMB)) << 20; floor > 0 {
+		tuner = startGCTuner(limit, floor, int64(settings.Int(types.GCHeadroomPercent)))
+		logger.Debug(fmt.Sprintf("Go soft memory limit follows the live heap: live + max(%d MiB, %d%% of live)",
+			floor>>20, settings.Int(types.GCHeadroomPercent)))
+	}
+	return func() {
+		if tuner != nil {
+			tuner.stop()
+		}
+		debug.SetMemoryLimit(prev)
+	}
+}
+
+// gcTuner sets the Go soft memory limit after each collection to what the collection left
+// in use plus a headroom: the heap may grow by the larger of floor and pct % of the live
+// heap before the next collection (GOGC=400 gives 400 % instead, which on a crawl's
+// frontier of tens of MB piles up hundreds of MB of garbage), and the runtime returns what
+// lies above the limit to the OS. What the collection left in use is the live heap plus the
+// runtime's memory outside the heap (goroutine stacks, its metadata). GOGC still applies
+// when it asks for a collection sooner (a small heap), and the limit never goes above
+// ceiling (softMemoryLimit; 0: none).
+//
+// It runs from a finalizer that re-arms itself: the runtime calls it once per collection,
+// on its finalizer goroutine, after the collection.
+type gcTuner struct {
+	ceiling, floor, pct int64
+	samples             []metrics.Sample
+	mu                  sync.Mutex // held while setting the limit, so none is set after stop returns
+	stopped             atomic.Bool
+}
+
+// The runtime/metrics the tuner reads.
+const (
+	metricLive     = "/gc/heap/live:bytes"
+	metricTotal    = "/memory/classes/total:bytes"
+	metricReleased = "/memory/classes/heap/released:bytes"
+	metricObjects  = "/memory/classes/heap/objects:bytes"
+	metricUnused   = "/memory/classes/heap/unused:bytes"
+	metricFree     = "/memory/classes/heap/free:bytes"
+)
+
+// gcSentinel is the object whose finalizer runs the tuner after each collection.
+type gcSentinel struct{ t *gcTuner }
+
+func startGCTuner(ceiling, floor, pct int64) *gcTuner {
+	t := &gcTuner{ceiling: ceiling, floor: floor, pct: pct}
+	for _, name := range []string{metricLive, metricTotal, metricReleased, metricObjects, metricUnused, metricFree} {
+		t.samples = append(t.samples, metrics.Sample{Name: name})
+	}
+	goruntime.SetFinalizer(&gcSentinel{t: t}, afterGC)
+	return t
+}
+
+// afterGC runs once per collection: it tunes the limit and re-arms itself.
+func afterGC(s *gcSentinel) {
+	if s.t.stopped.Load() {
+		return
+	}
+	s.t.tune()
+	goruntime.SetFinalizer(s, afterGC)
+}
+
+// stop ends the tuning: the limit stays where it is until the caller sets it.
+func (t *gcTuner) stop() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.stopped.Store(true)
+}
+
+// tune sets the limit from the live heap of the last collection.
+func (t *gcTuner) tune() {
+	metrics.Read(t.samples)
+	v := func(i int) int64 {
+		if t.samples[i].Value.Kind() != metrics.KindUint64 {
+			return 0
+		}
+		return int64(t.samples[i].Value.Uint64())
+	}
+	live := v(0)
+	// Outside the heap: everything mapped and not released, minus the heap's spans.
+	other := v(1) - v(2) - v(3) - v(4) - v(5)
+	limit := nextLimit(live, other, t.floor, t.pct, t.ceiling)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.stopped.Load() {
+		debug.SetMemoryLimit(limit)
+	}
+}
+
+// nextLimit is the soft memory limit after a collection that left live bytes of heap and
+// other bytes of runtime memory outside the heap: live + other + max(floor, live × pct/100),
+// at most ceiling (0: no ceiling).
+func nextLimit(live, other, floor, pct, ceiling int64) int64 {
+	limit := live + max(0, other) + max(floor, live/100*pct)
+	if ceiling > 0 && limit > ceiling {
+		limit = ceiling
+	}
+	return limit
 }

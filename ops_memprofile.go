@@ -31,8 +31,11 @@ func startHeapProfile(ctx context.Context, path string, interval time.Duration) 
 				slog.Error("memprofile", "err", err)
 				return
 			}
-			slog.Info(fmt.Sprintf("memprofile: heap in use %d MiB (alloc %d MiB, sys %d MiB, %d GCs) written to %s",
-				ms.HeapInuse>>20, ms.HeapAlloc>>20, ms.Sys>>20, ms.NumGC, path))
+			slog.Info(fmt.Sprintf("memprofile: heap in use %d MiB (alloc %d MiB, sys %d MiB, %d GCs) written to %s; "+
+				"outside the heap: stacks %d KiB, spans %d KiB, GC metadata %d KiB, other %d KiB; heap free not returned %d KiB",
+				ms.HeapInuse>>20, ms.HeapAlloc>>20, ms.Sys>>20, ms.NumGC, path,
+				ms.StackSys>>10, (ms.MSpanSys+ms.MCacheSys)>>10, ms.GCSys>>10, (ms.OtherSys+ms.BuckHashSys)>>10,
+				(ms.HeapIdle-ms.HeapReleased)>>10))
 		}
 		t := time.NewTicker(interval)
 		defer t.Stop()

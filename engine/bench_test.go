@@ -61,9 +61,9 @@ func BenchmarkSchedulerEnqueueNext(b *testing.B) {
 }
 
 // BenchmarkSchedulerFollow enqueues and dequeues requests shaped like a followed link
-// (a new URL through the duplicate filter, a Referer header, which the queue packs while
-// the request waits and puts back in a map at Next), in batches of 1024; making the
-// requests is not counted.
+// (a new URL through the duplicate filter, a Referer header; the queue keeps the request
+// encoded while it waits and decodes it at Next), in batches of 1024; making the requests
+// is not counted.
 func BenchmarkSchedulerFollow(b *testing.B) {
 	s := engine.NewMemoryScheduler(settings(b, map[string]any{types.SchedulerMemoryMax: 0}), nil, nil, nil)
 	batch := make([]*types.Request, 1024)

@@ -1,12 +1,13 @@
 package engine
 
 import (
+	"fmt"
 	"log/slog"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
 
+	"github.com/jscrawl/jscrawl/engine/frontier"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -72,6 +73,7 @@ type MemoryScheduler struct {
 	n      int
 
 	disk     *spill // nil until the scheduler spills
+	buf      []byte // scratch for pack
 	spillErr bool   // spilling failed: stay in memory
 }
 
@@ -118,14 +120,7 @@ func (s *MemoryScheduler) Enqueue(req *types.Request) bool {
 		s.prios = slices.Insert(s.prios, i, req.Priority)
 	}
 	req.DropCaches() // a queued request waits long: its parsed URL is made again when needed
-	// Only a request the scheduler's own filter let through is packed: it cannot be in the
-	// queue twice, while the same dontFilter request can (and one packing would leave the
-	// other slot without headers).
-	if s.ownDF != nil && !req.DontFilter {
-		q.push(pack(req))
-	} else {
-		q.push(queued{req: req})
-	}
+	q.push(pack(req, &s.buf))
 	s.n++
 	s.stats.Inc("scheduler/enqueued/memory", 1)
 	s.stats.Inc("scheduler/enqueued", 1)
@@ -188,49 +183,35 @@ func (s *MemoryScheduler) Len() int {
 // Done implements Scheduler: a memory queue keeps no leases.
 func (s *MemoryScheduler) Done(*types.Request) {}
 
-// queued is a request as the queue holds it. A request waits long and most carry one
-// header (the Referer that RefererMiddleware sets), whose map costs about 400 bytes: while
-// queued, the headers are packed into key/value pairs (about 30 bytes for one) and the map
-// is made again when the request is dequeued.
+// queued is a request as the queue holds it. A request waits long, and as a
+// *types.Request it costs about 400 bytes (the 224-byte struct, its URL, the map of the
+// Referer header RefererMiddleware sets). While queued it is kept as its record in the
+// frontier's codec (about 100 bytes for a followed link) and decoded again at Next; a
+// request the codec cannot give back exactly (frontier.EncodesExactly) keeps its pointer.
 type queued struct {
-	req *types.Request
-	hdr []string // req.Headers as key, value, key, value… (one pair per value); nil: not packed
+	req *types.Request // the request, when it is not encoded
+	rec string         // frontier.EncodeRequest's record of it, when req is nil
 }
 
-// pack takes req's headers out of their map. A key without values keeps the map (its
-// presence is what it says), and so does an empty map. req must be in no other slot.
-func pack(req *types.Request) queued {
-	n := 0
-	for _, vs := range req.Headers {
-		if len(vs) == 0 {
-			return queued{req: req}
-		}
-		n += len(vs)
-	}
-	if n == 0 {
+// pack returns req as the queue keeps it; buf is scratch space for the encoding.
+func pack(req *types.Request, buf *[]byte) queued {
+	if !frontier.EncodesExactly(req) {
 		return queued{req: req}
 	}
-	hdr := make([]string, 0, 2*n)
-	for k, vs := range req.Headers {
-		for _, v := range vs {
-			hdr = append(hdr, k, v)
-		}
-	}
-	req.Headers = nil
-	return queued{req: req, hdr: hdr}
+	*buf = frontier.EncodeRequest((*buf)[:0], req)
+	return queued{rec: string(*buf)}
 }
 
-// unpack returns the request with its headers back in a map.
+// unpack returns the request it holds: a new one, decoded, when it was encoded.
 func (it queued) unpack() *types.Request {
-	if it.hdr == nil {
+	if it.req != nil {
 		return it.req
 	}
-	h := make(http.Header, len(it.hdr)/2)
-	for i := 0; i < len(it.hdr); i += 2 {
-		h[it.hdr[i]] = append(h[it.hdr[i]], it.hdr[i+1])
+	req, err := frontier.DecodeRequestString(it.rec)
+	if err != nil {
+		panic(fmt.Sprintf("engine: a queued request's record does not decode: %v", err)) // a bug: pack wrote it
 	}
-	it.req.Headers = h
-	return it.req
+	return req
 }
 
 // reqQueue is a deque of requests: a slice with a moving head.

@@ -854,6 +854,10 @@ declare module "jscrawl" {
     FRONTIER_RETRY_TIMEOUT?: number;
     /** seconds a callback may run synchronously before it is interrupted (number of seconds). */
     JS_CALLBACK_TIMEOUT?: number;
+    /** after each Go garbage collection, the soft memory limit becomes the live heap and the runtime's other memory plus the larger of this many MiB and GC_HEADROOM_PERCENT of the live heap, so garbage cannot pile up past it (0: a fixed limit, twice DOWNLOAD_MEMORY_BUDGET + 512 MiB; GOMEMLIMIT overrides both) (integer). */
+    GC_HEADROOM_MB?: number;
+    /** percent of the live heap the heap may grow by between collections, when above GC_HEADROOM_MB (integer). */
+    GC_HEADROOM_PERCENT?: number;
     /** JS VMs, each with its own spider instance (integer). */
     JS_VMS?: number;
     /** folder of a job that survives stops and crashes and resumes where it stopped (--jobdir; empty: none) (string). */

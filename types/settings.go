@@ -57,6 +57,8 @@ const (
 	FrontierLeaseTimeout        = "FRONTIER_LEASE_TIMEOUT"
 	FrontierRetryTimeout        = "FRONTIER_RETRY_TIMEOUT"
 	JSCallbackTimeout           = "JS_CALLBACK_TIMEOUT"
+	GCHeadroomMB                = "GC_HEADROOM_MB"
+	GCHeadroomPercent           = "GC_HEADROOM_PERCENT"
 	JSVMs                       = "JS_VMS"
 	JobDir                      = "JOBDIR"
 	JobDirCommitInterval        = "JOBDIR_COMMIT_INTERVAL"
@@ -190,6 +192,8 @@ var Defs = []Def{
 	{FrontierLeaseTimeout, KindDuration, 60.0, "seconds a worker's lease on a request of a shared frontier lasts unless renewed; an expired lease goes to another worker"},
 	{FrontierRetryTimeout, KindDuration, 300.0, "seconds a worker retries an unreachable Redis frontier before it exits with an error"},
 	{JSCallbackTimeout, KindDuration, 60.0, "seconds a callback may run synchronously before it is interrupted"},
+	{GCHeadroomMB, KindInt, 32, "after each Go garbage collection, the soft memory limit becomes the live heap and the runtime's other memory plus the larger of this many MiB and GC_HEADROOM_PERCENT of the live heap, so garbage cannot pile up past it (0: a fixed limit, twice DOWNLOAD_MEMORY_BUDGET + 512 MiB; GOMEMLIMIT overrides both)"},
+	{GCHeadroomPercent, KindInt, 50, "percent of the live heap the heap may grow by between collections, when above GC_HEADROOM_MB"},
 	{JSVMs, KindInt, 1, "JS VMs, each with its own spider instance"},
 	{JobDir, KindString, "", "folder of a job that survives stops and crashes and resumes where it stopped (--jobdir; empty: none)"},
 	{JobDirCommitInterval, KindDuration, 1.0, "seconds between the commits of a job's progress (one fsync each)"},
@@ -288,6 +292,8 @@ var Ranges = map[string]Range{
 	HTTPCacheExpirationSecs:       AtLeast(0),
 	FrontierLeaseTimeout:          Above(0),
 	FrontierRetryTimeout:          Above(0),
+	GCHeadroomMB:                  AtLeast(0),
+	GCHeadroomPercent:             AtLeast(1),
 	JSVMs:                         AtLeast(1),
 	JobDirCommitInterval:          Above(0),
 	MemUsageCheckInterval:         Above(0),

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"unsafe"
 
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -138,6 +139,9 @@ func appendValue(b []byte, v any) []byte {
 type decoder struct {
 	b   []byte
 	err error
+	// shared: b is the bytes of an immutable string, and strings read may point into it
+	// instead of copying.
+	shared bool
 }
 
 func (d *decoder) fail() {
@@ -197,11 +201,27 @@ func (d *decoder) bytes() []byte {
 	return s
 }
 
-func (d *decoder) string() string { return string(d.bytes()) }
+func (d *decoder) string() string {
+	b := d.bytes()
+	if d.shared && len(b) > 0 {
+		return unsafe.String(&b[0], len(b))
+	}
+	return string(b)
+}
 
 // DecodeRequest decodes a record written by EncodeRequest. It never panics on damaged input.
 func DecodeRequest(b []byte) (*types.Request, error) {
-	d := &decoder{b: b}
+	return decode(&decoder{b: b})
+}
+
+// DecodeRequestString decodes a record held in a string, as DecodeRequest does, without
+// copying its strings: the request's URL, headers and other strings point into rec (which
+// they keep alive) where DecodeRequest makes copies.
+func DecodeRequestString(rec string) (*types.Request, error) {
+	return decode(&decoder{b: unsafe.Slice(unsafe.StringData(rec), len(rec)), shared: true})
+}
+
+func decode(d *decoder) (*types.Request, error) {
 	if v := d.byte(); d.err == nil && v != codecVersion {
 		return nil, fmt.Errorf("request record version %d, want %d", v, codecVersion)
 	}
@@ -320,4 +340,59 @@ func (d *decoder) value(depth int) any {
 func Fingerprint(req *types.Request) [16]byte {
 	sum := req.FingerprintSum()
 	return [16]byte(sum[:16])
+}
+
+// EncodesExactly reports whether DecodeRequest(EncodeRequest(req)) gives back a request
+// equal to req field for field (its parsed-URL cache aside): true unless req holds what the
+// record cannot tell apart or keep exactly. Those are an empty non-nil Body, Headers or
+// Cookies (decoded as nil), a header key with a nil value list, and in Meta or CbKwargs a
+// value of a type other than nil, bool, float64, int64, int, string, a non-nil []string or
+// []any, and types.Item (another type is stored as its JSON).
+func EncodesExactly(req *types.Request) bool {
+	if req.Body != nil && len(req.Body) == 0 ||
+		req.Headers != nil && len(req.Headers) == 0 ||
+		req.Cookies != nil && len(req.Cookies) == 0 {
+		return false
+	}
+	for _, vs := range req.Headers {
+		if vs == nil {
+			return false
+		}
+	}
+	return itemExact(req.CbKwargs, 0) && itemExact(req.Meta, 0)
+}
+
+func itemExact(it types.Item, depth int) bool {
+	for _, f := range it {
+		if !valueExact(f.Value, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// valueExact mirrors decoder.value's depth count: a record nested deeper does not decode.
+func valueExact(v any, depth int) bool {
+	if depth > maxDepth {
+		return false
+	}
+	switch v := v.(type) {
+	case nil, bool, float64, int64, int, string:
+		return true
+	case []string:
+		return v != nil
+	case []any:
+		if v == nil {
+			return false
+		}
+		for _, e := range v {
+			if !valueExact(e, depth+1) {
+				return false
+			}
+		}
+		return true
+	case types.Item:
+		return itemExact(v, depth)
+	}
+	return false
 }
