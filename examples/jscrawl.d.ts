@@ -926,5 +926,13 @@ declare module "jscrawl" {
     URLLENGTH_LIMIT?: number;
     /** User-Agent header (string). */
     USER_AGENT?: string;
+    /** with REPLAY_FILES, download a request the archives lack instead of failing it with NotInArchive (--replay-fallback) (boolean). */
+    REPLAY_FALLBACK?: boolean;
+    /** WARC files that serve every http(s) download instead of the network (--replay; a rotated file is read with its -00001, ... parts) (list). */
+    REPLAY_FILES?: unknown[];
+    /** WARC file to record every http(s) download to, a request and a response record each (--warc; a name ending .gz gzips each record; empty: none) (string). */
+    WARC_FILE?: string;
+    /** bytes of a WARC file on disk before the next one starts (crawl-00001.warc.gz, ...; 0: no limit) (integer). */
+    WARC_MAX_SIZE?: number;
   }
 }
