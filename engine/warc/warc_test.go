@@ -248,7 +248,9 @@ func TestArchiveLookup(t *testing.T) {
 	resp := func(body string) *types.Response {
 		return &types.Response{URL: u, Status: 200, Headers: http.Header{"X-N": {body}}, Body: []byte(body)}
 	}
+	big := strings.Repeat("a large body that spans more than one read of the file ", 20000)
 	write(t, path, 0, []exchange{
+		{&types.Request{URL: "http://example.com/big"}, &types.Response{Status: 200, Headers: http.Header{"X-N": {"big"}}, Body: []byte(big)}},
 		{&types.Request{URL: u}, resp("first")},
 		{&types.Request{URL: u, Method: "POST", Body: []byte("x=1")}, resp("post x=1")},
 		{&types.Request{URL: u}, resp("second")},
@@ -264,6 +266,7 @@ func TestArchiveLookup(t *testing.T) {
 		want string // "" for a miss
 	}{
 		{&types.Request{URL: "http://example.com/p?a=1&b=2"}, "first"},
+		{&types.Request{URL: "http://example.com/big"}, "big"},
 		{&types.Request{URL: u, Method: "POST", Body: []byte("x=2")}, "post x=2"},
 		{&types.Request{URL: u}, "second"},
 		{&types.Request{URL: u}, "second"},
@@ -282,8 +285,13 @@ func TestArchiveLookup(t *testing.T) {
 			}
 			continue
 		}
-		if !ok || string(got.Body) != tc.want || got.Headers.Get("X-N") != tc.want || got.Status != 200 || got.Request != tc.req {
-			t.Errorf("%s %s %s: %v %+v, want %q", tc.req.HTTPMethod(), tc.req.URL, tc.req.Body, ok, got, tc.want)
+		want := tc.want
+		if want == "big" {
+			want = big
+		}
+		if !ok || string(got.Body) != want || got.Headers.Get("X-N") != tc.want || got.Status != 200 || got.Request != tc.req {
+			t.Errorf("%s %s %s: found %v, status %d, header %q, a body of %d bytes, want %q", tc.req.HTTPMethod(), tc.req.URL, tc.req.Body,
+				ok, got.Status, got.Headers.Get("X-N"), len(got.Body), tc.want)
 		}
 	}
 }
