@@ -33,21 +33,30 @@ import (
 // archiveFlags (--warc, --replay). level is
 // the command's default LOG_LEVEL, shown in the help ("": the setting's default).
 func settingFlags(level string) []cli.Flag {
+	return append(setLogFlags(level), archiveFlags()...)
+}
+
+// setLogFlags are -s and -L.
+func setLogFlags(level string) []cli.Flag {
 	usage := "log `LEVEL`: DEBUG, INFO, WARNING, ERROR (the LOG_LEVEL setting"
 	if level != "" {
 		usage += "; default " + level + " for this command"
 	}
-	return append([]cli.Flag{
+	return []cli.Flag{
 		&cli.StringSliceFlag{Name: "s", Aliases: []string{"set"}, Usage: "set a setting, `KEY=VALUE` (repeatable)"},
 		&cli.StringFlag{Name: "L", Aliases: []string{"loglevel"}, Usage: usage + ")"},
-	}, archiveFlags()...)
+	}
 }
 
 // spiderFlags are -a and the settingFlags: the flags of every command that loads a spider
 // file.
 func spiderFlags(level string) []cli.Flag {
-	return append([]cli.Flag{&cli.StringSliceFlag{Name: "a", Usage: "set a spider argument, `NAME=VALUE` (repeatable)"}},
-		settingFlags(level)...)
+	return append([]cli.Flag{argFlag()}, settingFlags(level)...)
+}
+
+// argFlag is -a.
+func argFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "a", Usage: "set a spider argument, `NAME=VALUE` (repeatable)"}
 }
 
 // crawlFlags are --frontier and --crawl-id, the FRONTIER and CRAWL_ID settings: the flags

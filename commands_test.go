@@ -433,7 +433,7 @@ func TestShellRestartsAfterTimeout(t *testing.T) {
 
 func TestCommandHelp(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range []string{"run", "fetch", "parse", "bundle", "bench", "settings", "shell", "version", "demo", "new", "types"} {
+	for _, cmd := range []string{"run", "fetch", "parse", "bundle", "bench", "settings", "shell", "version", "demo", "new", "types", "test"} {
 		stdout, stderr, code := jscrawl(t, cmd, "--help")
 		if code != 0 || !strings.Contains(stdout, "jscrawl "+cmd) {
 			t.Errorf("%s --help: exit code %d\n%s%s", cmd, code, stdout, stderr)
