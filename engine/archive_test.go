@@ -1,13 +1,18 @@
 package engine_test
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/enginetest"
@@ -207,5 +212,47 @@ func TestReplayMiss(t *testing.T) {
 		if stat(e, "downloader/exception_type_count/NotInArchive") != 1 {
 			t.Errorf("downloader/exception_type_count/NotInArchive = %d", stat(e, "downloader/exception_type_count/NotInArchive"))
 		}
+	}
+}
+
+// TestReplayEncodedArchive: an archive that keeps a body as it came over the wire, with
+// its Content-Encoding (as other tools write them), replays decoded.
+func TestReplayEncodedArchive(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "wire.warc.gz")
+	w, err := warc.Create(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(`{"gzipped":true}`))
+	zw.Close()
+	req := &types.Request{URL: "http://archive.example/data"}
+	resp := &types.Response{Status: 200, Protocol: "HTTP/1.1",
+		Headers: http.Header{"Content-Encoding": {"gzip"}, "Content-Length": {strconv.Itoa(gz.Len())}}, Body: gz.Bytes()}
+	if _, err := w.Write(req, nil, resp, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := warc.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	s := &archiveSpider{}
+	spider := &enginetest.Spider{
+		StartURLs: []string{req.URL},
+		ParseFunc: func(_ context.Context, resp *types.Response, _ engine.Emit) error {
+			s.add(types.Item{{Key: "body", Value: string(resp.Body)}, {Key: "encoding", Value: resp.Headers.Get("Content-Encoding")}})
+			return nil
+		},
+		ErrbackFunc: s.errback,
+	}
+	crawl(t, spider, nil, engine.WithReplay(a, false))
+	if want := []string{`{"body":"{\"gzipped\":true}","encoding":""}`}; !slices.Equal(s.items, want) || len(s.failures) != 0 {
+		t.Errorf("items %q, failures %v; want %q", s.items, s.failures, want)
 	}
 }

@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -136,6 +139,9 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 		return nil, &DownloadError{Name: NameNotInArchive, URL: req.URL,
 			Err: errors.New("not in the replayed archive (no response recorded for this method, URL and body)")}
 	}
+	if err := decodeRecorded(req, resp, lim); err != nil {
+		return nil, err
+	}
 	if lim.MaxSize > 0 && int64(len(resp.Body)) > lim.MaxSize {
 		return nil, &DownloadError{Name: NameMaxSize, URL: req.URL,
 			Err: fmt.Errorf("cancelling download: size (%d) larger than %s (%d)", len(resp.Body), types.DownloadMaxSize, lim.MaxSize)}
@@ -147,6 +153,39 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 	h.env.countRequest(req.HTTPMethod(), len(req.HTTPMethod())+len(req.URL)+12+len(req.Body))
 	h.env.countResponse(resp.Status, len(resp.Body)+15)
 	return resp, nil
+}
+
+// decodeRecorded decodes a recorded body that still has its Content-Encoding, as archives
+// of other tools keep the bytes from the wire (jscrawl records bodies decoded), and removes
+// the header then, as the http handler does.
+func decodeRecorded(req *types.Request, resp *types.Response, lim DownloadLimits) error {
+	encs := contentEncodings(resp.Headers.Get("Content-Encoding"))
+	if len(encs) == 0 || len(resp.Body) == 0 {
+		return nil
+	}
+	r, closers, failed, err := decoders(bytes.NewReader(resp.Body), encs)
+	defer closeAll(closers)
+	if err == nil {
+		max := lim.MaxSize
+		if max <= 0 {
+			max = math.MaxInt64 - 1
+		}
+		var b []byte
+		if b, err = io.ReadAll(io.LimitReader(r, max+1)); err == nil {
+			if int64(len(b)) > max {
+				return &DownloadError{Name: NameMaxSize, URL: req.URL,
+					Err: fmt.Errorf("cancelling download: decoded body larger than %s (%d)", types.DownloadMaxSize, lim.MaxSize)}
+			}
+			resp.Body = b
+			resp.Headers.Del("Content-Encoding")
+			resp.Headers.Del("Content-Length")
+			return nil
+		}
+	}
+	if failed == "" {
+		failed = strings.Join(encs, ", ")
+	}
+	return &DownloadError{Name: NameBadResponse, URL: req.URL, Err: fmt.Errorf("recorded body does not decode as %s: %w", failed, err)}
 }
 
 // sentHeader implements headerSender with the inner handler's.
