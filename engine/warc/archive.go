@@ -1,6 +1,7 @@
 package warc
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha1"
 	"errors"
@@ -181,13 +182,15 @@ func (a *Archive) pair(x *scan) {
 	}
 }
 
-// newReader returns a reader of the WARC records in r that reports what breaks the
-// standard in Record.Validation, which a replay does not look at. (With ErrIgnore for spec
-// violations, gowarc v3.1.0 returns only the first part of a large gzipped payload.)
+// newReader returns a reader of the WARC records in r that leaves each block as it is
+// (readRequest and read parse the HTTP messages themselves) and reports what breaks the
+// standard in Record.Validation, which a replay does not look at. gowarc reads a block
+// only when it validates it: it caches the block to check its digest, and discards a
+// block it did not cache before the caller can read it.
 func newReader(r io.Reader) (*gowarc.WarcFileReader, error) {
 	gowarcMu.Lock()
 	defer gowarcMu.Unlock()
-	return gowarc.NewWarcFileReaderFromStream(r, 0)
+	return gowarc.NewWarcFileReaderFromStream(r, 0, gowarc.WithSkipParseBlock())
 }
 
 func (a *Archive) put(key [sha1.Size]byte, at location) {
@@ -200,23 +203,24 @@ func (a *Archive) put(key [sha1.Size]byte, at location) {
 	a.count++
 }
 
-// readRequest reads a request record's method, URL and body into its key.
+// readRequest reads a request record's method, URL and body into its key. It splits the
+// HTTP message itself: a recorded request body may have no Content-Length.
 func readRequest(wr gowarc.WarcRecord) (*pending, error) {
-	block, ok := wr.Block().(gowarc.HttpRequestBlock)
-	if !ok {
-		return nil, errors.New("not an HTTP request block")
-	}
-	method, _, _ := strings.Cut(string(block.ProtocolHeaderBytes()), " ")
-	body, err := block.PayloadBytes()
+	raw, err := wr.Block().RawBytes()
 	if err != nil {
 		return nil, err
 	}
-	b, err := io.ReadAll(body)
+	msg, err := io.ReadAll(raw)
 	if err != nil {
 		return nil, err
+	}
+	method, _, _ := strings.Cut(string(msg[:min(len(msg), 16)]), " ")
+	_, body, ok := bytes.Cut(msg, []byte("\r\n\r\n"))
+	if !ok || method == "" {
+		return nil, errors.New("not an HTTP request")
 	}
 	target := wr.WarcHeader().Get(gowarc.WarcTargetURI)
-	req := &types.Request{Method: method, URL: target, Body: b}
+	req := &types.Request{Method: method, URL: target, Body: body}
 	return &pending{key: req.FingerprintSum(), url: target}, nil
 }
 
@@ -241,7 +245,7 @@ func (a *Archive) Lookup(req *types.Request) (resp *types.Response, ok bool, err
 	at := x.at[min(x.served, len(x.at)-1)]
 	x.served++
 	a.mu.Unlock()
-	resp, err = a.read(at)
+	resp, err = a.read(at, req.HTTPMethod())
 	if err != nil {
 		return nil, true, fmt.Errorf("replay %s: %s at offset %d: %w", req.URL, a.names[at.file], at.offset, err)
 	}
@@ -249,8 +253,8 @@ func (a *Archive) Lookup(req *types.Request) (resp *types.Response, ok bool, err
 	return resp, true, nil
 }
 
-// read reads the response record at at.
-func (a *Archive) read(at location) (*types.Response, error) {
+// read reads the response record at at, the answer to a request of method.
+func (a *Archive) read(at location, method string) (*types.Response, error) {
 	r, err := newReader(io.NewSectionReader(a.files[at.file], at.offset, at.size))
 	if err != nil {
 		return nil, err
@@ -261,29 +265,30 @@ func (a *Archive) read(at location) (*types.Response, error) {
 		return nil, err
 	}
 	defer rec.Close()
-	block, ok := rec.WarcRecord.Block().(gowarc.HttpResponseBlock)
-	if !ok {
-		return nil, errors.New("not an HTTP response block")
-	}
-	payload, err := block.PayloadBytes()
+	raw, err := rec.WarcRecord.Block().RawBytes()
 	if err != nil {
 		return nil, err
 	}
-	var body bytes.Buffer
-	if _, err := body.ReadFrom(payload); err != nil {
+	br := bufio.NewReader(raw)
+	hresp, err := http.ReadResponse(br, &http.Request{Method: method})
+	if err != nil {
 		return nil, err
 	}
-	proto, _, _ := strings.Cut(string(block.ProtocolHeaderBytes()), " ")
-	header := http.Header{}
-	if h := block.HttpHeader(); h != nil {
-		header = *h
+	defer hresp.Body.Close()
+	var body []byte
+	if hresp.ContentLength >= 0 && hresp.ContentLength <= at.size*1024 {
+		body = make([]byte, 0, hresp.ContentLength)
+	}
+	buf := bytes.NewBuffer(body)
+	if _, err := buf.ReadFrom(hresp.Body); err != nil {
+		return nil, err
 	}
 	return &types.Response{
 		URL:      rec.WarcRecord.WarcHeader().Get(gowarc.WarcTargetURI),
-		Status:   block.HttpStatusCode(),
-		Headers:  header,
-		Body:     body.Bytes(),
-		Protocol: proto,
+		Status:   hresp.StatusCode,
+		Headers:  hresp.Header,
+		Body:     buf.Bytes(),
+		Protocol: hresp.Proto,
 	}, nil
 }
 

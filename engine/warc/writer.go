@@ -192,6 +192,9 @@ func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Respo
 	qb := gowarc.NewRecordBuilder(gowarc.Request, w.opts...)
 	target := requestTarget(u)
 	fmt.Fprintf(qb, "%s %s HTTP/1.1\r\nHost: %s\r\n", req.HTTPMethod(), target, u.Host)
+	if len(req.Body) > 0 && header.Get("Content-Length") == "" {
+		fmt.Fprintf(qb, "Content-Length: %d\r\n", len(req.Body)) // net/http adds it on the wire
+	}
 	writeHeader(qb, header, "Host")
 	_, _ = qb.Write(req.Body)
 	rq, err := w.build(qb, gowarc.Request, req.URL, date)
