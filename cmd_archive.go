@@ -76,7 +76,11 @@ func (ls *loadedSpider) archiveOptions() ([]engine.Option, error) {
 			robots = "obey"
 		}
 		info = append(info, warc.Field{Name: "robots", Value: robots})
-		w, err := warc.Create(path, int64(ls.settings.Int(types.WARCMaxSize)), info...)
+		open := warc.Create
+		if ls.settings.String(types.JobDir) != "" {
+			open = warc.Continue // a resumed job adds to what it recorded before
+		}
+		w, err := open(path, int64(ls.settings.Int(types.WARCMaxSize)), info...)
 		if err != nil {
 			return nil, usageError("%s: %v", types.WARCFile, err)
 		}

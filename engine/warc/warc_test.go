@@ -232,6 +232,24 @@ func TestRotation(t *testing.T) {
 			t.Errorf("Lookup %s: %v %v", x.req.URL, ok, err)
 		}
 	}
+	// Continuing (a resumed job) writes the next file and keeps the others.
+	w = func() *warc.Writer {
+		w, err := warc.Continue(path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(xs[0].req, nil, xs[0].resp, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}()
+	next := filepath.Join(dir, fmt.Sprintf("crawl-%05d.warc.gz", len(files)))
+	if got := w.Files(); !slices.Equal(got, []string{next}) || !slices.Equal(warc.Rotated(path), append(files[1:], next)) {
+		t.Errorf("Continue wrote %v; rotation %v, want %s after %v", got, warc.Rotated(path), next, files)
+	}
 	// Recording again to the same name replaces the rotation.
 	write(t, path, 0, xs[:1])
 	if got := warc.Rotated(path); len(got) != 0 {

@@ -67,6 +67,17 @@ type Field struct{ Name, Value string }
 // replay of path would otherwise read as part of this crawl; path itself is replaced when
 // the first file closes.
 func Create(path string, maxSize int64, info ...Field) (*Writer, error) {
+	return create(path, maxSize, false, info)
+}
+
+// Continue is Create for a crawl that goes on (a resumed job): it keeps path and its
+// rotation and writes the next file after them (crawl-00003.warc.gz after
+// crawl-00002.warc.gz), or path when there is none.
+func Continue(path string, maxSize int64, info ...Field) (*Writer, error) {
+	return create(path, maxSize, true, info)
+}
+
+func create(path string, maxSize int64, keep bool, info []Field) (*Writer, error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -79,13 +90,20 @@ func Create(path string, maxSize int64, info ...Field) (*Writer, error) {
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("warc file %s: %s is not a folder", path, dir)
 	}
-	for _, old := range Rotated(path) {
-		if err := os.Remove(old); err != nil {
-			return nil, fmt.Errorf("warc file %s: remove an earlier rotation: %w", path, err)
+	first := 0
+	if keep {
+		if _, err := os.Stat(path); err == nil {
+			first = len(Rotated(path)) + 1
+		}
+	} else {
+		for _, old := range Rotated(path) {
+			if err := os.Remove(old); err != nil {
+				return nil, fmt.Errorf("warc file %s: remove an earlier rotation: %w", path, err)
+			}
 		}
 	}
 	compress := strings.HasSuffix(base, ".gz")
-	wr := &Writer{opts: recordOptions(), gen: &nameGenerator{dir: dir, base: strings.TrimSuffix(base, ".gz"), compress: compress}}
+	wr := &Writer{opts: recordOptions(), gen: &nameGenerator{dir: dir, base: strings.TrimSuffix(base, ".gz"), compress: compress, n: first}}
 	fields := append([]Field{
 		{"software", "jscrawl/" + types.Version + " (github.com/nlnwa/gowarc/v3)"},
 		{"format", "WARC File Format 1.1"},
