@@ -15,6 +15,7 @@ import (
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/redisfrontier"
+	"github.com/jscrawl/jscrawl/engine/warc"
 	"github.com/jscrawl/jscrawl/jsapi"
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
@@ -28,9 +29,15 @@ import (
 // spider. A command adds its own steps in between (run starts the demo site before load).
 // An option every spider command takes goes here, once.
 
-// settingFlags are the flags of every command that runs the engine: -s and -L. level is
+// settingFlags are the flags of every command that runs the engine: -s, -L and the
+// archiveFlags (--warc, --replay). level is
 // the command's default LOG_LEVEL, shown in the help ("": the setting's default).
 func settingFlags(level string) []cli.Flag {
+	return append(setLogFlags(level), archiveFlags()...)
+}
+
+// setLogFlags are -s and -L.
+func setLogFlags(level string) []cli.Flag {
 	usage := "log `LEVEL`: DEBUG, INFO, WARNING, ERROR (the LOG_LEVEL setting"
 	if level != "" {
 		usage += "; default " + level + " for this command"
@@ -44,8 +51,12 @@ func settingFlags(level string) []cli.Flag {
 // spiderFlags are -a and the settingFlags: the flags of every command that loads a spider
 // file.
 func spiderFlags(level string) []cli.Flag {
-	return append([]cli.Flag{&cli.StringSliceFlag{Name: "a", Usage: "set a spider argument, `NAME=VALUE` (repeatable)"}},
-		settingFlags(level)...)
+	return append([]cli.Flag{argFlag()}, settingFlags(level)...)
+}
+
+// argFlag is -a.
+func argFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "a", Usage: "set a spider argument, `NAME=VALUE` (repeatable)"}
 }
 
 // crawlFlags are --frontier and --crawl-id, the FRONTIER and CRAWL_ID settings: the flags
@@ -89,6 +100,8 @@ type loadedSpider struct {
 	frontier       *redisfrontier.Frontier // the shared crawl's (openFrontier), else nil
 	worker         string                  // this process's id in a shared crawl: %(worker)s in feed URIs
 	inputs         []string                // the local files the spider file was bundled from (load)
+	warcOut        *warc.Writer            // WARC_FILE's, once the engine is built (archiveOptions)
+	replay         *warc.Archive           // REPLAY_FILES', once the engine is built
 
 	opts    loadOptions
 	level   *slog.LevelVar // LOG_LEVEL: customSettings may change it after the logger exists
@@ -128,6 +141,9 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 				return nil, usageError("--%s %s: %v", flag, c.String(flag), err)
 			}
 		}
+	}
+	if err := archiveFlagSettings(c, settings); err != nil {
+		return nil, err
 	}
 	if l := c.String("L"); l != "" {
 		if err := settings.Set(types.LogLevel, l, types.PriorityCmdline); err != nil {
@@ -277,6 +293,11 @@ func (ls *loadedSpider) engineFor(s engine.Spider, opts ...engine.Option) (*engi
 	if ls.frontier != nil {
 		base = append(base, engine.WithScheduler(ls.frontier))
 	}
+	archive, err := ls.archiveOptions()
+	if err != nil {
+		return nil, err
+	}
+	base = append(base, archive...)
 	if ls.spider == nil {
 		return engine.New(s, ls.settings, append(base, opts...)...), nil
 	}
@@ -287,9 +308,10 @@ func (ls *loadedSpider) engineFor(s engine.Spider, opts ...engine.Option) (*engi
 	return eng, nil
 }
 
-// Close closes the spider, the shared frontier and the log file.
+// Close closes the spider, the shared frontier, the WARC files and the log file.
 func (ls *loadedSpider) Close() {
 	ls.closeFrontier()
+	ls.closeArchives()
 	if ls.spider != nil {
 		_ = ls.spider.Close()
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,21 @@ func TestNewCommand(t *testing.T) {
 			}
 			if n := len(jsonLines(t, stdout)); n != tc.items {
 				t.Errorf("%d items from the %s template on the demo site, want %d", n, tc.tmpl, tc.items)
+			}
+			// Its tests export records the demo site and replays it (the case pins the demo's
+			// default address, rewritten to this test's).
+			base, fix := guideDemo(t)
+			file := filepath.Join(sub, "my-"+tc.tmpl+".ts")
+			if !strings.Contains(string(src), "export const tests: SpiderTest[]") {
+				t.Errorf("the template has no tests export:\n%s", src)
+			}
+			writeFile(t, sub, "my-"+tc.tmpl+".ts", fix(string(src)))
+			for _, args := range [][]string{{"--record"}, nil} {
+				stdout, stderr, code := jscrawl(t, append([]string{"test", file}, args...)...)
+				verb := map[bool]string{true: "RECORDED", false: "PASS"}[args != nil]
+				if want := fmt.Sprintf("%s demo (%d items", verb, tc.items); code != 0 || !strings.Contains(stdout, want) {
+					t.Errorf("test %v against %s: exit %d, no %q in\n%s%s", args, base, code, want, stdout, stderr)
+				}
 			}
 			// A second new with the same name refuses to overwrite.
 			if _, stderr, code := jscrawl(t, "new", "my-"+tc.tmpl, "--dir", sub); code != 1 || !strings.Contains(stderr, "exists") {

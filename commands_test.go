@@ -66,6 +66,11 @@ var latin1 = []byte("<html><head><title>caf\xe9</title></head><body><p>caf\xe9</
 // siteServer serves the pages the command tests read, besides enginetest's routes.
 func siteServer(t *testing.T) *httptest.Server {
 	t.Helper()
+	return enginetest.StartWith(t, siteMux()).Server
+}
+
+// siteMux routes siteServer's pages.
+func siteMux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /latin1", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=iso-8859-1")
@@ -96,7 +101,7 @@ func siteServer(t *testing.T) *httptest.Server {
 		}
 		fmt.Fprint(w, "</body></html>")
 	})
-	return enginetest.StartWith(t, mux).Server
+	return mux
 }
 
 func TestFetch(t *testing.T) {
@@ -428,7 +433,7 @@ func TestShellRestartsAfterTimeout(t *testing.T) {
 
 func TestCommandHelp(t *testing.T) {
 	t.Parallel()
-	for _, cmd := range []string{"run", "fetch", "parse", "bundle", "bench", "settings", "shell", "version", "demo", "new", "types"} {
+	for _, cmd := range []string{"run", "fetch", "parse", "bundle", "bench", "settings", "shell", "version", "demo", "new", "types", "test"} {
 		stdout, stderr, code := jscrawl(t, cmd, "--help")
 		if code != 0 || !strings.Contains(stdout, "jscrawl "+cmd) {
 			t.Errorf("%s --help: exit code %d\n%s%s", cmd, code, stdout, stderr)

@@ -46,7 +46,7 @@ func newApp() *cli.App {
 		}
 		return cli.Exit(fmt.Sprintf("%v (see %s --help)", err, name), 2)
 	}
-	cmds := []*cli.Command{runCommand(), shellCommand(), fetchCommand(), parseCommand(), checkCommand(), newCommand(),
+	cmds := []*cli.Command{runCommand(), shellCommand(), fetchCommand(), parseCommand(), checkCommand(), spiderTestCommand(), newCommand(),
 		bundleCommand(), benchCommand(), settingsCommand(), demoCommand(), typesCommand(), versionCommand(),
 		psCommand(), pstreeCommand(), statsCommand(), jobCommand(), frontierCommand()}
 	for _, c := range cmds {

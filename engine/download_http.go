@@ -110,22 +110,7 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 		return nil, &DownloadError{Name: NameInvalidURL, URL: req.URL, Err: errors.New("missing host")}
 	}
 	reqBytes := len(method) + len(req.URL) + 12 + len(req.Body)
-	if len(req.Headers) > 0 {
-		hreq.Header = req.Headers.Clone()
-	} else {
-		hreq.Header = make(http.Header, len(d.defaultHeaders)+2)
-	}
-	for _, kv := range d.defaultHeaders {
-		if _, ok := hreq.Header[kv[0]]; !ok {
-			hreq.Header[kv[0]] = []string{kv[1]}
-		}
-	}
-	if _, ok := hreq.Header["User-Agent"]; !ok && d.userAgent != "" {
-		hreq.Header["User-Agent"] = []string{d.userAgent}
-	}
-	if _, ok := hreq.Header["Accept-Encoding"]; !ok {
-		hreq.Header["Accept-Encoding"] = []string{acceptEncoding}
-	}
+	hreq.Header = d.sentHeader(req)
 	for k, vs := range hreq.Header {
 		for _, v := range vs {
 			reqBytes += len(k) + len(v) + 4
@@ -165,6 +150,29 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 		Request:  req,
 		Protocol: hresp.Proto,
 	}, nil
+}
+
+// sentHeader returns the header the handler sends with req: req.Headers, then
+// DEFAULT_REQUEST_HEADERS, USER_AGENT and the encodings it decodes where absent.
+func (d *httpHandler) sentHeader(req *types.Request) http.Header {
+	var h http.Header
+	if len(req.Headers) > 0 {
+		h = req.Headers.Clone()
+	} else {
+		h = make(http.Header, len(d.defaultHeaders)+2)
+	}
+	for _, kv := range d.defaultHeaders {
+		if _, ok := h[kv[0]]; !ok {
+			h[kv[0]] = []string{kv[1]}
+		}
+	}
+	if _, ok := h["User-Agent"]; !ok && d.userAgent != "" {
+		h["User-Agent"] = []string{d.userAgent}
+	}
+	if _, ok := h["Accept-Encoding"]; !ok {
+		h["Accept-Encoding"] = []string{acceptEncoding}
+	}
+	return h
 }
 
 // readBody reads hresp.Body through its Content-Encoding decoders, enforcing the size

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jscrawl/jscrawl/engine/warc"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -91,6 +92,10 @@ type Engine struct {
 	client    *http.Client
 	sched     Scheduler
 	dlmws     []OrderedMiddleware
+
+	warcOut        *warc.Writer  // WithWARC
+	replay         *warc.Archive // WithReplay
+	replayFallback bool
 
 	downloader Downloader      // compiled chain, also used by Download
 	slots      *SlotDownloader // the bottom of the chain, above the HTTP downloader
@@ -217,6 +222,7 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	e.offsite = NewOffsiteMiddleware(domains, e.stats, e.logger)
 	hd := NewHTTPDownloader(settings, e.client, e.stats)
 	hd.logger = e.logger
+	e.archiveHandlers(hd)
 	gate, _ := e.sched.(SlotGate) // a shared scheduler shares the slots too
 	e.slots = NewSlotDownloader(settings, markDownloading(hd), SlotLogger(e.logger), SharedSlots(gate))
 	dlOwn, outOwn := e.ownOrders()

@@ -32,6 +32,7 @@ const (
 	NameIgnoreRequest         = "IgnoreRequest"
 	NameCancelled             = "CancelledError"
 	NameError                 = "Error"
+	NameNotInArchive          = "NotInArchive" // a request a replay (--replay) has no response for
 )
 
 // DownloadError is a failed download: Name is its Scrapy-style class (NameTimeout, ...),

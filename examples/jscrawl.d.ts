@@ -748,6 +748,22 @@ declare module "jscrawl" {
     adaptResponse(response: Response): Response;
     processResults(response: Response, results: Output[]): CallbackResult;
   }
+
+  /**
+   * One case of a spider module's `export const tests: SpiderTest[]`, which `jscrawl test`
+   * runs: it replays `__snapshots__/<spider name>/<name>.warc.gz` and compares the items
+   * with `<name>.items.jsonl` (`jscrawl test --record` writes both).
+   */
+  export interface SpiderTest {
+    /** Names the case and its snapshot files: letters, digits, ".", "_" and "-". */
+    name: string;
+    /** Spider arguments, as -a NAME=VALUE (over the command line's). */
+    args?: Record<string, string | number | boolean>;
+    /** Settings of the case (over customSettings and -s). */
+    settings?: SettingsMap & Record<string, unknown>;
+    /** The item field that matches an item with its snapshot (default "url"; without it, items match by position). */
+    testKey?: string;
+  }
 }
 
 // Generated from jscrawl's settings table.
@@ -930,5 +946,13 @@ declare module "jscrawl" {
     URLLENGTH_LIMIT?: number;
     /** User-Agent header (string). */
     USER_AGENT?: string;
+    /** with REPLAY_FILES, download a request the archives lack instead of failing it with NotInArchive (--replay-fallback) (boolean). */
+    REPLAY_FALLBACK?: boolean;
+    /** WARC files that serve every http(s) download instead of the network (--replay; a rotated file is read with its -00001, ... parts) (list). */
+    REPLAY_FILES?: unknown[];
+    /** WARC file to record every http(s) download to, a request and a response record each (--warc; a name ending .gz gzips each record; empty: none) (string). */
+    WARC_FILE?: string;
+    /** bytes of a WARC file on disk before the next one starts (crawl-00001.warc.gz, ...; 0: no limit) (integer). */
+    WARC_MAX_SIZE?: number;
   }
 }

@@ -748,4 +748,20 @@ declare module "jscrawl" {
     adaptResponse(response: Response): Response;
     processResults(response: Response, results: Output[]): CallbackResult;
   }
+
+  /**
+   * One case of a spider module's `export const tests: SpiderTest[]`, which `jscrawl test`
+   * runs: it replays `__snapshots__/<spider name>/<name>.warc.gz` and compares the items
+   * with `<name>.items.jsonl` (`jscrawl test --record` writes both).
+   */
+  export interface SpiderTest {
+    /** Names the case and its snapshot files: letters, digits, ".", "_" and "-". */
+    name: string;
+    /** Spider arguments, as -a NAME=VALUE (over the command line's). */
+    args?: Record<string, string | number | boolean>;
+    /** Settings of the case (over customSettings and -s). */
+    settings?: SettingsMap & Record<string, unknown>;
+    /** The item field that matches an item with its snapshot (default "url"; without it, items match by position). */
+    testKey?: string;
+  }
 }

@@ -143,6 +143,7 @@ type Spider struct {
 	job     jobState           // this.state and this.resumed of a job (jobstate.go)
 	methods map[string]bool    // the spider's method names (HasCallback)
 	reloads int                // how many times Reload swapped the code
+	tests   []SpiderTest       // the module's tests export (Tests)
 }
 
 // vmState is one VM's spider instance and the prelude's helpers; used on that VM's loop.
@@ -151,7 +152,8 @@ type vmState struct {
 	vm           *runtime.VM
 	rt           *goja.Runtime
 	spider       *goja.Object
-	exports      *goja.Object
+	exports      *goja.Object // the jscrawl module's
+	module       *goja.Object // the spider module's exports
 	makeResponse goja.Callable
 	makeRequest  goja.Callable
 	pipelines    []*goja.Object
@@ -185,6 +187,10 @@ func Load(prog *runtime.Program, opts Options) (*Spider, error) {
 			return err
 		}
 		s.name = st.spider.Get("name").String()
+		var err error
+		if s.tests, err = st.readTests(); err != nil {
+			return err
+		}
 		if v := st.spider.Get("allowedDomains"); v != nil && !goja.IsUndefined(v) && !goja.IsNull(v) {
 			allowed, err := stringList(rt, v, "allowedDomains")
 			if err != nil {
@@ -655,6 +661,7 @@ func (st *vmState) install() error {
 // construct makes the spider instance from the module's exports.
 func (st *vmState) construct(exports *goja.Object) error {
 	rt := st.rt
+	st.module = exports
 	def := exports.Get("default")
 	if def == nil || goja.IsUndefined(def) || goja.IsNull(def) {
 		return errors.New("the spider module has no default export: export default class MySpider { name = \"...\"; ... }")

@@ -107,6 +107,14 @@ const (
 	RobotsTxtUserAgent            = "ROBOTSTXT_USER_AGENT"
 )
 
+// Setting keys of record and replay (run --warc, --replay).
+const (
+	ReplayFallback = "REPLAY_FALLBACK"
+	ReplayFiles    = "REPLAY_FILES"
+	WARCFile       = "WARC_FILE"
+	WARCMaxSize    = "WARC_MAX_SIZE"
+)
+
 // Version is jscrawl's version, used in the default USER_AGENT.
 const Version = "0.1.0"
 
@@ -230,6 +238,10 @@ var Defs = []Def{
 	{Thresholds, KindMap, map[string]any{}, "stat name → condition such as \">= 100\", checked at the end (exit code 99 when one fails)"},
 	{URLLengthLimit, KindInt, 2083, "longest URL followed"},
 	{UserAgent, KindString, "jscrawl/" + Version + " (+https://github.com/jscrawl/jscrawl)", "User-Agent header"},
+	{ReplayFallback, KindBool, false, "with REPLAY_FILES, download a request the archives lack instead of failing it with NotInArchive (--replay-fallback)"},
+	{ReplayFiles, KindList, []any{}, "WARC files that serve every http(s) download instead of the network (--replay; a rotated file is read with its -00001, ... parts)"},
+	{WARCFile, KindString, "", "WARC file to record every http(s) download to, a request and a response record each (--warc; a name ending .gz gzips each record; empty: none)"},
+	{WARCMaxSize, KindInt, 1 << 30, "bytes of a WARC file on disk before the next one starts (crawl-00001.warc.gz, ...; 0: no limit)"},
 }
 
 // Range is the interval a numeric setting's value must lie in; Set refuses a value
@@ -303,6 +315,7 @@ var Ranges = map[string]Range{
 	RetryTimes:                    AtLeast(0),
 	SchedulerMemoryMax:            AtLeast(0),
 	URLLengthLimit:                AtLeast(0),
+	WARCMaxSize:                   AtLeast(0),
 }
 
 // Choices lists the values a text setting may take (compared without regard to case);

@@ -2,12 +2,17 @@
 // inline, several at once.
 //
 //   jscrawl run --demo SPIDER_NAME.ts -o items.jsonl     (tries it on the built-in demo site)
-import { Request, Spider, type Response } from "jscrawl";
+import { Request, Spider, type Response, type SpiderTest } from "jscrawl";
 
 interface Page {
   books: { id: number; title: string; api: string }[];
   next: string | null;
 }
+
+// Snapshot tests: `jscrawl test SPIDER_NAME.ts --record` records each case's crawl (here of
+// `jscrawl demo` at its default address) to __snapshots__/SPIDER_NAME/; `jscrawl test
+// SPIDER_NAME.ts` then replays it offline after each edit and compares the items.
+export const tests: SpiderTest[] = [{ name: "demo", args: { baseUrl: "http://127.0.0.1:8000" }, testKey: "id" }];
 
 export default class SPIDER_CLASS extends Spider {
   name = "SPIDER_NAME";

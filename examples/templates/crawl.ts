@@ -2,13 +2,18 @@
 // scrape (Scrapy's CrawlSpider).
 //
 //   jscrawl run --demo SPIDER_NAME.ts -o items.jsonl     (tries it on the built-in demo site)
-import { CrawlSpider, type Response } from "jscrawl";
+import { CrawlSpider, type Response, type SpiderTest } from "jscrawl";
 
 interface Product {
   title: string;
   price: string;
   url: string;
 }
+
+// Snapshot tests: `jscrawl test SPIDER_NAME.ts --record` records each case's crawl (here of
+// `jscrawl demo` at its default address) to __snapshots__/SPIDER_NAME/; `jscrawl test
+// SPIDER_NAME.ts` then replays it offline after each edit and compares the items.
+export const tests: SpiderTest[] = [{ name: "demo", args: { baseUrl: "http://127.0.0.1:8000" } }];
 
 export default class SPIDER_CLASS extends CrawlSpider {
   name = "SPIDER_NAME";

@@ -2,13 +2,18 @@
 // (Scrapy's SitemapSpider). A robots.txt URL works too: its Sitemap: lines are followed.
 //
 //   jscrawl run --demo SPIDER_NAME.ts -o items.jsonl     (tries it on the built-in demo site)
-import { SitemapSpider, type Response, type SitemapEntry } from "jscrawl";
+import { SitemapSpider, type Response, type SitemapEntry, type SpiderTest } from "jscrawl";
 
 interface Book {
   title: string;
   price: string;
   url: string;
 }
+
+// Snapshot tests: `jscrawl test SPIDER_NAME.ts --record` records each case's crawl (here of
+// `jscrawl demo` at its default address) to __snapshots__/SPIDER_NAME/; `jscrawl test
+// SPIDER_NAME.ts` then replays it offline after each edit and compares the items.
+export const tests: SpiderTest[] = [{ name: "demo", args: { baseUrl: "http://127.0.0.1:8000" } }];
 
 export default class SPIDER_CLASS extends SitemapSpider {
   name = "SPIDER_NAME";

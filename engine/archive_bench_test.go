@@ -1,0 +1,104 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
+	"github.com/jscrawl/jscrawl/engine/warc"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// BenchmarkArchive crawls a site of b.N pages (at least 100) like the bench kit's (about
+// 14 KB each, ten products, 20 links): live, live recording to a WARC file (--warc), and
+// replayed from that file with the server gone (--replay). It reports pages/s; compare
+// live and warc in one run (-bench 'Archive/(live|warc)' -count N), and their allocations.
+func BenchmarkArchive(b *testing.B) {
+	total := 0
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /page/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "<html><head><title>Page %d</title></head><body><h1>Page %d</h1>", n, n)
+		for p := range 10 {
+			fmt.Fprintf(&sb, `<div class="product"><span class="name">Product %d</span><span class="price">$%d.%02d</span><a class="detail" href="/page/%d#p%d">detail</a><p>%s</p></div>`,
+				p, n*p%997, p, n, p, strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 22))
+		}
+		for k := range 20 {
+			fmt.Fprintf(&sb, `<a href="/page/%d">link</a> `, (n*7+k*13)%total)
+		}
+		fmt.Fprintf(&sb, `<a href="/page/%d">next</a></body></html>`, (n+1)%total)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, sb.String())
+	})
+	run := func(b *testing.B, base string, opts ...engine.Option) {
+		sp := &enginetest.Spider{
+			StartURLs: []string{base + "/page/0"},
+			ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+				emit(types.Output{Item: types.Item{{Key: "url", Value: resp.URL}, {Key: "len", Value: len(resp.Body)}}})
+				return enginetest.FollowAll(ctx, resp, emit)
+			},
+		}
+		s := types.NewSettings()
+		s.Set(types.LogStatsInterval, 0, types.PriorityCmdline)
+		s.Set(types.RobotsTxtObey, false, types.PriorityCmdline)
+		s.Set(types.ConcurrentRequestsPerDomain, 16, types.PriorityCmdline)
+		opts = append(opts, engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		e := engine.New(sp, s, opts...)
+		b.ResetTimer()
+		b.StartTimer()
+		if err := e.Run(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		if got := e.Stats().Get("response_received_count"); got != int64(total) {
+			b.Fatalf("crawled %v pages, want %d", got, total)
+		}
+		b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "pages/s")
+	}
+	b.Run("live", func(b *testing.B) {
+		total = max(b.N, 100)
+		run(b, enginetest.StartWith(b, mux).URL)
+	})
+	b.Run("warc", func(b *testing.B) {
+		total = max(b.N, 100)
+		w, err := warc.Create(filepath.Join(b.TempDir(), "crawl.warc.gz"), 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run(b, enginetest.StartWith(b, mux).URL, engine.WithWARC(w))
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+	})
+	b.Run("replay", func(b *testing.B) {
+		// Record b.N pages first (not timed), then replay them with no server.
+		total = max(b.N, 100)
+		srv := enginetest.StartWith(b, mux)
+		base := srv.URL
+		path := filepath.Join(b.TempDir(), "crawl.warc.gz")
+		w, err := warc.Create(path, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		run(b, base, engine.WithWARC(w))
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		srv.Close()
+		a, err := warc.Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer a.Close()
+		run(b, base, engine.WithReplay(a, false))
+	})
+}

@@ -1,0 +1,204 @@
+package engine
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jscrawl/jscrawl/engine/warc"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// WithWARC records every download of the http and https handlers to w (WARC_FILE,
+// run --warc): scheduled requests, inline downloads, robots.txt and each redirect hop,
+// as the handler sent and received them. The caller closes w after the crawl.
+func WithWARC(w *warc.Writer) Option { return func(e *Engine) { e.warcOut = w } }
+
+// WithReplay serves the downloads of the http and https handlers from a (REPLAY_FILES,
+// run --replay) instead of the network: a request a has no response for fails with
+// NotInArchive, or with fallback (REPLAY_FALLBACK) is downloaded. The caller closes a
+// after the crawl.
+func WithReplay(a *warc.Archive, fallback bool) Option {
+	return func(e *Engine) { e.replay, e.replayFallback = a, fallback }
+}
+
+// wrapHandlers puts wrap around each download handler (once for a handler that serves
+// several schemes).
+func (d *HTTPDownloader) wrapHandlers(wrap func(DownloadHandler) DownloadHandler) {
+	done := map[DownloadHandler]DownloadHandler{}
+	for scheme, h := range d.handlers {
+		w, ok := done[h]
+		if !ok {
+			w = wrap(h)
+			done[h] = w
+		}
+		d.handlers[scheme] = w
+	}
+}
+
+// archiveHandlers wraps the downloader's handlers for the engine's replay, then its
+// recording (so a replayed crawl can be recorded again).
+func (e *Engine) archiveHandlers(d *HTTPDownloader) {
+	if e.replay != nil {
+		d.wrapHandlers(func(h DownloadHandler) DownloadHandler {
+			return &replayHandler{inner: h, archive: e.replay, fallback: e.replayFallback, env: d.downloadEnv}
+		})
+	}
+	if e.warcOut != nil {
+		d.wrapHandlers(func(h DownloadHandler) DownloadHandler {
+			return &recordHandler{inner: h, w: e.warcOut, env: d.downloadEnv}
+		})
+	}
+}
+
+// isHTTP reports whether rawURL is http or https, the schemes an archive holds.
+func isHTTP(rawURL string) bool {
+	scheme, _, _ := strings.Cut(rawURL, ":")
+	return strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https")
+}
+
+// headerSender is a handler that tells the header it sends with a request (httpHandler).
+type headerSender interface {
+	sentHeader(req *types.Request) http.Header
+}
+
+// recordHandler writes what its handler downloads over http(s) to a WARC file: a request
+// and a response record per download. A failed download writes nothing; a failed write
+// is logged and counted (warc/errors) and the download returned all the same.
+type recordHandler struct {
+	inner DownloadHandler
+	w     *warc.Writer
+	env   *downloadEnv
+}
+
+// Download implements DownloadHandler.
+func (h *recordHandler) Download(ctx context.Context, req *types.Request, lim DownloadLimits) (*types.Response, error) {
+	resp, err := h.inner.Download(ctx, req, lim)
+	if err != nil || !isHTTP(req.URL) {
+		return resp, err
+	}
+	var header http.Header
+	if s, ok := h.inner.(headerSender); ok {
+		header = s.sentHeader(req)
+	}
+	n, werr := h.w.Write(req, header, resp, time.Now())
+	if werr != nil {
+		h.env.stats.Inc("warc/errors", 1)
+		h.env.logger.Error(fmt.Sprintf("Could not record %s: %v", reqString(req), werr))
+		return resp, nil
+	}
+	h.env.stats.Inc("warc/record_count", 2)
+	h.env.stats.Inc("warc/bytes", n)
+	return resp, nil
+}
+
+// sentHeader implements headerSender with the inner handler's.
+func (h *recordHandler) sentHeader(req *types.Request) http.Header {
+	if s, ok := h.inner.(headerSender); ok {
+		return s.sentHeader(req)
+	}
+	return nil
+}
+
+// replayHandler serves http(s) downloads from an archive: a request found there gets its
+// recorded response (counted in replay/response_count and the downloader stats as a
+// download would be); one not found counts in replay/miss_count and fails with
+// NotInArchive, or with fallback goes to the inner handler. Other schemes (file, data) go
+// to the inner handler: they are not the network.
+type replayHandler struct {
+	inner    DownloadHandler
+	archive  *warc.Archive
+	fallback bool
+	env      *downloadEnv
+}
+
+// Download implements DownloadHandler.
+func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim DownloadLimits) (*types.Response, error) {
+	if !isHTTP(req.URL) {
+		return h.inner.Download(ctx, req, lim)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
+	}
+	resp, ok, err := h.archive.Lookup(req)
+	if err != nil {
+		return nil, &DownloadError{Name: NameBadResponse, URL: req.URL, Err: err}
+	}
+	if !ok {
+		h.env.stats.Inc("replay/miss_count", 1)
+		if h.fallback {
+			return h.inner.Download(ctx, req, lim)
+		}
+		return nil, &DownloadError{Name: NameNotInArchive, URL: req.URL,
+			Err: errors.New("not in the replayed archive (no response recorded for this method, URL and body)")}
+	}
+	if err := decodeRecorded(req, resp, lim); err != nil {
+		return nil, err
+	}
+	if lim.MaxSize > 0 && int64(len(resp.Body)) > lim.MaxSize {
+		return nil, &DownloadError{Name: NameMaxSize, URL: req.URL,
+			Err: fmt.Errorf("cancelling download: size (%d) larger than %s (%d)", len(resp.Body), types.DownloadMaxSize, lim.MaxSize)}
+	}
+	if u, err := url.Parse(req.URL); err == nil {
+		resp.URL = u.String() // as the http handler makes it
+	}
+	h.env.stats.Inc("replay/response_count", 1)
+	h.env.countRequest(req.HTTPMethod(), len(req.HTTPMethod())+len(req.URL)+12+len(req.Body))
+	h.env.countResponse(resp.Status, len(resp.Body)+15)
+	return resp, nil
+}
+
+// decodeRecorded decodes a recorded body that still has its Content-Encoding, as archives
+// of other tools keep the bytes from the wire (jscrawl records bodies decoded), and removes
+// the header then, as the http handler does.
+func decodeRecorded(req *types.Request, resp *types.Response, lim DownloadLimits) error {
+	encs := contentEncodings(resp.Headers.Get("Content-Encoding"))
+	if len(encs) == 0 || len(resp.Body) == 0 {
+		return nil
+	}
+	r, closers, failed, err := decoders(bytes.NewReader(resp.Body), encs)
+	defer closeAll(closers)
+	if err == nil {
+		max := lim.MaxSize
+		if max <= 0 {
+			max = math.MaxInt64 - 1
+		}
+		var b []byte
+		if b, err = io.ReadAll(io.LimitReader(r, max+1)); err == nil {
+			if int64(len(b)) > max {
+				return &DownloadError{Name: NameMaxSize, URL: req.URL,
+					Err: fmt.Errorf("cancelling download: decoded body larger than %s (%d)", types.DownloadMaxSize, lim.MaxSize)}
+			}
+			resp.Body = b
+			resp.Headers.Del("Content-Encoding")
+			resp.Headers.Del("Content-Length")
+			return nil
+		}
+	}
+	if failed == "" {
+		failed = strings.Join(encs, ", ")
+	}
+	return &DownloadError{Name: NameBadResponse, URL: req.URL, Err: fmt.Errorf("recorded body does not decode as %s: %w", failed, err)}
+}
+
+// sentHeader implements headerSender with the inner handler's.
+func (h *replayHandler) sentHeader(req *types.Request) http.Header {
+	if s, ok := h.inner.(headerSender); ok {
+		return s.sentHeader(req)
+	}
+	return nil
+}
+
+// Interface guards
+var (
+	_ DownloadHandler = (*recordHandler)(nil)
+	_ DownloadHandler = (*replayHandler)(nil)
+	_ headerSender    = (*httpHandler)(nil)
+)

@@ -1,0 +1,315 @@
+package warc_test
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha1"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	iawarc "github.com/internetarchive/gowarc"
+	"github.com/jscrawl/jscrawl/engine/warc"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// exchange is one download to write.
+type exchange struct {
+	req  *types.Request
+	resp *types.Response
+}
+
+func exchanges(n int) []exchange {
+	var out []exchange
+	for i := range n {
+		u := fmt.Sprintf("http://example.com/page/%d?q=%d", i, i)
+		out = append(out, exchange{
+			req: &types.Request{URL: u, Headers: http.Header{"Accept": {"text/html"}}},
+			resp: &types.Response{URL: u, Status: 200, Protocol: "HTTP/1.1",
+				Headers: http.Header{"Content-Type": {"text/html"}},
+				Body:    []byte(fmt.Sprintf("<html><body>page %d %s</body></html>", i, strings.Repeat("x", i*37)))},
+		})
+	}
+	out = append(out, exchange{
+		req: &types.Request{Method: "POST", URL: "http://example.com/form", Body: []byte("a=1&b=2"),
+			Headers: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}},
+		resp: &types.Response{URL: "http://example.com/form", Status: 302, Protocol: "HTTP/1.1",
+			Headers: http.Header{"Location": {"/done"}}},
+	})
+	return out
+}
+
+func write(t *testing.T, path string, maxSize int64, xs []exchange) *warc.Writer {
+	t.Helper()
+	w, err := warc.Create(path, maxSize, warc.Field{Name: "isPartOf", Value: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range xs {
+		if _, err := w.Write(x.req, nil, x.resp, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// iaRecord is a record as github.com/internetarchive/gowarc reads it.
+type iaRecord struct {
+	typ, uri, id, concurrentTo, payloadDigest, blockDigest string
+	block                                                  []byte
+}
+
+// readIA reads path with the Internet Archive's WARC library, not the one that wrote it.
+func readIA(t *testing.T, path string) []iaRecord {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := iawarc.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var out []iaRecord
+	for {
+		rec, err := r.ReadRecord()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("%s: record %d: %v", path, len(out), err)
+		}
+		if rec.Version != "WARC/1.1" {
+			t.Errorf("record %d: version %q, want WARC/1.1", len(out), rec.Version)
+		}
+		if _, err := rec.Content.Seek(0, io.SeekStart); err != nil {
+			t.Fatal(err)
+		}
+		block, err := io.ReadAll(rec.Content)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Content.Close()
+		out = append(out, iaRecord{
+			typ: rec.Header.Get("WARC-Type"), uri: rec.Header.Get("WARC-Target-URI"),
+			id: rec.Header.Get("WARC-Record-ID"), concurrentTo: rec.Header.Get("WARC-Concurrent-To"),
+			payloadDigest: rec.Header.Get("WARC-Payload-Digest"), blockDigest: rec.Header.Get("WARC-Block-Digest"),
+			block: block,
+		})
+	}
+}
+
+func sha1b32(b []byte) string {
+	sum := sha1.Sum(b)
+	return "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
+}
+
+// payload returns an HTTP message's body (after the empty line).
+func payload(t *testing.T, block []byte) []byte {
+	t.Helper()
+	_, body, ok := bytes.Cut(block, []byte("\r\n\r\n"))
+	if !ok {
+		t.Fatalf("no end of the HTTP header in %q", block)
+	}
+	return body
+}
+
+// TestWriterReadsInAnotherLibrary checks a written archive with the Internet Archive's
+// reader: a warcinfo record, then a request and a response record per download, with
+// their URIs, cross-references, and block and payload digests that match the bytes.
+func TestWriterReadsInAnotherLibrary(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "crawl.warc.gz")
+	xs := exchanges(5)
+	write(t, path, 0, xs)
+	recs := readIA(t, path)
+	if len(recs) != 1+2*len(xs) {
+		t.Fatalf("%d records, want %d", len(recs), 1+2*len(xs))
+	}
+	if recs[0].typ != "warcinfo" || !bytes.Contains(recs[0].block, []byte("software: jscrawl/")) ||
+		!bytes.Contains(recs[0].block, []byte("isPartOf: test")) {
+		t.Errorf("first record: %s %q, want the warcinfo", recs[0].typ, recs[0].block)
+	}
+	for i, x := range xs {
+		q, p := recs[1+2*i], recs[2+2*i]
+		if q.typ != "request" || p.typ != "response" {
+			t.Fatalf("records %d, %d: %s, %s, want request, response", 1+2*i, 2+2*i, q.typ, p.typ)
+		}
+		if q.uri != x.req.URL || p.uri != x.req.URL {
+			t.Errorf("download %d: URIs %q, %q, want %q", i, q.uri, p.uri, x.req.URL)
+		}
+		if q.concurrentTo != p.id || p.concurrentTo != q.id {
+			t.Errorf("download %d: request %s names %s, response %s names %s", i, q.id, q.concurrentTo, p.id, p.concurrentTo)
+		}
+		for _, r := range []iaRecord{q, p} {
+			if r.blockDigest != sha1b32(r.block) {
+				t.Errorf("download %d %s: WARC-Block-Digest %s, the block's is %s", i, r.typ, r.blockDigest, sha1b32(r.block))
+			}
+		}
+		if got := payload(t, p.block); !bytes.Equal(got, x.resp.Body) || p.payloadDigest != sha1b32(x.resp.Body) {
+			t.Errorf("download %d: payload %q digest %s, want %q digest %s", i, got, p.payloadDigest, x.resp.Body, sha1b32(x.resp.Body))
+		}
+		if got := payload(t, q.block); !bytes.Equal(got, x.req.Body) {
+			t.Errorf("download %d: request body %q, want %q", i, got, x.req.Body)
+		}
+		// The HTTP messages parse as such.
+		if _, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(q.block))); err != nil {
+			t.Errorf("download %d: request block: %v", i, err)
+		}
+		if resp, err := http.ReadResponse(bufio.NewReader(bytes.NewReader(p.block)), nil); err != nil || resp.StatusCode != x.resp.Status {
+			t.Errorf("download %d: response block: %v, status %v", i, err, resp)
+		}
+	}
+}
+
+// TestRotation: past WARC_MAX_SIZE the writer starts crawl-00001.warc.gz, ...; each file
+// starts with a warcinfo record and reads cleanly on its own; the Archive of the first
+// name serves every download, and a new recording removes the earlier rotation.
+func TestRotation(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "crawl.warc.gz")
+	xs := exchanges(30)
+	w := write(t, path, 4096, xs)
+	files := w.Files()
+	if len(files) < 3 {
+		t.Fatalf("files %v, want 3 or more at 4 KiB each", files)
+	}
+	for i, f := range files {
+		want := path
+		if i > 0 {
+			want = filepath.Join(dir, fmt.Sprintf("crawl-%05d.warc.gz", i))
+		}
+		if f != want {
+			t.Errorf("file %d is %s, want %s", i, f, want)
+		}
+	}
+	total := 0
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs := readIA(t, f)
+		if recs[0].typ != "warcinfo" {
+			t.Errorf("%s starts with %s", f, recs[0].typ)
+		}
+		if st.Size() > 4096+2048 { // one record may pass the estimate
+			t.Errorf("%s: %d bytes", f, st.Size())
+		}
+		total += len(recs) - 1
+	}
+	if total != 2*len(xs) {
+		t.Errorf("%d request and response records in all, want %d", total, 2*len(xs))
+	}
+	if got := warc.Rotated(path); !slices.Equal(got, files[1:]) {
+		t.Errorf("Rotated = %v, want %v", got, files[1:])
+	}
+	a, err := warc.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if a.Len() != len(xs) {
+		t.Errorf("archive of %s has %d responses, want %d", path, a.Len(), len(xs))
+	}
+	for _, x := range xs {
+		resp, ok, err := a.Lookup(x.req)
+		if err != nil || !ok || !bytes.Equal(resp.Body, x.resp.Body) {
+			t.Errorf("Lookup %s: %v %v", x.req.URL, ok, err)
+		}
+	}
+	// Continuing (a resumed job) writes the next file and keeps the others.
+	w = func() *warc.Writer {
+		w, err := warc.Continue(path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write(xs[0].req, nil, xs[0].resp, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}()
+	next := filepath.Join(dir, fmt.Sprintf("crawl-%05d.warc.gz", len(files)))
+	if got := w.Files(); !slices.Equal(got, []string{next}) || !slices.Equal(warc.Rotated(path), append(files[1:], next)) {
+		t.Errorf("Continue wrote %v; rotation %v, want %s after %v", got, warc.Rotated(path), next, files)
+	}
+	// Recording again to the same name replaces the rotation.
+	write(t, path, 0, xs[:1])
+	if got := warc.Rotated(path); len(got) != 0 {
+		t.Errorf("after a new recording, the old rotation is left: %v", got)
+	}
+}
+
+// TestArchiveLookup: a response matches by method, URL (canonical: query order) and body;
+// repeated requests get the recorded responses in order, then the last again.
+func TestArchiveLookup(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "a.warc.gz")
+	u := "http://example.com/p?b=2&a=1"
+	resp := func(body string) *types.Response {
+		return &types.Response{URL: u, Status: 200, Headers: http.Header{"X-N": {body}}, Body: []byte(body)}
+	}
+	big := strings.Repeat("a large body that spans more than one read of the file ", 20000)
+	write(t, path, 0, []exchange{
+		{&types.Request{URL: "http://example.com/big"}, &types.Response{Status: 200, Headers: http.Header{"X-N": {"big"}}, Body: []byte(big)}},
+		{&types.Request{URL: u}, resp("first")},
+		{&types.Request{URL: u, Method: "POST", Body: []byte("x=1")}, resp("post x=1")},
+		{&types.Request{URL: u}, resp("second")},
+		{&types.Request{URL: u, Method: "POST", Body: []byte("x=2")}, resp("post x=2")},
+	})
+	a, err := warc.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for _, tc := range []struct {
+		req  *types.Request
+		want string // "" for a miss
+	}{
+		{&types.Request{URL: "http://example.com/p?a=1&b=2"}, "first"},
+		{&types.Request{URL: "http://example.com/big"}, "big"},
+		{&types.Request{URL: u, Method: "POST", Body: []byte("x=2")}, "post x=2"},
+		{&types.Request{URL: u}, "second"},
+		{&types.Request{URL: u}, "second"},
+		{&types.Request{URL: u, Method: "POST", Body: []byte("x=1")}, "post x=1"},
+		{&types.Request{URL: u, Method: "POST", Body: []byte("x=3")}, ""},
+		{&types.Request{URL: u, Method: "PUT", Body: []byte("x=1")}, ""},
+		{&types.Request{URL: "http://example.com/other"}, ""},
+	} {
+		got, ok, err := a.Lookup(tc.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.want == "" {
+			if ok {
+				t.Errorf("%s %s %s: found %q, want a miss", tc.req.HTTPMethod(), tc.req.URL, tc.req.Body, got.Body)
+			}
+			continue
+		}
+		want := tc.want
+		if want == "big" {
+			want = big
+		}
+		if !ok || string(got.Body) != want || got.Headers.Get("X-N") != tc.want || got.Status != 200 || got.Request != tc.req {
+			t.Errorf("%s %s %s: found %v, status %d, header %q, a body of %d bytes, want %q", tc.req.HTTPMethod(), tc.req.URL, tc.req.Body,
+				ok, got.Status, got.Headers.Get("X-N"), len(got.Body), tc.want)
+		}
+	}
+}

@@ -1,0 +1,300 @@
+// Package warc records downloads to WARC 1.1 files and replays them (jscrawl run --warc,
+// --replay). It holds the archive format's side, on github.com/nlnwa/gowarc: the Writer
+// makes a request and a response record for each download, with block and payload
+// digests and per-record gzip, in files that rotate past a size; the Archive indexes the
+// exchanges of one or more WARC files by method, URL and body and reads their responses
+// back. The engine plugs both in at its download handlers (engine/download_archive.go).
+package warc
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jscrawl/jscrawl/types"
+	"github.com/klauspost/compress/gzip"
+	gowarc "github.com/nlnwa/gowarc/v3"
+)
+
+// gowarcMu is held around every gowarc call that makes record options (NewRecordBuilder,
+// the file writer's Write, which makes the warcinfo record, NewWarcFileReaderFromStream):
+// gowarc v3.1.0 calls uuid.EnableRandPool there, an unsynchronised write of a global that
+// uuid.New reads.
+var gowarcMu sync.Mutex
+
+// recordOptions are the options of every record built: WARC/1.1, SHA-1 digests in base32
+// (the form CDX indexes and replay tools compare) added where missing, and a record that
+// breaks the standard is an error rather than a warning.
+func recordOptions() []gowarc.WarcRecordOption {
+	return []gowarc.WarcRecordOption{
+		gowarc.WithVersion(gowarc.V1_1),
+		gowarc.WithDefaultDigestAlgorithm("sha1"),
+		gowarc.WithAddMissingDigest(true),
+		gowarc.WithAddMissingRecordId(true),
+		gowarc.WithSpecViolationPolicy(gowarc.ErrFail),
+		gowarc.WithSyntaxErrorPolicy(gowarc.ErrFail),
+	}
+}
+
+// Writer writes the downloads of a crawl to WARC files: path first, then, once a file
+// would grow past the maximum size, path's stem with -00001, -00002, ...
+// (crawl.warc.gz, crawl-00001.warc.gz). Each file starts with a warcinfo record; each
+// download is a request record and a response record, written together, which name each
+// other in WARC-Concurrent-To. A name ending in .gz gzips each record on its own, so a
+// reader can seek to any record. A file is written as NAME.open and renamed when it
+// closes. Safe for concurrent use: downloads are written one at a time.
+type Writer struct {
+	w    *gowarc.WarcFileWriter
+	opts []gowarc.WarcRecordOption
+	gen  *nameGenerator
+}
+
+// Field is one line of a warcinfo record.
+type Field struct{ Name, Value string }
+
+// Create returns a Writer to path (see Writer) that starts a new file before one would
+// pass maxSize bytes on disk (0: never), with info as the warcinfo record's fields after
+// software, format and conformsTo. It checks that path's folder exists, and removes the
+// files of an earlier rotation of path (its stem with -00001, ... in sequence), which a
+// replay of path would otherwise read as part of this crawl; path itself is replaced when
+// the first file closes.
+func Create(path string, maxSize int64, info ...Field) (*Writer, error) {
+	return create(path, maxSize, false, info)
+}
+
+// Continue is Create for a crawl that goes on (a resumed job): it keeps path and its
+// rotation and writes the next file after them (crawl-00003.warc.gz after
+// crawl-00002.warc.gz), or path when there is none.
+func Continue(path string, maxSize int64, info ...Field) (*Writer, error) {
+	return create(path, maxSize, true, info)
+}
+
+func create(path string, maxSize int64, keep bool, info []Field) (*Writer, error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	if base == "" {
+		return nil, fmt.Errorf("warc file %q: no file name", path)
+	}
+	if st, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("warc file %s: %w", path, err)
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("warc file %s: %s is not a folder", path, dir)
+	}
+	first := 0
+	if keep {
+		if _, err := os.Stat(path); err == nil {
+			first = len(Rotated(path)) + 1
+		}
+	} else {
+		for _, old := range Rotated(path) {
+			if err := os.Remove(old); err != nil {
+				return nil, fmt.Errorf("warc file %s: remove an earlier rotation: %w", path, err)
+			}
+		}
+	}
+	compress := strings.HasSuffix(base, ".gz")
+	wr := &Writer{opts: recordOptions(), gen: &nameGenerator{dir: dir, base: strings.TrimSuffix(base, ".gz"), compress: compress, n: first}}
+	fields := append([]Field{
+		{"software", "jscrawl/" + types.Version + " (github.com/nlnwa/gowarc/v3)"},
+		{"format", "WARC File Format 1.1"},
+		{"conformsTo", "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
+	}, info...)
+	wr.w = gowarc.NewWarcFileWriter(
+		gowarc.WithFileNameGenerator(wr.gen),
+		gowarc.WithCompression(compress),
+		gowarc.WithCompressedFileSuffix(".gz"),
+		gowarc.WithCompressionLevel(gzip.BestSpeed),
+		gowarc.WithMaxFileSize(max(maxSize, 0)),
+		gowarc.WithAddWarcConcurrentToHeader(true),
+		gowarc.WithRecordOptions(wr.opts...),
+		gowarc.WithWarcInfoFunc(func(b gowarc.WarcRecordBuilder) error {
+			for _, f := range fields {
+				if _, err := fmt.Fprintf(b, "%s: %s\r\n", f.Name, oneLine(f.Value)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}),
+	)
+	return wr, nil
+}
+
+// Rotated returns the files of a rotation of path that exist: its stem with -00001,
+// -00002, ... up to the first missing one.
+func Rotated(path string) []string {
+	dir, base := filepath.Split(path)
+	g := &nameGenerator{base: strings.TrimSuffix(base, ".gz")}
+	suffix := ""
+	if strings.HasSuffix(base, ".gz") {
+		suffix = ".gz"
+	}
+	var out []string
+	for i := 1; ; i++ {
+		name := filepath.Join(dir, g.name(i)+suffix)
+		if _, err := os.Stat(name); err != nil {
+			return out
+		}
+		out = append(out, name)
+	}
+}
+
+// nameGenerator names the files of a Writer: base, then base's stem with -00001, ...
+type nameGenerator struct {
+	dir, base string
+	compress  bool
+
+	mu    sync.Mutex
+	n     int
+	files []string
+}
+
+// NewWarcfileName implements gowarc.WarcFileNameGenerator.
+func (g *nameGenerator) NewWarcfileName() (string, string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	name := g.name(g.n)
+	g.n++
+	full := filepath.Join(g.dir, name)
+	if g.compress {
+		full += ".gz"
+	}
+	g.files = append(g.files, full)
+	return g.dir, name
+}
+
+// name returns the name of file i (0: base), without .gz.
+func (g *nameGenerator) name(i int) string {
+	if i == 0 {
+		return g.base
+	}
+	stem, ext := g.base, ""
+	if s, ok := strings.CutSuffix(stem, ".warc"); ok {
+		stem, ext = s, ".warc"
+	} else if e := filepath.Ext(stem); e != "" && e != stem {
+		stem, ext = strings.TrimSuffix(stem, e), e
+	}
+	return fmt.Sprintf("%s-%05d%s", stem, i, ext)
+}
+
+// Files returns the files written so far, in order.
+func (w *Writer) Files() []string {
+	w.gen.mu.Lock()
+	defer w.gen.mu.Unlock()
+	return slices.Clone(w.gen.files)
+}
+
+// Write records one download: req, sent with header (nil: req.Headers; the handler adds
+// headers such as User-Agent that req does not carry), and resp as the download handler
+// returned it (its body decoded, Content-Encoding removed), received at date. It returns
+// the bytes written before compression.
+func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Response, date time.Time) (int64, error) {
+	if header == nil {
+		header = req.Headers
+	}
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return 0, fmt.Errorf("warc: request %s: %w", req.URL, err)
+	}
+	gowarcMu.Lock()
+	defer gowarcMu.Unlock()
+	qb := gowarc.NewRecordBuilder(gowarc.Request, w.opts...)
+	target := requestTarget(u)
+	fmt.Fprintf(qb, "%s %s HTTP/1.1\r\nHost: %s\r\n", req.HTTPMethod(), target, u.Host)
+	if len(req.Body) > 0 && header.Get("Content-Length") == "" {
+		fmt.Fprintf(qb, "Content-Length: %d\r\n", len(req.Body)) // net/http adds it on the wire
+	}
+	writeHeader(qb, header, "Host")
+	_, _ = qb.Write(req.Body)
+	rq, err := w.build(qb, gowarc.Request, req.URL, date)
+	if err != nil {
+		return 0, err
+	}
+	pb := gowarc.NewRecordBuilder(gowarc.Response, w.opts...)
+	proto := resp.Protocol
+	if !strings.HasPrefix(proto, "HTTP/") {
+		proto = "HTTP/1.1"
+	}
+	fmt.Fprintf(pb, "%s %d %s\r\n", proto, resp.Status, http.StatusText(resp.Status))
+	writeHeader(pb, resp.Headers, "")
+	_, _ = pb.Write(resp.Body)
+	rp, err := w.build(pb, gowarc.Response, req.URL, date)
+	if err != nil {
+		_ = rq.Close()
+		return 0, err
+	}
+	var n int64
+	res := w.w.Write(rq, rp)
+	if res == nil {
+		return 0, fmt.Errorf("warc: request %s: the writer is closed", req.URL)
+	}
+	for _, r := range res {
+		if r.Err != nil {
+			return n, fmt.Errorf("warc: request %s: %w", req.URL, r.Err)
+		}
+		n += r.BytesWritten
+	}
+	return n, nil
+}
+
+// build sets a request or response record's WARC fields and builds it.
+func (w *Writer) build(b gowarc.WarcRecordBuilder, kind gowarc.RecordType, target string, date time.Time) (gowarc.WarcRecord, error) {
+	b.AddWarcHeader(gowarc.WarcTargetURI, target)
+	b.AddWarcHeaderTime(gowarc.WarcDate, date)
+	msgtype := "request"
+	if kind == gowarc.Response {
+		msgtype = "response"
+	}
+	b.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationHttp+";msgtype="+msgtype)
+	rec, _, err := b.Build()
+	if err != nil {
+		return nil, fmt.Errorf("warc: %s record of %s: %w", msgtype, target, err)
+	}
+	return rec, nil
+}
+
+// Close closes the current file (renaming it from NAME.open). Writes after Close fail.
+func (w *Writer) Close() error {
+	gowarcMu.Lock()
+	defer gowarcMu.Unlock()
+	return w.w.Close()
+}
+
+// requestTarget is the request line's target of u: its path and query.
+func requestTarget(u *url.URL) string {
+	t := u.RequestURI()
+	if t == "" {
+		t = "/"
+	}
+	return t
+}
+
+// writeHeader writes header's fields in key order (but skip), then the empty line.
+func writeHeader(w io.Writer, header http.Header, skip string) {
+	for _, k := range slices.Sorted(maps.Keys(header)) {
+		if k == skip {
+			continue
+		}
+		for _, v := range header[k] {
+			_, _ = io.WriteString(w, k+": "+oneLine(v)+"\r\n")
+		}
+	}
+	_, _ = io.WriteString(w, "\r\n")
+}
+
+// oneLine replaces line breaks, which would end a header field, with spaces.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+}
