@@ -19,6 +19,7 @@
 //	                                                  the sitemap
 //	/sitemap.xml, /sitemaps/<name>                    a sitemap index and its (gzipped) sitemaps
 //	/feeds/books.rss, /feeds/books.csv                every book as RSS and as CSV
+//	/js/...                                           pages that need a browser (browser.go)
 package demosite
 
 import (
@@ -33,6 +34,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -44,8 +46,9 @@ var templateFS embed.FS
 
 // site serves one catalogue with its parsed templates.
 type site struct {
-	cat   *catalogue
-	pages map[string]*template.Template // "home", "listing", "book", ...
+	cat    *catalogue
+	pages  map[string]*template.Template // "home", "listing", "book", ...
+	covers sync.Map                      // book ID → func() []byte, its cover PNG (browser.go)
 }
 
 // Handler returns the demo site's handler. Its content is the same on every call and on every
@@ -73,6 +76,7 @@ func Handler() http.Handler {
 	mux.HandleFunc("GET /feeds/books.csv", s.csv)
 	mux.HandleFunc("GET /delay", delay)
 	mux.HandleFunc("GET /status/{code}", status)
+	s.browserRoutes(mux)
 	return mux
 }
 
@@ -122,7 +126,7 @@ func parseTemplates() map[string]*template.Template {
 	funcs := template.FuncMap{"join": strings.Join, "truncate": truncate}
 	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
 	pages := map[string]*template.Template{}
-	for _, name := range []string{"home", "listing", "book", "quotes", "author", "private"} {
+	for _, name := range []string{"home", "listing", "book", "quotes", "author", "private", "browser"} {
 		pages[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, "templates/"+name+".html"))
 	}
 	return pages
