@@ -6,7 +6,7 @@
   // The Go natives, one object per class (bind.go); a name the class lacks throws here,
   // when the VM is set up.
   const { newResponse, request: responseRequest, responseURL, responseBase, responseStatus, responseProtocol,
-    responseFlags, responseEncoding, text: responseText, css: responseCss, rootSelector, jmespath: responseJmespath,
+    responseFlags, responseEncoding, responseScreenshot, text: responseText, css: responseCss, rootSelector, jmespath: responseJmespath,
     jsonLdTexts } = n.response;
   const { headerGet, headerSet, headerDelete, headerValues, headerEntries } = n.headers;
   const { checkURL, urljoin, join: joinURL } = n.urls;
@@ -42,6 +42,44 @@
       "is not a method of the spider: pass a spider method (this.parseItem) or its name, so the request stays serializable");
   }
 
+  // browserOption checks the request option browser (true or an options object) and
+  // returns the JSON-safe value meta.browser keeps.
+  const browserKeys = ["waitUntil", "waitFor", "timeout", "blockResources", "screenshot", "includePage"];
+  const waitUntils = ["load", "domcontentloaded", "networkidle"];
+  function browserOption(v) {
+    if (v === true) return true;
+    if (typeof v !== "object" || Array.isArray(v)) {
+      throw new TypeError("browser: want true or an options object { " + browserKeys.join(", ") + " }, got " + typeName(v));
+    }
+    const out = {};
+    for (const k of Object.keys(v)) {
+      const x = v[k];
+      if (!browserKeys.includes(k)) throw new TypeError(`browser: unknown option "${k}" (known: ${browserKeys.join(", ")})`);
+      if (x === undefined || x === null) continue;
+      switch (k) {
+        case "waitUntil":
+          if (!waitUntils.includes(x)) throw new TypeError(`browser.waitUntil: want "load", "domcontentloaded" or "networkidle", got ${typeName(x)} ${String(x)}`);
+          out[k] = x;
+          break;
+        case "waitFor":
+          if (typeof x !== "string") throw new TypeError("browser.waitFor: want a CSS selector, got " + typeName(x));
+          out[k] = x;
+          break;
+        case "timeout":
+          if (typeof x !== "number" || !(x >= 0)) throw new TypeError("browser.timeout: want seconds (a number >= 0), got " + String(x));
+          out[k] = x;
+          break;
+        case "blockResources":
+          if (!Array.isArray(x)) throw new TypeError("browser.blockResources: want an array of resource types, got " + typeName(x));
+          out[k] = x.map(String);
+          break;
+        default:
+          out[k] = !!x;
+      }
+    }
+    return out;
+  }
+
   // Request keeps only what was given as own properties; defaults live on the prototype and
   // headers/meta/cbKwargs objects are made on first use, so response.follow(href) is cheap.
   let checked = null; // a URL response.follow() has joined and checked already
@@ -61,6 +99,9 @@
         if (o.errback !== undefined && o.errback !== null) this.errback = methodName(o.errback, "errback");
         if (o.cbKwargs) this.cbKwargs = o.cbKwargs;
         if (o.meta) this.meta = o.meta;
+        if (o.browser !== undefined && o.browser !== null && o.browser !== false) {
+          this.meta = Object.assign({}, o.meta, { browser: browserOption(o.browser) });
+        }
         if (o.cookies) this.cookies = o.cookies;
         if (o.priority) this.priority = Number(o.priority) | 0;
         if (o.dontFilter) this.dontFilter = true;
@@ -259,6 +300,8 @@
     get protocol() { return responseProtocol(this.#h); }
     /** How the response was obtained: ["cached"] when served by the HTTP cache. */
     get flags() { return responseFlags(this.#h); }
+    /** The PNG of a browser request with the option screenshot (null otherwise). */
+    get screenshot() { return responseScreenshot(this.#h); }
     /** The encoding the body was decoded with (WHATWG name). */
     get encoding() { return responseEncoding(this.#h); }
     async text() { return responseText(this.#h); }
@@ -308,7 +351,7 @@
     if (input instanceof Request) {
       req = init ? input.replace(Object.assign({}, init, { signal: undefined })) : input;
     } else {
-      req = new Request(checkURL(input, "fetch"), { method: i.method, headers: i.headers, body: i.body, meta: i.meta, dontFilter: true });
+      req = new Request(checkURL(input, "fetch"), { method: i.method, headers: i.headers, body: i.body, meta: i.meta, browser: i.browser, dontFilter: true });
     }
     return download(req, i.signal);
   }
