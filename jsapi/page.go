@@ -171,4 +171,3 @@ func pageErrorName(err error) string {
 	}
 	return "Error"
 }
-
