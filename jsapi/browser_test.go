@@ -116,3 +116,43 @@ export default class S {
 		t.Errorf("want one ERROR, for boom:\n%s", res.log)
 	}
 }
+
+// TestBrowserOption: the request option browser is checked, kept in meta.browser (also
+// through follow and replace), and without a Chromium a browser request fails with a
+// BrowserNotFoundError that an inline fetch rejects with, while plain requests go on.
+func TestBrowserOption(t *testing.T) {
+	t.Parallel()
+	srv := browserServer(t)
+	res := crawl(t, srv, spec{settings: map[string]string{"BROWSER_EXECUTABLE": "/nonexistent/chromium"}, src: `import { Request, fetch } from "jscrawl";
+export default class S {
+  name = "opts";
+  *start() {
+    yield new Request("BASE/more", { callback: this.plain });
+    yield new Request("BASE/more?b", { browser: true, errback: this.failed, meta: { tag: 1 } });
+  }
+  async *plain(response) {
+    const f = response.follow("/app", { browser: { waitFor: "li", timeout: 5, blockResources: [] } });
+    const errors = [];
+    for (const bad of [{ waitUntil: "idle" }, { nope: 1 }, "yes", { timeout: -1 }, { blockResources: "image" }]) {
+      try { new Request("BASE/x", { browser: bad }); } catch (e) { errors.push(e.name + ": " + e.message); }
+    }
+    let rejected = null;
+    try { await fetch("BASE/app", { browser: true }); } catch (e) { rejected = e.name + " " + e.message.includes("apt-get install chromium"); }
+    yield { kind: "plain", follow: f.meta.browser, replaced: f.replace({ priority: 1 }).meta.browser.waitFor,
+      plain: new Request("BASE/x", { browser: false }).meta.browser === undefined, errors, rejected };
+  }
+  *failed(failure) {
+    yield { kind: "failed", name: failure.error.name, apt: failure.error.message.includes("apt-get install chromium"),
+      meta: failure.request.meta };
+  }
+}`})
+	equalLines(t, "items", res.sorted(t), []string{
+		`{"kind":"failed","name":"BrowserNotFoundError","apt":true,"meta":{"tag":1,"browser":true,"depth":0}}`,
+		`{"kind":"plain","follow":{"waitFor":"li","timeout":5,"blockResources":[]},"replaced":"li","plain":true,"errors":[` +
+			`"TypeError: browser.waitUntil: want \"load\", \"domcontentloaded\" or \"networkidle\", got string idle",` +
+			`"TypeError: browser: unknown option \"nope\" (known: waitUntil, waitFor, timeout, blockResources, screenshot, includePage)",` +
+			`"TypeError: browser: want true or an options object { waitUntil, waitFor, timeout, blockResources, screenshot, includePage }, got string yes",` +
+			`"TypeError: browser.timeout: want seconds (a number >= 0), got -1",` +
+			`"TypeError: browser.blockResources: want an array of resource types, got string image"],"rejected":"BrowserNotFoundError true"}`,
+	}, res.log)
+}

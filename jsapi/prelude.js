@@ -60,7 +60,7 @@
       if (x === undefined || x === null) continue;
       switch (k) {
         case "waitUntil":
-          if (!waitUntils.includes(x)) throw new TypeError(`browser.waitUntil: want "load", "domcontentloaded" or "networkidle", got ${typeName(x)} ${String(x)}`);
+          if (!waitUntils.includes(x)) throw new TypeError(`browser.waitUntil: want "load", "domcontentloaded" or "networkidle", got ${typeName(x)}`);
           out[k] = x;
           break;
         case "waitFor":
