@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine"
@@ -93,5 +95,293 @@ func TestBrowserRendersPage(t *testing.T) {
 	}
 	if s, _ := e.Stats().Get("browser/page_seconds").(float64); s <= 0 {
 		t.Errorf("browser/page_seconds = %v, want > 0", e.Stats().Get("browser/page_seconds"))
+	}
+}
+
+// browserReq is a browser request for u with the options kv (nil: browser: true).
+func browserReq(u string, kv types.Item) *types.Request {
+	var v any = true
+	if kv != nil {
+		v = kv
+	}
+	return &types.Request{URL: u, Meta: types.Item{{Key: types.MetaBrowser, Value: v}}}
+}
+
+func TestBrowserBlocksResources(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := http.NewServeMux()
+	img := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		_, _ = w.Write([]byte("\x89PNG\r\n\x1a\n"))
+	}
+	mux.HandleFunc("/img-a.png", img)
+	mux.HandleFunc("/img-b.png", img)
+	mux.HandleFunc("/style.css", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/css")
+		_, _ = w.Write([]byte("body { color: black }"))
+	})
+	for _, name := range []string{"a", "b"} {
+		mux.HandleFunc("/page-"+name, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte(`<html><head><link rel="stylesheet" href="/style.css"></head><body><img src="/img-` + name + `.png"></body></html>`))
+		})
+	}
+	srv := enginetest.StartWith(t, mux)
+	var shot []byte
+	sp := &enginetest.Spider{
+		StartFunc: func(ctx context.Context, emit engine.Emit) error {
+			emit(types.Output{Request: browserReq(srv.URL+"/page-a", types.Item{{Key: "screenshot", Value: true}})})
+			emit(types.Output{Request: browserReq(srv.URL+"/page-b", types.Item{{Key: "blockResources", Value: []any{}}})})
+			return nil
+		},
+		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+			if strings.HasSuffix(resp.URL, "/page-a") {
+				shot = resp.Screenshot
+			}
+			return nil
+		},
+	}
+	e, logs := crawl(t, sp, nil)
+	if srv.Hits("/img-a.png") != 0 || srv.Hits("/img-b.png") != 1 || srv.Hits("/style.css") != 2 {
+		t.Errorf("hits: img-a %d (blocked: want 0), img-b %d (blockResources []: want 1), style.css %d (want 2); log:\n%s",
+			srv.Hits("/img-a.png"), srv.Hits("/img-b.png"), srv.Hits("/style.css"), logs)
+	}
+	if n := stat(e, "browser/blocked_resource_count"); n != 1 {
+		t.Errorf("browser/blocked_resource_count = %d, want 1", n)
+	}
+	if !bytes.HasPrefix(shot, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Errorf("screenshot is not a PNG: % x", shot[:min(len(shot), 16)])
+	}
+}
+
+func TestBrowserCookiesBothWays(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/set", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Add("Set-Cookie", "srv=1; Path=/")
+		_, _ = w.Write([]byte("set"))
+	})
+	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(`<html><body><p id="sent">` + r.Header.Get("Cookie") + `</p><script>document.cookie = "js=2; path=/";</script></body></html>`))
+	})
+	mux.HandleFunc("/show", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(r.Header.Get("Cookie")))
+	})
+	srv := enginetest.StartWith(t, mux)
+	var sent, after string
+	sp := &enginetest.Spider{
+		StartURLs: []string{srv.URL + "/set"},
+		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+			switch {
+			case strings.HasSuffix(resp.URL, "/set"):
+				emit(types.Output{Request: browserReq(srv.URL+"/page", nil)})
+			case strings.HasSuffix(resp.URL, "/page"):
+				sent = string(resp.Body)
+				emit(types.Output{Request: &types.Request{URL: srv.URL + "/show"}})
+			default:
+				after = string(resp.Body)
+			}
+			return nil
+		},
+	}
+	_, logs := crawl(t, sp, nil)
+	if !strings.Contains(sent, `<p id="sent">srv=1</p>`) {
+		t.Errorf("the page was not sent the jar's cookie srv=1:\n%s\nlog:\n%s", sent, logs)
+	}
+	if !strings.Contains(after, "js=2") || !strings.Contains(after, "srv=1") {
+		t.Errorf("after the page, a plain request sent Cookie %q, want srv=1 and the page's js=2; log:\n%s", after, logs)
+	}
+}
+
+func TestBrowserRobotsAndOffsite(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	srv := enginetest.StartWith(t, browserMux())
+	local := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	var mu sync.Mutex
+	var failures []string
+	sp := &enginetest.Spider{
+		Domains:   []string{"127.0.0.1"},
+		StartURLs: []string{srv.URL + "/app"},
+		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+			for _, u := range []string{srv.URL + "/private", local + "/late"} {
+				r := browserReq(u, nil)
+				r.Errback = "errback"
+				emit(types.Output{Request: r})
+			}
+			return nil
+		},
+		ErrbackFunc: func(ctx context.Context, f *types.Failure, emit engine.Emit) error {
+			mu.Lock()
+			failures = append(failures, f.Name+" "+f.Request.URL)
+			mu.Unlock()
+			return nil
+		},
+	}
+	e, logs := crawl(t, sp, map[string]any{types.RobotsTxtObey: true})
+	if srv.Hits("/private") != 0 || srv.Hits("/late") != 0 {
+		t.Errorf("hits: /private %d (robots.txt disallows it), /late %d (offsite), want 0; log:\n%s", srv.Hits("/private"), srv.Hits("/late"), logs)
+	}
+	if n := stat(e, "robotstxt/forbidden"); n != 1 {
+		t.Errorf("robotstxt/forbidden = %d, want 1", n)
+	}
+	if n := stat(e, "offsite/filtered"); n != 1 {
+		t.Errorf("offsite/filtered = %d, want 1", n)
+	}
+	if n := stat(e, "browser/page_count"); n != 0 {
+		t.Errorf("browser/page_count = %d, want 0 (no page is allowed)", n)
+	}
+}
+
+func TestBrowserTimeoutIsRetried(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	srv := enginetest.StartWith(t, mux)
+	var failure *types.Failure
+	sp := &enginetest.Spider{
+		StartFunc: func(ctx context.Context, emit engine.Emit) error {
+			r := browserReq(srv.URL+"/hang", types.Item{{Key: "timeout", Value: 1.5}})
+			r.Errback = "errback"
+			emit(types.Output{Request: r})
+			return nil
+		},
+		ErrbackFunc: func(ctx context.Context, f *types.Failure, emit engine.Emit) error {
+			failure = f
+			return nil
+		},
+	}
+	e, logs := crawl(t, sp, map[string]any{types.RetryTimes: 1})
+	if failure == nil || failure.Name != engine.NameTimeout {
+		t.Fatalf("errback got %v, want a TimeoutError; log:\n%s", failure, logs)
+	}
+	if n := srv.Hits("/hang"); n != 2 {
+		t.Errorf("/hang hits = %d, want 2 (one retry); log:\n%s", n, logs)
+	}
+	if n := stat(e, "retry/reason_count/TimeoutError"); n != 1 {
+		t.Errorf("retry/reason_count/TimeoutError = %d, want 1", n)
+	}
+}
+
+func TestBrowserNotFound(t *testing.T) {
+	srv := enginetest.StartWith(t, browserMux())
+	var failure *types.Failure
+	plain := 0
+	sp := &enginetest.Spider{
+		StartFunc: func(ctx context.Context, emit engine.Emit) error {
+			r := browserReq(srv.URL+"/app", nil)
+			r.Errback = "errback"
+			emit(types.Output{Request: r})
+			emit(types.Output{Request: &types.Request{URL: srv.URL + "/app"}})
+			return nil
+		},
+		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+			plain++
+			return nil
+		},
+		ErrbackFunc: func(ctx context.Context, f *types.Failure, emit engine.Emit) error {
+			failure = f
+			return nil
+		},
+	}
+	_, logs := crawl(t, sp, map[string]any{types.BrowserExecutable: "/nonexistent/chromium"})
+	if failure == nil || failure.Name != engine.NameBrowserNotFound || !strings.Contains(failure.Message, "apt-get install chromium") {
+		t.Errorf("errback got %v, want a BrowserNotFoundError saying apt-get install chromium; log:\n%s", failure, logs)
+	}
+	if plain != 1 {
+		t.Errorf("the plain request was parsed %d times, want 1", plain)
+	}
+}
+
+func TestBrowserCrashRestarts(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	arrived := make(chan struct{})
+	var once sync.Once
+	mux := http.NewServeMux()
+	mux.HandleFunc("/crash", func(w http.ResponseWriter, r *http.Request) {
+		first := false
+		once.Do(func() { first = true })
+		if first {
+			close(arrived)
+			<-r.Context().Done() // the browser dies while it waits for the page
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(`<html><body><p id="ok">after the crash</p></body></html>`))
+	})
+	srv := enginetest.StartWith(t, mux)
+	killed := make(chan []int, 1)
+	go func() {
+		<-arrived
+		pids := enginetest.ChildProcesses(os.Getpid(), "chrom")
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		killed <- pids
+	}()
+	var body string
+	sp := &enginetest.Spider{
+		StartFunc: func(ctx context.Context, emit engine.Emit) error {
+			emit(types.Output{Request: browserReq(srv.URL+"/crash", nil)})
+			return nil
+		},
+		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+			body = string(resp.Body)
+			return nil
+		},
+	}
+	e, logs := crawl(t, sp, map[string]any{types.RetryTimes: 2})
+	if pids := <-killed; len(pids) == 0 {
+		t.Fatal("found no chromium process to kill")
+	}
+	if !strings.Contains(body, "after the crash") {
+		t.Errorf("the request was not retried in a new browser: body %q; log:\n%s", body, logs)
+	}
+	if n := stat(e, "browser/crash_count"); n != 1 {
+		t.Errorf("browser/crash_count = %d, want 1", n)
+	}
+	if n := stat(e, "retry/reason_count/ConnectionLostError"); n != 1 {
+		t.Errorf("retry/reason_count/ConnectionLostError = %d, want 1; log:\n%s", n, logs)
+	}
+}
+
+func TestBrowserLeavesNoTabOpen(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := browserMux()
+	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	srv := enginetest.StartWith(t, mux)
+	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.RetryEnabled: false})
+	defer e.CloseBrowser()
+	ctx := context.Background()
+	var kept []types.Page
+	for _, r := range []*types.Request{
+		browserReq(srv.URL+"/app", nil),
+		browserReq(srv.URL+"/missing", nil),
+		browserReq(srv.URL+"/hang", types.Item{{Key: "timeout", Value: 0.5}}),
+		browserReq(srv.URL+"/late", types.Item{{Key: "includePage", Value: true}}),
+		browserReq(srv.URL+"/late", types.Item{{Key: "includePage", Value: true}, {Key: "waitFor", Value: "#nothing"}, {Key: "timeout", Value: 0.5}}),
+	} {
+		resp, err := e.Download(ctx, r)
+		if err == nil && resp.Page != nil {
+			kept = append(kept, resp.Page)
+		}
+	}
+	if len(kept) != 1 {
+		t.Fatalf("kept %d pages, want 1 (the includePage request that loaded)", len(kept))
+	}
+	pages, contexts, err := engine.BrowserTabs(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages != 2 || contexts != 1 {
+		t.Errorf("with one page kept: %d tabs, %d incognito contexts; want 2 (about:blank and the kept one) and 1", pages, contexts)
+	}
+	_ = kept[0].Close()
+	pages, contexts, err = engine.BrowserTabs(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages != 1 || contexts != 0 {
+		t.Errorf("at the end: %d tabs, %d incognito contexts; want 1 (the browser's about:blank) and 0", pages, contexts)
 	}
 }

@@ -15,6 +15,8 @@
   const { inspect, log } = n.logger;
   const { outputFilters } = n.output;
   const { connectSignal } = n.signals;
+  const { hasPage, pageURL, closePage, pageClick, pageFill, pageWaitForSelector, pageScroll, pageEvaluate,
+    pageContent, pageScreenshot, pageGoto, pageResponse } = n.page;
   const callbackNames = new Map(); // function -> spider method name
   let spider = null;
 
@@ -58,7 +60,7 @@
       if (x === undefined || x === null) continue;
       switch (k) {
         case "waitUntil":
-          if (!waitUntils.includes(x)) throw new TypeError(`browser.waitUntil: want "load", "domcontentloaded" or "networkidle", got ${typeName(x)} ${String(x)}`);
+          if (!waitUntils.includes(x)) throw new TypeError(`browser.waitUntil: want "load", "domcontentloaded" or "networkidle", got ${typeName(x)}`);
           out[k] = x;
           break;
         case "waitFor":
@@ -264,7 +266,7 @@
 
   const INTERNAL = Symbol("internal");
   class Response {
-    #h; #req; #headers; #sel; #ldCounted = false;
+    #h; #req; #headers; #sel; #page; #ldCounted = false;
     // new Response(body, { status, headers, url, request }) builds a response, WHATWG-style
     // (a downloader middleware may return one instead of downloading).
     constructor(body, init, h) {
@@ -300,6 +302,11 @@
     get protocol() { return responseProtocol(this.#h); }
     /** How the response was obtained: ["cached"] when served by the HTTP cache. */
     get flags() { return responseFlags(this.#h); }
+    /** The open browser page of a request with the browser option includePage. */
+    get page() {
+      if (this.#page === undefined) this.#page = this.#h !== undefined && hasPage(this.#h) ? new Page(this.#h, INTERNAL) : null;
+      return this.#page === null ? undefined : this.#page;
+    }
     /** The PNG of a browser request with the option screenshot (null otherwise). */
     get screenshot() { return responseScreenshot(this.#h); }
     /** The encoding the body was decoded with (WHATWG name). */
@@ -343,6 +350,41 @@
     toString() { return "<" + this.status + " " + this.url + ">"; }
   }
 
+  // Page is the browser page a response of a request with includePage keeps open, driven
+  // with promises (Playwright's names; times in milliseconds). It closes when the
+  // callback that received the response ends.
+  class Page {
+    #h;
+    constructor(h, key) {
+      if (key !== INTERNAL) throw new TypeError("a Page comes from response.page (the browser option includePage)");
+      this.#h = h;
+    }
+    #call(pair) { const scope = __jscrawlScope(); return scoped(pair[0], pair[1], scope, null); }
+    /** The page's current URL. */
+    url() { return pageURL(this.#h); }
+    click(selector) { return this.#call(pageClick(this.#h, String(selector))); }
+    fill(selector, text) { return this.#call(pageFill(this.#h, String(selector), String(text))); }
+    waitForSelector(selector, options) {
+      return this.#call(pageWaitForSelector(this.#h, String(selector), options && options.timeout));
+    }
+    scroll(options) {
+      const o = options || {};
+      const times = o.times === undefined ? 10 : Number(o.times);
+      const delay = o.delay === undefined ? 500 : Number(o.delay);
+      return this.#call(pageScroll(this.#h, times, delay));
+    }
+    evaluate(fn, ...args) {
+      if (typeof fn !== "function" && typeof fn !== "string") throw new TypeError("page.evaluate() needs a function or its source text");
+      const json = JSON.stringify(args);
+      return this.#call(pageEvaluate(this.#h, String(fn), json)).then((r) => JSON.parse(r));
+    }
+    content() { return this.#call(pageContent(this.#h)); }
+    screenshot() { return this.#call(pageScreenshot(this.#h)); }
+    goto(url) { return this.#call(pageGoto(this.#h, checkURL(String(url), "page.goto"))); }
+    response() { return this.#call(pageResponse(this.#h)); }
+    toString() { return "<Page " + this.url() + ">"; }
+  }
+
   function sleep(ms) { return new Promise((resolve) => setTimeout(resolve, ms)); }
 
   function fetch(input, init) {
@@ -356,17 +398,10 @@
     return download(req, i.signal);
   }
 
-  // download runs an inline download; an AbortSignal cancels it (the Go request context)
-  // and rejects with the signal's reason.
-  function download(req, signal) {
-    if (signal !== undefined && signal !== null && !(signal instanceof AbortSignal)) {
-      throw new TypeError("signal must be an AbortSignal");
-    }
-    if (signal && signal.aborted) return Promise.reject(signal.reason);
-    // A callback that fails cancels the downloads it still awaits (see runtime's scopes);
-    // the scope's tag tells the control endpoint which callback awaits the download.
-    const scope = __jscrawlScope();
-    const [started, cancel] = startDownload(req, scope ? scope.tag : 0);
+  // scoped ties asynchronous Go work ([promise, cancel]) to the running callback: a
+  // callback that fails cancels what it still awaits (see runtime's scopes); an
+  // AbortSignal cancels it too and rejects with the signal's reason.
+  function scoped(started, cancel, scope, signal) {
     let promise = started;
     if (scope) {
       scope.cancels.add(cancel);
@@ -379,6 +414,27 @@
     return promise.then(
       (r) => { signal.removeEventListener("abort", onAbort); return r; },
       (e) => { signal.removeEventListener("abort", onAbort); throw signal.aborted ? signal.reason : e; });
+  }
+
+  // download runs an inline download; an AbortSignal cancels it (the Go request context)
+  // and rejects with the signal's reason. A browser page the response keeps (includePage)
+  // is closed when the callback's scope ends.
+  function download(req, signal) {
+    if (signal !== undefined && signal !== null && !(signal instanceof AbortSignal)) {
+      throw new TypeError("signal must be an AbortSignal");
+    }
+    if (signal && signal.aborted) return Promise.reject(signal.reason);
+    // The scope's tag tells the control endpoint which callback awaits the download.
+    const scope = __jscrawlScope();
+    const [started, cancel] = startDownload(req, scope ? scope.tag : 0);
+    const promise = scoped(started, cancel, scope, signal);
+    const b = Object.prototype.hasOwnProperty.call(req, "meta") && req.meta ? req.meta.browser : undefined;
+    if (!b || !b.includePage) return promise;
+    return promise.then((r) => {
+      const h = Response.handleOf(r);
+      if (scope) scope.finals.add(() => closePage(h));
+      return r;
+    });
   }
 
   function crawlerDownload(req, opts) {
