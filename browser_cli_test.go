@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jscrawl/jscrawl/engine/enginetest"
 )
@@ -163,4 +167,66 @@ func equalJSON(a, b any) bool {
 	x, errX := json.Marshal(a)
 	y, errY := json.Marshal(b)
 	return errX == nil && errY == nil && bytes.Equal(x, y)
+}
+
+// TestBrowserExample runs examples/browser.ts against the demo site: the rendered
+// catalogue's 100 books (each from its rendered detail page), the 32 quotes of the
+// infinite scroll (page.scroll) and the 100 books of the "load more" list (page.click),
+// every page rendered once, no error.
+func TestBrowserExample(t *testing.T) {
+	t.Parallel()
+	enginetest.RequireBrowser(t)
+	// Rendering 107 pages takes a while on a loaded machine: more than runJscrawl's two
+	// minutes.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "run", "--demo", "examples/browser.ts", "-o", "-:jsonl")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("run --demo examples/browser.ts: %v\n%s", err, stderr.String())
+	}
+	items := jsonLines(t, stdout.String())
+	byKind := map[string][]map[string]any{}
+	for _, it := range items {
+		k := fmt.Sprint(it["kind"])
+		byKind[k] = append(byKind[k], it)
+	}
+	for kind, want := range map[string]int{"book": 100, "quote": 32, "listed": 100} {
+		ids := map[any]bool{}
+		for _, it := range byKind[kind] {
+			ids[it["id"]] = true
+			ids[it["text"]] = true
+		}
+		if len(byKind[kind]) != want || len(ids) != want+1 { // +1: the absent key's nil
+			t.Errorf("%d distinct %s items of %d, want %d", len(ids)-1, kind, len(byKind[kind]), want)
+		}
+	}
+	if len(items) != 232 {
+		t.Errorf("%d items, want 232", len(items))
+	}
+	book := find(byKind["book"], "id", float64(1))
+	if book == nil || book["title"] != "Tipping the Velvet & Co" || book["price"] != 52.98 || book["rating"] != float64(1) ||
+		book["stock"] != float64(13) || book["upc"] != "19a16980fc0cfe1a" || book["category"] != "Poetry" ||
+		!strings.HasSuffix(fmt.Sprint(book["url"]), "/js/catalogue/tipping-the-velvet-co_1/index.html") {
+		t.Errorf("book 1: %v", book)
+	}
+	if q := byKind["quote"]; len(q) == 0 || q[0]["text"] != "“A map is a promise that the road will still be there.”" ||
+		q[0]["author"] != "Émile Durand" || !equalJSON(q[0]["tags"], []string{"maps", "travel"}) {
+		t.Errorf("first quote: %v", q)
+	}
+	if l := find(byKind["listed"], "id", float64(100)); l == nil || l["title"] == "" || l["price"] == float64(0) {
+		t.Errorf("listed book 100: %v", l)
+	}
+	_, stats := statsDump(t, stderr.String())
+	if stats["browser/page_count"] != float64(107) || stats["item_scraped_count"] != float64(232) ||
+		stats["browser/blocked_resource_count"] == nil {
+		t.Errorf("stats: browser/page_count %v (want 107), item_scraped_count %v, browser/blocked_resource_count %v",
+			stats["browser/page_count"], stats["item_scraped_count"], stats["browser/blocked_resource_count"])
+	}
+	for _, k := range []string{"spider_exceptions/count", "log_count/ERROR", "downloader/exception_count"} {
+		if stats[k] != nil {
+			t.Errorf("%s = %v\n%s", k, stats[k], stderr.String())
+		}
+	}
 }

@@ -98,13 +98,19 @@ export default class BrowserSpider extends Spider {
     };
   }
 
-  // Infinite scroll: response.page is the open page. scroll() scrolls to the bottom until
-  // the page stops growing (each time, the site loads 10 more quotes); page.response() is
+  // Infinite scroll: response.page is the open page. Each scroll to the bottom makes the
+  // site load 10 more quotes; scroll() stops when the page has not grown after `delay` ms,
+  // so on a slow site wait for the new entries before scrolling again. page.evaluate()
+  // runs a function's source in the page and returns its JSON result; page.response() is
   // a Response over the DOM as it is now. The page closes when this callback ends.
   async *parseScroll(response: Response) {
     const page = response.page!;
-    await page.scroll({ times: 20, delay: 300 });
-    await page.waitForSelector("#the-end", { timeout: 5000 });
+    const end = "() => document.querySelector('#the-end') !== null";
+    for (let i = 0; i < 20 && !(await page.evaluate(end)); i++) {
+      const shown: number = await page.evaluate("() => document.querySelectorAll('div.quote').length");
+      await page.scroll({ times: 1, delay: 0 });
+      await page.waitForSelector(`div.quote:nth-child(${shown + 1})`, { timeout: 10000 });
+    }
     const done = await page.response();
     for (const q of done.css("div.quote")) {
       yield {
@@ -117,14 +123,13 @@ export default class BrowserSpider extends Spider {
   }
 
   // "Load more": click the button, wait for the next entry, until the button goes away.
-  // page.evaluate() runs a function's source in the page and returns its JSON result.
   async *parseMore(response: Response) {
     const page = response.page!;
     for (let clicks = 0; clicks < 20; clicks++) {
       const shown: number = await page.evaluate("() => document.querySelectorAll('li.book').length");
       if (!(await page.evaluate("() => document.querySelector('#load-more') !== null"))) break;
       await page.click("#load-more");
-      await page.waitForSelector(`li.book:nth-child(${shown + 1})`, { timeout: 5000 });
+      await page.waitForSelector(`li.book:nth-child(${shown + 1})`, { timeout: 10000 });
     }
     const done = await page.response();
     for (const li of done.css("li.book")) {
