@@ -297,6 +297,7 @@ func (h *browserHandler) openPage(ctx context.Context, proc *browserProc, req *t
 	tabCtx, cancel := chromedp.NewContext(proc.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
 		if proxy != nil {
 			p.ProxyServer = proxy.Scheme + "://" + proxy.Host
+			p.ProxyBypassList = "<-loopback>" // Chromium bypasses proxies for loopback unless told
 		}
 	}))
 	p := &browserPage{
