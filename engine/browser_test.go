@@ -455,3 +455,34 @@ func TestBrowserProxyAndCache(t *testing.T) {
 		t.Errorf("the proxy served %v, want the page and its API call once (the second run is cached)", seen)
 	}
 }
+
+func TestBrowserRefusesDownloads(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/file", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename="data.bin"`)
+		_, _ = w.Write(bytes.Repeat([]byte("x"), 1000))
+	})
+	srv := enginetest.StartWith(t, mux)
+	var failure *types.Failure
+	sp := &enginetest.Spider{
+		StartFunc: func(ctx context.Context, emit engine.Emit) error {
+			r := browserReq(srv.URL+"/file", nil)
+			r.Errback = "errback"
+			emit(types.Output{Request: r})
+			return nil
+		},
+		ErrbackFunc: func(ctx context.Context, f *types.Failure, emit engine.Emit) error {
+			failure = f
+			return nil
+		},
+	}
+	_, logs := crawl(t, sp, nil)
+	if failure == nil || failure.Name != engine.NameNotSupported || !strings.Contains(failure.Message, "file download") {
+		t.Fatalf("errback got %v, want NotSupported: a file download; log:\n%s", failure, logs)
+	}
+	if n := srv.Hits("/file"); n != 1 {
+		t.Errorf("/file hits = %d, want 1 (a refused download is not retried); log:\n%s", n, logs)
+	}
+}

@@ -309,6 +309,9 @@ func (h *browserHandler) openPage(ctx context.Context, proc *browserProc, req *t
 		override:  req,
 		req:       req,
 	}
+	if proxy != nil && proxy.User != nil {
+		p.proxyUser = proxy.User
+	}
 	for _, t := range opts.BlockResources {
 		for _, rt := range []network.ResourceType{network.ResourceType(strings.ToUpper(t[:1]) + t[1:])} {
 			p.blocked[rt] = true
@@ -344,9 +347,6 @@ func (h *browserHandler) openPage(ctx context.Context, proc *browserProc, req *t
 	if err != nil {
 		cancel()
 		return nil, err
-	}
-	if proxy != nil && proxy.User != nil {
-		p.proxyUser = proxy.User
 	}
 	return p, nil
 }
@@ -526,11 +526,11 @@ func (p *browserPage) navigate(ctx context.Context, rawURL, waitUntil string) er
 	if err != nil {
 		return err
 	}
-	if res.ErrorText != "" {
-		return navigationError(rawURL, res.ErrorText)
-	}
 	if res.IsDownload {
 		return &DownloadError{Name: NameNotSupported, URL: rawURL, Err: errors.New("the page is a file download, which browser requests refuse")}
+	}
+	if res.ErrorText != "" {
+		return navigationError(rawURL, res.ErrorText)
 	}
 	p.mu.Lock()
 	p.main = res.FrameID
@@ -576,8 +576,6 @@ func navigationError(rawURL, text string) error {
 		name = NameSSL
 	case strings.Contains(text, "ERR_TOO_MANY_REDIRECTS"):
 		name = NameMaxRedirects
-	case strings.Contains(text, "ERR_ABORTED"):
-		name = NameResponseNeverReceived
 	}
 	return &DownloadError{Name: name, URL: rawURL, Err: fmt.Errorf("chromium: %s", text)}
 }
