@@ -3,8 +3,13 @@ package engine_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"io"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -383,5 +388,101 @@ func TestBrowserLeavesNoTabOpen(t *testing.T) {
 	}
 	if pages != 1 || contexts != 0 {
 		t.Errorf("at the end: %d tabs, %d incognito contexts; want 1 (the browser's about:blank) and 0", pages, contexts)
+	}
+}
+
+func TestBrowserProxyAndCache(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	srv := enginetest.StartWith(t, browserMux())
+	target, _ := url.Parse(srv.URL)
+	var mu sync.Mutex
+	var seen []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Proxy-Authorization") != "Basic "+base64.StdEncoding.EncodeToString([]byte("u:p")) {
+			w.Header().Set("Proxy-Authenticate", `Basic realm="test"`)
+			w.WriteHeader(http.StatusProxyAuthRequired)
+			return
+		}
+		mu.Lock()
+		seen = append(seen, r.URL.Host+r.URL.Path)
+		mu.Unlock()
+		out := r.Clone(r.Context())
+		out.RequestURI = ""
+		out.URL.Host = target.Host // every host is the test site
+		out.Header.Del("Proxy-Authorization")
+		resp, err := http.DefaultTransport.RoundTrip(out)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		for k, vs := range resp.Header {
+			w.Header()[k] = vs
+		}
+		w.WriteHeader(resp.StatusCode)
+		_, _ = io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(proxy.Close)
+	proxyURL := strings.Replace(proxy.URL, "http://", "http://u:p@", 1)
+	dir := t.TempDir()
+	for _, run := range []string{"first", "cached"} {
+		var got *types.Response
+		sp := &enginetest.Spider{
+			StartFunc: func(ctx context.Context, emit engine.Emit) error {
+				r := browserReq("http://site.test/app", types.Item{{Key: "waitUntil", Value: "networkidle"}})
+				r.Meta = append(r.Meta, types.Field{Key: types.MetaProxy, Value: proxyURL})
+				emit(types.Output{Request: r})
+				return nil
+			},
+			ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+				got = resp
+				return nil
+			},
+		}
+		e, logs := crawl(t, sp, map[string]any{types.HTTPCacheEnabled: true, types.HTTPCacheDir: dir})
+		if got == nil || !bytes.Contains(got.Body, []byte(`<li class="product">plum</li>`)) {
+			t.Fatalf("%s run: no rendered page through the proxy: %v; log:\n%s", run, got, logs)
+		}
+		cached := slices.Contains(got.Flags, "cached")
+		if cached != (run == "cached") || (stat(e, "browser/page_count") == 1) == cached {
+			t.Errorf("%s run: flags %v, browser/page_count %d", run, got.Flags, stat(e, "browser/page_count"))
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	seen = slices.DeleteFunc(seen, func(s string) bool { return strings.HasSuffix(s, "/favicon.ico") })
+	if !slices.Equal(seen, []string{"site.test/app", "site.test/api/products"}) {
+		t.Errorf("the proxy served %v, want the page and its API call once (the second run is cached)", seen)
+	}
+}
+
+func TestBrowserRefusesDownloads(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/file", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename="data.bin"`)
+		_, _ = w.Write(bytes.Repeat([]byte("x"), 1000))
+	})
+	srv := enginetest.StartWith(t, mux)
+	var failure *types.Failure
+	sp := &enginetest.Spider{
+		StartFunc: func(ctx context.Context, emit engine.Emit) error {
+			r := browserReq(srv.URL+"/file", nil)
+			r.Errback = "errback"
+			emit(types.Output{Request: r})
+			return nil
+		},
+		ErrbackFunc: func(ctx context.Context, f *types.Failure, emit engine.Emit) error {
+			failure = f
+			return nil
+		},
+	}
+	_, logs := crawl(t, sp, nil)
+	if failure == nil || failure.Name != engine.NameNotSupported || !strings.Contains(failure.Message, "file download") {
+		t.Fatalf("errback got %v, want NotSupported: a file download; log:\n%s", failure, logs)
+	}
+	if n := srv.Hits("/file"); n != 1 {
+		t.Errorf("/file hits = %d, want 1 (a refused download is not retried); log:\n%s", n, logs)
 	}
 }

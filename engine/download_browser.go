@@ -297,6 +297,7 @@ func (h *browserHandler) openPage(ctx context.Context, proc *browserProc, req *t
 	tabCtx, cancel := chromedp.NewContext(proc.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
 		if proxy != nil {
 			p.ProxyServer = proxy.Scheme + "://" + proxy.Host
+			p.ProxyBypassList = "<-loopback>" // Chromium bypasses proxies for loopback unless told
 		}
 	}))
 	p := &browserPage{
@@ -307,6 +308,9 @@ func (h *browserHandler) openPage(ctx context.Context, proc *browserProc, req *t
 		changed:   make(chan struct{}),
 		override:  req,
 		req:       req,
+	}
+	if proxy != nil && proxy.User != nil {
+		p.proxyUser = proxy.User
 	}
 	for _, t := range opts.BlockResources {
 		for _, rt := range []network.ResourceType{network.ResourceType(strings.ToUpper(t[:1]) + t[1:])} {
@@ -343,9 +347,6 @@ func (h *browserHandler) openPage(ctx context.Context, proc *browserProc, req *t
 	if err != nil {
 		cancel()
 		return nil, err
-	}
-	if proxy != nil && proxy.User != nil {
-		p.proxyUser = proxy.User
 	}
 	return p, nil
 }
@@ -525,11 +526,11 @@ func (p *browserPage) navigate(ctx context.Context, rawURL, waitUntil string) er
 	if err != nil {
 		return err
 	}
-	if res.ErrorText != "" {
-		return navigationError(rawURL, res.ErrorText)
-	}
 	if res.IsDownload {
 		return &DownloadError{Name: NameNotSupported, URL: rawURL, Err: errors.New("the page is a file download, which browser requests refuse")}
+	}
+	if res.ErrorText != "" {
+		return navigationError(rawURL, res.ErrorText)
 	}
 	p.mu.Lock()
 	p.main = res.FrameID
@@ -575,8 +576,6 @@ func navigationError(rawURL, text string) error {
 		name = NameSSL
 	case strings.Contains(text, "ERR_TOO_MANY_REDIRECTS"):
 		name = NameMaxRedirects
-	case strings.Contains(text, "ERR_ABORTED"):
-		name = NameResponseNeverReceived
 	}
 	return &DownloadError{Name: name, URL: rawURL, Err: fmt.Errorf("chromium: %s", text)}
 }
