@@ -103,27 +103,15 @@ type APIQuotePage struct {
 }
 
 func (s *site) apiQuotes(w http.ResponseWriter, r *http.Request) {
-	p := 1
-	if v := r.URL.Query().Get("page"); v != "" {
-		var ok bool
-		if p, ok = pageNumber(v); !ok {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("page %q is not a positive integer", v)})
-			return
-		}
-	}
-	quotes, ok := page(s.cat.quotes, p, quotesPerPage)
+	quotes, p, ok := apiPage(w, r, s.cat.quotes, quotesPerPage)
 	if !ok {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("no page %d", p)})
 		return
 	}
 	out := APIQuotePage{Page: p, Pages: pages(len(s.cat.quotes), quotesPerPage), Count: len(s.cat.quotes), Quotes: []APIQuote{}}
 	for _, q := range quotes {
 		out.Quotes = append(out.Quotes, APIQuote{Text: q.Text, Author: q.Author.Name, Tags: q.Tags})
 	}
-	if p < out.Pages {
-		next := fmt.Sprintf("/api/quotes?page=%d", p+1)
-		out.Next = &next
-	}
+	out.Next = apiNext(r, p, out.Pages)
 	writeJSON(w, http.StatusOK, out)
 }
 
