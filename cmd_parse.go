@@ -33,9 +33,9 @@ With --depth N the requests yielded are followed too, N levels in all (depth 1, 
 default, is just URL); their callbacks' outputs are printed as well. Item pipelines run only
 with --pipelines; the items printed are then the pipelines' results (dropped items are not
 printed). The spider's start() is not called. With --browser (or --wait-for) URL is
-rendered in headless Chromium (meta.browser; a browser key in --meta gives all the options, and wins),
-and the callback gets the rendered DOM. Logs go to stderr (WARNING and above unless -L
-says otherwise). The exit code is 1 when the callback threw or never ran (a failed download
+rendered in headless Chromium and the callback gets the rendered DOM (meta.browser; a
+browser key in --meta gives all the options, and wins). Logs go to stderr (WARNING and
+above unless -L says otherwise). The exit code is 1 when the callback threw or never ran (a failed download
 or a status the spider does not handle: -s HTTPERROR_ALLOW_ALL=true passes every status).
 
 Examples:
