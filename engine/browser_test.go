@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/enginetest"
@@ -459,5 +460,30 @@ func TestBrowserFailures(t *testing.T) {
 			}
 			wantStats(t, e, logs, tc.stats)
 		})
+	}
+}
+
+func TestBrowserOpenPageHoldsItsPlace(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	srv := enginetest.StartWith(t, browserMux())
+	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1})
+	defer e.CloseBrowser()
+	ctx := context.Background()
+	resp, err := e.Download(ctx, browserReq(srv.URL+"/app", types.Item{{Key: "includePage", Value: true}}))
+	if err != nil || resp.Page == nil {
+		t.Fatalf("includePage: %v, page %v", err, resp)
+	}
+	// With BROWSER_CONCURRENCY 1 the open page leaves no place: the next page waits.
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	if _, err := e.Download(short, browserReq(srv.URL+"/late", nil)); err == nil {
+		t.Fatal("a second page loaded while the first was open")
+	}
+	if n := srv.Hits("/late"); n != 0 {
+		t.Errorf("/late hits = %d while the only place was taken, want 0", n)
+	}
+	_ = resp.Page.Close()
+	if _, err := e.Download(ctx, browserReq(srv.URL+"/late", nil)); err != nil {
+		t.Errorf("after the page was closed: %v", err)
 	}
 }
