@@ -99,6 +99,9 @@ func TestBrowserRendersPage(t *testing.T) {
 	if n := stat(e, "browser/page_count"); n != 3 {
 		t.Errorf("browser/page_count = %d, want 3", n)
 	}
+	if n := strings.Count(logs, "WARNING: Running Chromium without its sandbox"); os.Geteuid() == 0 && n != 1 {
+		t.Errorf("as root: %d sandbox warnings, want 1:\n%s", n, logs)
+	}
 	if s, _ := e.Stats().Get("browser/page_seconds").(float64); s <= 0 {
 		t.Errorf("browser/page_seconds = %v, want > 0", e.Stats().Get("browser/page_seconds"))
 	}
