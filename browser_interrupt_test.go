@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -53,18 +51,8 @@ func TestInterruptClosesBrowser(t *testing.T) {
   parse(r) { return { url: r.url }; }
 }
 `)
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, bin, "run", "--demo", spider, "-L", "DEBUG")
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, sc := startLogged(t, "run", "--demo", spider, "-L", "DEBUG")
 			var log strings.Builder
-			sc := bufio.NewScanner(stderr)
 			for sc.Scan() {
 				log.WriteString(sc.Text() + "\n")
 				if strings.Contains(sc.Text(), "Started Chromium") {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,8 +11,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/enginetest"
@@ -97,6 +98,9 @@ func TestBrowserRendersPage(t *testing.T) {
 	}
 	if n := stat(e, "browser/page_count"); n != 3 {
 		t.Errorf("browser/page_count = %d, want 3", n)
+	}
+	if n := strings.Count(logs, "WARNING: Running Chromium without its sandbox"); os.Geteuid() == 0 && n != 1 {
+		t.Errorf("as root: %d sandbox warnings, want 1:\n%s", n, logs)
 	}
 	if s, _ := e.Stats().Get("browser/page_seconds").(float64); s <= 0 {
 		t.Errorf("browser/page_seconds = %v, want > 0", e.Stats().Get("browser/page_seconds"))
@@ -227,74 +231,9 @@ func TestBrowserRobotsAndOffsite(t *testing.T) {
 	if srv.Hits("/private") != 0 || srv.Hits("/late") != 0 {
 		t.Errorf("hits: /private %d (robots.txt disallows it), /late %d (offsite), want 0; log:\n%s", srv.Hits("/private"), srv.Hits("/late"), logs)
 	}
-	if n := stat(e, "robotstxt/forbidden"); n != 1 {
-		t.Errorf("robotstxt/forbidden = %d, want 1", n)
-	}
-	if n := stat(e, "offsite/filtered"); n != 1 {
-		t.Errorf("offsite/filtered = %d, want 1", n)
-	}
-	if n := stat(e, "browser/page_count"); n != 0 {
-		t.Errorf("browser/page_count = %d, want 0 (no page is allowed)", n)
-	}
-}
-
-func TestBrowserTimeoutIsRetried(t *testing.T) {
-	enginetest.RequireBrowser(t)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
-	srv := enginetest.StartWith(t, mux)
-	var failure *types.Failure
-	sp := &enginetest.Spider{
-		StartFunc: func(ctx context.Context, emit engine.Emit) error {
-			r := browserReq(srv.URL+"/hang", types.Item{{Key: "timeout", Value: 1.5}})
-			r.Errback = "errback"
-			emit(types.Output{Request: r})
-			return nil
-		},
-		ErrbackFunc: func(ctx context.Context, f *types.Failure, emit engine.Emit) error {
-			failure = f
-			return nil
-		},
-	}
-	e, logs := crawl(t, sp, map[string]any{types.RetryTimes: 1})
-	if failure == nil || failure.Name != engine.NameTimeout {
-		t.Fatalf("errback got %v, want a TimeoutError; log:\n%s", failure, logs)
-	}
-	if n := srv.Hits("/hang"); n != 2 {
-		t.Errorf("/hang hits = %d, want 2 (one retry); log:\n%s", n, logs)
-	}
-	if n := stat(e, "retry/reason_count/TimeoutError"); n != 1 {
-		t.Errorf("retry/reason_count/TimeoutError = %d, want 1", n)
-	}
-}
-
-func TestBrowserNotFound(t *testing.T) {
-	srv := enginetest.StartWith(t, browserMux())
-	var failure *types.Failure
-	plain := 0
-	sp := &enginetest.Spider{
-		StartFunc: func(ctx context.Context, emit engine.Emit) error {
-			r := browserReq(srv.URL+"/app", nil)
-			r.Errback = "errback"
-			emit(types.Output{Request: r})
-			emit(types.Output{Request: &types.Request{URL: srv.URL + "/app"}})
-			return nil
-		},
-		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
-			plain++
-			return nil
-		},
-		ErrbackFunc: func(ctx context.Context, f *types.Failure, emit engine.Emit) error {
-			failure = f
-			return nil
-		},
-	}
-	_, logs := crawl(t, sp, map[string]any{types.BrowserExecutable: "/nonexistent/chromium"})
-	if failure == nil || failure.Name != engine.NameBrowserNotFound || !strings.Contains(failure.Message, "apt-get install chromium") {
-		t.Errorf("errback got %v, want a BrowserNotFoundError saying apt-get install chromium; log:\n%s", failure, logs)
-	}
-	if plain != 1 {
-		t.Errorf("the plain request was parsed %d times, want 1", plain)
+	wantStats(t, e, logs, map[string]int64{"robotstxt/forbidden": 1, "offsite/filtered": 1, "browser/page_count": 0})
+	if want := []string{"IgnoreRequest " + srv.URL + "/private"}; !slices.Equal(failures, want) {
+		t.Errorf("errbacks got %v, want %v", failures, want)
 	}
 }
 
@@ -342,12 +281,7 @@ func TestBrowserCrashRestarts(t *testing.T) {
 	if !strings.Contains(body, "after the crash") {
 		t.Errorf("the request was not retried in a new browser: body %q; log:\n%s", body, logs)
 	}
-	if n := stat(e, "browser/crash_count"); n != 1 {
-		t.Errorf("browser/crash_count = %d, want 1", n)
-	}
-	if n := stat(e, "retry/reason_count/ConnectionLostError"); n != 1 {
-		t.Errorf("retry/reason_count/ConnectionLostError = %d, want 1; log:\n%s", n, logs)
-	}
+	wantStats(t, e, logs, map[string]int64{"browser/crash_count": 1, "retry/reason_count/ConnectionLostError": 1})
 }
 
 func TestBrowserLeavesNoTabOpen(t *testing.T) {
@@ -410,17 +344,7 @@ func TestBrowserProxyAndCache(t *testing.T) {
 		out.RequestURI = ""
 		out.URL.Host = target.Host // every host is the test site
 		out.Header.Del("Proxy-Authorization")
-		resp, err := http.DefaultTransport.RoundTrip(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, vs := range resp.Header {
-			w.Header()[k] = vs
-		}
-		w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(w, resp.Body)
+		relay(w, http.DefaultTransport, out)
 	}))
 	t.Cleanup(proxy.Close)
 	proxyURL := strings.Replace(proxy.URL, "http://", "http://u:p@", 1)
@@ -456,33 +380,113 @@ func TestBrowserProxyAndCache(t *testing.T) {
 	}
 }
 
-func TestBrowserRefusesDownloads(t *testing.T) {
-	enginetest.RequireBrowser(t)
+// crawlFailing crawls r, with an errback, and plain: it returns the Failure the errback got
+// (nil: none) and how many responses reached the callback.
+func crawlFailing(t *testing.T, r *types.Request, plain []string, kv map[string]any) (failure *types.Failure, parsed int, e *engine.Engine, logs string) {
+	t.Helper()
+	var mu sync.Mutex
+	var n atomic.Int64
+	r.Errback = "errback"
+	sp := &enginetest.Spider{
+		StartFunc: func(ctx context.Context, emit engine.Emit) error {
+			emit(types.Output{Request: r})
+			for _, u := range plain {
+				emit(types.Output{Request: &types.Request{URL: u}})
+			}
+			return nil
+		},
+		ParseFunc: func(context.Context, *types.Response, engine.Emit) error { n.Add(1); return nil },
+		ErrbackFunc: func(ctx context.Context, f *types.Failure, emit engine.Emit) error {
+			mu.Lock()
+			defer mu.Unlock()
+			failure = f
+			return nil
+		},
+	}
+	e, logs = crawl(t, sp, kv)
+	return failure, int(n.Load()), e, logs
+}
+
+// wantStats checks integer stats.
+func wantStats(t *testing.T, e *engine.Engine, logs string, want map[string]int64) {
+	t.Helper()
+	for k, v := range want {
+		if n := stat(e, k); n != v {
+			t.Errorf("%s = %d, want %d; log:\n%s", k, n, v, logs)
+		}
+	}
+}
+
+func TestBrowserFailures(t *testing.T) {
 	mux := http.NewServeMux()
+	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	mux.HandleFunc("/file", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.Header().Set("Content-Disposition", `attachment; filename="data.bin"`)
 		_, _ = w.Write(bytes.Repeat([]byte("x"), 1000))
 	})
-	srv := enginetest.StartWith(t, mux)
-	var failure *types.Failure
-	sp := &enginetest.Spider{
-		StartFunc: func(ctx context.Context, emit engine.Emit) error {
-			r := browserReq(srv.URL+"/file", nil)
-			r.Errback = "errback"
-			emit(types.Output{Request: r})
-			return nil
-		},
-		ErrbackFunc: func(ctx context.Context, f *types.Failure, emit engine.Emit) error {
-			failure = f
-			return nil
-		},
+	mux.HandleFunc("/plain", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("plain")) })
+	for _, tc := range []struct {
+		name     string
+		browser  bool // needs Chromium
+		path     string
+		opts     types.Item
+		kv       map[string]any
+		wantName string
+		wantMsg  string
+		hits     int // of path (-1: not checked: a loaded machine may not send the request in time)
+		stats    map[string]int64
+	}{
+		{"a page that never loads times out and is retried", true, "/hang", types.Item{{Key: "timeout", Value: 1.5}},
+			map[string]any{types.RetryTimes: 1}, engine.NameTimeout, "did not load within 1.5s", -1,
+			map[string]int64{"retry/reason_count/TimeoutError": 1, "browser/page_count": 2, "downloader/request_count": 3}},
+		{"a file download is refused, not retried", true, "/file", nil, nil,
+			engine.NameNotSupported, "file download", 1, map[string]int64{"retry/count": 0}},
+		{"no Chromium: BrowserNotFoundError, the plain request goes on", false, "/hang", nil,
+			map[string]any{types.BrowserExecutable: "/nonexistent/chromium"}, engine.NameBrowserNotFound, "apt-get install chromium", 0,
+			map[string]int64{"browser/page_count": 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.browser {
+				enginetest.RequireBrowser(t)
+			}
+			srv := enginetest.StartWith(t, mux)
+			f, parsed, e, logs := crawlFailing(t, browserReq(srv.URL+tc.path, tc.opts), []string{srv.URL + "/plain"}, tc.kv)
+			if f == nil || f.Name != tc.wantName || !strings.Contains(f.Message, tc.wantMsg) {
+				t.Fatalf("errback got %v, want a %s saying %q; log:\n%s", f, tc.wantName, tc.wantMsg, logs)
+			}
+			if n := srv.Hits(tc.path); tc.hits >= 0 && n != tc.hits {
+				t.Errorf("%s hits = %d, want %d; log:\n%s", tc.path, n, tc.hits, logs)
+			}
+			if parsed != 1 {
+				t.Errorf("the plain request was parsed %d times, want 1", parsed)
+			}
+			wantStats(t, e, logs, tc.stats)
+		})
 	}
-	_, logs := crawl(t, sp, nil)
-	if failure == nil || failure.Name != engine.NameNotSupported || !strings.Contains(failure.Message, "file download") {
-		t.Fatalf("errback got %v, want NotSupported: a file download; log:\n%s", failure, logs)
+}
+
+func TestBrowserOpenPageHoldsItsPlace(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	srv := enginetest.StartWith(t, browserMux())
+	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1})
+	defer e.CloseBrowser()
+	ctx := context.Background()
+	resp, err := e.Download(ctx, browserReq(srv.URL+"/app", types.Item{{Key: "includePage", Value: true}}))
+	if err != nil || resp.Page == nil {
+		t.Fatalf("includePage: %v, page %v", err, resp)
 	}
-	if n := srv.Hits("/file"); n != 1 {
-		t.Errorf("/file hits = %d, want 1 (a refused download is not retried); log:\n%s", n, logs)
+	// With BROWSER_CONCURRENCY 1 the open page leaves no place: the next page waits.
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	if _, err := e.Download(short, browserReq(srv.URL+"/late", nil)); err == nil {
+		t.Fatal("a second page loaded while the first was open")
+	}
+	if n := srv.Hits("/late"); n != 0 {
+		t.Errorf("/late hits = %d while the only place was taken, want 0", n)
+	}
+	_ = resp.Page.Close()
+	if _, err := e.Download(ctx, browserReq(srv.URL+"/late", nil)); err != nil {
+		t.Errorf("after the page was closed: %v", err)
 	}
 }

@@ -183,7 +183,7 @@ func (h *browserHandler) Download(ctx context.Context, req *types.Request, lim D
 		return nil, invalidURL(req, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, &DownloadError{Name: NameNotSupported, URL: req.URL, Err: fmt.Errorf("a browser request needs an http or https URL, not %s:", u.Scheme)}
+		return nil, &DownloadError{Name: NameNotSupported, URL: req.URL, Err: fmt.Errorf("a browser request needs an http or https URL, not %q", u.Scheme+":")}
 	}
 	select {
 	case h.pages <- struct{}{}:
