@@ -490,3 +490,32 @@ func TestBrowserOpenPageHoldsItsPlace(t *testing.T) {
 		t.Errorf("after the page was closed: %v", err)
 	}
 }
+
+func TestBrowserRetriedPageIsClosed(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := http.NewServeMux()
+	var mu sync.Mutex
+	tries := 0
+	mux.HandleFunc("/flaky", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		tries++
+		n := tries
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		if n == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		_, _ = w.Write([]byte("<p>try</p>"))
+	})
+	srv := enginetest.StartWith(t, mux)
+	// BROWSER_CONCURRENCY 1: the retry gets a place only if the 503's page was closed.
+	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.RetryTimes: 1})
+	defer e.CloseBrowser()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	resp, err := e.Download(ctx, browserReq(srv.URL+"/flaky", types.Item{{Key: "includePage", Value: true}}))
+	if err != nil || resp.Status != 200 || resp.Page == nil {
+		t.Fatalf("Download: %v, %v", err, resp)
+	}
+	_ = resp.Page.Close()
+}

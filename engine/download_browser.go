@@ -188,7 +188,7 @@ func (h *browserHandler) Download(ctx context.Context, req *types.Request, lim D
 	select {
 	case h.pages <- struct{}{}:
 	case <-ctx.Done():
-		return nil, downloadFailure(ctx, lim, req.URL, ctx.Err(), NameConnectionLost, NameError)
+		return nil, ctxFailure(ctx, req, fmt.Errorf("waiting for a page among %s (%d): %w", types.BrowserConcurrency, h.concurrency, ctx.Err()))
 	}
 	proc, err := h.browser(req)
 	if err != nil {
@@ -246,7 +246,7 @@ func (h *browserHandler) failure(ctx context.Context, proc *browserProc, req *ty
 	}
 	switch {
 	case ctx.Err() != nil:
-		return downloadFailure(ctx, lim, req.URL, err, NameConnectionLost, NameError)
+		return ctxFailure(ctx, req, err)
 	case proc.ctx.Err() != nil && !proc.closing.Load():
 		return &DownloadError{Name: NameConnectionLost, URL: req.URL, Err: fmt.Errorf("chromium crashed: %w", err)}
 	case errors.Is(err, context.DeadlineExceeded):
@@ -256,6 +256,15 @@ func (h *browserHandler) failure(ctx context.Context, proc *browserProc, req *ty
 		return &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
 	}
 	return &DownloadError{Name: NameError, URL: req.URL, Err: err}
+}
+
+// ctxFailure is the error of a browser request whose own context ended: a TimeoutError
+// for a deadline (the caller's), else a CancelledError.
+func ctxFailure(ctx context.Context, req *types.Request, err error) error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &DownloadError{Name: NameTimeout, URL: req.URL, Err: err}
+	}
+	return &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
 }
 
 // browserPage is one open tab in its own incognito browser context. It implements
