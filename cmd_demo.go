@@ -11,7 +11,7 @@ import (
 func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
-		Usage: "serve the built-in offline demo site (bookstore, JSON API, quotes, /delay)",
+		Usage: "serve the built-in offline demo site (bookstore, JSON API, quotes, pages that need a browser, /delay)",
 		Description: `Examples:
    jscrawl demo                        (serves http://127.0.0.1:8000)
    jscrawl run examples/books.ts -a baseUrl=http://127.0.0.1:8000 -o books.jsonl`,

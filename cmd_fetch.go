@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 
+	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/types"
 	"github.com/urfave/cli/v2"
 )
@@ -26,12 +28,14 @@ Examples:
    jscrawl fetch --headers https://example.com/
    jscrawl fetch -s USER_AGENT=mybot/1.0 -s DOWNLOAD_TIMEOUT=10 https://example.com/
    jscrawl fetch --no-redirect http://example.com/old-page
+   jscrawl fetch --browser https://example.com/app   (the HTML Chromium rendered)
+   jscrawl fetch --wait-for 'article.product' https://example.com/shop   (once the products are there)
    jscrawl fetch --spider spider.ts https://example.com/   (the spider's settings and middlewares)`,
 		Flags: append([]cli.Flag{
 			&cli.BoolFlag{Name: "headers", Usage: "print the status line and the response headers instead of the body"},
 			&cli.BoolFlag{Name: "no-redirect", Usage: "do not follow redirects (REDIRECT_ENABLED=false)"},
 			&cli.StringFlag{Name: "spider", Usage: "download as the spider `FILE` would: its customSettings and downloader middlewares apply"},
-		}, spiderFlags("WARNING")...),
+		}, append(browserFlags(), spiderFlags("WARNING")...)...),
 		Action: fetchAction,
 	}
 }
@@ -58,14 +62,16 @@ func fetchAction(c *cli.Context) error {
 		return err
 	}
 
+	defer eng.CloseBrowser() // Run is not called: close a Chromium --browser started
+
 	ctx, stop := stopOnSignal(c)
 	defer stop()
-	resp, err := eng.Download(ctx, &types.Request{URL: rawURL})
+	resp, err := eng.Download(ctx, &types.Request{URL: rawURL, Meta: ls.withBrowser(nil)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return cli.Exit("fetch: interrupted", 130)
 		}
-		return cli.Exit(fmt.Sprintf("%v (is the URL right and the site reachable? -s DOWNLOAD_TIMEOUT=SECONDS allows more time)", err), 1)
+		return cli.Exit(fmt.Sprintf("%v%s", err, fetchHint(err, ls.browser != nil)), 1)
 	}
 	if resp.Status < 200 || resp.Status > 299 {
 		ls.logger.Warn(fmt.Sprintf("%s answered with status %d", resp.URL, resp.Status))
@@ -79,6 +85,21 @@ func fetchAction(c *cli.Context) error {
 		return cli.Exit(fmt.Sprintf("fetch: write: %v", err), 1)
 	}
 	return nil
+}
+
+// fetchHint is what fetch adds to the error of a failed download: where to look, and the
+// timeout setting of the download (BROWSER_TIMEOUT for a browser). An error that says how
+// to fix itself (no Chromium found) gets none.
+func fetchHint(err error, browser bool) string {
+	var de *engine.DownloadError
+	if errors.As(err, &de) && de.Name == engine.NameBrowserNotFound {
+		return ""
+	}
+	timeout := types.DownloadTimeout
+	if browser {
+		timeout = types.BrowserTimeout
+	}
+	return fmt.Sprintf(" (is the URL right and the site reachable? -s %s=SECONDS allows more time)", timeout)
 }
 
 // formatHeaders renders the status line ("HTTP/1.1 200 OK", without the protocol when it

@@ -68,6 +68,16 @@ func crawlFlags() []cli.Flag {
 	}
 }
 
+// browserFlags are --browser and --wait-for: the flags of a command given one URL to
+// download (fetch, shell, parse). readFlags turns them into the meta.browser value of that
+// URL's request (loadedSpider.browser).
+func browserFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.BoolFlag{Name: "browser", Usage: "render the URL in headless Chromium, as a request with browser: true (the BROWSER_* settings apply)"},
+		&cli.StringFlag{Name: "wait-for", Usage: "render the URL in Chromium and wait until the CSS `SELECTOR` matches (the browser option waitFor; implies --browser)"},
+	}
+}
+
 // crawlFlagSettings maps the crawlFlags to their settings.
 var crawlFlagSettings = map[string]string{"frontier": types.Frontier, "crawl-id": types.CrawlID}
 
@@ -98,6 +108,7 @@ type loadedSpider struct {
 	stdout, stderr io.Writer
 	status         *statusLine             // run's live status line on a terminal, else nil
 	frontier       *redisfrontier.Frontier // the shared crawl's (openFrontier), else nil
+	browser        any                     // the browserFlags' meta.browser value for the command's URL, else nil
 	worker         string                  // this process's id in a shared crawl: %(worker)s in feed URIs
 	inputs         []string                // the local files the spider file was bundled from (load)
 	warcOut        *warc.Writer            // WARC_FILE's, once the engine is built (archiveOptions)
@@ -154,6 +165,10 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 	if err != nil {
 		return nil, usageError("LOG_LEVEL: %v", err)
 	}
+	browser, err := readBrowserFlags(c)
+	if err != nil {
+		return nil, err
+	}
 	args := map[string]string{}
 	for _, kv := range c.StringSlice("a") {
 		k, v, err := splitKV("-a", kv)
@@ -162,7 +177,7 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 		}
 		args[k] = v
 	}
-	ls := &loadedSpider{settings: settings, args: args, stats: engine.NewStats(), opts: opts,
+	ls := &loadedSpider{settings: settings, args: args, browser: browser, stats: engine.NewStats(), opts: opts,
 		level: new(slog.LevelVar), logConf: [2]string{"", "text"}}
 	ls.stdout, ls.stderr = stdio(c)
 	ls.level.Set(level)
@@ -178,6 +193,35 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 		return nil, err
 	}
 	return ls, nil
+}
+
+// readBrowserFlags returns the meta.browser value the browserFlags ask for: true for
+// --browser, { waitFor } for --wait-for, nil without them (or on a command without them).
+func readBrowserFlags(c *cli.Context) (any, error) {
+	css := c.String("wait-for")
+	if css == "" {
+		if c.Bool("browser") {
+			return true, nil
+		}
+		return nil, nil
+	}
+	v := types.Item{{Key: "waitFor", Value: css}}
+	if _, _, err := types.ParseBrowserOptions(v); err != nil {
+		return nil, usageError("--wait-for %s: %v", css, err)
+	}
+	return v, nil
+}
+
+// withBrowser returns meta with the browserFlags' meta.browser value set, or meta itself
+// when the flags were not given or meta has a browser key already (parse's --meta with
+// all the options).
+func (ls *loadedSpider) withBrowser(meta types.Item) types.Item {
+	if _, set := meta.Get(types.MetaBrowser); ls.browser == nil || set {
+		return meta
+	}
+	meta = append(types.Item(nil), meta...)
+	meta.Set(types.MetaBrowser, ls.browser)
+	return meta
 }
 
 // setLog applies LOG_FILE and LOG_FORMAT when they changed.

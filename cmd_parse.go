@@ -32,15 +32,18 @@ writes one JSON line per yielded value to stdout:
 With --depth N the requests yielded are followed too, N levels in all (depth 1, the
 default, is just URL); their callbacks' outputs are printed as well. Item pipelines run only
 with --pipelines; the items printed are then the pipelines' results (dropped items are not
-printed). The spider's start() is not called. Logs go to stderr (WARNING and above unless -L
-says otherwise). The exit code is 1 when the callback threw or never ran (a failed download
+printed). The spider's start() is not called. With --browser (or --wait-for) URL is
+rendered in headless Chromium and the callback gets the rendered DOM (meta.browser; a
+browser key in --meta gives all the options, and wins). Logs go to stderr (WARNING and
+above unless -L says otherwise). The exit code is 1 when the callback threw or never ran (a failed download
 or a status the spider does not handle: -s HTTPERROR_ALLOW_ALL=true passes every status).
 
 Examples:
    jscrawl parse https://example.com/page-1 --spider spider.ts
    jscrawl parse https://example.com/item/3 --spider spider.ts --callback parseItem --cbkwargs '{"id": 3}'
    jscrawl parse https://example.com/ --spider spider.ts --depth 2 -a category=travel
-   jscrawl parse https://example.com/ --spider spider.ts --meta '{"page": 1}' --pipelines`,
+   jscrawl parse https://example.com/ --spider spider.ts --meta '{"page": 1}' --pipelines
+   jscrawl parse https://example.com/shop --spider spider.ts --wait-for 'article.product'`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "spider", Usage: "the spider `FILE` (.ts, .js) (required)"},
 			&cli.StringFlag{Name: "callback", Aliases: []string{"c"}, Value: "parse", Usage: "spider method to call with the response (`NAME`)"},
@@ -50,7 +53,7 @@ Examples:
 			&cli.BoolFlag{Name: "pipelines", Usage: "run the spider's item pipelines"},
 			&cli.BoolFlag{Name: "noitems", Usage: "do not print items"},
 			&cli.BoolFlag{Name: "nolinks", Usage: "do not print requests (they are still followed with --depth)"},
-		}, spiderFlags("WARNING")...),
+		}, append(browserFlags(), spiderFlags("WARNING")...)...),
 		Action: parseAction,
 	}
 }
@@ -85,7 +88,7 @@ func parseAction(c *cli.Context) error {
 	}
 	ps := &parseSpider{
 		Spider: ls.spider,
-		start: &types.Request{URL: rawURL, Callback: c.String("callback"), Meta: meta, CbKwargs: cbkwargs,
+		start: &types.Request{URL: rawURL, Callback: c.String("callback"), Meta: ls.withBrowser(meta), CbKwargs: cbkwargs,
 			DontFilter: true},
 		depth:     depth,
 		pipelines: c.Bool("pipelines"),

@@ -55,7 +55,8 @@ bound to response (and its request to request); a path to a local file (./page.h
 read instead. fetch(url) downloads another page through
 the crawler (settings, -s, the spider's downloader middlewares) and re-binds response. With
 --spider FILE the spider is loaded (its customSettings and -a arguments apply) and bound to
-spider, so its methods can be called on the page.
+spider, so its methods can be called on the page. With --browser (or --wait-for CSS) the
+URL is rendered in headless Chromium; fetch(url, { browser: true }) renders another one.
 
 Each input's value is printed as Node's REPL does; a promise is awaited first, and await
 works at the top level. An input that is not finished (an open bracket or block) continues
@@ -66,10 +67,11 @@ Examples:
    jscrawl shell https://example.com/
    jscrawl shell https://example.com/ --spider spider.ts -a category=travel
    jscrawl shell ./saved-page.html
+   jscrawl shell --browser https://example.com/app   (response is the page Chromium rendered)
    echo 'response.css("title::text").get()' | jscrawl shell https://example.com/`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "spider", Usage: "load the spider `FILE` and bind it to spider"},
-		}, spiderFlags("WARNING")...),
+		}, append(browserFlags(), spiderFlags("WARNING")...)...),
 		Action: shellAction,
 	}
 }
@@ -107,9 +109,11 @@ func shellAction(c *cli.Context) error {
 			}
 		}
 	}
-	if _, err := ls.newEngine(); err != nil {
+	eng, err := ls.newEngine()
+	if err != nil {
 		return err
 	}
+	defer eng.CloseBrowser() // the engine does not Run: close a Chromium fetch() started
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
 	if err := spider.Open(ctx); err != nil {
@@ -142,7 +146,12 @@ func shellAction(c *cli.Context) error {
 			}
 		} else {
 			u, _ := json.Marshal(target)
-			if _, err := repl.Eval(ctx, "fetch("+string(u)+")"); err != nil {
+			init := ""
+			if ls.browser != nil {
+				b, _ := json.Marshal(ls.browser)
+				init = ", { browser: " + string(b) + " }"
+			}
+			if _, err := repl.Eval(ctx, "fetch("+string(u)+init+")"); err != nil {
 				fmt.Fprintf(stderr, "Could not fetch %s: %v\n", target, err)
 			}
 		}

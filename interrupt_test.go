@@ -27,6 +27,23 @@ const slowSpider = `export default class {
 }
 `
 
+// startLogged starts jscrawl with args (killed after a minute, or when the test ends) and
+// returns it with a scanner of its stderr.
+func startLogged(t *testing.T, args ...string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, bufio.NewScanner(stderr)
+}
+
 func TestInterrupt(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -46,19 +63,9 @@ func TestInterrupt(t *testing.T) {
 			dir := t.TempDir()
 			spider := writeFile(t, dir, "slow.js", slowSpider)
 			out := filepath.Join(dir, "items.jsonl")
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			cmd := exec.CommandContext(ctx, bin, "run", "--demo", spider, "-o", out, "-L", "DEBUG")
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, sc := startLogged(t, "run", "--demo", spider, "-o", out, "-L", "DEBUG")
 			// Wait until both fast items are scraped, reading the log as it comes.
 			var log strings.Builder
-			sc := bufio.NewScanner(stderr)
 			scraped := 0
 			for scraped < 2 && sc.Scan() {
 				log.WriteString(sc.Text() + "\n")
@@ -85,7 +92,7 @@ func TestInterrupt(t *testing.T) {
 			for sc.Scan() {
 				log.WriteString(sc.Text() + "\n")
 			}
-			err = cmd.Wait()
+			err := cmd.Wait()
 			took := time.Since(sent)
 			var ee *exec.ExitError
 			if err != nil && !errors.As(err, &ee) {

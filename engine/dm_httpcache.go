@@ -92,9 +92,16 @@ func safeName(s string) string {
 	}, strings.TrimLeft(s, "."))
 }
 
+// browserLive reports whether req is a browser request whose response a cache cannot
+// give: one with a screenshot or an open page (a rendered page alone is cached).
+func browserLive(req *types.Request) bool {
+	opts, ok, _ := req.Browser()
+	return ok && (opts.Screenshot || opts.IncludePage)
+}
+
 // Fetch implements DownloaderMiddleware.
 func (m *HTTPCacheMiddleware) Fetch(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
-	if !m.enabled || metaBool(req, types.MetaDontCache) {
+	if !m.enabled || metaBool(req, types.MetaDontCache) || browserLive(req) {
 		return next.Fetch(ctx, req)
 	}
 	if !m.cacheableRequest(req) {

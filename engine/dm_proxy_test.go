@@ -54,17 +54,7 @@ func newHTTPProxy(t *testing.T, target *redirectSite, user, pass string) *httpPr
 		out.Header = r.Header.Clone()
 		out.Header.Del("Proxy-Authorization")
 		out.Header.Set("Via", "test-proxy")
-		resp, err := client.Transport.RoundTrip(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		for k, vs := range resp.Header {
-			w.Header()[k] = vs
-		}
-		w.WriteHeader(resp.StatusCode)
-		io.Copy(w, resp.Body)
+		relay(w, client.Transport, out)
 	}))
 	t.Cleanup(p.Close)
 	return p

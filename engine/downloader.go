@@ -36,6 +36,7 @@ type HTTPDownloader struct {
 	schemes  []string
 	handlers map[string]DownloadHandler // by lower-case URL scheme
 	missing  map[string]error           // schemes DOWNLOAD_HANDLERS leaves without a handler
+	browser  *browserHandler            // requests with meta.browser (download_browser.go)
 }
 
 // NewHTTPDownloader returns an HTTPDownloader configured from settings, with the download
@@ -61,6 +62,7 @@ func NewHTTPDownloader(settings *types.Settings, client *http.Client, stats *Sta
 		schemes:     settings.StringList(types.DownloadSchemes),
 	}
 	d.handlers, d.missing = downloadHandlers(settings, client, env)
+	d.browser = newBrowserHandler(settings, env)
 	return d
 }
 
@@ -102,6 +104,15 @@ func (d *HTTPDownloader) limitsFor(req *types.Request) DownloadLimits {
 
 func (d *HTTPDownloader) fetch(ctx context.Context, req *types.Request) (*types.Response, error) {
 	lim := d.limitsFor(req)
+	if opts, ok, err := req.Browser(); ok || err != nil {
+		// Rendered in Chromium: BROWSER_TIMEOUT (or the timeout option) is the page's
+		// timeout, and it starts when the page has a place among BROWSER_CONCURRENCY.
+		lim.Timeout = d.browser.timeout
+		if opts.Timeout > 0 {
+			lim.Timeout = time.Duration(opts.Timeout * float64(time.Second))
+		}
+		return d.browser.Download(ctx, req, lim)
+	}
 	if lim.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, lim.Timeout)
@@ -129,6 +140,10 @@ func (d *HTTPDownloader) fetch(ctx context.Context, req *types.Request) (*types.
 	}
 	return nil, &DownloadError{Name: NameNotSupported, URL: req.URL, Err: err}
 }
+
+// CloseBrowser closes the Chromium that browser requests started, if any, and waits for
+// it to exit. Browser requests fail afterwards.
+func (d *HTTPDownloader) CloseBrowser() { d.browser.Close() }
 
 // invalidURL is the error of a URL that does not parse.
 func invalidURL(req *types.Request, err error) error {

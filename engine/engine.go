@@ -99,6 +99,7 @@ type Engine struct {
 
 	downloader Downloader      // compiled chain, also used by Download
 	slots      *SlotDownloader // the bottom of the chain, above the HTTP downloader
+	http       *HTTPDownloader // below the slots; owns the browser of browser requests
 	offsite    *OffsiteMiddleware
 	inflight   inflight // downloads in flight, for Downloads
 	inFilters  []SpiderInputFilter
@@ -222,6 +223,7 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	e.offsite = NewOffsiteMiddleware(domains, e.stats, e.logger)
 	hd := NewHTTPDownloader(settings, e.client, e.stats)
 	hd.logger = e.logger
+	e.http = hd
 	e.archiveHandlers(hd)
 	gate, _ := e.sched.(SlotGate) // a shared scheduler shares the slots too
 	e.slots = NewSlotDownloader(settings, markDownloading(hd), SlotLogger(e.logger), SharedSlots(gate))
@@ -238,6 +240,10 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	e.export.failed = map[int]bool{}
 	return e
 }
+
+// CloseBrowser closes the Chromium of browser requests, if one was started. Run does it
+// when the crawl ends; a command that only calls Download does it when done.
+func (e *Engine) CloseBrowser() { e.http.CloseBrowser() }
 
 // Stats returns the stats collector.
 func (e *Engine) Stats() *Stats { return e.stats }
@@ -383,6 +389,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.crawl(ctx)
 	e.wg.Wait()
 	stopMem()
+	e.http.CloseBrowser()
 
 	e.inMu.Lock()
 	e.running = false
@@ -713,6 +720,7 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 			if resp.Request.Errback != "" {
 				e.errback(ctx, tr, resp.Request, resp, ferr)
 			} else {
+				closePage(resp)
 				e.done(ctx, tr)
 			}
 			return
@@ -731,8 +739,17 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 				errs += e.callErrback(ctx, tr, resp.Request, resp, perr)
 			}
 		}
+		closePage(resp)
 		e.post(event{kind: evParsed, errs: errs, tr: tr})
 	})
+}
+
+// closePage closes the browser page a response keeps open (includePage) once its
+// callback or errback has returned; the page lives as long as the callback.
+func closePage(resp *types.Response) {
+	if resp != nil && resp.Page != nil {
+		_ = resp.Page.Close()
+	}
 }
 
 // errback calls the request's errback on a worker goroutine.
@@ -743,6 +760,7 @@ func (e *Engine) errback(ctx context.Context, tr *reqTrack, req *types.Request, 
 	}
 	e.wg.Go(func() {
 		errs := e.callErrback(ctx, tr, req, resp, err)
+		closePage(resp)
 		e.post(event{kind: evParsed, errs: errs, tr: tr})
 	})
 }

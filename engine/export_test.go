@@ -1,5 +1,13 @@
 package engine
 
+import (
+	"context"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
 // BudgetPeak returns the most DOWNLOAD_MEMORY_BUDGET room d's downloads held at once
 // (0 without a budget).
 func BudgetPeak(d *HTTPDownloader) int64 {
@@ -7,4 +15,30 @@ func BudgetPeak(d *HTTPDownloader) int64 {
 		return 0
 	}
 	return d.budget.peakUsed()
+}
+
+// BrowserTabs returns the pages (tabs) and the incognito browser contexts open in the
+// Chromium of e's browser requests; -1, -1 when none runs.
+func BrowserTabs(ctx context.Context, e *Engine) (pages, contexts int, err error) {
+	h := e.http.browser
+	h.mu.Lock()
+	p := h.proc
+	h.mu.Unlock()
+	if p == nil {
+		return -1, -1, nil
+	}
+	infos, err := chromedp.Targets(p.ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, i := range infos {
+		if i.Type == "page" {
+			pages++
+		}
+	}
+	res, err := chromedp.CallBrowser(p.ctx, target.GetBrowserContexts, cdp.Empty{})
+	if err != nil {
+		return 0, 0, err
+	}
+	return pages, len(res.BrowserContextIDs), nil
 }

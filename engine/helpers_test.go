@@ -2,7 +2,9 @@ package engine_test
 
 import (
 	"context"
+	"io"
 	"log/slog"
+	"net/http"
 	goruntime "runtime"
 	"sync"
 	"testing"
@@ -100,3 +102,19 @@ func (f pipelineFunc) ProcessItem(ctx context.Context, it types.Item) (types.Ite
 func req(u string) types.Output { return types.Output{Request: &types.Request{URL: u}} }
 
 func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// relay sends out with rt and copies the answer to w (a 502 when it fails): the end of a
+// test proxy.
+func relay(w http.ResponseWriter, rt http.RoundTripper, out *http.Request) {
+	resp, err := rt.RoundTrip(out)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	for k, vs := range resp.Header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
+}

@@ -136,6 +136,12 @@ func TestExamplesStart(t *testing.T) {
 			result{"books", []string{"127.0.0.1"}, []request{{"http://127.0.0.1:1/catalogue/page-1.html", "parseSidebar"}}}},
 		{"quotes.js", map[string]string{"baseUrl": "http://127.0.0.1:1"},
 			result{"quotes", []string{"127.0.0.1"}, []request{{"http://127.0.0.1:1/quotes/", ""}}}},
+		{"browser.ts", map[string]string{"baseUrl": "http://127.0.0.1:1"},
+			result{"browser", []string{"127.0.0.1"}, []request{
+				{"http://127.0.0.1:1/js/catalogue/page-1.html", ""},
+				{"http://127.0.0.1:1/js/scroll/", "parseScroll"},
+				{"http://127.0.0.1:1/js/more/", "parseMore"},
+			}}},
 		{"inline.ts", nil,
 			result{"inline", []string{"127.0.0.1"}, []request{{"http://127.0.0.1:8000/catalogue/page-1.html", ""}}}},
 		{"npm-import/spider.ts", map[string]string{"baseUrl": "http://127.0.0.1:1"},

@@ -49,6 +49,54 @@ declare module "jscrawl" {
     priority?: number;
     /** Skip the duplicate filter. */
     dontFilter?: boolean;
+    /**
+     * Render the page in headless Chromium: `true`, or options. Kept in `meta.browser`;
+     * a browser request and a plain one for the same URL are different requests.
+     */
+    browser?: boolean | BrowserOptions;
+  }
+
+  /** Options of a browser request (the request option `browser`). */
+  export interface BrowserOptions {
+    /** The page event to wait for: "load" (default), "domcontentloaded" or "networkidle". */
+    waitUntil?: "load" | "domcontentloaded" | "networkidle";
+    /** A CSS selector that must match before the page is read. */
+    waitFor?: string;
+    /** Seconds the page may take (default BROWSER_TIMEOUT, 30); then a TimeoutError, retried. */
+    timeout?: number;
+    /** Resource types not loaded (default ["image", "font", "media"]; [] loads everything). */
+    blockResources?: string[];
+    /** Capture the viewport as a PNG: `response.screenshot`. */
+    screenshot?: boolean;
+    /** Keep the page open for the callback as `response.page`. */
+    includePage?: boolean;
+  }
+
+  /**
+   * A browser page kept open for the callback (the browser option `includePage`). It is
+   * closed when the callback ends, also when it fails. Times are in milliseconds.
+   */
+  export interface Page {
+    /** The page's current URL. */
+    url(): string;
+    /** Clicks the first element the CSS selector matches. */
+    click(selector: string): Promise<void>;
+    /** Types text into the first field the selector matches, replacing its value. */
+    fill(selector: string, text: string): Promise<void>;
+    /** Waits until the selector matches (default timeout: the request's). */
+    waitForSelector(selector: string, options?: { timeout?: number }): Promise<void>;
+    /** Scrolls to the bottom up to `times` times (10), waiting `delay` ms (500) between; stops when the page stops growing. */
+    scroll(options?: { times?: number; delay?: number }): Promise<void>;
+    /** Runs a function in the page (its source text) with JSON arguments; resolves to its JSON result. */
+    evaluate<T = any>(fn: string | ((...args: any[]) => any), ...args: JSONValue[]): Promise<T>;
+    /** The current DOM as HTML. */
+    content(): Promise<string>;
+    /** A PNG of the viewport. */
+    screenshot(): Promise<Uint8Array>;
+    /** Loads another URL in the page, waiting as the request's `waitUntil` says. */
+    goto(url: string): Promise<void>;
+    /** A fresh Response over the current DOM. */
+    response(): Promise<Response>;
   }
 
   /** A cookie of RequestOptions.cookies. */
@@ -254,6 +302,10 @@ declare module "jscrawl" {
     readonly protocol: string;
     /** How the response was obtained: ["cached"] when the HTTP cache served it (Scrapy: response.flags). */
     readonly flags: string[];
+    /** The PNG of a browser request with `screenshot: true`; null otherwise. */
+    readonly screenshot: Uint8Array | null;
+    /** The open page of a browser request with `includePage: true`; undefined otherwise. */
+    readonly page: Page | undefined;
     text(): Promise<string>;
     json<T = any>(): Promise<T>;
     css(query: string): SelectorList;
@@ -306,6 +358,8 @@ declare module "jscrawl" {
     headers?: Record<string, string | string[]>;
     body?: string | null;
     meta?: Record<string, JSONValue>;
+    /** Render the page in headless Chromium (see RequestOptions.browser). */
+    browser?: boolean | BrowserOptions;
     /** Aborting it cancels the download and rejects with its reason. */
     signal?: AbortSignal;
   }

@@ -20,6 +20,7 @@ func (st *vmState) natives() *goja.Object {
 		"logger":    bindClass(rt, "logger", loggerClass{st}),
 		"output":    bindClass(rt, "output", outputClass{st}),
 		"signals":   bindClass(rt, "signals", signalsClass{st}),
+		"page":      bindClass(rt, "page", pageClass{st}),
 	} {
 		_ = n.Set(name, class)
 	}

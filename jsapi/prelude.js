@@ -6,7 +6,7 @@
   // The Go natives, one object per class (bind.go); a name the class lacks throws here,
   // when the VM is set up.
   const { newResponse, request: responseRequest, responseURL, responseBase, responseStatus, responseProtocol,
-    responseFlags, responseEncoding, text: responseText, css: responseCss, rootSelector, jmespath: responseJmespath,
+    responseFlags, responseEncoding, responseScreenshot, text: responseText, css: responseCss, rootSelector, jmespath: responseJmespath,
     jsonLdTexts } = n.response;
   const { headerGet, headerSet, headerDelete, headerValues, headerEntries } = n.headers;
   const { checkURL, urljoin, join: joinURL } = n.urls;
@@ -15,6 +15,8 @@
   const { inspect, log } = n.logger;
   const { outputFilters } = n.output;
   const { connectSignal } = n.signals;
+  const { hasPage, pageURL, closePage, pageClick, pageFill, pageWaitForSelector, pageScroll, pageEvaluate,
+    pageContent, pageScreenshot, pageGoto, pageResponse } = n.page;
   const callbackNames = new Map(); // function -> spider method name
   let spider = null;
 
@@ -42,6 +44,44 @@
       "is not a method of the spider: pass a spider method (this.parseItem) or its name, so the request stays serializable");
   }
 
+  // browserOption checks the request option browser (true or an options object) and
+  // returns the JSON-safe value meta.browser keeps.
+  const browserKeys = ["waitUntil", "waitFor", "timeout", "blockResources", "screenshot", "includePage"];
+  const waitUntils = ["load", "domcontentloaded", "networkidle"];
+  function browserOption(v) {
+    if (v === true) return true;
+    if (typeof v !== "object" || Array.isArray(v)) {
+      throw new TypeError("browser: want true or an options object { " + browserKeys.join(", ") + " }, got " + typeName(v));
+    }
+    const out = {};
+    for (const k of Object.keys(v)) {
+      const x = v[k];
+      if (!browserKeys.includes(k)) throw new TypeError(`browser: unknown option "${k}" (known: ${browserKeys.join(", ")})`);
+      if (x === undefined || x === null) continue;
+      switch (k) {
+        case "waitUntil":
+          if (!waitUntils.includes(x)) throw new TypeError(`browser.waitUntil: want "load", "domcontentloaded" or "networkidle", got ${typeName(x)}`);
+          out[k] = x;
+          break;
+        case "waitFor":
+          if (typeof x !== "string") throw new TypeError("browser.waitFor: want a CSS selector, got " + typeName(x));
+          out[k] = x;
+          break;
+        case "timeout":
+          if (typeof x !== "number" || !(x >= 0)) throw new TypeError("browser.timeout: want seconds (a number >= 0), got " + String(x));
+          out[k] = x;
+          break;
+        case "blockResources":
+          if (!Array.isArray(x)) throw new TypeError("browser.blockResources: want an array of resource types, got " + typeName(x));
+          out[k] = x.map(String);
+          break;
+        default:
+          out[k] = !!x;
+      }
+    }
+    return out;
+  }
+
   // Request keeps only what was given as own properties; defaults live on the prototype and
   // headers/meta/cbKwargs objects are made on first use, so response.follow(href) is cheap.
   let checked = null; // a URL response.follow() has joined and checked already
@@ -61,6 +101,9 @@
         if (o.errback !== undefined && o.errback !== null) this.errback = methodName(o.errback, "errback");
         if (o.cbKwargs) this.cbKwargs = o.cbKwargs;
         if (o.meta) this.meta = o.meta;
+        if (o.browser !== undefined && o.browser !== null && o.browser !== false) {
+          this.meta = Object.assign({}, o.meta, { browser: browserOption(o.browser) });
+        }
         if (o.cookies) this.cookies = o.cookies;
         if (o.priority) this.priority = Number(o.priority) | 0;
         if (o.dontFilter) this.dontFilter = true;
@@ -223,7 +266,7 @@
 
   const INTERNAL = Symbol("internal");
   class Response {
-    #h; #req; #headers; #sel; #ldCounted = false;
+    #h; #req; #headers; #sel; #page; #ldCounted = false;
     // new Response(body, { status, headers, url, request }) builds a response, WHATWG-style
     // (a downloader middleware may return one instead of downloading).
     constructor(body, init, h) {
@@ -259,6 +302,13 @@
     get protocol() { return responseProtocol(this.#h); }
     /** How the response was obtained: ["cached"] when served by the HTTP cache. */
     get flags() { return responseFlags(this.#h); }
+    /** The open browser page of a request with the browser option includePage. */
+    get page() {
+      if (this.#page === undefined) this.#page = this.#h !== undefined && hasPage(this.#h) ? new Page(this.#h, INTERNAL) : null;
+      return this.#page === null ? undefined : this.#page;
+    }
+    /** The PNG of a browser request with the option screenshot (null otherwise). */
+    get screenshot() { return responseScreenshot(this.#h); }
     /** The encoding the body was decoded with (WHATWG name). */
     get encoding() { return responseEncoding(this.#h); }
     async text() { return responseText(this.#h); }
@@ -300,6 +350,41 @@
     toString() { return "<" + this.status + " " + this.url + ">"; }
   }
 
+  // Page is the browser page a response of a request with includePage keeps open, driven
+  // with promises (Playwright's names; times in milliseconds). It closes when the
+  // callback that received the response ends.
+  class Page {
+    #h;
+    constructor(h, key) {
+      if (key !== INTERNAL) throw new TypeError("a Page comes from response.page (the browser option includePage)");
+      this.#h = h;
+    }
+    #call(pair) { const scope = __jscrawlScope(); return scoped(pair[0], pair[1], scope, null); }
+    /** The page's current URL. */
+    url() { return pageURL(this.#h); }
+    click(selector) { return this.#call(pageClick(this.#h, String(selector))); }
+    fill(selector, text) { return this.#call(pageFill(this.#h, String(selector), String(text))); }
+    waitForSelector(selector, options) {
+      return this.#call(pageWaitForSelector(this.#h, String(selector), options && options.timeout));
+    }
+    scroll(options) {
+      const o = options || {};
+      const times = o.times === undefined ? 10 : Number(o.times);
+      const delay = o.delay === undefined ? 500 : Number(o.delay);
+      return this.#call(pageScroll(this.#h, times, delay));
+    }
+    evaluate(fn, ...args) {
+      if (typeof fn !== "function" && typeof fn !== "string") throw new TypeError("page.evaluate() needs a function or its source text");
+      const json = JSON.stringify(args);
+      return this.#call(pageEvaluate(this.#h, String(fn), json)).then((r) => JSON.parse(r));
+    }
+    content() { return this.#call(pageContent(this.#h)); }
+    screenshot() { return this.#call(pageScreenshot(this.#h)); }
+    goto(url) { return this.#call(pageGoto(this.#h, checkURL(String(url), "page.goto"))); }
+    response() { return this.#call(pageResponse(this.#h)); }
+    toString() { return "<Page " + this.url() + ">"; }
+  }
+
   function sleep(ms) { return new Promise((resolve) => setTimeout(resolve, ms)); }
 
   function fetch(input, init) {
@@ -308,22 +393,15 @@
     if (input instanceof Request) {
       req = init ? input.replace(Object.assign({}, init, { signal: undefined })) : input;
     } else {
-      req = new Request(checkURL(input, "fetch"), { method: i.method, headers: i.headers, body: i.body, meta: i.meta, dontFilter: true });
+      req = new Request(checkURL(input, "fetch"), { method: i.method, headers: i.headers, body: i.body, meta: i.meta, browser: i.browser, dontFilter: true });
     }
     return download(req, i.signal);
   }
 
-  // download runs an inline download; an AbortSignal cancels it (the Go request context)
-  // and rejects with the signal's reason.
-  function download(req, signal) {
-    if (signal !== undefined && signal !== null && !(signal instanceof AbortSignal)) {
-      throw new TypeError("signal must be an AbortSignal");
-    }
-    if (signal && signal.aborted) return Promise.reject(signal.reason);
-    // A callback that fails cancels the downloads it still awaits (see runtime's scopes);
-    // the scope's tag tells the control endpoint which callback awaits the download.
-    const scope = __jscrawlScope();
-    const [started, cancel] = startDownload(req, scope ? scope.tag : 0);
+  // scoped ties asynchronous Go work ([promise, cancel]) to the running callback: a
+  // callback that fails cancels what it still awaits (see runtime's scopes); an
+  // AbortSignal cancels it too and rejects with the signal's reason.
+  function scoped(started, cancel, scope, signal) {
     let promise = started;
     if (scope) {
       scope.cancels.add(cancel);
@@ -336,6 +414,27 @@
     return promise.then(
       (r) => { signal.removeEventListener("abort", onAbort); return r; },
       (e) => { signal.removeEventListener("abort", onAbort); throw signal.aborted ? signal.reason : e; });
+  }
+
+  // download runs an inline download; an AbortSignal cancels it (the Go request context)
+  // and rejects with the signal's reason. A browser page the response keeps (includePage)
+  // is closed when the callback's scope ends.
+  function download(req, signal) {
+    if (signal !== undefined && signal !== null && !(signal instanceof AbortSignal)) {
+      throw new TypeError("signal must be an AbortSignal");
+    }
+    if (signal && signal.aborted) return Promise.reject(signal.reason);
+    // The scope's tag tells the control endpoint which callback awaits the download.
+    const scope = __jscrawlScope();
+    const [started, cancel] = startDownload(req, scope ? scope.tag : 0);
+    const promise = scoped(started, cancel, scope, signal);
+    const b = Object.prototype.hasOwnProperty.call(req, "meta") && req.meta ? req.meta.browser : undefined;
+    if (!b || !b.includePage) return promise;
+    return promise.then((r) => {
+      const h = Response.handleOf(r);
+      if (scope) scope.finals.add(() => closePage(h));
+      return r;
+    });
   }
 
   function crawlerDownload(req, opts) {

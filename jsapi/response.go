@@ -183,6 +183,24 @@ func (r responseClass) ResponseFlags(h *respHandle, c goja.FunctionCall) (goja.V
 	return stringArray(r.st.rt, h.resp.Flags), nil
 }
 
+// ResponseScreenshot(h) is response.screenshot: the PNG of a browser request with the
+// option screenshot, as a Uint8Array (a copy); null otherwise.
+func (r responseClass) ResponseScreenshot(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
+	if len(h.resp.Screenshot) == 0 {
+		return goja.Null(), nil
+	}
+	return uint8Array(r.st.rt, h.resp.Screenshot)
+}
+
+// uint8Array makes a JS Uint8Array over a copy of b.
+func uint8Array(rt *goja.Runtime, b []byte) (goja.Value, error) {
+	ctor, ok := goja.AssertConstructor(rt.Get("Uint8Array"))
+	if !ok {
+		return nil, fmt.Errorf("no Uint8Array constructor")
+	}
+	return ctor(nil, rt.ToValue(rt.NewArrayBuffer(append([]byte(nil), b...))))
+}
+
 // ResponseEncoding(h) is response.encoding: the WHATWG name of the body's encoding.
 func (r responseClass) ResponseEncoding(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
 	if h.made {

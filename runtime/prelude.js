@@ -37,7 +37,9 @@
   // it set) the host reads which callback ran away without running JS.
   const cur = { scope: null };
   // tag identifies the callback to the host (which callback started a download).
-  const newScope = (tag) => ({ cancels: new Set(), tag: tag || 0 });
+  // finals run when the scope ends, whether it failed or not (a browser page a callback
+  // received is closed then).
+  const newScope = (tag) => ({ cancels: new Set(), finals: new Set(), tag: tag || 0 });
   const inScope = (scope, f) => {
     const prev = cur.scope;
     cur.scope = scope;
@@ -46,6 +48,11 @@
   const cancelScope = (scope) => {
     for (const c of scope.cancels) { try { c(); } catch (e) { /* already settled */ } }
     scope.cancels.clear();
+  };
+  const endScope = (scope, e) => {
+    if (e !== undefined) cancelScope(scope);
+    for (const f of scope.finals) { try { f(); } catch (err) { /* a final must not throw */ } }
+    scope.finals.clear();
   };
   Object.defineProperty(g, "__jscrawlScope", { value: () => cur.scope });
   // __jscrawlBindScope(fn) returns fn bound to the current scope (if any): called later, from
@@ -95,7 +102,7 @@
         return wrap(r);
       });
     } catch (e) {
-      cancelScope(scope);
+      endScope(scope, e);
       return onDone(e);
     }
     drive(result, onValue, onDone, scope);
@@ -107,7 +114,7 @@
     const done = (e) => {
       if (finished) return;
       finished = true;
-      if (e !== undefined) cancelScope(scope);
+      endScope(scope, e);
       onDone(e);
     };
     // emit returns what onValue returned for the last value: a promise means "pause: pull

@@ -137,7 +137,8 @@ func (r *Request) Copy() *Request {
 }
 
 // Fingerprint identifies a request for the duplicate filter (Scrapy: fingerprint()):
-// a hex SHA-1 of the method, the canonical URL and the body.
+// a hex SHA-1 of the method, the canonical URL, the body and, for a browser request, its
+// browser options (so it differs from a plain request for the same URL).
 func (r *Request) Fingerprint() string {
 	sum := r.FingerprintSum()
 	return hex.EncodeToString(sum[:])
@@ -156,6 +157,10 @@ func (r *Request) FingerprintSum() [sha1.Size]byte {
 	h.Write([]byte(canon))
 	h.Write([]byte{0})
 	h.Write(r.Body)
+	if b := r.browserFingerprint(); b != nil {
+		h.Write([]byte{0})
+		h.Write(b)
+	}
 	var sum [sha1.Size]byte
 	h.Sum(sum[:0])
 	return sum

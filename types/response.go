@@ -16,6 +16,12 @@ type Response struct {
 	// Flags mark how the response was obtained, as Scrapy's response.flags: "cached" for
 	// one served by HttpCacheMiddleware.
 	Flags []string
+	// Screenshot is a PNG of the rendered page, for a browser request with the option
+	// screenshot.
+	Screenshot []byte
+	// Page is the browser page kept open for the callback (the browser option
+	// includePage); nil otherwise. Whoever receives the response closes it.
+	Page Page
 }
 
 // Failure describes a request that produced no usable response, as an errback receives it

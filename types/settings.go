@@ -14,6 +14,9 @@ import (
 // Setting keys, verbatim from Scrapy where Scrapy has them.
 const (
 	BotName                     = "BOT_NAME"
+	BrowserConcurrency          = "BROWSER_CONCURRENCY"
+	BrowserExecutable           = "BROWSER_EXECUTABLE"
+	BrowserTimeout              = "BROWSER_TIMEOUT"
 	CloseSpiderItemCount        = "CLOSESPIDER_ITEMCOUNT"
 	CloseSpiderPageCount        = "CLOSESPIDER_PAGECOUNT"
 	CloseSpiderTimeout          = "CLOSESPIDER_TIMEOUT"
@@ -153,6 +156,9 @@ var Defs = []Def{
 	{AutoThrottleStartDelay, KindDuration, 5.0, "AutoThrottle's first delay per slot"},
 	{AutoThrottleTargetConcurrency, KindFloat, 1.0, "downloads AutoThrottle aims to have in flight per slot"},
 	{BotName, KindString, "jscrawl", "the bot's name"},
+	{BrowserConcurrency, KindInt, 4, "pages Chromium renders at once for browser requests (open pages count)"},
+	{BrowserExecutable, KindString, "", "the Chromium binary for browser requests (default: chromium, chromium-browser or google-chrome on PATH)"},
+	{BrowserTimeout, KindDuration, 30.0, "seconds a browser request may take to load (its timeout option overrides it)"},
 	{CloseSpiderItemCount, KindInt, 0, "close the spider after this many items (0: never)"},
 	{CloseSpiderPageCount, KindInt, 0, "close the spider after this many responses (0: never)"},
 	{CloseSpiderTimeout, KindDuration, 0.0, "close the spider after this many seconds (0: never)"},

@@ -19,6 +19,7 @@
 //	                                                  the sitemap
 //	/sitemap.xml, /sitemaps/<name>                    a sitemap index and its (gzipped) sitemaps
 //	/feeds/books.rss, /feeds/books.csv                every book as RSS and as CSV
+//	/js/...                                           pages that need a browser (browser.go)
 package demosite
 
 import (
@@ -33,6 +34,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -44,8 +46,9 @@ var templateFS embed.FS
 
 // site serves one catalogue with its parsed templates.
 type site struct {
-	cat   *catalogue
-	pages map[string]*template.Template // "home", "listing", "book", ...
+	cat    *catalogue
+	pages  map[string]*template.Template // "home", "listing", "book", ...
+	covers sync.Map                      // book ID → func() []byte, its cover PNG (browser.go)
 }
 
 // Handler returns the demo site's handler. Its content is the same on every call and on every
@@ -73,6 +76,7 @@ func Handler() http.Handler {
 	mux.HandleFunc("GET /feeds/books.csv", s.csv)
 	mux.HandleFunc("GET /delay", delay)
 	mux.HandleFunc("GET /status/{code}", status)
+	s.browserRoutes(mux)
 	return mux
 }
 
@@ -122,7 +126,7 @@ func parseTemplates() map[string]*template.Template {
 	funcs := template.FuncMap{"join": strings.Join, "truncate": truncate}
 	base := template.Must(template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html"))
 	pages := map[string]*template.Template{}
-	for _, name := range []string{"home", "listing", "book", "quotes", "author", "private"} {
+	for _, name := range []string{"home", "listing", "book", "quotes", "author", "private", "browser"} {
 		pages[name] = template.Must(template.Must(base.Clone()).ParseFS(templateFS, "templates/"+name+".html"))
 	}
 	return pages
@@ -341,28 +345,43 @@ type APIBook struct {
 }
 
 func (s *site) apiBooks(w http.ResponseWriter, r *http.Request) {
-	p := 1
-	if v := r.URL.Query().Get("page"); v != "" {
-		var ok bool
-		if p, ok = pageNumber(v); !ok {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("page %q is not a positive integer", v)})
-			return
-		}
-	}
-	books, ok := page(s.cat.books, p, booksPerPage)
+	books, p, ok := apiPage(w, r, s.cat.books, booksPerPage)
 	if !ok {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("no page %d", p)})
 		return
 	}
 	out := APIBookPage{Page: p, Pages: pages(len(s.cat.books), booksPerPage), Count: len(s.cat.books), Books: []APIBookSummary{}}
 	for _, b := range books {
 		out.Books = append(out.Books, APIBookSummary{ID: b.ID, Title: b.Title, Price: float64(b.Pence) / 100, URL: b.URL(), API: fmt.Sprintf("/api/books/%d", b.ID)})
 	}
-	if p < out.Pages {
-		next := fmt.Sprintf("/api/books?page=%d", p+1)
-		out.Next = &next
-	}
+	out.Next = apiNext(r, p, out.Pages)
 	writeJSON(w, http.StatusOK, out)
+}
+
+// apiPage returns the entries of the page a paginated API request asks for (?page=N,
+// default 1) and N; when there is no such page it answers the error itself (400 for a
+// bad N, 404 for one out of range) and ok is false.
+func apiPage[T any](w http.ResponseWriter, r *http.Request, all []T, per int) (entries []T, p int, ok bool) {
+	p = 1
+	if v := r.URL.Query().Get("page"); v != "" {
+		if p, ok = pageNumber(v); !ok {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": fmt.Sprintf("page %q is not a positive integer", v)})
+			return nil, 0, false
+		}
+	}
+	if entries, ok = page(all, p, per); !ok {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": fmt.Sprintf("no page %d", p)})
+	}
+	return entries, p, ok
+}
+
+// apiNext returns the path of the page after p of a paginated API request, or nil after
+// the last one.
+func apiNext(r *http.Request, p, pages int) *string {
+	if p >= pages {
+		return nil
+	}
+	next := fmt.Sprintf("%s?page=%d", r.URL.Path, p+1)
+	return &next
 }
 
 func (s *site) apiBook(w http.ResponseWriter, r *http.Request) {

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -75,6 +78,25 @@ func TestRoutes(t *testing.T) {
 		{"/api/books/7", 200, "application/json", `"title": "Der Zauberberg — Über die Zeit"`},
 		{"/api/books/0", 404, "application/json", `"error"`},
 		{"/api/books/x", 404, "application/json", `"error"`},
+		{"/", 200, "text/html; charset=utf-8", `href="js/"`},
+		{"/js/", 200, "text/html; charset=utf-8", `href="/js/scroll/"`},
+		{"/js/catalogue/page-1.html", 200, "text/html; charset=utf-8", `data-view="catalogue" data-api="" data-page="1"`},
+		{"/js/catalogue/page-5.html", 200, "text/html; charset=utf-8", `<script src="/js/app.js"></script>`},
+		{"/js/catalogue/page-6.html", 404, "", ""},
+		{"/js/catalogue/page-01.html", 404, "", ""},
+		{"/js/catalogue/tipping-the-velvet-co_1/index.html", 200, "text/html; charset=utf-8", `data-view="book" data-api="/api/books/1"`},
+		{"/js/catalogue/wrong-slug_1/index.html", 404, "", ""},
+		{"/js/scroll/", 200, "text/html; charset=utf-8", `data-view="scroll"`},
+		{"/js/more/", 200, "text/html; charset=utf-8", `data-view="more"`},
+		{"/js/app.js", 200, "text/javascript; charset=utf-8", `getJSON("/api/books?page=" + n)`},
+		{"/api/quotes?page=1", 200, "application/json", `"next": "/api/quotes?page=2"`},
+		{"/api/quotes?page=4", 200, "application/json", `"next": null`},
+		{"/api/quotes?page=0", 400, "application/json", `"error"`},
+		{"/api/quotes?page=5", 404, "application/json", `"error"`},
+		{"/media/covers/1.png", 200, "image/png", "\x89PNG"},
+		{"/media/covers/101.png", 404, "", ""},
+		{"/media/covers/01.png", 404, "", ""},
+		{"/media/covers/1.jpg", 404, "", ""},
 		{"/robots.txt", 200, "text/plain; charset=utf-8", "Disallow: /private/"},
 		{"/private/", 200, "text/html; charset=utf-8", "robots.txt"},
 		{"/robots.txt", 200, "text/plain; charset=utf-8", "\nSitemap: http://127.0.0.1:"},
@@ -309,7 +331,8 @@ func TestDeterministic(t *testing.T) {
 	a, b := httptest.NewServer(demosite.Handler()), httptest.NewServer(demosite.Handler())
 	t.Cleanup(a.Close)
 	t.Cleanup(b.Close)
-	for _, p := range []string{"/catalogue/page-3.html", "/catalogue/category/books/poetry_4/index.html", "/api/books/55", "/quotes/page/2/"} {
+	for _, p := range []string{"/catalogue/page-3.html", "/catalogue/category/books/poetry_4/index.html", "/api/books/55", "/quotes/page/2/",
+		"/api/quotes?page=3", "/media/covers/5.png"} {
 		_, x := get(t, a.URL, p)
 		_, y := get(t, b.URL, p)
 		if !bytes.Equal(x, y) {
@@ -345,4 +368,91 @@ func text(n *html.Node) string {
 		}
 	}
 	return b.String()
+}
+
+// TestBrowserPagesHideContentFromHTTP checks that the pages that need a browser give a plain
+// HTTP client none of the content: no product, book title, price or quote is in their HTML,
+// while the JSON API they render from has all of it, and every detail page app.js links to
+// (the API's url under /js) answers.
+func TestBrowserPagesHideContentFromHTTP(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(demosite.Handler())
+	t.Cleanup(srv.Close)
+
+	var secrets []string // what only a browser may see
+	var shells []string  // the browser pages
+	for p := 1; p <= 5; p++ {
+		var page demosite.APIBookPage
+		_, body := get(t, srv.URL, fmt.Sprintf("/api/books?page=%d", p))
+		if err := json.Unmarshal(body, &page); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range page.Books {
+			secrets = append(secrets, b.Title, html.EscapeString(b.Title), fmt.Sprintf("%.2f", b.Price))
+			shells = append(shells, "/js"+b.URL)
+		}
+		shells = append(shells, fmt.Sprintf("/js/catalogue/page-%d.html", p))
+	}
+	quotes := 0
+	for next := "/api/quotes?page=1"; next != ""; {
+		var page demosite.APIQuotePage
+		_, body := get(t, srv.URL, next)
+		if err := json.Unmarshal(body, &page); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range page.Quotes {
+			secrets = append(secrets, q.Text, q.Author)
+			quotes++
+		}
+		next = ""
+		if page.Next != nil {
+			next = *page.Next
+		}
+	}
+	if len(shells) != 105 || quotes != 32 {
+		t.Fatalf("%d browser pages and %d quotes, want 105 and 32", len(shells), quotes)
+	}
+	secrets = append(secrets, "product_pod", `class="quote`, `class="book`, "load-more", "the-end")
+	shells = append(shells, "/js/scroll/", "/js/more/")
+	for _, p := range shells {
+		resp, body := get(t, srv.URL, p)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: status %d", p, resp.StatusCode)
+			continue
+		}
+		if !bytes.Contains(body, []byte(`<script src="/js/app.js">`)) {
+			t.Errorf("%s does not load app.js", p)
+		}
+		for _, s := range secrets {
+			if bytes.Contains(body, []byte(s)) {
+				t.Errorf("%s shows %q to a plain HTTP client", p, s)
+			}
+		}
+	}
+}
+
+func TestCoverImage(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(demosite.Handler())
+	t.Cleanup(srv.Close)
+	a, b := fetchCover(t, srv.URL, 1), fetchCover(t, srv.URL, 2)
+	if a.Bounds().Dx() != 120 || a.Bounds().Dy() != 180 {
+		t.Errorf("cover is %v, want 120x180", a.Bounds())
+	}
+	if a.At(0, 0) == b.At(0, 0) {
+		t.Errorf("covers 1 and 2 have the same colour %v", a.At(0, 0))
+	}
+}
+
+func fetchCover(t *testing.T, base string, id int) image.Image {
+	t.Helper()
+	_, body := get(t, base, fmt.Sprintf("/media/covers/%d.png", id))
+	if len(body) < 10_000 {
+		t.Errorf("cover %d has %d bytes, want an image worth blocking (10 kB or more)", id, len(body))
+	}
+	img, err := png.Decode(bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("cover %d: %v", id, err)
+	}
+	return img
 }

@@ -1,0 +1,521 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// browserMux serves the pages the browser tests render.
+func browserMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	page := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("X-Doc", "main")
+			_, _ = w.Write([]byte("<!doctype html><html><head><title>t</title></head><body>" + body + "</body></html>"))
+		}
+	}
+	// Products rendered client-side from a JSON API.
+	mux.HandleFunc("/app", page(`<ul id="list"></ul><script>
+fetch("/api/products").then(r => r.json()).then(ps => {
+  document.getElementById("list").innerHTML = ps.map(p => "<li class=product>" + p + "</li>").join("");
+});</script>`))
+	mux.HandleFunc("/api/products", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`["apple","pear","plum"]`))
+	})
+	// An element that appears 300 ms after the load event.
+	mux.HandleFunc("/late", page(`<script>
+window.addEventListener("load", () => setTimeout(() => {
+  const d = document.createElement("div"); d.id = "late"; d.textContent = "arrived"; document.body.appendChild(d);
+}, 300));</script>`))
+	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		page(`<p>not here</p>`)(w, r)
+	})
+	return mux
+}
+
+func TestBrowserRendersPage(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	srv := enginetest.StartWith(t, browserMux())
+	var mu sync.Mutex
+	got := map[string]*types.Response{}
+	sp := &enginetest.Spider{
+		StartFunc: func(ctx context.Context, emit engine.Emit) error {
+			for _, r := range []*types.Request{
+				{URL: srv.URL + "/app", Meta: types.Item{{Key: "browser", Value: types.Item{{Key: "waitUntil", Value: "networkidle"}}}}, CbKwargs: types.Item{{Key: "k", Value: "browser"}}},
+				{URL: srv.URL + "/app", CbKwargs: types.Item{{Key: "k", Value: "plain"}}},
+				{URL: srv.URL + "/late", Meta: types.Item{{Key: "browser", Value: types.Item{{Key: "waitFor", Value: "#late"}}}}, CbKwargs: types.Item{{Key: "k", Value: "waitFor"}}},
+				{URL: srv.URL + "/missing", Meta: types.Item{{Key: "browser", Value: true}, {Key: types.MetaHandleHTTPStatusAll, Value: true}}, CbKwargs: types.Item{{Key: "k", Value: "404"}}},
+			} {
+				emit(types.Output{Request: r})
+			}
+			return nil
+		},
+		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+			k, _ := resp.Request.CbKwargs.Get("k")
+			mu.Lock()
+			got[k.(string)] = resp
+			mu.Unlock()
+			return nil
+		},
+	}
+	e, logs := crawl(t, sp, nil)
+	if len(got) != 4 {
+		t.Fatalf("got responses %v, want 4; log:\n%s", got, logs)
+	}
+	if b := got["browser"]; !bytes.Contains(b.Body, []byte(`<li class="product">pear</li>`)) || b.Status != 200 || b.Headers.Get("X-Doc") != "main" {
+		t.Errorf("rendered /app: status %d, X-Doc %q, body:\n%s", b.Status, b.Headers.Get("X-Doc"), b.Body)
+	}
+	if p := got["plain"]; bytes.Contains(p.Body, []byte("pear")) {
+		t.Errorf("plain /app has the rendered products:\n%s", p.Body)
+	}
+	if b := got["waitFor"]; !bytes.Contains(b.Body, []byte(`<div id="late">arrived</div>`)) {
+		t.Errorf("waitFor #late: body without it:\n%s", b.Body)
+	}
+	if b := got["404"]; b.Status != 404 || !strings.Contains(string(b.Body), "not here") {
+		t.Errorf("/missing: status %d, body:\n%s", b.Status, b.Body)
+	}
+	if n := srv.Hits("/app"); n != 2 {
+		t.Errorf("/app hits = %d, want 2 (a browser and a plain request are different requests)", n)
+	}
+	if n := stat(e, "browser/page_count"); n != 3 {
+		t.Errorf("browser/page_count = %d, want 3", n)
+	}
+	if n := strings.Count(logs, "WARNING: Running Chromium without its sandbox"); os.Geteuid() == 0 && n != 1 {
+		t.Errorf("as root: %d sandbox warnings, want 1:\n%s", n, logs)
+	}
+	if s, _ := e.Stats().Get("browser/page_seconds").(float64); s <= 0 {
+		t.Errorf("browser/page_seconds = %v, want > 0", e.Stats().Get("browser/page_seconds"))
+	}
+}
+
+// browserReq is a browser request for u with the options kv (nil: browser: true).
+func browserReq(u string, kv types.Item) *types.Request {
+	var v any = true
+	if kv != nil {
+		v = kv
+	}
+	return &types.Request{URL: u, Meta: types.Item{{Key: types.MetaBrowser, Value: v}}}
+}
+
+func TestBrowserBlocksResources(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := http.NewServeMux()
+	img := func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		_, _ = w.Write([]byte("\x89PNG\r\n\x1a\n"))
+	}
+	mux.HandleFunc("/img-a.png", img)
+	mux.HandleFunc("/img-b.png", img)
+	mux.HandleFunc("/style.css", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/css")
+		_, _ = w.Write([]byte("body { color: black }"))
+	})
+	for _, name := range []string{"a", "b"} {
+		mux.HandleFunc("/page-"+name, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = w.Write([]byte(`<html><head><link rel="stylesheet" href="/style.css"></head><body><img src="/img-` + name + `.png"></body></html>`))
+		})
+	}
+	srv := enginetest.StartWith(t, mux)
+	var shot []byte
+	sp := &enginetest.Spider{
+		StartFunc: func(ctx context.Context, emit engine.Emit) error {
+			emit(types.Output{Request: browserReq(srv.URL+"/page-a", types.Item{{Key: "screenshot", Value: true}})})
+			emit(types.Output{Request: browserReq(srv.URL+"/page-b", types.Item{{Key: "blockResources", Value: []any{}}})})
+			return nil
+		},
+		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+			if strings.HasSuffix(resp.URL, "/page-a") {
+				shot = resp.Screenshot
+			}
+			return nil
+		},
+	}
+	e, logs := crawl(t, sp, nil)
+	if srv.Hits("/img-a.png") != 0 || srv.Hits("/img-b.png") != 1 || srv.Hits("/style.css") != 2 {
+		t.Errorf("hits: img-a %d (blocked: want 0), img-b %d (blockResources []: want 1), style.css %d (want 2); log:\n%s",
+			srv.Hits("/img-a.png"), srv.Hits("/img-b.png"), srv.Hits("/style.css"), logs)
+	}
+	if n := stat(e, "browser/blocked_resource_count"); n != 1 {
+		t.Errorf("browser/blocked_resource_count = %d, want 1", n)
+	}
+	if !bytes.HasPrefix(shot, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Errorf("screenshot is not a PNG: % x", shot[:min(len(shot), 16)])
+	}
+}
+
+func TestBrowserCookiesBothWays(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/set", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Add("Set-Cookie", "srv=1; Path=/")
+		_, _ = w.Write([]byte("set"))
+	})
+	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(`<html><body><p id="sent">` + r.Header.Get("Cookie") + `</p><script>document.cookie = "js=2; path=/";</script></body></html>`))
+	})
+	mux.HandleFunc("/show", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(r.Header.Get("Cookie")))
+	})
+	srv := enginetest.StartWith(t, mux)
+	var sent, after string
+	sp := &enginetest.Spider{
+		StartURLs: []string{srv.URL + "/set"},
+		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+			switch {
+			case strings.HasSuffix(resp.URL, "/set"):
+				emit(types.Output{Request: browserReq(srv.URL+"/page", nil)})
+			case strings.HasSuffix(resp.URL, "/page"):
+				sent = string(resp.Body)
+				emit(types.Output{Request: &types.Request{URL: srv.URL + "/show"}})
+			default:
+				after = string(resp.Body)
+			}
+			return nil
+		},
+	}
+	_, logs := crawl(t, sp, nil)
+	if !strings.Contains(sent, `<p id="sent">srv=1</p>`) {
+		t.Errorf("the page was not sent the jar's cookie srv=1:\n%s\nlog:\n%s", sent, logs)
+	}
+	if !strings.Contains(after, "js=2") || !strings.Contains(after, "srv=1") {
+		t.Errorf("after the page, a plain request sent Cookie %q, want srv=1 and the page's js=2; log:\n%s", after, logs)
+	}
+}
+
+func TestBrowserRobotsAndOffsite(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	srv := enginetest.StartWith(t, browserMux())
+	local := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	var mu sync.Mutex
+	var failures []string
+	sp := &enginetest.Spider{
+		Domains:   []string{"127.0.0.1"},
+		StartURLs: []string{srv.URL + "/app"},
+		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+			for _, u := range []string{srv.URL + "/private", local + "/late"} {
+				r := browserReq(u, nil)
+				r.Errback = "errback"
+				emit(types.Output{Request: r})
+			}
+			return nil
+		},
+		ErrbackFunc: func(ctx context.Context, f *types.Failure, emit engine.Emit) error {
+			mu.Lock()
+			failures = append(failures, f.Name+" "+f.Request.URL)
+			mu.Unlock()
+			return nil
+		},
+	}
+	e, logs := crawl(t, sp, map[string]any{types.RobotsTxtObey: true})
+	if srv.Hits("/private") != 0 || srv.Hits("/late") != 0 {
+		t.Errorf("hits: /private %d (robots.txt disallows it), /late %d (offsite), want 0; log:\n%s", srv.Hits("/private"), srv.Hits("/late"), logs)
+	}
+	wantStats(t, e, logs, map[string]int64{"robotstxt/forbidden": 1, "offsite/filtered": 1, "browser/page_count": 0})
+	if want := []string{"IgnoreRequest " + srv.URL + "/private"}; !slices.Equal(failures, want) {
+		t.Errorf("errbacks got %v, want %v", failures, want)
+	}
+}
+
+func TestBrowserCrashRestarts(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	arrived := make(chan struct{})
+	var once sync.Once
+	mux := http.NewServeMux()
+	mux.HandleFunc("/crash", func(w http.ResponseWriter, r *http.Request) {
+		first := false
+		once.Do(func() { first = true })
+		if first {
+			close(arrived)
+			<-r.Context().Done() // the browser dies while it waits for the page
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte(`<html><body><p id="ok">after the crash</p></body></html>`))
+	})
+	srv := enginetest.StartWith(t, mux)
+	killed := make(chan []int, 1)
+	go func() {
+		<-arrived
+		pids := enginetest.ChildProcesses(os.Getpid(), "chrom")
+		for _, pid := range pids {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		killed <- pids
+	}()
+	var body string
+	sp := &enginetest.Spider{
+		StartFunc: func(ctx context.Context, emit engine.Emit) error {
+			emit(types.Output{Request: browserReq(srv.URL+"/crash", nil)})
+			return nil
+		},
+		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+			body = string(resp.Body)
+			return nil
+		},
+	}
+	e, logs := crawl(t, sp, map[string]any{types.RetryTimes: 2})
+	if pids := <-killed; len(pids) == 0 {
+		t.Fatal("found no chromium process to kill")
+	}
+	if !strings.Contains(body, "after the crash") {
+		t.Errorf("the request was not retried in a new browser: body %q; log:\n%s", body, logs)
+	}
+	wantStats(t, e, logs, map[string]int64{"browser/crash_count": 1, "retry/reason_count/ConnectionLostError": 1})
+}
+
+func TestBrowserLeavesNoTabOpen(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := browserMux()
+	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	srv := enginetest.StartWith(t, mux)
+	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.RetryEnabled: false})
+	defer e.CloseBrowser()
+	ctx := context.Background()
+	var kept []types.Page
+	for _, r := range []*types.Request{
+		browserReq(srv.URL+"/app", nil),
+		browserReq(srv.URL+"/missing", nil),
+		browserReq(srv.URL+"/hang", types.Item{{Key: "timeout", Value: 0.5}}),
+		browserReq(srv.URL+"/late", types.Item{{Key: "includePage", Value: true}}),
+		browserReq(srv.URL+"/late", types.Item{{Key: "includePage", Value: true}, {Key: "waitFor", Value: "#nothing"}, {Key: "timeout", Value: 0.5}}),
+	} {
+		resp, err := e.Download(ctx, r)
+		if err == nil && resp.Page != nil {
+			kept = append(kept, resp.Page)
+		}
+	}
+	if len(kept) != 1 {
+		t.Fatalf("kept %d pages, want 1 (the includePage request that loaded)", len(kept))
+	}
+	pages, contexts, err := engine.BrowserTabs(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages != 2 || contexts != 1 {
+		t.Errorf("with one page kept: %d tabs, %d incognito contexts; want 2 (about:blank and the kept one) and 1", pages, contexts)
+	}
+	_ = kept[0].Close()
+	pages, contexts, err = engine.BrowserTabs(ctx, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pages != 1 || contexts != 0 {
+		t.Errorf("at the end: %d tabs, %d incognito contexts; want 1 (the browser's about:blank) and 0", pages, contexts)
+	}
+}
+
+func TestBrowserProxyAndCache(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	srv := enginetest.StartWith(t, browserMux())
+	target, _ := url.Parse(srv.URL)
+	var mu sync.Mutex
+	var seen []string
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Proxy-Authorization") != "Basic "+base64.StdEncoding.EncodeToString([]byte("u:p")) {
+			w.Header().Set("Proxy-Authenticate", `Basic realm="test"`)
+			w.WriteHeader(http.StatusProxyAuthRequired)
+			return
+		}
+		mu.Lock()
+		seen = append(seen, r.URL.Host+r.URL.Path)
+		mu.Unlock()
+		out := r.Clone(r.Context())
+		out.RequestURI = ""
+		out.URL.Host = target.Host // every host is the test site
+		out.Header.Del("Proxy-Authorization")
+		relay(w, http.DefaultTransport, out)
+	}))
+	t.Cleanup(proxy.Close)
+	proxyURL := strings.Replace(proxy.URL, "http://", "http://u:p@", 1)
+	dir := t.TempDir()
+	for _, run := range []string{"first", "cached"} {
+		var got *types.Response
+		sp := &enginetest.Spider{
+			StartFunc: func(ctx context.Context, emit engine.Emit) error {
+				r := browserReq("http://site.test/app", types.Item{{Key: "waitUntil", Value: "networkidle"}})
+				r.Meta = append(r.Meta, types.Field{Key: types.MetaProxy, Value: proxyURL})
+				emit(types.Output{Request: r})
+				return nil
+			},
+			ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+				got = resp
+				return nil
+			},
+		}
+		e, logs := crawl(t, sp, map[string]any{types.HTTPCacheEnabled: true, types.HTTPCacheDir: dir})
+		if got == nil || !bytes.Contains(got.Body, []byte(`<li class="product">plum</li>`)) {
+			t.Fatalf("%s run: no rendered page through the proxy: %v; log:\n%s", run, got, logs)
+		}
+		cached := slices.Contains(got.Flags, "cached")
+		if cached != (run == "cached") || (stat(e, "browser/page_count") == 1) == cached {
+			t.Errorf("%s run: flags %v, browser/page_count %d", run, got.Flags, stat(e, "browser/page_count"))
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	seen = slices.DeleteFunc(seen, func(s string) bool { return strings.HasSuffix(s, "/favicon.ico") })
+	if !slices.Equal(seen, []string{"site.test/app", "site.test/api/products"}) {
+		t.Errorf("the proxy served %v, want the page and its API call once (the second run is cached)", seen)
+	}
+}
+
+// crawlFailing crawls r, with an errback, and plain: it returns the Failure the errback got
+// (nil: none) and how many responses reached the callback.
+func crawlFailing(t *testing.T, r *types.Request, plain []string, kv map[string]any) (failure *types.Failure, parsed int, e *engine.Engine, logs string) {
+	t.Helper()
+	var mu sync.Mutex
+	var n atomic.Int64
+	r.Errback = "errback"
+	sp := &enginetest.Spider{
+		StartFunc: func(ctx context.Context, emit engine.Emit) error {
+			emit(types.Output{Request: r})
+			for _, u := range plain {
+				emit(types.Output{Request: &types.Request{URL: u}})
+			}
+			return nil
+		},
+		ParseFunc: func(context.Context, *types.Response, engine.Emit) error { n.Add(1); return nil },
+		ErrbackFunc: func(ctx context.Context, f *types.Failure, emit engine.Emit) error {
+			mu.Lock()
+			defer mu.Unlock()
+			failure = f
+			return nil
+		},
+	}
+	e, logs = crawl(t, sp, kv)
+	return failure, int(n.Load()), e, logs
+}
+
+// wantStats checks integer stats.
+func wantStats(t *testing.T, e *engine.Engine, logs string, want map[string]int64) {
+	t.Helper()
+	for k, v := range want {
+		if n := stat(e, k); n != v {
+			t.Errorf("%s = %d, want %d; log:\n%s", k, n, v, logs)
+		}
+	}
+}
+
+func TestBrowserFailures(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	mux.HandleFunc("/file", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.Header().Set("Content-Disposition", `attachment; filename="data.bin"`)
+		_, _ = w.Write(bytes.Repeat([]byte("x"), 1000))
+	})
+	mux.HandleFunc("/plain", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("plain")) })
+	for _, tc := range []struct {
+		name     string
+		browser  bool // needs Chromium
+		path     string
+		opts     types.Item
+		kv       map[string]any
+		wantName string
+		wantMsg  string
+		hits     int // of path (-1: not checked: a loaded machine may not send the request in time)
+		stats    map[string]int64
+	}{
+		{"a page that never loads times out and is retried", true, "/hang", types.Item{{Key: "timeout", Value: 1.5}},
+			map[string]any{types.RetryTimes: 1}, engine.NameTimeout, "did not load within 1.5s", -1,
+			map[string]int64{"retry/reason_count/TimeoutError": 1, "browser/page_count": 2, "downloader/request_count": 3}},
+		{"a file download is refused, not retried", true, "/file", nil, nil,
+			engine.NameNotSupported, "file download", 1, map[string]int64{"retry/count": 0}},
+		{"no Chromium: BrowserNotFoundError, the plain request goes on", false, "/hang", nil,
+			map[string]any{types.BrowserExecutable: "/nonexistent/chromium"}, engine.NameBrowserNotFound, "apt-get install chromium", 0,
+			map[string]int64{"browser/page_count": 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.browser {
+				enginetest.RequireBrowser(t)
+			}
+			srv := enginetest.StartWith(t, mux)
+			f, parsed, e, logs := crawlFailing(t, browserReq(srv.URL+tc.path, tc.opts), []string{srv.URL + "/plain"}, tc.kv)
+			if f == nil || f.Name != tc.wantName || !strings.Contains(f.Message, tc.wantMsg) {
+				t.Fatalf("errback got %v, want a %s saying %q; log:\n%s", f, tc.wantName, tc.wantMsg, logs)
+			}
+			if n := srv.Hits(tc.path); tc.hits >= 0 && n != tc.hits {
+				t.Errorf("%s hits = %d, want %d; log:\n%s", tc.path, n, tc.hits, logs)
+			}
+			if parsed != 1 {
+				t.Errorf("the plain request was parsed %d times, want 1", parsed)
+			}
+			wantStats(t, e, logs, tc.stats)
+		})
+	}
+}
+
+func TestBrowserOpenPageHoldsItsPlace(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	srv := enginetest.StartWith(t, browserMux())
+	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1})
+	defer e.CloseBrowser()
+	ctx := context.Background()
+	resp, err := e.Download(ctx, browserReq(srv.URL+"/app", types.Item{{Key: "includePage", Value: true}}))
+	if err != nil || resp.Page == nil {
+		t.Fatalf("includePage: %v, page %v", err, resp)
+	}
+	// With BROWSER_CONCURRENCY 1 the open page leaves no place: the next page waits.
+	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer cancel()
+	if _, err := e.Download(short, browserReq(srv.URL+"/late", nil)); err == nil {
+		t.Fatal("a second page loaded while the first was open")
+	}
+	if n := srv.Hits("/late"); n != 0 {
+		t.Errorf("/late hits = %d while the only place was taken, want 0", n)
+	}
+	_ = resp.Page.Close()
+	if _, err := e.Download(ctx, browserReq(srv.URL+"/late", nil)); err != nil {
+		t.Errorf("after the page was closed: %v", err)
+	}
+}
+
+func TestBrowserRetriedPageIsClosed(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := http.NewServeMux()
+	var mu sync.Mutex
+	tries := 0
+	mux.HandleFunc("/flaky", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		tries++
+		n := tries
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		if n == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+		_, _ = w.Write([]byte("<p>try</p>"))
+	})
+	srv := enginetest.StartWith(t, mux)
+	// BROWSER_CONCURRENCY 1: the retry gets a place only if the 503's page was closed.
+	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.RetryTimes: 1})
+	defer e.CloseBrowser()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	resp, err := e.Download(ctx, browserReq(srv.URL+"/flaky", types.Item{{Key: "includePage", Value: true}}))
+	if err != nil || resp.Status != 200 || resp.Page == nil {
+		t.Fatalf("Download: %v, %v", err, resp)
+	}
+	_ = resp.Page.Close()
+}
