@@ -228,6 +228,7 @@ func (m *RedirectMiddleware) Fetch(ctx context.Context, req *types.Request, next
 			respString(resp), loc, types.DownloadSchemes, m.schemes))
 		return resp, nil
 	}
+	ClosePage(resp)
 	return nil, m.follow(req, target, resp.Status, int64(resp.Status))
 }
 
@@ -273,6 +274,7 @@ func (m *MetaRefreshMiddleware) Fetch(ctx context.Context, req *types.Request, n
 	if !ok || sameURL(target, base) {
 		return resp, nil
 	}
+	ClosePage(resp)
 	return nil, m.follow(req, target, 0, "meta refresh")
 }
 

@@ -112,7 +112,7 @@ func (m *RetryMiddleware) Fetch(ctx context.Context, req *types.Request, next Do
 			m.logger.Error(fmt.Sprintf("Gave up retrying %s (failed %d times): %s", reqString(req), req.Retries+1, reasonText(resp, err)))
 			return resp, err
 		}
-		closePage(resp) // a browser page kept for a response that is retried
+		ClosePage(resp) // a browser page kept for a response that is retried
 		retry := req.Copy()
 		retry.Retries++
 		retry.DontFilter = true

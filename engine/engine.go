@@ -720,7 +720,7 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 			if resp.Request.Errback != "" {
 				e.errback(ctx, tr, resp.Request, resp, ferr)
 			} else {
-				closePage(resp)
+				ClosePage(resp)
 				e.done(ctx, tr)
 			}
 			return
@@ -739,14 +739,16 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 				errs += e.callErrback(ctx, tr, resp.Request, resp, perr)
 			}
 		}
-		closePage(resp)
+		ClosePage(resp)
 		e.post(event{kind: evParsed, errs: errs, tr: tr})
 	})
 }
 
-// closePage closes the browser page a response keeps open (includePage) once its
-// callback or errback has returned; the page lives as long as the callback.
-func closePage(resp *types.Response) {
+// ClosePage closes the browser page a response keeps open (includePage), if any: the
+// engine once its callback or errback has returned (the page lives as long as the
+// callback), and a middleware that drops the response (a retry, a redirect, a
+// replacement).
+func ClosePage(resp *types.Response) {
 	if resp != nil && resp.Page != nil {
 		_ = resp.Page.Close()
 	}
@@ -760,7 +762,7 @@ func (e *Engine) errback(ctx context.Context, tr *reqTrack, req *types.Request, 
 	}
 	e.wg.Go(func() {
 		errs := e.callErrback(ctx, tr, req, resp, err)
-		closePage(resp)
+		ClosePage(resp)
 		e.post(event{kind: evParsed, errs: errs, tr: tr})
 	})
 }

@@ -156,3 +156,26 @@ export default class S {
 			`"TypeError: browser.blockResources: want an array of resource types, got string image"],"rejected":"BrowserNotFoundError true"}`,
 	}, res.log)
 }
+
+// TestBrowserPageThroughMiddlewares: a downloader middleware that returns the response it
+// got keeps its page open for the callback; one that replaces it by a request closes it
+// (BROWSER_CONCURRENCY 1: otherwise the replacement's page never gets a place).
+func TestBrowserPageThroughMiddlewares(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	srv := browserServer(t)
+	res := crawl(t, srv, spec{settings: map[string]string{"BROWSER_CONCURRENCY": "1"}, src: `import { Request } from "jscrawl";
+export const downloaderMiddlewares = [{
+  processResponse(request, response) {
+    if (response.url.endsWith("?swap")) return new Request("BASE/more?swapped", { browser: { includePage: true }, dontFilter: true });
+    return response;
+  },
+}];
+export default class S {
+  name = "mw";
+  *start() { yield new Request("BASE/more?swap", { browser: { includePage: true } }); }
+  async *parse(response) {
+    yield { url: new URL(response.url).search, content: (await response.page.content()).includes("item 3") };
+  }
+}`})
+	equalLines(t, "items", res.sorted(t), []string{`{"url":"?swapped","content":true}`}, res.log)
+}

@@ -96,9 +96,13 @@ func (m *DownloaderMiddlewares) Fetch(ctx context.Context, req *types.Request, n
 			return nil, herr
 		}
 		if out.req != nil {
+			engine.ClosePage(resp)
 			return nil, engine.Reschedule(out.req)
 		}
 		if out.resp != nil {
+			if resp != nil && out.resp.Page != resp.Page { // a copy of the same response keeps the page
+				engine.ClosePage(resp)
+			}
 			resp = out.resp
 		}
 	}
