@@ -9,7 +9,7 @@
     responseFlags, responseEncoding, text: responseText, css: responseCss, rootSelector, jmespath: responseJmespath,
     jsonLdTexts } = n.response;
   const { headerGet, headerSet, headerDelete, headerValues, headerEntries } = n.headers;
-  const { checkURL, urljoin, join: joinURL } = n.urls;
+  const { checkURL, urljoin, join: joinURL, follow: followURL } = n.urls;
   const { parseSelector, selectorHref, selectorProto, listProto, listFrom } = n.selectors;
   const { download: startDownload, statInc } = n.crawl;
   const { inspect, log } = n.logger;
@@ -205,8 +205,16 @@
   // cannot be downloaded (mailto:, tel:, javascript:, "#", ...: see the native join). all
   // (followAll) also skips invalid URLs and elements without href, as Scrapy's follow_all.
   function followRequest(resp, target, opts, all, h) {
-    if (target instanceof Request) return opts ? target.replace(opts) : target;
-    if (target instanceof Selector) {
+    // The common case, a string href and no options, in one native call (a string is
+    // neither a Request nor a Selector).
+    if (typeof target === "string") {
+      if (opts === undefined && !all && h !== undefined) {
+        const r = followURL(h, target, resp.url);
+        return r === null ? undefined : r;
+      }
+    } else if (target instanceof Request) {
+      return opts ? target.replace(opts) : target;
+    } else if (target instanceof Selector) {
       target = selectorHref(target, all);
       if (target === null) return undefined;
     }
@@ -326,7 +334,7 @@
     const [started, cancel] = startDownload(req, scope ? scope.tag : 0);
     let promise = started;
     if (scope) {
-      scope.cancels.add(cancel);
+      (scope.cancels || (scope.cancels = new Set())).add(cancel);
       const forget = () => scope.cancels.delete(cancel);
       promise = started.then((r) => { forget(); return r; }, (e) => { forget(); throw e; });
     }
