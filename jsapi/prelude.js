@@ -74,6 +74,7 @@
     }
     toString() { return "<" + this.method + " " + this.url + ">"; }
   }
+  const RequestProto = Request.prototype;
   Object.assign(Request.prototype, { method: "GET", body: null, callback: null, errback: null, cookies: null, priority: 0, dontFilter: false });
 
   // RequestHeaders is a request's headers: Headers-like (get, set, has, delete, append,
@@ -209,8 +210,10 @@
     // neither a Request nor a Selector).
     if (typeof target === "string") {
       if (opts === undefined && !all && h !== undefined) {
-        const r = followURL(h, target, resp.url);
-        return r === null ? undefined : r;
+        const url = followURL(h, target, resp.url);
+        // What new Request(url) makes (the URL as its one own property), without the
+        // constructor call.
+        return url === null ? undefined : { __proto__: RequestProto, url };
       }
     } else if (target instanceof Request) {
       return opts ? target.replace(opts) : target;

@@ -94,24 +94,14 @@ func (u *urlsClass) Join(c goja.FunctionCall) (goja.Value, error) {
 	return u.st.rt.ToValue(str), nil
 }
 
-// Follow(response handle, href, page) is response.follow(href) for a string href and no
-// options, the common case: Join against the handle's base URL, then the Request made in
-// Go, as new Request(url) makes it (the URL as its one own property, the prototype's
-// defaults), saving the constructor call. null: a skipped link.
+// Follow(response handle, href, page) is Join for response.follow(href) of a string href
+// without options, the common case: against the handle's base URL, in one native call.
 func (u *urlsClass) Follow(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
 	str, err := u.join(h.baseURL(), c.Argument(1).String(), c.Argument(2).String(), false, h)
 	if err != nil || str == "" {
 		return goja.Null(), err
 	}
-	rt := u.st.rt
-	req := rt.NewObject()
-	if err := req.SetPrototype(u.st.requestProto); err != nil {
-		return nil, err
-	}
-	if err := req.Set("url", str); err != nil {
-		return nil, err
-	}
-	return req, nil
+	return u.st.rt.ToValue(str), nil
 }
 
 // join is Join: the absolute URL, or "" for a skipped link.
