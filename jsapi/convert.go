@@ -30,14 +30,10 @@ func exportValue(rt *goja.Runtime, v goja.Value, path string, depth int) (out an
 	if depth > 64 {
 		return nil, false, fmt.Errorf("%s is nested too deeply (a cycle?)", path)
 	}
+	if x, ok, scalar := exportScalar(v); scalar {
+		return x, ok, nil
+	}
 	switch x := v.Export().(type) {
-	case string, bool, int64:
-		return x, true, nil
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, true, nil // JSON.stringify writes null
-		}
-		return x, true, nil
 	case time.Time:
 		return x.UTC().Format("2006-01-02T15:04:05.000Z"), true, nil
 	case *big.Int:
