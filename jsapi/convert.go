@@ -30,14 +30,10 @@ func exportValue(rt *goja.Runtime, v goja.Value, path string, depth int) (out an
 	if depth > 64 {
 		return nil, false, fmt.Errorf("%s is nested too deeply (a cycle?)", path)
 	}
+	if x, ok, scalar := exportScalar(v); scalar {
+		return x, ok, nil
+	}
 	switch x := v.Export().(type) {
-	case string, bool, int64:
-		return x, true, nil
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil, true, nil // JSON.stringify writes null
-		}
-		return x, true, nil
 	case time.Time:
 		return x.UTC().Format("2006-01-02T15:04:05.000Z"), true, nil
 	case *big.Int:
@@ -97,6 +93,31 @@ func exportValue(rt *goja.Runtime, v goja.Value, path string, depth int) (out an
 	}
 	item, err := exportObject(rt, obj, path, depth)
 	return item, err == nil, err
+}
+
+// exportScalar is exportValue for the values that need no path (undefined, null, strings,
+// booleans, finite numbers), so an item's fields skip building one: scalar is false for
+// anything else.
+func exportScalar(v goja.Value) (out any, ok, scalar bool) {
+	if v == nil || goja.IsUndefined(v) {
+		return nil, false, true
+	}
+	if goja.IsNull(v) {
+		return nil, true, true
+	}
+	if _, isObj := v.(*goja.Object); isObj {
+		return nil, false, false
+	}
+	switch x := v.Export().(type) {
+	case string, bool, int64:
+		return x, true, true
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, true, true // JSON.stringify writes null
+		}
+		return x, true, true
+	}
+	return nil, false, false
 }
 
 var (
@@ -214,7 +235,16 @@ func exportObject(rt *goja.Runtime, obj *goja.Object, path string, depth int) (t
 	keys := obj.Keys()
 	item := make(types.Item, 0, len(keys))
 	for _, k := range keys {
-		v, ok, err := exportValue(rt, obj.Get(k), path+"."+k, depth+1)
+		jv := obj.Get(k)
+		if depth < 64 {
+			if x, ok, scalar := exportScalar(jv); scalar {
+				if ok {
+					item = append(item, types.Field{Key: k, Value: x})
+				}
+				continue
+			}
+		}
+		v, ok, err := exportValue(rt, jv, path+"."+k, depth+1)
 		if err != nil {
 			return nil, err
 		}

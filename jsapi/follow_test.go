@@ -179,3 +179,44 @@ export default class S {
 		t.Errorf("follow/skipped_invalid = %d, want 1\n%s", n, res.log)
 	}
 }
+
+// TestFollowMakesAPlainRequest: response.follow(href) of a string without options (made
+// without the Request constructor, on the fast path) gives the same Request as new
+// Request(url) of the joined URL: the URL as its one own property, the prototype's
+// defaults, lazily made meta and headers, replace() and toString(); and the callback's async
+// iterator, which the engine drives without calling next(), still works when user code
+// iterates it with for await.
+func TestFollowMakesAPlainRequest(t *testing.T) {
+	t.Parallel()
+	srv := newLinksServer(t, map[string]string{"/start": "<p>start</p>"})
+	res := crawl(t, srv, spec{src: `import { Request } from "jscrawl";
+export default class S {
+  name = "shape";
+  startUrls = ["BASE/start"];
+  async *links(r) {
+    yield r.follow("/p/1");
+    yield await Promise.resolve(r.follow("p/2?q=a b"));
+  }
+  async *parse(r) {
+    const got = [];
+    for await (const req of this.links(r)) got.push(req);
+    const [a, b] = got;
+    const made = new Request(a.url);
+    yield {
+      keys: Object.keys(a).join(","),
+      sameKeys: Object.keys(a).join(",") === Object.keys(made).join(","),
+      isRequest: a instanceof Request,
+      proto: Object.getPrototypeOf(a) === Request.prototype,
+      url: a.url.replace(/^http:\/\/[^/]+/, ""),
+      b: b.url.replace(/^http:\/\/[^/]+/, ""),
+      method: a.method, callback: a.callback, priority: a.priority, dontFilter: a.dontFilter,
+      str: String(a) === "<GET " + a.url + ">",
+      meta: (a.meta.x = 1, JSON.stringify(a.meta)),
+      keysAfter: Object.keys(a).join(","),
+      replaced: a.replace({ priority: 3 }).priority,
+    };
+  }
+}`})
+	want := `{"keys":"url","sameKeys":true,"isRequest":true,"proto":true,"url":"/p/1","b":"/p/2?q=a%20b","method":"GET","callback":null,"priority":0,"dontFilter":false,"str":true,"meta":"{\"x\":1}","keysAfter":"url,meta","replaced":3}`
+	equalLines(t, "items", res.lines(t), []string{want}, res.log)
+}

@@ -9,7 +9,7 @@
     responseFlags, responseEncoding, responseScreenshot, text: responseText, css: responseCss, rootSelector, jmespath: responseJmespath,
     jsonLdTexts } = n.response;
   const { headerGet, headerSet, headerDelete, headerValues, headerEntries } = n.headers;
-  const { checkURL, urljoin, join: joinURL } = n.urls;
+  const { checkURL, urljoin, join: joinURL, follow: followURL } = n.urls;
   const { parseSelector, selectorHref, selectorProto, listProto, listFrom } = n.selectors;
   const { download: startDownload, statInc } = n.crawl;
   const { inspect, log } = n.logger;
@@ -117,6 +117,7 @@
     }
     toString() { return "<" + this.method + " " + this.url + ">"; }
   }
+  const RequestProto = Request.prototype;
   Object.assign(Request.prototype, { method: "GET", body: null, callback: null, errback: null, cookies: null, priority: 0, dontFilter: false });
 
   // RequestHeaders is a request's headers: Headers-like (get, set, has, delete, append,
@@ -248,8 +249,18 @@
   // cannot be downloaded (mailto:, tel:, javascript:, "#", ...: see the native join). all
   // (followAll) also skips invalid URLs and elements without href, as Scrapy's follow_all.
   function followRequest(resp, target, opts, all, h) {
-    if (target instanceof Request) return opts ? target.replace(opts) : target;
-    if (target instanceof Selector) {
+    // The common case, a string href and no options, in one native call (a string is
+    // neither a Request nor a Selector).
+    if (typeof target === "string") {
+      if (opts === undefined && !all && h !== undefined) {
+        const url = followURL(h, target, resp.url);
+        // What new Request(url) makes (the URL as its one own property), without the
+        // constructor call.
+        return url === null ? undefined : { __proto__: RequestProto, url };
+      }
+    } else if (target instanceof Request) {
+      return opts ? target.replace(opts) : target;
+    } else if (target instanceof Selector) {
       target = selectorHref(target, all);
       if (target === null) return undefined;
     }
@@ -404,7 +415,7 @@
   function scoped(started, cancel, scope, signal) {
     let promise = started;
     if (scope) {
-      scope.cancels.add(cancel);
+      (scope.cancels || (scope.cancels = new Set())).add(cancel);
       const forget = () => scope.cancels.delete(cancel);
       promise = started.then((r) => { forget(); return r; }, (e) => { forget(); throw e; });
     }
@@ -432,7 +443,7 @@
     if (!b || !b.includePage) return promise;
     return promise.then((r) => {
       const h = Response.handleOf(r);
-      if (scope) scope.finals.add(() => closePage(h));
+      if (scope) (scope.finals || (scope.finals = new Set())).add(() => closePage(h));
       return r;
     });
   }

@@ -47,7 +47,7 @@ func (u *urlsClass) CheckURL(c goja.FunctionCall) (goja.Value, error) {
 
 // resolve joins href to base for who, percent-encoding the query in the encoding of the
 // response handle h (nil: UTF-8).
-func (u *urlsClass) resolve(who, b, href string, h goja.Value) (*url.URL, error) {
+func (u *urlsClass) resolve(who, b, href string, h *respHandle) (*url.URL, error) {
 	base := u.lastBaseURL
 	if b != u.lastBase || base == nil {
 		var err error
@@ -62,8 +62,8 @@ func (u *urlsClass) resolve(who, b, href string, h goja.Value) (*url.URL, error)
 	}
 	abs := base.ResolveReference(ref)
 	var enc encoding.Encoding
-	if rh, ok := h.Export().(*respHandle); ok {
-		enc = rh.urlEncoding()
+	if h != nil {
+		enc = h.urlEncoding()
 	}
 	types.MakeSafe(abs, enc)
 	return abs, nil
@@ -72,7 +72,7 @@ func (u *urlsClass) resolve(who, b, href string, h goja.Value) (*url.URL, error)
 // Urljoin(base, href, response handle) is response.urljoin(href): the response's
 // encoding encodes the query.
 func (u *urlsClass) Urljoin(c goja.FunctionCall) (goja.Value, error) {
-	abs, err := u.resolve("urljoin", c.Argument(0).String(), c.Argument(1).String(), c.Argument(2))
+	abs, err := u.resolve("urljoin", c.Argument(0).String(), c.Argument(1).String(), optHandle(c.Argument(2)))
 	if err != nil {
 		return nil, err
 	}
@@ -87,37 +87,63 @@ func (u *urlsClass) Urljoin(c goja.FunctionCall) (goja.Value, error) {
 // throws a TypeError, unless lenient (followAll), which skips it too, counting it in
 // follow/skipped_invalid.
 func (u *urlsClass) Join(c goja.FunctionCall) (goja.Value, error) {
+	str, err := u.join(c.Argument(0).String(), c.Argument(1).String(), c.Argument(2).String(), c.Argument(3).ToBoolean(), optHandle(c.Argument(4)))
+	if err != nil || str == "" {
+		return goja.Null(), err
+	}
+	return u.st.rt.ToValue(str), nil
+}
+
+// Follow(response handle, href, page) is Join for response.follow(href) of a string href
+// without options, the common case: against the handle's base URL, in one native call.
+func (u *urlsClass) Follow(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
+	str, err := u.join(h.baseURL(), c.Argument(1).String(), c.Argument(2).String(), false, h)
+	if err != nil || str == "" {
+		return goja.Null(), err
+	}
+	return u.st.rt.ToValue(str), nil
+}
+
+// join is Join: the absolute URL, or "" for a skipped link.
+func (u *urlsClass) join(base, rawHref, page string, lenient bool, h *respHandle) (string, error) {
 	s := u.st.s
-	href := types.CleanURL(c.Argument(1).String())
-	page := c.Argument(2).String()
-	lenient := c.Argument(3).ToBoolean()
+	href := types.CleanURL(rawHref)
 	if href == "" || href[0] == '#' {
 		s.skipLink(page, href, "it points into the page itself", skippedScheme)
-		return goja.Null(), nil
+		return "", nil
 	}
 	if sc := hrefScheme(href); sc != "" && !s.schemeEnabled(sc) {
 		s.skipLink(page, href, fmt.Sprintf("scheme %q is not in DOWNLOAD_SCHEMES", sc), skippedScheme)
-		return goja.Null(), nil
+		return "", nil
 	}
 	if lenient {
 		if _, err := types.ParseURL(href); err != nil {
 			s.skipLink(page, href, "it is not a valid URL", skippedInvalid)
-			return goja.Null(), nil
+			return "", nil
 		}
 	}
-	abs, err := u.resolve("follow()", c.Argument(0).String(), c.Argument(1).String(), c.Argument(4))
+	abs, err := u.resolve("follow()", base, rawHref, h)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
 	str := abs.String()
 	if err := s.checkParsed(str, abs); err != nil {
 		if lenient {
 			s.skipLink(page, href, err.Error(), skippedInvalid)
-			return goja.Null(), nil
+			return "", nil
 		}
-		return nil, typeError("follow(): %v", err)
+		return "", typeError("follow(): %v", err)
 	}
-	return u.st.rt.ToValue(str), nil
+	return str, nil
+}
+
+// optHandle returns the response handle v holds, or nil (undefined: no response).
+func optHandle(v goja.Value) *respHandle {
+	if isNil(v) {
+		return nil
+	}
+	h, _ := v.Export().(*respHandle)
+	return h
 }
 
 // The stats of the links response.follow and followAll skip.

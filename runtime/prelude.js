@@ -7,17 +7,40 @@
     Object.defineProperty(Symbol, "asyncIterator", { value: Symbol.for("Symbol.asyncIterator") });
   }
   const INNER = Symbol("jscrawl.inner");
-  const AWAIT = Symbol("jscrawl.await");
 
-  // asyncGen replaces esbuild's __asyncGenerator: it builds the standard async iterator (for
-  // user code that iterates with for-await) and also keeps the inner sync generator, so the
-  // engine can drive a callback without a promise per yielded value.
+  // asyncGen replaces esbuild's __asyncGenerator: it returns an async iterator that keeps
+  // the inner sync generator, so the engine can drive a callback without a promise per
+  // yielded value. The standard async iterator (esbuild's, for user code that iterates with
+  // for-await) is built only when next, throw or return is first called: the engine's
+  // driver never calls them, and building it costs a dozen closures per callback.
+  // IS_AWAIT marks the prototype of esbuild's __await (the Await of asyncGen), so the driver
+  // tells an awaited value from a yielded one with a property read instead of instanceof
+  // (which costs a native call and allocations in goja, once per yielded value).
+  const IS_AWAIT = Symbol("jscrawl.isAwait");
+  const ORIG = Symbol("jscrawl.asyncGenerator");
+  const REAL = Symbol("jscrawl.asyncIterator");
+  const realIter = (it) => {
+    let r = it[REAL];
+    if (r === undefined) {
+      const inner = it[INNER];
+      r = it[ORIG](undefined, undefined, function () { return inner; });
+      Object.defineProperty(it, REAL, { value: r });
+    }
+    return r;
+  };
+  class AsyncGen {
+    constructor(inner, orig) {
+      Object.defineProperty(this, INNER, { value: inner });
+      Object.defineProperty(this, ORIG, { value: orig });
+    }
+    next(v) { return realIter(this).next(v); }
+    throw(e) { return realIter(this).throw(e); }
+    return(v) { return realIter(this).return(v); }
+    [Symbol.asyncIterator]() { return this; }
+  }
   function asyncGen(orig, self, args, gen, Await) {
-    const inner = gen.apply(self, args);
-    const it = orig(self, args, function () { return inner; });
-    Object.defineProperty(it, INNER, { value: inner });
-    Object.defineProperty(it, AWAIT, { value: Await });
-    return it;
+    if (Await.prototype[IS_AWAIT] !== true) Object.defineProperty(Await.prototype, IS_AWAIT, { value: true });
+    return new AsyncGen(gen.apply(self, args), orig);
   }
 
   function isThenable(x) {
@@ -37,20 +60,23 @@
   // it set) the host reads which callback ran away without running JS.
   const cur = { scope: null };
   // tag identifies the callback to the host (which callback started a download).
-  // finals run when the scope ends, whether it failed or not (a browser page a callback
-  // received is closed then).
-  const newScope = (tag) => ({ cancels: new Set(), finals: new Set(), tag: tag || 0 });
+  // cancels and finals are made on the first registration (most callbacks start no
+  // download and receive no browser page). finals run when the scope ends, whether it
+  // failed or not (a browser page a callback received is closed then).
+  const newScope = (tag) => ({ cancels: null, finals: null, tag: tag || 0 });
   const inScope = (scope, f) => {
     const prev = cur.scope;
     cur.scope = scope;
     try { return f(); } finally { cur.scope = prev; }
   };
   const cancelScope = (scope) => {
+    if (scope.cancels === null) return;
     for (const c of scope.cancels) { try { c(); } catch (e) { /* already settled */ } }
     scope.cancels.clear();
   };
   const endScope = (scope, e) => {
     if (e !== undefined) cancelScope(scope);
+    if (scope.finals === null) return;
     for (const f of scope.finals) { try { f(); } catch (err) { /* a final must not throw */ } }
     scope.finals.clear();
   };
@@ -127,7 +153,7 @@
     };
     try {
       if (result === undefined || result === null) return done();
-      if (typeof result === "object" && result[INNER]) return fast(result[INNER], result[AWAIT], emit, onValue, done, scope);
+      if (typeof result === "object" && result[INNER]) return fast(result[INNER], emit, onValue, done, scope);
       if (isThenable(result)) {
         return result.then((v) => drive(v, onValue, onDone, scope), done);
       }
@@ -147,7 +173,7 @@
     }
   }
 
-  function fast(gen, Await, emit, onValue, done, scope) {
+  function fast(gen, emit, onValue, done, scope) {
     let prevScope = null;
     const resume = () => step("next", undefined);
     const fail = (e) => step("throw", e);
@@ -165,7 +191,7 @@
         cur.scope = prevScope;
         if (r.done) return done();
         const x = r.value;
-        if (x instanceof Await) {
+        if (x !== null && typeof x === "object" && x[IS_AWAIT] === true) {
           const star = x[1];
           Promise.resolve(x[0]).then(
             (y) => step("next", star ? { done: y.done, value: y.value } : y), fail);
