@@ -14,7 +14,10 @@ import (
 
 // checkSite is the shop jscrawl check tests against: /list has three products (the third
 // without a price) and two links; /item/{id} is a product page; /boom answers 500.
-func checkSite(t *testing.T) string {
+func checkSite(t *testing.T) string { return checkServer(t).Server.URL }
+
+// checkServer is checkSite's server, to count what it served.
+func checkServer(t *testing.T) *enginetest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /list", func(w http.ResponseWriter, r *http.Request) {
@@ -32,7 +35,7 @@ func checkSite(t *testing.T) string {
 	mux.HandleFunc("GET /boom", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "boom", http.StatusInternalServerError)
 	})
-	return enginetest.StartWith(t, mux).Server.URL
+	return enginetest.StartWith(t, mux)
 }
 
 // checkSpiderSrc is a TypeScript spider whose doc comments the tests fill in: PARSE_DOC
@@ -164,6 +167,47 @@ func TestCheck(t *testing.T) {
 				t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
 			}
 		})
+	}
+}
+
+// TestCheckReplay runs the contracts against a recording: check --warc records the sample
+// pages, and check --replay passes (and fails) on them with the server getting no request.
+func TestCheckReplay(t *testing.T) {
+	t.Parallel()
+	srv := checkServer(t)
+	const parseOK = "   * @url BASE/list\n   * @returns items 3 3\n   * @returns requests 2 2\n   * @scrapes title"
+	const itemOK = "   * @url BASE/item/7\n   * @cbKwargs {\"id\": 7}\n   * @returns items 1 1\n   * @scrapes title id"
+	dir := t.TempDir()
+	write := func(parseDoc string) {
+		src := strings.NewReplacer("PARSE_DOC", parseDoc, "ITEM_DOC", itemOK).Replace(checkSpiderSrc)
+		writeFile(t, dir, "shop.ts", strings.ReplaceAll(src, "BASE", srv.URL))
+	}
+	write(parseOK)
+	archive := filepath.Join(dir, "check.warc.gz")
+	check := func(args ...string) (string, int) {
+		t.Helper()
+		out, errOut, code := jscrawlIn(t, dir, "", append([]string{"check", "shop.ts", "-s", "ROBOTSTXT_OBEY=false"}, args...)...)
+		if t.Failed() {
+			t.Logf("stdout:\n%s\nstderr:\n%s", out, errOut)
+		}
+		return out, code
+	}
+	if out, code := check("--warc", archive, "parse", "parseItem"); code != 0 || !strings.HasSuffix(strings.TrimSpace(out), "OK") {
+		t.Fatalf("recording: exit code %d\n%s", code, out)
+	}
+	hits := srv.TotalHits()
+	if hits != 2 {
+		t.Errorf("recording downloaded %d pages, want the 2 sample URLs", hits)
+	}
+	if out, code := check("--replay", archive, "parse", "parseItem"); code != 0 || !regexp.MustCompile(`(?m)^Ran 5 contracts in .*\n\nOK$`).MatchString(out) {
+		t.Errorf("replay: exit code %d\n%s", code, out)
+	}
+	write(strings.Replace(parseOK, "items 3 3", "items 4 4", 1))
+	if out, code := check("--replay", archive, "parse"); code != 1 || !strings.Contains(out, "Returned 3 items, expected 4") {
+		t.Errorf("replay of a failing contract: exit code %d\n%s", code, out)
+	}
+	if n := srv.TotalHits() - hits; n != 0 {
+		t.Errorf("the replays sent %d requests to the server", n)
 	}
 }
 
