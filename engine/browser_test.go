@@ -426,6 +426,10 @@ func TestBrowserFailures(t *testing.T) {
 		_, _ = w.Write(bytes.Repeat([]byte("x"), 1000))
 	})
 	mux.HandleFunc("/plain", func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte("plain")) })
+	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
+		// A small page whose script renders 10,000 characters.
+		_, _ = w.Write([]byte(`<html><body><div id="out"></div><script>document.getElementById("out").textContent = "x".repeat(10000);</script></body></html>`))
+	})
 	for _, tc := range []struct {
 		name     string
 		browser  bool // needs Chromium
@@ -442,6 +446,9 @@ func TestBrowserFailures(t *testing.T) {
 			map[string]int64{"retry/reason_count/TimeoutError": 1, "browser/page_count": 2, "downloader/request_count": 3}},
 		{"a file download is refused, not retried", true, "/file", nil, nil,
 			engine.NameNotSupported, "file download", 1, map[string]int64{"retry/count": 0}},
+		{"a rendered page over DOWNLOAD_MAXSIZE fails with MaxSizeError", true, "/big", nil,
+			map[string]any{types.DownloadMaxSize: 4000}, engine.NameMaxSize, "rendered page size", 1,
+			map[string]int64{"browser/page_count": 1, "retry/count": 0}},
 		{"no Chromium: BrowserNotFoundError, the plain request goes on", false, "/hang", nil,
 			map[string]any{types.BrowserExecutable: "/nonexistent/chromium"}, engine.NameBrowserNotFound, "apt-get install chromium", 0,
 			map[string]int64{"browser/page_count": 0}},

@@ -210,6 +210,12 @@ func (h *browserHandler) Download(ctx context.Context, req *types.Request, lim D
 		return nil, h.failure(ctx, proc, req, lim, err)
 	}
 	h.countResponse(resp.Status, len(resp.Body))
+	if lim.MaxSize > 0 && int64(len(resp.Body)) > lim.MaxSize {
+		// The rendered DOM is only known whole: it is measured, not cut, as an HTTP body is.
+		p.Close()
+		return nil, &DownloadError{Name: NameMaxSize, URL: req.URL,
+			Err: fmt.Errorf("cancelling download: rendered page size (%d) larger than %s (%d)", len(resp.Body), types.DownloadMaxSize, lim.MaxSize)}
+	}
 	if opts.IncludePage {
 		resp.Page = p
 	} else {
