@@ -7,6 +7,7 @@
 package warc
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -193,13 +194,35 @@ func (w *Writer) Files() []string {
 	return slices.Clone(w.gen.files)
 }
 
+// BrowserHeader is the WARC field of the records of a browser request (meta.browser):
+// its options as JSON, which are part of the request's fingerprint. A response record
+// with it holds the rendered main document: the main document's status and headers and
+// the DOM after rendering as the body, not the bytes from the wire.
+const BrowserHeader = "WARC-JSCrawl-Browser"
+
+// RenderedURIHeader is the WARC field of a browser response record whose page ended at
+// another URL than the request's (redirects Chromium followed): that URL.
+const RenderedURIHeader = "WARC-JSCrawl-Rendered-URI"
+
 // Write records one download: req, sent with header (nil: req.Headers; the handler adds
 // headers such as User-Agent that req does not carry), and resp as the download handler
 // returned it (its body decoded, Content-Encoding removed), received at date. It returns
-// the bytes written before compression.
+// the bytes written before compression. A browser request's records carry BrowserHeader
+// (and RenderedURIHeader when the page's URL is not the request's).
 func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Response, date time.Time) (int64, error) {
 	if header == nil {
 		header = req.Headers
+	}
+	var browser []string
+	if opts, ok, err := req.Browser(); ok && err == nil {
+		b, err := json.Marshal(opts)
+		if err != nil {
+			return 0, fmt.Errorf("warc: request %s: browser options: %w", req.URL, err)
+		}
+		browser = []string{BrowserHeader, string(b)}
+		if resp.URL != "" && resp.URL != req.URL {
+			browser = append(browser, RenderedURIHeader, resp.URL)
+		}
 	}
 	u, err := url.Parse(req.URL)
 	if err != nil {
@@ -215,7 +238,7 @@ func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Respo
 	}
 	writeHeader(qb, header, "Host")
 	_, _ = qb.Write(req.Body)
-	rq, err := w.build(qb, gowarc.Request, req.URL, date)
+	rq, err := w.build(qb, gowarc.Request, req.URL, date, browser[:min(len(browser), 2)]...)
 	if err != nil {
 		return 0, err
 	}
@@ -227,7 +250,7 @@ func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Respo
 	fmt.Fprintf(pb, "%s %d %s\r\n", proto, resp.Status, http.StatusText(resp.Status))
 	writeHeader(pb, resp.Headers, "")
 	_, _ = pb.Write(resp.Body)
-	rp, err := w.build(pb, gowarc.Response, req.URL, date)
+	rp, err := w.build(pb, gowarc.Response, req.URL, date, browser...)
 	if err != nil {
 		_ = rq.Close()
 		return 0, err
@@ -246,9 +269,13 @@ func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Respo
 	return n, nil
 }
 
-// build sets a request or response record's WARC fields and builds it.
-func (w *Writer) build(b gowarc.WarcRecordBuilder, kind gowarc.RecordType, target string, date time.Time) (gowarc.WarcRecord, error) {
+// build sets a request or response record's WARC fields, with extra as name, value
+// pairs, and builds it.
+func (w *Writer) build(b gowarc.WarcRecordBuilder, kind gowarc.RecordType, target string, date time.Time, extra ...string) (gowarc.WarcRecord, error) {
 	b.AddWarcHeader(gowarc.WarcTargetURI, target)
+	for i := 0; i+1 < len(extra); i += 2 {
+		b.AddWarcHeader(extra[i], oneLine(extra[i+1]))
+	}
 	b.AddWarcHeaderTime(gowarc.WarcDate, date)
 	msgtype := "request"
 	if kind == gowarc.Response {
