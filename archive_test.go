@@ -127,3 +127,35 @@ func TestRunRecordReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestFetchReplayMiss: jscrawl fetch --replay of a URL the archive lacks says so and how
+// to go on, not that the site may be unreachable; a URL it has prints its body.
+func TestFetchReplayMiss(t *testing.T) {
+	t.Parallel()
+	srv := archiveSite(t)
+	dir := t.TempDir()
+	archive := filepath.Join(dir, "one.warc.gz")
+	if _, stderr, code := jscrawl(t, "fetch", srv.URL+"/price", "-s", "WARC_FILE="+archive); code != 0 {
+		t.Fatalf("fetch --warc: exit code %d\n%s", code, stderr)
+	}
+	hits := srv.TotalHits()
+	stdout, stderr, code := jscrawl(t, "fetch", srv.URL+"/price", "--replay", archive)
+	if code != 0 || stdout == "" {
+		t.Fatalf("fetch --replay of a recorded URL: exit code %d, stdout %q\n%s", code, stdout, stderr)
+	}
+	_, stderr, code = jscrawl(t, "fetch", srv.URL+"/list/6", "--replay", archive)
+	if code != 1 {
+		t.Fatalf("fetch --replay of a URL not recorded: exit code %d, want 1\n%s", code, stderr)
+	}
+	for _, want := range []string{"not in the replayed archive", "replaying " + archive, "--replay-fallback"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "reachable") {
+		t.Errorf("stderr gives the network hint on a replay miss:\n%s", stderr)
+	}
+	if srv.TotalHits() != hits {
+		t.Errorf("the replays sent %d requests to the server", srv.TotalHits()-hits)
+	}
+}
