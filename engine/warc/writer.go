@@ -7,6 +7,7 @@
 package warc
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,13 +26,13 @@ import (
 	gowarc "github.com/nlnwa/gowarc/v3"
 )
 
-// gowarcMu is held around every gowarc call that makes record options (NewRecordBuilder,
-// the file writer's Write, which makes the warcinfo record, NewWarcFileReaderFromStream):
+// gowarcMu is held around every gowarc call that makes record options (the file writer's
+// Write, which makes the warcinfo record of a new file, NewWarcFileReaderFromStream):
 // gowarc v3.1.0 calls uuid.EnableRandPool there, an unsynchronised write of a global that
 // uuid.New reads.
 var gowarcMu sync.Mutex
 
-// recordOptions are the options of every record built: WARC/1.1, SHA-1 digests in base32
+// recordOptions are the options of the warcinfo records gowarc builds: WARC/1.1, SHA-1 digests in base32
 // (the form CDX indexes and replay tools compare) added where missing, and a record that
 // breaks the standard is an error rather than a warning.
 func recordOptions() []gowarc.WarcRecordOption {
@@ -228,35 +229,33 @@ func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Respo
 	if err != nil {
 		return 0, fmt.Errorf("warc: request %s: %w", req.URL, err)
 	}
-	gowarcMu.Lock()
-	defer gowarcMu.Unlock()
-	qb := gowarc.NewRecordBuilder(gowarc.Request, w.opts...)
+	var qh bytes.Buffer
 	target := requestTarget(u)
-	fmt.Fprintf(qb, "%s %s HTTP/1.1\r\nHost: %s\r\n", req.HTTPMethod(), target, u.Host)
+	fmt.Fprintf(&qh, "%s %s HTTP/1.1\r\nHost: %s\r\n", req.HTTPMethod(), target, u.Host)
 	if len(req.Body) > 0 && header.Get("Content-Length") == "" {
-		fmt.Fprintf(qb, "Content-Length: %d\r\n", len(req.Body)) // net/http adds it on the wire
+		fmt.Fprintf(&qh, "Content-Length: %d\r\n", len(req.Body)) // net/http adds it on the wire
 	}
-	writeHeader(qb, header, "Host")
-	_, _ = qb.Write(req.Body)
-	rq, err := w.build(qb, gowarc.Request, req.URL, date, browser[:min(len(browser), 2)]...)
+	writeHeader(&qh, header, "Host")
+	rq, err := newRecord(gowarc.Request, req.URL, date, qh.Bytes(), req.Body, browser[:min(len(browser), 2)])
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("warc: request record of %s: %w", req.URL, err)
 	}
-	pb := gowarc.NewRecordBuilder(gowarc.Response, w.opts...)
+	var ph bytes.Buffer
 	proto := resp.Protocol
 	if !strings.HasPrefix(proto, "HTTP/") {
 		proto = "HTTP/1.1"
 	}
-	fmt.Fprintf(pb, "%s %d %s\r\n", proto, resp.Status, http.StatusText(resp.Status))
-	writeHeader(pb, resp.Headers, "")
-	_, _ = pb.Write(resp.Body)
-	rp, err := w.build(pb, gowarc.Response, req.URL, date, browser...)
+	ph.Grow(512)
+	fmt.Fprintf(&ph, "%s %d %s\r\n", proto, resp.Status, http.StatusText(resp.Status))
+	writeHeader(&ph, resp.Headers, "")
+	rp, err := newRecord(gowarc.Response, req.URL, date, ph.Bytes(), resp.Body, browser)
 	if err != nil {
-		_ = rq.Close()
-		return 0, err
+		return 0, fmt.Errorf("warc: response record of %s: %w", req.URL, err)
 	}
 	var n int64
+	gowarcMu.Lock() // a new file's warcinfo record is built with gowarc's options
 	res := w.w.Write(rq, rp)
+	gowarcMu.Unlock()
 	if res == nil {
 		return 0, fmt.Errorf("warc: request %s: the writer is closed", req.URL)
 	}
@@ -267,26 +266,6 @@ func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Respo
 		n += r.BytesWritten
 	}
 	return n, nil
-}
-
-// build sets a request or response record's WARC fields, with extra as name, value
-// pairs, and builds it.
-func (w *Writer) build(b gowarc.WarcRecordBuilder, kind gowarc.RecordType, target string, date time.Time, extra ...string) (gowarc.WarcRecord, error) {
-	b.AddWarcHeader(gowarc.WarcTargetURI, target)
-	for i := 0; i+1 < len(extra); i += 2 {
-		b.AddWarcHeader(extra[i], oneLine(extra[i+1]))
-	}
-	b.AddWarcHeaderTime(gowarc.WarcDate, date)
-	msgtype := "request"
-	if kind == gowarc.Response {
-		msgtype = "response"
-	}
-	b.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationHttp+";msgtype="+msgtype)
-	rec, _, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("warc: %s record of %s: %w", msgtype, target, err)
-	}
-	return rec, nil
 }
 
 // Close closes the current file (renaming it from NAME.open). Writes after Close fail.
