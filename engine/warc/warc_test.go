@@ -313,3 +313,76 @@ func TestArchiveLookup(t *testing.T) {
 		}
 	}
 }
+
+// TestContinueRecoversOpenFile: a file a killed crawl left open (NAME.open), cut inside
+// its last record or not, is made NAME by Continue (the cut record dropped, the rest read
+// by both libraries), and the new records go to the next file; Create removes it.
+func TestContinueRecoversOpenFile(t *testing.T) {
+	t.Parallel()
+	xs := exchanges(3)
+	for _, tc := range []struct {
+		name string
+		cut  int64 // bytes cut off the end
+		want int   // responses left
+	}{
+		{"whole", 0, len(xs)},
+		{"cut in the last record", 40, len(xs) - 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "crawl.warc.gz")
+			write(t, path, 0, xs)
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path, st.Size()-tc.cut); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(path, path+".open"); err != nil {
+				t.Fatal(err)
+			}
+			w, err := warc.Continue(path, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write(xs[0].req, nil, xs[0].resp, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := w.Files(), []string{filepath.Join(dir, "crawl-00001.warc.gz")}; !slices.Equal(got, want) {
+				t.Errorf("Continue wrote %v, want %v", got, want)
+			}
+			if _, err := os.Stat(path + ".open"); err == nil {
+				t.Error("the open file is left")
+			}
+			a, err := warc.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if a.Len() != tc.want+1 {
+				t.Errorf("the archives have %d responses, want %d recovered + 1", a.Len(), tc.want)
+			}
+			responses := 0
+			for _, r := range readIA(t, path) {
+				if r.typ == "response" {
+					responses++
+				}
+			}
+			if responses != tc.want {
+				t.Errorf("the recovered file has %d responses in the other reader, want %d", responses, tc.want)
+			}
+			// A new recording removes a file left open as well as the rotation.
+			if err := os.WriteFile(path+".open", []byte("stale"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			write(t, path, 0, xs[:1])
+			if _, err := os.Stat(path + ".open"); err == nil {
+				t.Error("Create left the open file")
+			}
+		})
+	}
+}

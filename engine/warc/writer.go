@@ -9,8 +9,11 @@ package warc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"log/slog"
 	"maps"
 	"net/http"
 	"net/url"
@@ -94,12 +97,27 @@ func create(path string, maxSize int64, keep bool, info []Field) (*Writer, error
 	}
 	first := 0
 	if keep {
-		if _, err := os.Stat(path); err == nil {
-			first = len(Rotated(path)) + 1
+		// The files of the crawl so far: a file a killed run left open (NAME.open) is
+		// recovered in its place.
+		for ; ; first++ {
+			name := rotationName(path, first)
+			if _, err := os.Stat(name); err == nil {
+				continue
+			}
+			if _, err := os.Stat(name + openSuffix); err != nil {
+				break
+			}
+			if err := recoverOpen(name+openSuffix, name); err != nil {
+				return nil, fmt.Errorf("warc file %s: recover %s: %w", path, name+openSuffix, err)
+			}
 		}
 	} else {
-		for _, old := range Rotated(path) {
-			if err := os.Remove(old); err != nil {
+		old := Rotated(path)
+		for i := range len(old) + 2 { // and the files a killed crawl left open
+			old = append(old, rotationName(path, i)+openSuffix)
+		}
+		for _, name := range old {
+			if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("warc file %s: remove an earlier rotation: %w", path, err)
 			}
 		}
@@ -134,20 +152,87 @@ func create(path string, maxSize int64, keep bool, info []Field) (*Writer, error
 // Rotated returns the files of a rotation of path that exist: its stem with -00001,
 // -00002, ... up to the first missing one.
 func Rotated(path string) []string {
+	var out []string
+	for i := 1; ; i++ {
+		name := rotationName(path, i)
+		if _, err := os.Stat(name); err != nil {
+			return out
+		}
+		out = append(out, name)
+	}
+}
+
+// rotationName returns the name of file i of path's rotation (0: path).
+func rotationName(path string, i int) string {
 	dir, base := filepath.Split(path)
 	g := &nameGenerator{base: strings.TrimSuffix(base, ".gz")}
 	suffix := ""
 	if strings.HasSuffix(base, ".gz") {
 		suffix = ".gz"
 	}
-	var out []string
-	for i := 1; ; i++ {
-		name := filepath.Join(dir, g.name(i)+suffix)
-		if _, err := os.Stat(name); err != nil {
-			return out
-		}
-		out = append(out, name)
+	return filepath.Join(dir, g.name(i)+suffix)
+}
+
+// openSuffix is what gowarc's file writer adds to the name of a file it has not closed.
+const openSuffix = ".open"
+
+// recoverOpen makes the file a killed crawl left open the file name: it cuts off a
+// record the crawl was writing when it died (the rest reads cleanly) and renames it.
+func recoverOpen(open, name string) error {
+	f, err := os.OpenFile(open, os.O_RDWR, 0)
+	if err != nil {
+		return err
 	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	good, err := completeRecords(f, st.Size())
+	if err != nil {
+		return err
+	}
+	if good < st.Size() {
+		slog.Warn(fmt.Sprintf("Recovered %s, left open by a crawl that stopped: cut its last %d bytes, an incomplete record", name, st.Size()-good))
+		if err := f.Truncate(good); err != nil {
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(open, name)
+}
+
+// completeRecords returns where the complete records of the WARC file f of size bytes
+// end: the offset of the first record that does not read, or size.
+func completeRecords(f *os.File, size int64) (int64, error) {
+	r, err := newReader(io.NewSectionReader(f, 0, size))
+	if err != nil {
+		return 0, nil // not even the first record
+	}
+	defer r.Close()
+	for rec, err := range r.Records() {
+		if err != nil {
+			return rec.Offset, nil
+		}
+		if err := readBlock(rec.WarcRecord); err != nil {
+			_ = rec.Close()
+			return rec.Offset, nil
+		}
+		_ = rec.Close()
+	}
+	return size, nil
+}
+
+// readBlock reads a record's block to its end (a cut one fails).
+func readBlock(wr gowarc.WarcRecord) error {
+	raw, err := wr.Block().RawBytes()
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, raw)
+	return err
 }
 
 // nameGenerator names the files of a Writer: base, then base's stem with -00001, ...
