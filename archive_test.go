@@ -169,11 +169,7 @@ func TestFetchReplayMiss(t *testing.T) {
 func TestJobWARCResume(t *testing.T) {
 	t.Parallel()
 	const total = 400
-	site := newTreeSite(t, total)
-	dir := t.TempDir()
-	writeFile(t, dir, "tree.js", treeSpider)
-	args := []string{"tree.js", "--jobdir", "job", "--warc", "crawl.warc.gz", "-a", "baseUrl=" + site.URL,
-		"-s", "JOBDIR_COMMIT_INTERVAL=0.02"}
+	site, dir, args := treeJob(t, total, "--warc", "crawl.warc.gz")
 	if kills := killRuns(t, site, dir, args, 1); kills != 1 {
 		t.Fatalf("the first run finished before it was killed")
 	}

@@ -64,6 +64,22 @@ func write(t *testing.T, path string, maxSize int64, xs []exchange) *warc.Writer
 	return w
 }
 
+// continueWith continues the recording at path (warc.Continue) with x and closes it.
+func continueWith(t *testing.T, path string, x exchange) *warc.Writer {
+	t.Helper()
+	w, err := warc.Continue(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(x.req, nil, x.resp, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // iaRecord is a record as github.com/internetarchive/gowarc reads it.
 type iaRecord struct {
 	typ, uri, id, concurrentTo, payloadDigest, blockDigest string
@@ -233,19 +249,7 @@ func TestRotation(t *testing.T) {
 		}
 	}
 	// Continuing (a resumed job) writes the next file and keeps the others.
-	w = func() *warc.Writer {
-		w, err := warc.Continue(path, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write(xs[0].req, nil, xs[0].resp, time.Now()); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return w
-	}()
+	w = continueWith(t, path, xs[0])
 	next := filepath.Join(dir, fmt.Sprintf("crawl-%05d.warc.gz", len(files)))
 	if got := w.Files(); !slices.Equal(got, []string{next}) || !slices.Equal(warc.Rotated(path), append(files[1:], next)) {
 		t.Errorf("Continue wrote %v; rotation %v, want %s after %v", got, warc.Rotated(path), next, files)
@@ -342,16 +346,7 @@ func TestContinueRecoversOpenFile(t *testing.T) {
 			if err := os.Rename(path, path+".open"); err != nil {
 				t.Fatal(err)
 			}
-			w, err := warc.Continue(path, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := w.Write(xs[0].req, nil, xs[0].resp, time.Now()); err != nil {
-				t.Fatal(err)
-			}
-			if err := w.Close(); err != nil {
-				t.Fatal(err)
-			}
+			w := continueWith(t, path, xs[0])
 			if got, want := w.Files(), []string{filepath.Join(dir, "crawl-00001.warc.gz")}; !slices.Equal(got, want) {
 				t.Errorf("Continue wrote %v, want %v", got, want)
 			}
