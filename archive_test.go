@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine/enginetest"
+	"github.com/jscrawl/jscrawl/engine/warc"
+	"github.com/jscrawl/jscrawl/types"
 )
 
 // archiveSite serves siteServer's pages and /price, counting hits.
@@ -124,6 +126,93 @@ func TestRunRecordReplay(t *testing.T) {
 		}
 		if got := srv.Hits("/list/6") - before; got != tc.hits {
 			t.Errorf("%v: the server served /list/6 %d times, want %d", tc.args, got, tc.hits)
+		}
+	}
+}
+
+// TestFetchReplayMiss: jscrawl fetch --replay of a URL the archive lacks says so and how
+// to go on, not that the site may be unreachable; a URL it has prints its body.
+func TestFetchReplayMiss(t *testing.T) {
+	t.Parallel()
+	srv := archiveSite(t)
+	dir := t.TempDir()
+	archive := filepath.Join(dir, "one.warc.gz")
+	if _, stderr, code := jscrawl(t, "fetch", srv.URL+"/price", "-s", "WARC_FILE="+archive); code != 0 {
+		t.Fatalf("fetch --warc: exit code %d\n%s", code, stderr)
+	}
+	hits := srv.TotalHits()
+	stdout, stderr, code := jscrawl(t, "fetch", srv.URL+"/price", "--replay", archive)
+	if code != 0 || stdout == "" {
+		t.Fatalf("fetch --replay of a recorded URL: exit code %d, stdout %q\n%s", code, stdout, stderr)
+	}
+	_, stderr, code = jscrawl(t, "fetch", srv.URL+"/list/6", "--replay", archive)
+	if code != 1 {
+		t.Fatalf("fetch --replay of a URL not recorded: exit code %d, want 1\n%s", code, stderr)
+	}
+	for _, want := range []string{"not in the replayed archive", "replaying " + archive, "--replay-fallback"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr does not say %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "reachable") {
+		t.Errorf("stderr gives the network hint on a replay miss:\n%s", stderr)
+	}
+	if srv.TotalHits() != hits {
+		t.Errorf("the replays sent %d requests to the server", srv.TotalHits()-hits)
+	}
+}
+
+// TestJobWARCResume: a job recording with --warc is SIGKILLed mid-crawl and resumed with
+// the same command. The resumed run keeps what the first recorded (its file, left as
+// NAME.open by the kill, is recovered) and writes the next file of the rotation; the
+// archives together hold a response for every page, and replay whole.
+func TestJobWARCResume(t *testing.T) {
+	t.Parallel()
+	const total = 400
+	site, dir, args := treeJob(t, total, "--warc", "crawl.warc.gz")
+	if kills := killRuns(t, site, dir, args, 1); kills != 1 {
+		t.Fatalf("the first run finished before it was killed")
+	}
+	site.mu.Lock()
+	firstRun := len(site.hits)
+	site.mu.Unlock()
+	if code, log := runJobCrawl(t, dir, args...); code != 0 {
+		t.Fatalf("the resumed run: exit code %d\n%s", code, log)
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "crawl*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range names {
+		names[i] = filepath.Base(n)
+	}
+	if !slices.Equal(names, []string{"crawl-00001.warc.gz", "crawl.warc.gz"}) {
+		t.Fatalf("archive files %v, want crawl.warc.gz (the first run) and crawl-00001.warc.gz (the resumed one)", names)
+	}
+	// The first run's file alone (copied, so that its rotation is not read with it).
+	first := filepath.Join(t.TempDir(), "first.warc.gz")
+	data, err := os.ReadFile(filepath.Join(dir, "crawl.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Dir(first), "first.warc.gz", string(data))
+	a, err := warc.Open(first)
+	if err != nil {
+		t.Fatalf("the first run's archive: %v", err)
+	}
+	// Up to CONCURRENT_REQUESTS (8) downloads were in flight when it was killed.
+	if a.Len() < firstRun-8 {
+		t.Errorf("the first run's archive has %d responses; it downloaded %d pages", a.Len(), firstRun)
+	}
+	a.Close()
+	a, err = warc.Open(filepath.Join(dir, "crawl.warc.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for n := range total {
+		if _, ok, err := a.Lookup(&types.Request{URL: fmt.Sprintf("%s/p/%d", site.URL, n)}); !ok || err != nil {
+			t.Errorf("/p/%d: no response in the archives (%v)", n, err)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/types"
@@ -71,7 +72,7 @@ func fetchAction(c *cli.Context) error {
 		if ctx.Err() != nil {
 			return cli.Exit("fetch: interrupted", 130)
 		}
-		return cli.Exit(fmt.Sprintf("%v%s", err, fetchHint(err, ls.browser != nil)), 1)
+		return cli.Exit(fmt.Sprintf("%v%s", err, fetchHint(err, ls.browser != nil, ls.settings.StringList(types.ReplayFiles))), 1)
 	}
 	if resp.Status < 200 || resp.Status > 299 {
 		ls.logger.Warn(fmt.Sprintf("%s answered with status %d", resp.URL, resp.Status))
@@ -89,11 +90,16 @@ func fetchAction(c *cli.Context) error {
 
 // fetchHint is what fetch adds to the error of a failed download: where to look, and the
 // timeout setting of the download (BROWSER_TIMEOUT for a browser). An error that says how
-// to fix itself (no Chromium found) gets none.
-func fetchHint(err error, browser bool) string {
+// to fix itself (no Chromium found) gets none; a miss of a replay (replayed: the
+// archives) names the archives and the ways on, not the network.
+func fetchHint(err error, browser bool, replayed []string) string {
 	var de *engine.DownloadError
 	if errors.As(err, &de) && de.Name == engine.NameBrowserNotFound {
 		return ""
+	}
+	if errors.As(err, &de) && de.Name == engine.NameNotInArchive {
+		return fmt.Sprintf(" (replaying %s: the archive has no response to this URL; "+
+			"check the URL against the crawl that recorded it, or add --replay-fallback to download what it lacks)", strings.Join(replayed, ", "))
 	}
 	timeout := types.DownloadTimeout
 	if browser {

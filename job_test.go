@@ -137,11 +137,7 @@ func runJobCrawl(t *testing.T, dir string, args ...string) (int, string) {
 func TestJobSurvivesKills(t *testing.T) {
 	t.Parallel()
 	const total = 2000
-	site := newTreeSite(t, total)
-	dir := t.TempDir()
-	writeFile(t, dir, "tree.js", treeSpider)
-	args := []string{"tree.js", "--jobdir", "job", "-o", "items.jsonl", "-a", "baseUrl=" + site.URL,
-		"-s", "JOBDIR_COMMIT_INTERVAL=0.02"}
+	site, dir, args := treeJob(t, total, "-o", "items.jsonl")
 	kills := killRuns(t, site, dir, args, 12)
 	code, log := runJobCrawl(t, dir, args...)
 	if code != 0 {
@@ -178,6 +174,17 @@ func TestJobSurvivesKills(t *testing.T) {
 	if again, _ := os.ReadFile(filepath.Join(dir, "items.jsonl")); string(again) != string(data) {
 		t.Error("a finished job changed the feed")
 	}
+}
+
+// treeJob starts a treeSite of total pages and writes treeSpider to a new folder; args run
+// it as the job "job" there, committing often, with extra.
+func treeJob(t *testing.T, total int, extra ...string) (site *treeSite, dir string, args []string) {
+	t.Helper()
+	site = newTreeSite(t, total)
+	dir = t.TempDir()
+	writeFile(t, dir, "tree.js", treeSpider)
+	args = append([]string{"tree.js", "--jobdir", "job", "-a", "baseUrl=" + site.URL, "-s", "JOBDIR_COMMIT_INTERVAL=0.02"}, extra...)
+	return site, dir, args
 }
 
 // killRuns runs the job with args in dir again and again, SIGKILLing each run at a random

@@ -256,3 +256,91 @@ func TestReplayEncodedArchive(t *testing.T) {
 		t.Errorf("items %q, failures %v; want %q", s.items, s.failures, want)
 	}
 }
+
+// TestRecordReplayBrowser: a crawl with browser requests records each rendered main
+// document (told apart from a plain download of the same URL) and replays offline with
+// no Chromium (BROWSER_EXECUTABLE names none) and no hit on the server; a request with
+// includePage, which needs a live page, fails with NotSupported on replay.
+func TestRecordReplayBrowser(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	srv := enginetest.StartWith(t, browserMux())
+	path := filepath.Join(t.TempDir(), "rendered.warc.gz")
+	reqs := func() []*types.Request {
+		return []*types.Request{
+			browserReq(srv.URL+"/app", types.Item{{Key: "waitUntil", Value: "networkidle"}}),
+			{URL: srv.URL + "/app"},
+			browserReq(srv.URL+"/late", types.Item{{Key: "waitFor", Value: "#late"}}),
+			browserReq(srv.URL+"/missing", types.Item{{Key: "includePage", Value: true}}),
+		}
+	}
+	run := func(kv map[string]any, opts ...engine.Option) (*archiveSpider, *engine.Engine) {
+		s := &archiveSpider{}
+		sp := &enginetest.Spider{
+			StartFunc: func(_ context.Context, emit engine.Emit) error {
+				for _, r := range reqs() {
+					r.Errback = "onError"
+					r.Meta = append(r.Meta, types.Field{Key: types.MetaHandleHTTPStatusAll, Value: true})
+					emit(types.Output{Request: r})
+				}
+				return nil
+			},
+			ParseFunc: func(_ context.Context, resp *types.Response, _ engine.Emit) error {
+				if resp.Page != nil {
+					_ = resp.Page.Close()
+				}
+				_, browser, _ := resp.Request.Browser()
+				s.add(types.Item{{Key: "url", Value: resp.URL}, {Key: "browser", Value: browser}, {Key: "status", Value: resp.Status},
+					{Key: "pear", Value: bytes.Contains(resp.Body, []byte(`<li class="product">pear</li>`))},
+					{Key: "late", Value: bytes.Contains(resp.Body, []byte(`<div id="late">arrived</div>`))}})
+				return nil
+			},
+			ErrbackFunc: s.errback,
+		}
+		e, logs := crawl(t, sp, kv, opts...)
+		slices.Sort(s.items)
+		if testing.Verbose() {
+			t.Log(logs)
+		}
+		return s, e
+	}
+	var rec *archiveSpider
+	e := record(t, path, func(opt engine.Option) (e *engine.Engine) {
+		rec, e = run(nil, opt)
+		return e
+	})
+	if len(rec.failures) != 0 || len(rec.items) != 4 {
+		t.Fatalf("recording: items %v, failures %v", rec.items, rec.failures)
+	}
+	if got := stat(e, "warc/record_count"); got != 2*4 { // the page's own requests (the API call) are not recorded
+		t.Errorf("warc/record_count %d, want 8", got)
+	}
+	hits := srv.TotalHits()
+
+	a, err := warc.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rep, e2 := run(map[string]any{types.BrowserExecutable: filepath.Join(t.TempDir(), "no-chromium")}, engine.WithReplay(a, false))
+	if got := srv.TotalHits(); got != hits {
+		t.Errorf("the replay made %d requests to the server", got-hits)
+	}
+	var want []string
+	for _, it := range rec.items {
+		if !strings.Contains(it, "/missing") {
+			want = append(want, it)
+		}
+	}
+	if !slices.Equal(rep.items, want) {
+		t.Errorf("replayed items differ:\n%s\nrecorded:\n%s", strings.Join(rep.items, "\n"), strings.Join(want, "\n"))
+	}
+	if len(rep.failures) != 1 || rep.failures[0].Name != engine.NameNotSupported || !strings.Contains(rep.failures[0].Error(), "includePage") {
+		t.Errorf("replay failures %v, want NotSupported for includePage", rep.failures)
+	}
+	if n := stat(e2, "browser/page_count"); n != 0 {
+		t.Errorf("the replay rendered %d pages", n)
+	}
+	if got := stat(e2, "replay/response_count"); got != 3 {
+		t.Errorf("replay/response_count %d, want 3", got)
+	}
+}

@@ -18,20 +18,23 @@ import (
 
 // WithWARC records every download of the http and https handlers to w (WARC_FILE,
 // run --warc): scheduled requests, inline downloads, robots.txt and each redirect hop,
-// as the handler sent and received them. The caller closes w after the crawl.
+// as the handler sent and received them, and the main document of each browser request
+// as rendered (see warc.Writer.Write). The caller closes w after the crawl.
 func WithWARC(w *warc.Writer) Option { return func(e *Engine) { e.warcOut = w } }
 
-// WithReplay serves the downloads of the http and https handlers from a (REPLAY_FILES,
-// run --replay) instead of the network: a request a has no response for fails with
-// NotInArchive, or with fallback (REPLAY_FALLBACK) is downloaded. The caller closes a
-// after the crawl.
+// WithReplay serves the downloads of the http and https handlers and browser requests
+// from a (REPLAY_FILES, run --replay) instead of the network (and Chromium): a request a
+// has no response for fails with NotInArchive, or with fallback (REPLAY_FALLBACK) is
+// downloaded. A browser request with includePage needs a live page: it fails with
+// NotSupported, or with fallback is rendered. The caller closes a after the crawl.
 func WithReplay(a *warc.Archive, fallback bool) Option {
 	return func(e *Engine) { e.replay, e.replayFallback = a, fallback }
 }
 
 // wrapHandlers puts wrap around each download handler (once for a handler that serves
-// several schemes).
+// several schemes) and around the handler of browser requests.
 func (d *HTTPDownloader) wrapHandlers(wrap func(DownloadHandler) DownloadHandler) {
+	d.rendered = wrap(d.rendered)
 	done := map[DownloadHandler]DownloadHandler{}
 	for scheme, h := range d.handlers {
 		w, ok := done[h]
@@ -127,6 +130,15 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 	if err := ctx.Err(); err != nil {
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
 	}
+	opts, browser, _ := req.Browser()
+	if browser && opts.IncludePage {
+		h.env.stats.Inc("replay/miss_count", 1)
+		if h.fallback {
+			return h.inner.Download(ctx, req, lim)
+		}
+		return nil, &DownloadError{Name: NameNotSupported, URL: req.URL,
+			Err: errors.New("a browser request with includePage needs a live page, which a replay does not have (--replay-fallback renders it)")}
+	}
 	resp, ok, err := h.archive.Lookup(req)
 	if err != nil {
 		return nil, &DownloadError{Name: NameBadResponse, URL: req.URL, Err: err}
@@ -146,7 +158,9 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 		return nil, &DownloadError{Name: NameMaxSize, URL: req.URL,
 			Err: fmt.Errorf("cancelling download: size (%d) larger than %s (%d)", len(resp.Body), types.DownloadMaxSize, lim.MaxSize)}
 	}
-	if u, err := url.Parse(req.URL); err == nil {
+	// A browser response keeps the rendered page's URL, after the redirects Chromium
+	// followed (the archive has it).
+	if u, err := url.Parse(req.URL); err == nil && !browser {
 		resp.URL = u.String() // as the http handler makes it
 	}
 	h.env.stats.Inc("replay/response_count", 1)

@@ -37,6 +37,9 @@ type HTTPDownloader struct {
 	handlers map[string]DownloadHandler // by lower-case URL scheme
 	missing  map[string]error           // schemes DOWNLOAD_HANDLERS leaves without a handler
 	browser  *browserHandler            // requests with meta.browser (download_browser.go)
+	// rendered is the handler of browser requests: browser, wrapped for --warc and
+	// --replay like the others (download_archive.go).
+	rendered DownloadHandler
 }
 
 // NewHTTPDownloader returns an HTTPDownloader configured from settings, with the download
@@ -63,6 +66,7 @@ func NewHTTPDownloader(settings *types.Settings, client *http.Client, stats *Sta
 	}
 	d.handlers, d.missing = downloadHandlers(settings, client, env)
 	d.browser = newBrowserHandler(settings, env)
+	d.rendered = d.browser
 	return d
 }
 
@@ -111,7 +115,7 @@ func (d *HTTPDownloader) fetch(ctx context.Context, req *types.Request) (*types.
 		if opts.Timeout > 0 {
 			lim.Timeout = time.Duration(opts.Timeout * float64(time.Second))
 		}
-		return d.browser.Download(ctx, req, lim)
+		return d.rendered.Download(ctx, req, lim)
 	}
 	if lim.Timeout > 0 {
 		var cancel context.CancelFunc

@@ -23,8 +23,10 @@ const (
 )
 
 // DefaultBlockResources are the resource types a browser request does not load unless
-// its blockResources option says otherwise.
-var DefaultBlockResources = []string{"image", "font", "media"}
+// its blockResources option says otherwise. Sorted, as ParseBrowserOptions sorts a list
+// given, so that the default and the same list given are one fingerprint (and one
+// request in a replayed archive).
+var DefaultBlockResources = []string{"font", "image", "media"}
 
 // BrowserOptions are a browser request's options, as meta.browser holds them. Timeout is
 // in seconds (0: BROWSER_TIMEOUT).

@@ -18,7 +18,7 @@ func TestBrowserOptions(t *testing.T) {
 	}{
 		{"absent", nil, false, "", ""},
 		{"false", false, false, "", ""},
-		{"true", true, true, `{"waitUntil":"load","blockResources":["image","font","media"]}`, ""},
+		{"true", true, true, `{"waitUntil":"load","blockResources":["font","image","media"]}`, ""},
 		{"options", types.Item{{Key: "waitUntil", Value: "networkidle"}, {Key: "waitFor", Value: "#x"}, {Key: "timeout", Value: int64(5)},
 			{Key: "blockResources", Value: []any{"Script", "image"}}, {Key: "screenshot", Value: true}, {Key: "includePage", Value: true}}, true,
 			`{"waitUntil":"networkidle","waitFor":"#x","timeout":5,"blockResources":["image","script"],"screenshot":true,"includePage":true}`, ""},
@@ -72,6 +72,9 @@ func TestBrowserFingerprint(t *testing.T) {
 	}
 	if fp(true) != fp(types.Item{}) || fp(true) != fp(map[string]any{"waitUntil": "load"}) {
 		t.Error("browser: true, {} and {waitUntil: load} are the same request but differ")
+	}
+	if fp(true) != fp(map[string]any{"blockResources": []any{"media", "image", "font"}}) {
+		t.Error("browser: true and the default blockResources given in another order differ")
 	}
 	if fp(true) == fp(types.Item{{Key: "screenshot", Value: true}}) {
 		t.Error("the screenshot option does not change the fingerprint")

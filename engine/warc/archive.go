@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha1"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -221,6 +222,13 @@ func readRequest(wr gowarc.WarcRecord) (*pending, error) {
 	}
 	target := wr.WarcHeader().Get(gowarc.WarcTargetURI)
 	req := &types.Request{Method: method, URL: target, Body: body}
+	if b := wr.WarcHeader().Get(BrowserHeader); b != "" {
+		var opts map[string]any
+		if err := json.Unmarshal([]byte(b), &opts); err != nil {
+			return nil, fmt.Errorf("%s: %w", BrowserHeader, err)
+		}
+		req.Meta = types.Item{{Key: types.MetaBrowser, Value: opts}}
+	}
 	return &pending{key: req.FingerprintSum(), url: target}, nil
 }
 
@@ -283,8 +291,12 @@ func (a *Archive) read(at location, method string) (*types.Response, error) {
 	if _, err := buf.ReadFrom(hresp.Body); err != nil {
 		return nil, err
 	}
+	u := rec.WarcRecord.WarcHeader().Get(RenderedURIHeader)
+	if u == "" {
+		u = rec.WarcRecord.WarcHeader().Get(gowarc.WarcTargetURI)
+	}
 	return &types.Response{
-		URL:      rec.WarcRecord.WarcHeader().Get(gowarc.WarcTargetURI),
+		URL:      u,
 		Status:   hresp.StatusCode,
 		Headers:  hresp.Header,
 		Body:     buf.Bytes(),

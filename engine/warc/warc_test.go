@@ -64,6 +64,22 @@ func write(t *testing.T, path string, maxSize int64, xs []exchange) *warc.Writer
 	return w
 }
 
+// continueWith continues the recording at path (warc.Continue) with x and closes it.
+func continueWith(t *testing.T, path string, x exchange) *warc.Writer {
+	t.Helper()
+	w, err := warc.Continue(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(x.req, nil, x.resp, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // iaRecord is a record as github.com/internetarchive/gowarc reads it.
 type iaRecord struct {
 	typ, uri, id, concurrentTo, payloadDigest, blockDigest string
@@ -233,19 +249,7 @@ func TestRotation(t *testing.T) {
 		}
 	}
 	// Continuing (a resumed job) writes the next file and keeps the others.
-	w = func() *warc.Writer {
-		w, err := warc.Continue(path, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := w.Write(xs[0].req, nil, xs[0].resp, time.Now()); err != nil {
-			t.Fatal(err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		return w
-	}()
+	w = continueWith(t, path, xs[0])
 	next := filepath.Join(dir, fmt.Sprintf("crawl-%05d.warc.gz", len(files)))
 	if got := w.Files(); !slices.Equal(got, []string{next}) || !slices.Equal(warc.Rotated(path), append(files[1:], next)) {
 		t.Errorf("Continue wrote %v; rotation %v, want %s after %v", got, warc.Rotated(path), next, files)
@@ -311,5 +315,69 @@ func TestArchiveLookup(t *testing.T) {
 			t.Errorf("%s %s %s: found %v, status %d, header %q, a body of %d bytes, want %q", tc.req.HTTPMethod(), tc.req.URL, tc.req.Body,
 				ok, got.Status, got.Headers.Get("X-N"), len(got.Body), tc.want)
 		}
+	}
+}
+
+// TestContinueRecoversOpenFile: a file a killed crawl left open (NAME.open), cut inside
+// its last record or not, is made NAME by Continue (the cut record dropped, the rest read
+// by both libraries), and the new records go to the next file; Create removes it.
+func TestContinueRecoversOpenFile(t *testing.T) {
+	t.Parallel()
+	xs := exchanges(3)
+	for _, tc := range []struct {
+		name string
+		cut  int64 // bytes cut off the end
+		want int   // responses left
+	}{
+		{"whole", 0, len(xs)},
+		{"cut in the last record", 40, len(xs) - 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "crawl.warc.gz")
+			write(t, path, 0, xs)
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(path, st.Size()-tc.cut); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(path, path+".open"); err != nil {
+				t.Fatal(err)
+			}
+			w := continueWith(t, path, xs[0])
+			if got, want := w.Files(), []string{filepath.Join(dir, "crawl-00001.warc.gz")}; !slices.Equal(got, want) {
+				t.Errorf("Continue wrote %v, want %v", got, want)
+			}
+			if _, err := os.Stat(path + ".open"); err == nil {
+				t.Error("the open file is left")
+			}
+			a, err := warc.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if a.Len() != tc.want+1 {
+				t.Errorf("the archives have %d responses, want %d recovered + 1", a.Len(), tc.want)
+			}
+			responses := 0
+			for _, r := range readIA(t, path) {
+				if r.typ == "response" {
+					responses++
+				}
+			}
+			if responses != tc.want {
+				t.Errorf("the recovered file has %d responses in the other reader, want %d", responses, tc.want)
+			}
+			// A new recording removes a file left open as well as the rotation.
+			if err := os.WriteFile(path+".open", []byte("stale"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			write(t, path, 0, xs[:1])
+			if _, err := os.Stat(path + ".open"); err == nil {
+				t.Error("Create left the open file")
+			}
+		})
 	}
 }

@@ -7,8 +7,13 @@
 package warc
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"log/slog"
 	"maps"
 	"net/http"
 	"net/url"
@@ -24,13 +29,13 @@ import (
 	gowarc "github.com/nlnwa/gowarc/v3"
 )
 
-// gowarcMu is held around every gowarc call that makes record options (NewRecordBuilder,
-// the file writer's Write, which makes the warcinfo record, NewWarcFileReaderFromStream):
+// gowarcMu is held around every gowarc call that makes record options (the file writer's
+// Write, which makes the warcinfo record of a new file, NewWarcFileReaderFromStream):
 // gowarc v3.1.0 calls uuid.EnableRandPool there, an unsynchronised write of a global that
 // uuid.New reads.
 var gowarcMu sync.Mutex
 
-// recordOptions are the options of every record built: WARC/1.1, SHA-1 digests in base32
+// recordOptions are the options of the warcinfo records gowarc builds: WARC/1.1, SHA-1 digests in base32
 // (the form CDX indexes and replay tools compare) added where missing, and a record that
 // breaks the standard is an error rather than a warning.
 func recordOptions() []gowarc.WarcRecordOption {
@@ -92,12 +97,27 @@ func create(path string, maxSize int64, keep bool, info []Field) (*Writer, error
 	}
 	first := 0
 	if keep {
-		if _, err := os.Stat(path); err == nil {
-			first = len(Rotated(path)) + 1
+		// The files of the crawl so far: a file a killed run left open (NAME.open) is
+		// recovered in its place.
+		for ; ; first++ {
+			name := rotationName(path, first)
+			if _, err := os.Stat(name); err == nil {
+				continue
+			}
+			if _, err := os.Stat(name + openSuffix); err != nil {
+				break
+			}
+			if err := recoverOpen(name+openSuffix, name); err != nil {
+				return nil, fmt.Errorf("warc file %s: recover %s: %w", path, name+openSuffix, err)
+			}
 		}
 	} else {
-		for _, old := range Rotated(path) {
-			if err := os.Remove(old); err != nil {
+		old := Rotated(path)
+		for i := range len(old) + 2 { // and the files a killed crawl left open
+			old = append(old, rotationName(path, i)+openSuffix)
+		}
+		for _, name := range old {
+			if err := os.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("warc file %s: remove an earlier rotation: %w", path, err)
 			}
 		}
@@ -132,20 +152,87 @@ func create(path string, maxSize int64, keep bool, info []Field) (*Writer, error
 // Rotated returns the files of a rotation of path that exist: its stem with -00001,
 // -00002, ... up to the first missing one.
 func Rotated(path string) []string {
+	var out []string
+	for i := 1; ; i++ {
+		name := rotationName(path, i)
+		if _, err := os.Stat(name); err != nil {
+			return out
+		}
+		out = append(out, name)
+	}
+}
+
+// rotationName returns the name of file i of path's rotation (0: path).
+func rotationName(path string, i int) string {
 	dir, base := filepath.Split(path)
 	g := &nameGenerator{base: strings.TrimSuffix(base, ".gz")}
 	suffix := ""
 	if strings.HasSuffix(base, ".gz") {
 		suffix = ".gz"
 	}
-	var out []string
-	for i := 1; ; i++ {
-		name := filepath.Join(dir, g.name(i)+suffix)
-		if _, err := os.Stat(name); err != nil {
-			return out
-		}
-		out = append(out, name)
+	return filepath.Join(dir, g.name(i)+suffix)
+}
+
+// openSuffix is what gowarc's file writer adds to the name of a file it has not closed.
+const openSuffix = ".open"
+
+// recoverOpen makes the file a killed crawl left open the file name: it cuts off a
+// record the crawl was writing when it died (the rest reads cleanly) and renames it.
+func recoverOpen(open, name string) error {
+	f, err := os.OpenFile(open, os.O_RDWR, 0)
+	if err != nil {
+		return err
 	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	good, err := completeRecords(f, st.Size())
+	if err != nil {
+		return err
+	}
+	if good < st.Size() {
+		slog.Warn(fmt.Sprintf("Recovered %s, left open by a crawl that stopped: cut its last %d bytes, an incomplete record", name, st.Size()-good))
+		if err := f.Truncate(good); err != nil {
+			return err
+		}
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(open, name)
+}
+
+// completeRecords returns where the complete records of the WARC file f of size bytes
+// end: the offset of the first record that does not read, or size.
+func completeRecords(f *os.File, size int64) (int64, error) {
+	r, err := newReader(io.NewSectionReader(f, 0, size))
+	if err != nil {
+		return 0, nil // not even the first record
+	}
+	defer r.Close()
+	for rec, err := range r.Records() {
+		if err != nil {
+			return rec.Offset, nil
+		}
+		if err := readBlock(rec.WarcRecord); err != nil {
+			_ = rec.Close()
+			return rec.Offset, nil
+		}
+		_ = rec.Close()
+	}
+	return size, nil
+}
+
+// readBlock reads a record's block to its end (a cut one fails).
+func readBlock(wr gowarc.WarcRecord) error {
+	raw, err := wr.Block().RawBytes()
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, raw)
+	return err
 }
 
 // nameGenerator names the files of a Writer: base, then base's stem with -00001, ...
@@ -193,47 +280,67 @@ func (w *Writer) Files() []string {
 	return slices.Clone(w.gen.files)
 }
 
+// BrowserHeader is the WARC field of the records of a browser request (meta.browser):
+// its options as JSON, which are part of the request's fingerprint. A response record
+// with it holds the rendered main document: the main document's status and headers and
+// the DOM after rendering as the body, not the bytes from the wire.
+const BrowserHeader = "WARC-JSCrawl-Browser"
+
+// RenderedURIHeader is the WARC field of a browser response record whose page ended at
+// another URL than the request's (redirects Chromium followed): that URL.
+const RenderedURIHeader = "WARC-JSCrawl-Rendered-URI"
+
 // Write records one download: req, sent with header (nil: req.Headers; the handler adds
 // headers such as User-Agent that req does not carry), and resp as the download handler
 // returned it (its body decoded, Content-Encoding removed), received at date. It returns
-// the bytes written before compression.
+// the bytes written before compression. A browser request's records carry BrowserHeader
+// (and RenderedURIHeader when the page's URL is not the request's).
 func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Response, date time.Time) (int64, error) {
 	if header == nil {
 		header = req.Headers
+	}
+	var browser []string
+	if opts, ok, err := req.Browser(); ok && err == nil {
+		b, err := json.Marshal(opts)
+		if err != nil {
+			return 0, fmt.Errorf("warc: request %s: browser options: %w", req.URL, err)
+		}
+		browser = []string{BrowserHeader, string(b)}
+		if resp.URL != "" && resp.URL != req.URL {
+			browser = append(browser, RenderedURIHeader, resp.URL)
+		}
 	}
 	u, err := url.Parse(req.URL)
 	if err != nil {
 		return 0, fmt.Errorf("warc: request %s: %w", req.URL, err)
 	}
-	gowarcMu.Lock()
-	defer gowarcMu.Unlock()
-	qb := gowarc.NewRecordBuilder(gowarc.Request, w.opts...)
+	var qh bytes.Buffer
 	target := requestTarget(u)
-	fmt.Fprintf(qb, "%s %s HTTP/1.1\r\nHost: %s\r\n", req.HTTPMethod(), target, u.Host)
+	fmt.Fprintf(&qh, "%s %s HTTP/1.1\r\nHost: %s\r\n", req.HTTPMethod(), target, u.Host)
 	if len(req.Body) > 0 && header.Get("Content-Length") == "" {
-		fmt.Fprintf(qb, "Content-Length: %d\r\n", len(req.Body)) // net/http adds it on the wire
+		fmt.Fprintf(&qh, "Content-Length: %d\r\n", len(req.Body)) // net/http adds it on the wire
 	}
-	writeHeader(qb, header, "Host")
-	_, _ = qb.Write(req.Body)
-	rq, err := w.build(qb, gowarc.Request, req.URL, date)
+	writeHeader(&qh, header, "Host")
+	rq, err := newRecord(gowarc.Request, req.URL, date, qh.Bytes(), req.Body, browser[:min(len(browser), 2)])
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("warc: request record of %s: %w", req.URL, err)
 	}
-	pb := gowarc.NewRecordBuilder(gowarc.Response, w.opts...)
+	var ph bytes.Buffer
 	proto := resp.Protocol
 	if !strings.HasPrefix(proto, "HTTP/") {
 		proto = "HTTP/1.1"
 	}
-	fmt.Fprintf(pb, "%s %d %s\r\n", proto, resp.Status, http.StatusText(resp.Status))
-	writeHeader(pb, resp.Headers, "")
-	_, _ = pb.Write(resp.Body)
-	rp, err := w.build(pb, gowarc.Response, req.URL, date)
+	ph.Grow(512)
+	fmt.Fprintf(&ph, "%s %d %s\r\n", proto, resp.Status, http.StatusText(resp.Status))
+	writeHeader(&ph, resp.Headers, "")
+	rp, err := newRecord(gowarc.Response, req.URL, date, ph.Bytes(), resp.Body, browser)
 	if err != nil {
-		_ = rq.Close()
-		return 0, err
+		return 0, fmt.Errorf("warc: response record of %s: %w", req.URL, err)
 	}
 	var n int64
+	gowarcMu.Lock() // a new file's warcinfo record is built with gowarc's options
 	res := w.w.Write(rq, rp)
+	gowarcMu.Unlock()
 	if res == nil {
 		return 0, fmt.Errorf("warc: request %s: the writer is closed", req.URL)
 	}
@@ -244,22 +351,6 @@ func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Respo
 		n += r.BytesWritten
 	}
 	return n, nil
-}
-
-// build sets a request or response record's WARC fields and builds it.
-func (w *Writer) build(b gowarc.WarcRecordBuilder, kind gowarc.RecordType, target string, date time.Time) (gowarc.WarcRecord, error) {
-	b.AddWarcHeader(gowarc.WarcTargetURI, target)
-	b.AddWarcHeaderTime(gowarc.WarcDate, date)
-	msgtype := "request"
-	if kind == gowarc.Response {
-		msgtype = "response"
-	}
-	b.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationHttp+";msgtype="+msgtype)
-	rec, _, err := b.Build()
-	if err != nil {
-		return nil, fmt.Errorf("warc: %s record of %s: %w", msgtype, target, err)
-	}
-	return rec, nil
 }
 
 // Close closes the current file (renaming it from NAME.open). Writes after Close fail.
