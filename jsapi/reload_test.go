@@ -3,10 +3,12 @@ package jsapi_test
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"maps"
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -157,5 +159,101 @@ func TestReload(t *testing.T) {
 				t.Errorf("items:\n got %q\nwant %q\nlog:\n%s", got, want, res.log)
 			}
 		})
+	}
+}
+
+// reloadTwoVMs is the spider of TestReloadEveryVM. Each callback awaits a meeting point
+// the server holds until two requests are in, so two callbacks run at once, and with
+// JS_VMS=2 on different VMs (a response goes to the least busy VM). VM is a number
+// drawn once per VM: module state is per VM.
+const reloadTwoVMs = `import { Request } from "jscrawl";
+const VM = Math.random();
+export default class R {
+  name = "reload2";
+  *start() {
+    for (const n of [1, 2]) yield new Request("BASE/p/" + n, { callback: this.parseFirst });
+  }
+  async *parseFirst(response) {
+    await fetch("BASE/meet/first");
+    yield { url: response.url, v: 1, vm: VM };
+    yield new Request(response.url.replace("/p/", "/gate/"), { callback: this.parseGate });
+  }
+  async *parseGate(response) {
+    await fetch("BASE/meet/gate");
+    yield { url: response.url, v: 1, vm: VM };
+  }
+}
+`
+
+// TestReloadEveryVM reloads a spider running on two VMs (JS_VMS=2), both of which ran
+// the old code: the callbacks that run after the reload run the new code on each VM.
+func TestReloadEveryVM(t *testing.T) {
+	t.Parallel()
+	arrived, release := make(chan struct{}, 2), make(chan struct{})
+	var mu sync.Mutex
+	meets := map[string]chan struct{}{"first": make(chan struct{}), "gate": make(chan struct{})}
+	count := map[string]int{}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/p/{n}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<p>page</p>"))
+	})
+	mux.HandleFunc("/gate/{n}", func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
+		<-release
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<p>gate</p>"))
+	})
+	mux.HandleFunc("/meet/{name}", func(w http.ResponseWriter, r *http.Request) {
+		name := r.PathValue("name")
+		mu.Lock()
+		count[name]++
+		if count[name] == 2 {
+			close(meets[name])
+		}
+		mu.Unlock()
+		select {
+		case <-meets[name]:
+		case <-r.Context().Done():
+		}
+	})
+	srv := &server{Server: enginetest.StartWith(t, mux).Server}
+	reloaded := make(chan error, 1)
+	res := crawl(t, srv, spec{src: reloadTwoVMs, settings: map[string]string{types.JSVMs: "2"},
+		bound: func(s *jsapi.Spider, eng *engine.Engine) {
+			go func() {
+				defer close(release)
+				<-arrived
+				<-arrived
+				src := strings.ReplaceAll(strings.ReplaceAll(reloadTwoVMs, "v: 1", "v: 2"), "BASE", srv.URL)
+				prog, err := runtime.BundleSource("spider.ts", src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+				if err != nil {
+					reloaded <- err
+					return
+				}
+				reloaded <- s.Reload(context.Background(), prog)
+			}()
+		}})
+	if err := <-reloaded; err != nil {
+		t.Fatalf("Reload: %v", err)
+	}
+	// Per phase: the versions seen, and the VMs the callbacks ran on.
+	versions, vms := map[string][]any{}, map[string]map[any]bool{"p": {}, "gate": {}}
+	for _, it := range res.items {
+		u, _ := it.Get("url")
+		phase := "p"
+		if strings.Contains(u.(string), "/gate/") {
+			phase = "gate"
+		}
+		v, _ := it.Get("v")
+		vm, _ := it.Get("vm")
+		versions[phase] = append(versions[phase], v)
+		vms[phase][vm] = true
+	}
+	if fmt.Sprint(versions["p"]) != "[1 1]" || fmt.Sprint(versions["gate"]) != "[2 2]" {
+		t.Errorf("versions %v, want [1 1] before the reload and [2 2] after\nlog:\n%s", versions, res.log)
+	}
+	if len(vms["p"]) != 2 || len(vms["gate"]) != 2 {
+		t.Errorf("callbacks ran on VMs %v, want two VMs in each phase", vms)
 	}
 }
