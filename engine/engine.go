@@ -135,6 +135,7 @@ type Engine struct {
 	downloads, parsing, itemsActive    int
 	starting                           bool
 	itemQ                              []pendingItem
+	items                              itemWorkers
 	closing                            bool
 	reason                             string
 	cancelStart                        context.CancelFunc
@@ -387,6 +388,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.export.stored = e.stats.Int("item_scraped_count")
 	e.exportMu.Unlock()
 	e.crawl(ctx)
+	e.items.stop()
 	e.wg.Wait()
 	stopMem()
 	e.http.CloseBrowser()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -195,3 +196,54 @@ type closeFails struct{}
 
 func (closeFails) Export(types.Item) error { return nil }
 func (closeFails) Close() error            { return errors.New("trailer: disk full") }
+
+// TestItemWorkersReused checks that the item workers, once started, take new items at
+// full CONCURRENT_ITEMS concurrency: two waves of n items, from two responses, each wave
+// held in the pipeline until all n of it are in. Too few workers would leave the wave
+// waiting for good (the test then times out).
+func TestItemWorkersReused(t *testing.T) {
+	t.Parallel()
+	const n = 8
+	srv := enginetest.Start(t)
+	var mu sync.Mutex
+	in := map[string]int{}
+	full := map[string]chan struct{}{"/item/1": make(chan struct{}), "/item/2": make(chan struct{})}
+	hold := pipelineFunc(func(ctx context.Context, it types.Item) (types.Item, error) {
+		v, _ := it.Get("wave")
+		wave := v.(string)
+		mu.Lock()
+		in[wave]++
+		if in[wave] == n {
+			close(full[wave])
+		}
+		mu.Unlock()
+		select {
+		case <-full[wave]:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		return it, nil
+	})
+	sp := &enginetest.Spider{
+		StartURLs: []string{srv.URL + "/item/1"},
+		ParseFunc: func(_ context.Context, resp *types.Response, emit engine.Emit) error {
+			u, err := resp.Request.ParsedURL()
+			if err != nil {
+				return err
+			}
+			wave := u.Path
+			for i := range n {
+				emit(types.Output{Item: types.Item{{Key: "wave", Value: wave}, {Key: "n", Value: i}}})
+			}
+			if wave == "/item/1" {
+				emit(types.Output{Request: &types.Request{URL: srv.URL + "/item/2"}})
+			}
+			return nil
+		},
+	}
+	rec := &recorder{t: t}
+	e, logs := crawl(t, sp, map[string]any{types.ConcurrentItems: n}, engine.WithPipelines(hold), engine.WithExporters(rec))
+	if s := stat(e, "item_scraped_count"); s != 2*n {
+		t.Errorf("item_scraped_count = %d, want %d\n%s", s, 2*n, logs)
+	}
+}
