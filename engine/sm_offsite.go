@@ -68,10 +68,7 @@ func (m *OffsiteMiddleware) ProcessSpiderOutput(_ context.Context, _ *types.Resp
 	if req == nil || req.DontFilter || len(m.domains) == 0 {
 		return out, true
 	}
-	host := ""
-	if u, err := req.ParsedURL(); err == nil {
-		host = strings.ToLower(u.Hostname())
-	}
+	host := req.Hostname()
 	if m.Allowed(host) {
 		return out, true
 	}
@@ -103,10 +100,7 @@ func (m *OffsiteMiddleware) Fetch(ctx context.Context, req *types.Request, next 
 	if req.DontFilter || len(m.domains) == 0 || isInline(ctx) || len(req.RedirectURLs()) == 0 {
 		return next.Fetch(ctx, req)
 	}
-	host := ""
-	if u, err := req.ParsedURL(); err == nil {
-		host = strings.ToLower(u.Hostname())
-	}
+	host := req.Hostname()
 	if m.Allowed(host) {
 		return next.Fetch(ctx, req)
 	}
