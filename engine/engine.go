@@ -254,18 +254,25 @@ func (e *Engine) Stats() *Stats { return e.stats }
 // Settings returns the settings.
 func (e *Engine) Settings() *types.Settings { return e.settings }
 
-// post appends ev to the inbox and wakes the engine goroutine. It never blocks.
+// post appends ev to the inbox and wakes the engine goroutine. It never blocks. Only the
+// event that finds the inbox empty wakes it: the engine empties the inbox after every
+// wake before it waits again, so a wake is pending or a drain to come for any event
+// behind that one.
 func (e *Engine) post(ev event) {
 	e.inMu.Lock()
 	if e.ran && !e.running {
 		e.inMu.Unlock()
 		return // the crawl is over
 	}
+	first := len(e.inbox) == 0
 	e.inbox = append(e.inbox, ev)
 	if ev.kind == evOutput && ev.out.Request != nil {
 		e.inboxReqs.Add(1)
 	}
 	e.inMu.Unlock()
+	if !first {
+		return
+	}
 	select {
 	case e.wake <- struct{}{}:
 	default:

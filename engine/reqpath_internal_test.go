@@ -55,12 +55,16 @@ func newPathEngine(tb testing.TB, kv map[string]any) *Engine {
 }
 
 // routePage pushes page p's follows through the engine's spider output handling and
-// scheduler, as requests a callback of p yielded.
+// scheduler, as requests a callback of p yielded: each emitted to the engine's inbox
+// (what the spider's goroutine does), then the inbox handled as the engine goroutine
+// does.
 func routePage(e *Engine, p, total int) {
 	resp, links := benchSitePage(p, total)
+	emit := e.emitFor(resp, nil, false)
 	for _, l := range links {
-		e.route(context.Background(), resp, nil, types.Output{Request: &types.Request{URL: l}}, false)
+		emit(types.Output{Request: &types.Request{URL: l}})
 	}
+	e.drain(context.Background())
 }
 
 // BenchmarkRoutePage measures the Go-side path of one page's 33 followed links after the

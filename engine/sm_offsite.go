@@ -53,7 +53,11 @@ func (m *OffsiteMiddleware) Allowed(host string) bool {
 	if len(m.domains) == 0 {
 		return true
 	}
-	host = strings.ToLower(host)
+	return m.allowedLower(strings.ToLower(host))
+}
+
+// allowedLower is Allowed for a lower-case host.
+func (m *OffsiteMiddleware) allowedLower(host string) bool {
 	for _, d := range m.domains {
 		if host == d || (len(host) > len(d) && strings.HasSuffix(host, d) && host[len(host)-len(d)-1] == '.') {
 			return true
@@ -69,7 +73,7 @@ func (m *OffsiteMiddleware) ProcessSpiderOutput(_ context.Context, _ *types.Resp
 		return out, true
 	}
 	host := req.Hostname()
-	if m.Allowed(host) {
+	if m.allowedLower(host) {
 		return out, true
 	}
 	m.filtered(host, req)
@@ -101,7 +105,7 @@ func (m *OffsiteMiddleware) Fetch(ctx context.Context, req *types.Request, next 
 		return next.Fetch(ctx, req)
 	}
 	host := req.Hostname()
-	if m.Allowed(host) {
+	if m.allowedLower(host) {
 		return next.Fetch(ctx, req)
 	}
 	m.filtered(host, req)

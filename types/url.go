@@ -451,15 +451,12 @@ func splitFastAuthority(raw string) (head, host, tail string, ok bool) {
 	}
 	i, colon := 0, -1
 	for ; i < len(rest); i++ {
-		c := rest[i]
-		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '.' || c == '-' {
-			continue
-		}
-		if c == ':' && colon < 0 {
+		if c := rest[i]; !fastHostChars[c] {
+			if c != ':' || colon >= 0 {
+				break
+			}
 			colon = i
-			continue
 		}
-		break
 	}
 	if i < len(rest) && rest[i] != '/' && rest[i] != '?' && rest[i] != '#' {
 		return "", "", "", false // user info, an IPv6 literal, upper case, ...
@@ -467,8 +464,13 @@ func splitFastAuthority(raw string) (head, host, tail string, ok bool) {
 	host = rest[:i]
 	if colon >= 0 {
 		port := host[colon+1:]
-		if colon == 0 || port == "" || port == defPort || strings.ContainsFunc(port, func(r rune) bool { return r < '0' || r > '9' }) {
+		if colon == 0 || port == "" || port == defPort {
 			return "", "", "", false
+		}
+		for k := 0; k < len(port); k++ {
+			if port[k] < '0' || port[k] > '9' {
+				return "", "", "", false
+			}
 		}
 		host = host[:colon]
 	}
@@ -494,6 +496,9 @@ func fastHostname(raw string) (string, bool) {
 	}
 	return host, true
 }
+
+// fastHostChars are the characters of a host name splitFastAuthority takes.
+var fastHostChars = newByteSet("abcdefghijklmnopqrstuvwxyz0123456789.-", "")
 
 // fastPathChars are the path characters appendCanonicalFast takes as they are: url.Parse
 // keeps them in the escaped path, MakeSafe and Canonical leave them.
