@@ -217,4 +217,28 @@ func (e *Engine) spiderChain(own []int) {
 	for len(e.outPlan) > 0 && e.outPlan[len(e.outPlan)-1].Own < 0 {
 		e.outPlan = e.outPlan[:len(e.outPlan)-1]
 	}
+	e.lateRef = lateReferer(e.outFilters, e.sched)
+}
+
+// lateReferer returns the index of the RefererMiddleware in filters when route may run it
+// after the scheduler's duplicate filter: every filter after it is a built-in that reads
+// no header, and sched is a MemoryScheduler whose duplicate filter reads none. Else -1.
+func lateReferer(filters []SpiderOutputFilter, sched Scheduler) int {
+	if ms, ok := sched.(*MemoryScheduler); !ok || !ms.headerBlind() {
+		return -1
+	}
+	for i, f := range filters {
+		if _, ok := f.(*RefererMiddleware); !ok {
+			continue
+		}
+		for _, g := range filters[i+1:] {
+			switch g.(type) {
+			case *OffsiteMiddleware, *SchemeMiddleware, *URLLengthMiddleware, *DepthMiddleware:
+			default:
+				return -1
+			}
+		}
+		return i
+	}
+	return -1
 }

@@ -106,6 +106,9 @@ type Engine struct {
 	outFilters []SpiderOutputFilter // spider side first
 	outPlan    []OutputStage        // the spider's part of the output chain (OutputPlan)
 	spiderPart int                  // outFilters[:spiderPart] are in outPlan
+	// lateRef is the index in outFilters of the RefererMiddleware when route may run it
+	// after the duplicate filter (see route), else -1.
+	lateRef int
 
 	sigMu    sync.RWMutex
 	handlers map[Signal][]SignalHandler
@@ -252,18 +255,25 @@ func (e *Engine) Stats() *Stats { return e.stats }
 // Settings returns the settings.
 func (e *Engine) Settings() *types.Settings { return e.settings }
 
-// post appends ev to the inbox and wakes the engine goroutine. It never blocks.
+// post appends ev to the inbox and wakes the engine goroutine. It never blocks. Only the
+// event that finds the inbox empty wakes it: the engine empties the inbox after every
+// wake before it waits again, so a wake is pending or a drain to come for any event
+// behind that one.
 func (e *Engine) post(ev event) {
 	e.inMu.Lock()
 	if e.ran && !e.running {
 		e.inMu.Unlock()
 		return // the crawl is over
 	}
+	first := len(e.inbox) == 0
 	e.inbox = append(e.inbox, ev)
 	if ev.kind == evOutput && ev.out.Request != nil {
 		e.inboxReqs.Add(1)
 	}
 	e.inMu.Unlock()
+	if !first {
+		return
+	}
 	select {
 	case e.wake <- struct{}{}:
 	default:
@@ -603,6 +613,13 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 
 // route runs the spider output filters on one output and schedules or processes it. A
 // chained output passed the spider's part of the chain: only the filters after it run.
+//
+// The Referer header is only seen once a request is scheduled, when the filters after
+// RefererMiddleware are built-ins that never read headers and the scheduler a
+// MemoryScheduler with a MemoryDupeFilter (lateRef), and no request_dropped handler could
+// see a dropped request's headers: then RefererMiddleware runs only on requests that the
+// duplicate filter let pass, just before they are stored, and a duplicate costs no
+// header. Otherwise it runs in its place in the chain.
 func (e *Engine) route(ctx context.Context, parent *types.Response, tr *reqTrack, out types.Output, chained bool) {
 	if out.Request == nil {
 		if out.Item != nil {
@@ -619,20 +636,35 @@ func (e *Engine) route(ctx context.Context, parent *types.Response, tr *reqTrack
 		return
 	}
 	// Spider side first, as Scrapy's process_spider_output.
-	filters := e.outFilters
+	first := 0
 	if chained {
-		filters = filters[e.spiderPart:]
+		first = e.spiderPart
 	}
-	for _, f := range filters {
+	late := -1
+	if e.lateRef >= first && !e.connected(RequestDropped) {
+		late = e.lateRef
+	}
+	for i := first; i < len(e.outFilters); i++ {
+		if i == late {
+			continue
+		}
 		var ok bool
-		if out, ok = f.ProcessSpiderOutput(ctx, parent, out); !ok {
+		if out, ok = e.outFilters[i].ProcessSpiderOutput(ctx, parent, out); !ok {
 			return
 		}
 	}
 	if out.Request == nil {
 		return
 	}
-	if e.sched.Enqueue(out.Request) {
+	var scheduled bool
+	if late >= 0 {
+		scheduled = e.sched.(*MemoryScheduler).enqueueThen(out.Request, func(req *types.Request) {
+			e.outFilters[late].ProcessSpiderOutput(ctx, parent, types.Output{Request: req})
+		})
+	} else {
+		scheduled = e.sched.Enqueue(out.Request)
+	}
+	if scheduled {
 		e.send(ctx, SignalEvent{Signal: RequestScheduled, Request: out.Request})
 	} else {
 		e.send(ctx, SignalEvent{Signal: RequestDropped, Request: out.Request})

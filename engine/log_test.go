@@ -115,3 +115,35 @@ func TestStats(t *testing.T) {
 		t.Error("Snapshot is not a copy")
 	}
 }
+
+// TestStatsKinds pins what a key holds when integer and other values replace each other
+// (Stats keeps the two kinds apart) and that counting allocates nothing.
+func TestStatsKinds(t *testing.T) {
+	s := engine.NewStats()
+	s.Set("k", "text")
+	s.Inc("k", 300) // a counter over a non-integer value starts at 0
+	if got := s.Get("k"); got != int64(300) {
+		t.Errorf("Inc over a string: Get = %#v, want 300", got)
+	}
+	s.Set("k", 1.5)
+	if got, n := s.Get("k"), s.Int("k"); got != 1.5 || n != 0 {
+		t.Errorf("Set float over a counter: Get = %#v, Int = %d", got, n)
+	}
+	s.Max("k", 7)
+	if got := s.Get("k"); got != int64(7) {
+		t.Errorf("Max over a float: Get = %#v, want 7", got)
+	}
+	s.Set("k", int64(1000))
+	s.Min("k", 999)
+	s.Set("i", 5) // an int, not an int64: kept as it is, and Int does not read it
+	snap := s.Snapshot()
+	if len(snap) != 2 || snap["k"] != int64(999) || snap["i"] != 5 || s.Int("i") != 0 {
+		t.Errorf("snapshot = %#v, Int(i) = %d", snap, s.Int("i"))
+	}
+	if s.Get("none") != nil || s.Int("none") != 0 {
+		t.Error("an unset key is not nil/0")
+	}
+	if n := testing.AllocsPerRun(100, func() { s.Inc("dupefilter/filtered", 1000) }); n != 0 {
+		t.Errorf("Inc allocates %v times", n)
+	}
+}

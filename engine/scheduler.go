@@ -104,13 +104,31 @@ func NewMemoryScheduler(settings *types.Settings, df DupeFilter, stats *Stats, l
 }
 
 // Enqueue implements Scheduler: false means req is a duplicate and was dropped.
-func (s *MemoryScheduler) Enqueue(req *types.Request) bool {
+func (s *MemoryScheduler) Enqueue(req *types.Request) bool { return s.enqueueThen(req, nil) }
+
+// headerBlind reports whether the scheduler's decision on a request does not depend on its
+// headers: the duplicate filter is a MemoryDupeFilter (the fingerprint leaves headers out).
+func (s *MemoryScheduler) headerBlind() bool {
+	_, ok := s.df.(*MemoryDupeFilter)
+	return ok
+}
+
+// enqueueThen is Enqueue calling prepare (when not nil) on req before it is stored: once
+// the duplicate filter let it pass, or before a spilled scheduler's store, which checks
+// and stores in one step.
+func (s *MemoryScheduler) enqueueThen(req *types.Request, prepare func(*types.Request)) bool {
 	if s.disk != nil {
+		if prepare != nil {
+			prepare(req)
+		}
 		return s.enqueueDisk(req)
 	}
 	if !req.DontFilter && s.df.Seen(req) {
 		s.filtered(req)
 		return false
+	}
+	if prepare != nil {
+		prepare(req)
 	}
 	q := s.queues[req.Priority]
 	if q == nil {

@@ -69,6 +69,13 @@ func (e *Engine) Connect(sig Signal, fn SignalHandler) {
 	e.handlers[sig] = append(e.handlers[sig], fn)
 }
 
+// connected reports whether a handler is connected to sig.
+func (e *Engine) connected(sig Signal) bool {
+	e.sigMu.RLock()
+	defer e.sigMu.RUnlock()
+	return len(e.handlers[sig]) > 0
+}
+
 // send runs the handlers of ev.Signal.
 func (e *Engine) send(ctx context.Context, ev SignalEvent) {
 	e.sigMu.RLock()

@@ -53,7 +53,11 @@ func (m *OffsiteMiddleware) Allowed(host string) bool {
 	if len(m.domains) == 0 {
 		return true
 	}
-	host = strings.ToLower(host)
+	return m.allowedLower(strings.ToLower(host))
+}
+
+// allowedLower is Allowed for a lower-case host.
+func (m *OffsiteMiddleware) allowedLower(host string) bool {
 	for _, d := range m.domains {
 		if host == d || (len(host) > len(d) && strings.HasSuffix(host, d) && host[len(host)-len(d)-1] == '.') {
 			return true
@@ -68,11 +72,8 @@ func (m *OffsiteMiddleware) ProcessSpiderOutput(_ context.Context, _ *types.Resp
 	if req == nil || req.DontFilter || len(m.domains) == 0 {
 		return out, true
 	}
-	host := ""
-	if u, err := req.ParsedURL(); err == nil {
-		host = strings.ToLower(u.Hostname())
-	}
-	if m.Allowed(host) {
+	host := req.Hostname()
+	if m.allowedLower(host) {
 		return out, true
 	}
 	m.filtered(host, req)
@@ -103,11 +104,8 @@ func (m *OffsiteMiddleware) Fetch(ctx context.Context, req *types.Request, next 
 	if req.DontFilter || len(m.domains) == 0 || isInline(ctx) || len(req.RedirectURLs()) == 0 {
 		return next.Fetch(ctx, req)
 	}
-	host := ""
-	if u, err := req.ParsedURL(); err == nil {
-		host = strings.ToLower(u.Hostname())
-	}
-	if m.Allowed(host) {
+	host := req.Hostname()
+	if m.allowedLower(host) {
 		return next.Fetch(ctx, req)
 	}
 	m.filtered(host, req)

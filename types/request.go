@@ -72,6 +72,20 @@ func (r *Request) ParsedURL() (*url.URL, error) {
 	return u, nil
 }
 
+// Hostname returns the host name of the request's URL lower-cased, without its port, or
+// "" when the URL does not parse (url.Parse). An http(s) URL with a plain host name, IPv4
+// address and port, and nothing url.Parse could refuse after it (no "%", no control
+// character) is read from the string without parsing it.
+func (r *Request) Hostname() string {
+	if h, ok := fastHostname(r.URL); ok {
+		return h
+	}
+	if u, err := r.ParsedURL(); err == nil {
+		return strings.ToLower(u.Hostname())
+	}
+	return ""
+}
+
 // DropCaches forgets what the request cached (its parsed URL), so a request waiting in a
 // queue costs only its own fields; the cache is rebuilt on the next use.
 func (r *Request) DropCaches() { r.parsed, r.parsedRaw = nil, "" }
@@ -146,20 +160,33 @@ func (r *Request) Fingerprint() string {
 
 // FingerprintSum returns the SHA-1 that Fingerprint writes in hex, for stores that keep
 // fingerprints compact.
+//
+// The hashed bytes are built in a buffer on the stack, with the canonical URL of a common
+// URL made from the string without parsing it (see appendCanonicalFast), so a request's
+// fingerprint costs no allocation.
 func (r *Request) FingerprintSum() [sha1.Size]byte {
-	h := sha1.New()
-	h.Write([]byte(r.HTTPMethod()))
-	h.Write([]byte{0})
-	canon := r.URL
-	if u, err := r.ParsedURL(); err == nil {
-		canon = Canonical(u, false)
+	var buf [320]byte
+	b := append(buf[:0], r.HTTPMethod()...)
+	b = append(b, 0)
+	var ok bool
+	if b, ok = appendCanonicalFast(b, r.URL); !ok {
+		if u, err := r.ParsedURL(); err == nil {
+			b = appendCanonical(b, u, false)
+		} else {
+			b = append(b, r.URL...)
+		}
 	}
-	h.Write([]byte(canon))
-	h.Write([]byte{0})
+	b = append(b, 0)
+	bf := r.browserFingerprint()
+	if len(r.Body) == 0 && bf == nil {
+		return sha1.Sum(b)
+	}
+	h := sha1.New()
+	h.Write(b)
 	h.Write(r.Body)
-	if b := r.browserFingerprint(); b != nil {
+	if bf != nil {
 		h.Write([]byte{0})
-		h.Write(b)
+		h.Write(bf)
 	}
 	var sum [sha1.Size]byte
 	h.Sum(sum[:0])

@@ -346,22 +346,24 @@ func unhex(c byte) int {
 // the query's arguments decoded, sorted by name then value and encoded again (spaces as
 // "+", blank values kept), and the fragment dropped unless keepFragment.
 func Canonical(u *url.URL, keepFragment bool) string {
+	var buf [256]byte // on the stack: only the final string is allocated
+	return string(appendCanonical(buf[:0], u, keepFragment))
+}
+
+// appendCanonical appends Canonical(u, keepFragment) to b.
+func appendCanonical(b []byte, u *url.URL, keepFragment bool) []byte {
 	c := *u
 	MakeSafe(&c, nil)
 	if c.Opaque != "" {
 		if !keepFragment {
 			c.Fragment, c.RawFragment = "", ""
 		}
-		return c.String()
+		return append(b, c.String()...)
 	}
 	scheme := strings.ToLower(c.Scheme)
 	host := c.Host
 	if p := c.Port(); (scheme == "http" && p == "80") || (scheme == "https" && p == "443") {
 		host = host[:len(host)-len(p)-1]
-	}
-	var b []byte
-	if len(scheme)+len(host)+len(c.RawQuery)+len(c.Path)+16 <= 256 {
-		b = make([]byte, 0, 256) // on the stack: only the final string is allocated
 	}
 	if scheme != "" {
 		b = append(b, scheme...)
@@ -394,8 +396,113 @@ func Canonical(u *url.URL, keepFragment bool) string {
 		b = append(b, '#')
 		b = append(b, c.EscapedFragment()...)
 	}
-	return string(b)
+	return b
 }
+
+// appendCanonicalFast appends the canonical form of raw (Canonical of url.Parse(raw),
+// without the fragment) to b without parsing it, for the URLs most requests have: an
+// http(s) URL with a lower-case host name or IP address, a port other than the default,
+// no user info, no query, and a path of unreserved characters, sub-delimiters, ":" and
+// "@", and "/" only (nothing to escape or unescape). Its canonical form is raw without
+// the fragment, with "/" for an empty path. ok is false, and b unchanged, for any other
+// URL.
+func appendCanonicalFast(b []byte, raw string) (_ []byte, ok bool) {
+	head, _, tail, ok := splitFastAuthority(raw)
+	if !ok {
+		return b, false
+	}
+	// The path, up to the fragment.
+	j := 0
+	for ; j < len(tail) && tail[j] != '#'; j++ {
+		if !fastPathChars[tail[j]] {
+			return b, false
+		}
+	}
+	if j > 0 && tail[0] != '/' {
+		return b, false
+	}
+	// url.Parse refuses a fragment with a bad escape or a control character; leave the
+	// fragment's checks to it.
+	for k := j; k < len(tail); k++ {
+		if c := tail[k]; c <= ' ' || c == 0x7f || c == '%' {
+			return b, false
+		}
+	}
+	b = append(b, head...)
+	if j == 0 {
+		return append(b, '/'), true
+	}
+	return append(b, tail[:j]...), true
+}
+
+// splitFastAuthority splits an http(s) URL whose authority is a lower-case host name or
+// IPv4 address (no user info, no IPv6 literal) with an optional port of digits, other than
+// the scheme's default, into the part up to the end of the authority, the host name and the
+// rest. ok is false for any other URL.
+func splitFastAuthority(raw string) (head, host, tail string, ok bool) {
+	var rest, defPort string
+	switch {
+	case strings.HasPrefix(raw, "http://"):
+		rest, defPort = raw[len("http://"):], "80"
+	case strings.HasPrefix(raw, "https://"):
+		rest, defPort = raw[len("https://"):], "443"
+	default:
+		return "", "", "", false
+	}
+	i, colon := 0, -1
+	for ; i < len(rest); i++ {
+		if c := rest[i]; !fastHostChars[c] {
+			if c != ':' || colon >= 0 {
+				break
+			}
+			colon = i
+		}
+	}
+	if i < len(rest) && rest[i] != '/' && rest[i] != '?' && rest[i] != '#' {
+		return "", "", "", false // user info, an IPv6 literal, upper case, ...
+	}
+	host = rest[:i]
+	if colon >= 0 {
+		port := host[colon+1:]
+		if colon == 0 || port == "" || port == defPort {
+			return "", "", "", false
+		}
+		for k := 0; k < len(port); k++ {
+			if port[k] < '0' || port[k] > '9' {
+				return "", "", "", false
+			}
+		}
+		host = host[:colon]
+	}
+	if host == "" {
+		return "", "", "", false
+	}
+	n := len(raw) - len(rest) + i
+	return raw[:n], host, raw[n:], true
+}
+
+// fastHostname returns the host name of raw without parsing it, when raw is an http(s)
+// URL splitFastAuthority takes and the rest of it holds nothing url.Parse refuses (no "%",
+// no control character).
+func fastHostname(raw string) (string, bool) {
+	_, host, tail, ok := splitFastAuthority(raw)
+	if !ok {
+		return "", false
+	}
+	for i := 0; i < len(tail); i++ {
+		if c := tail[i]; c < ' ' || c == 0x7f || c == '%' {
+			return "", false
+		}
+	}
+	return host, true
+}
+
+// fastHostChars are the characters of a host name splitFastAuthority takes.
+var fastHostChars = newByteSet("abcdefghijklmnopqrstuvwxyz0123456789.-", "")
+
+// fastPathChars are the path characters appendCanonicalFast takes as they are: url.Parse
+// keeps them in the escaped path, MakeSafe and Canonical leave them.
+var fastPathChars = newByteSet(unreservedChars+"/!$&'()*+,;=:@", "")
 
 // canonicalPath appends the escaped path p with its escapes normalised.
 func canonicalPath(b []byte, p string) []byte {
