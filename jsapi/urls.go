@@ -82,13 +82,23 @@ func (u *urlsClass) resolve(who, b, href string, h *respHandle) (*url.URL, error
 // Urljoin(base, href, response handle) is response.urljoin(href): the response's
 // encoding encodes the query.
 func (u *urlsClass) Urljoin(c goja.FunctionCall) (goja.Value, error) {
-	b, href := c.Argument(0).String(), c.Argument(1).String()
+	return u.urljoin(c.Argument(0).String(), c.Argument(1).String(), optHandle(c.Argument(2)))
+}
+
+// UrljoinAt(response handle, href) is Urljoin against the handle's base URL (the
+// response's baseUrl), in one native call: response.urljoin(href).
+func (u *urlsClass) UrljoinAt(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
+	return u.urljoin(h.baseURL(), c.Argument(1).String(), h)
+}
+
+// urljoin is Urljoin: href against the base b, a plain link on the fast path.
+func (u *urlsClass) urljoin(b, href string, h *respHandle) (goja.Value, error) {
 	if _, fb := u.base(b); fb != nil {
 		if abs, _, ok := fb.fastJoin(href); ok {
 			return u.st.rt.ToValue(abs), nil
 		}
 	}
-	abs, err := u.resolve("urljoin", b, href, optHandle(c.Argument(2)))
+	abs, err := u.resolve("urljoin", b, href, h)
 	if err != nil {
 		return nil, err
 	}
