@@ -18,6 +18,7 @@ import (
 // fastBase is a base URL prepared for fastJoin, once per base.
 type fastBase struct {
 	origin string // "http://host[:port]", as the slow path writes it; "": no fast path
+	scheme string // "http" or "https"
 	path   string // the base's path, when fit for merging ("/a/b.html"); "" otherwise
 	dir    string // path up to and with its last "/"
 }
@@ -27,7 +28,7 @@ func newFastBase(u *url.URL) fastBase {
 	if u.Scheme != "http" && u.Scheme != "https" || u.User != nil || u.Opaque != "" || !fastHost(u.Host) {
 		return fastBase{}
 	}
-	fb := fastBase{origin: u.Scheme + "://" + u.Host}
+	fb := fastBase{origin: u.Scheme + "://" + u.Host, scheme: u.Scheme}
 	if p := u.EscapedPath(); strings.HasPrefix(p, "/") && plainPath(p) {
 		fb.path = p
 		fb.dir = p[:strings.LastIndexByte(p, '/')+1]
@@ -74,48 +75,59 @@ var (
 
 // plainPath reports whether p is made of plainChars and "/" with no "." or ".." segment.
 func plainPath(p string) bool {
-	start := 0
-	for i := 0; i <= len(p); i++ {
-		if i == len(p) || p[i] == '/' {
-			if seg := p[start:i]; seg == "." || seg == ".." {
-				return false
-			}
-			start = i + 1
-			continue
-		}
-		if !plainChars[p[i]] {
-			return false
-		}
-	}
-	return true
+	end, ok := plainPathEnd(p)
+	return ok && end == len(p)
 }
 
-// plainTail reports whether t, what follows a path ("", "?query", "#fragment" or both), is
-// copied as it is by the slow path: a query of plainQuery bytes, a non-empty fragment of
-// plainChars and "/".
-func plainTail(t string) bool {
-	if t == "" {
+// plainPathEnd scans the path at the start of s up to its "?" or "#": it returns where
+// the path ends and whether it is made of plainChars and "/" with no "." or ".." segment.
+func plainPathEnd(s string) (int, bool) {
+	seg, i := 0, 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == '/' {
+			if dotSegment(s[seg:i]) {
+				return i, false
+			}
+			seg = i + 1
+			continue
+		}
+		if c == '?' || c == '#' {
+			break
+		}
+		if !plainChars[c] {
+			return i, false
+		}
+	}
+	return i, !dotSegment(s[seg:i])
+}
+
+func dotSegment(s string) bool { return s == "." || s == ".." }
+
+// plainRef reports whether s, a path followed by an optional "?query" and "#fragment", is
+// copied as it is by the slow path: a plainPath, a query of plainQuery bytes, a non-empty
+// fragment of plainChars and "/" (Go drops an empty fragment's "#").
+func plainRef(s string) bool {
+	i, ok := plainPathEnd(s)
+	if !ok {
+		return false
+	}
+	if i < len(s) && s[i] == '?' {
+		for i++; i < len(s) && s[i] != '#'; i++ {
+			if !plainQuery[s[i]] {
+				return false
+			}
+		}
+	}
+	if i == len(s) {
 		return true
 	}
-	q, frag, hasFrag := strings.Cut(t, "#")
-	if q != "" {
-		if q[0] != '?' {
-			return false
-		}
-		for i := 1; i < len(q); i++ {
-			if !plainQuery[q[i]] {
-				return false
-			}
-		}
+	if i++; i == len(s) { // s ends with "#"
+		return false
 	}
-	if hasFrag {
-		if frag == "" { // Go drops an empty fragment's "#"
+	for ; i < len(s); i++ {
+		if c := s[i]; !plainChars[c] && c != '/' {
 			return false
-		}
-		for i := 0; i < len(frag); i++ {
-			if c := frag[i]; !plainChars[c] && c != '/' {
-				return false
-			}
 		}
 	}
 	return true
@@ -129,44 +141,32 @@ func (b *fastBase) fastJoin(href string) (abs, scheme string, ok bool) {
 	if b.origin == "" || href == "" {
 		return "", "", false
 	}
-	end := strings.IndexAny(href, "?#")
-	if end < 0 {
-		end = len(href)
-	}
-	path, tail := href[:end], href[end:]
-	if !plainTail(tail) {
-		return "", "", false
-	}
 	switch c := href[0]; {
-	case c == '/':
-		if len(href) > 1 && href[1] == '/' { // scheme-relative: "//host/path"
+	case c == '/': // an absolute path; "//host/path" (scheme-relative) is not one
+		if len(href) > 1 && href[1] == '/' || !plainRef(href) {
 			return "", "", false
 		}
-		if !plainPath(path) {
-			return "", "", false
-		}
-		return b.origin + href, b.scheme(), true
+		return b.origin + href, b.scheme, true
 	case c == '?':
-		if b.path == "" {
+		if b.path == "" || !plainRef(href) {
 			return "", "", false
 		}
-		return b.origin + b.path + href, b.scheme(), true
-	case strings.HasPrefix(href, "http://") || strings.HasPrefix(href, "https://"):
-		i := strings.Index(href, "://") + 3
-		slash := strings.IndexByte(path[i:], '/')
-		if slash < 0 || !fastHost(path[i:i+slash]) || !plainPath(path[i+slash:]) {
+		return b.origin + b.path + href, b.scheme, true
+	case c == 'h' && (strings.HasPrefix(href, "http://") || strings.HasPrefix(href, "https://")):
+		i := len("http://")
+		if href[4] == 's' {
+			i++
+		}
+		slash := strings.IndexByte(href[i:], '/')
+		if slash < 0 || !fastHost(href[i:i+slash]) || !plainRef(href[i+slash:]) {
 			return "", "", false
 		}
 		return href, href[:i-3], true
-	default: // a relative path: its first segment must not look like a scheme
-		if b.dir == "" || !plainPath(path) || path == "" {
+	case plainChars[c]: // a relative path: with no ":", its first segment is no scheme
+		if b.dir == "" || !plainRef(href) {
 			return "", "", false
 		}
-		return b.origin + b.dir + href, b.scheme(), true
+		return b.origin + b.dir + href, b.scheme, true
 	}
-}
-
-// scheme returns the base's scheme.
-func (b *fastBase) scheme() string {
-	return b.origin[:strings.IndexByte(b.origin, ':')]
+	return "", "", false
 }
