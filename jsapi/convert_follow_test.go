@@ -4,13 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/jscrawl/jscrawl/engine"
-	"github.com/jscrawl/jscrawl/jsapi"
-	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -18,22 +13,7 @@ import (
 // (body at pageURL) and returns what it yielded, converted, in order.
 func parseOutputs(t *testing.T, code, pageURL, body string) []types.Output {
 	t.Helper()
-	src := filepath.Join(t.TempDir(), "spider.js")
-	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	prog, err := runtime.Bundle(src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp, err := jsapi.Load(prog, jsapi.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sp.Close() })
-	if err := sp.Bind(engine.New(sp, types.NewSettings())); err != nil {
-		t.Fatal(err)
-	}
+	sp := boundSpider(t, code)
 	var outs []types.Output
 	out := make(chan types.Output, 64)
 	resp := &types.Response{URL: pageURL, Status: 200, Body: []byte(body),
