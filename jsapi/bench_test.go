@@ -152,23 +152,27 @@ export const downloaderMiddlewares = [{
 
 // benchSpider bundles and loads a spider module for a benchmark and binds it to an engine
 // with default settings (the engine is not run).
-func benchSpider(b *testing.B, code string) *jsapi.Spider {
-	b.Helper()
-	src := filepath.Join(b.TempDir(), "spider.js")
+func benchSpider(b *testing.B, code string) *jsapi.Spider { return boundSpider(b, code) }
+
+// boundSpider bundles and loads the spider module code and binds it to an engine with
+// default settings (the engine is not run).
+func boundSpider(tb testing.TB, code string) *jsapi.Spider {
+	tb.Helper()
+	src := filepath.Join(tb.TempDir(), "spider.js")
 	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	prog, err := runtime.Bundle(src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	sp, err := jsapi.Load(prog, jsapi.Options{})
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	b.Cleanup(func() { _ = sp.Close() })
+	tb.Cleanup(func() { _ = sp.Close() })
 	if err := sp.Bind(engine.New(sp, types.NewSettings())); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	return sp
 }

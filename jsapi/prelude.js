@@ -9,7 +9,7 @@
     responseFlags, responseEncoding, responseScreenshot, text: responseText, css: responseCss, rootSelector, jmespath: responseJmespath,
     jsonLdTexts } = n.response;
   const { headerGet, headerSet, headerDelete, headerValues, headerEntries } = n.headers;
-  const { checkURL, urljoin, join: joinURL, follow: followURL } = n.urls;
+  const { checkURL, urljoin, urljoinAt, join: joinURL, follow: followURL } = n.urls;
   const { parseSelector, selectorHref, selectorProto, listProto, listFrom } = n.selectors;
   const { download: startDownload, statInc } = n.crawl;
   const { inspect, log } = n.logger;
@@ -346,7 +346,10 @@
     }
     // The URL relative links resolve against: the URL, or the page's <base href>.
     get baseUrl() { return this.#h === undefined ? this.url : responseBase(this.#h); }
-    urljoin(href) { return urljoin(this.baseUrl, String(href), this.#h); }
+    urljoin(href) {
+      const h = this.#h;
+      return h === undefined ? urljoin(this.url, String(href)) : urljoinAt(h, String(href));
+    }
     follow(target, opts) { return followRequest(this, target, opts, false, this.#h); }
     followAll(targets, opts) {
       const out = [];

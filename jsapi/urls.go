@@ -15,9 +15,23 @@ import (
 type urlsClass struct {
 	st *vmState
 	// The base of consecutive urljoin calls is nearly always the same response URL: keep
-	// its parse (the loop is single-threaded).
+	// its parse and its fastJoin form (the loop is single-threaded).
 	lastBase    string
 	lastBaseURL *url.URL
+	lastFast    fastBase
+}
+
+// base returns the parse of the base URL b and its fastJoin form, from the cache when b
+// is the last base; nil for a base that does not parse.
+func (u *urlsClass) base(b string) (*url.URL, *fastBase) {
+	if b != u.lastBase || u.lastBaseURL == nil {
+		base, err := url.Parse(b)
+		if err != nil {
+			return nil, nil
+		}
+		u.lastBase, u.lastBaseURL, u.lastFast = b, base, newFastBase(base)
+	}
+	return u.lastBaseURL, &u.lastFast
 }
 
 // CheckURL(url, who) returns url as a string once it is an absolute URL with a scheme
@@ -48,13 +62,9 @@ func (u *urlsClass) CheckURL(c goja.FunctionCall) (goja.Value, error) {
 // resolve joins href to base for who, percent-encoding the query in the encoding of the
 // response handle h (nil: UTF-8).
 func (u *urlsClass) resolve(who, b, href string, h *respHandle) (*url.URL, error) {
-	base := u.lastBaseURL
-	if b != u.lastBase || base == nil {
-		var err error
-		if base, err = url.Parse(b); err != nil {
-			return nil, typeError("%s: invalid base URL %s", who, b)
-		}
-		u.lastBase, u.lastBaseURL = b, base
+	base, _ := u.base(b)
+	if base == nil {
+		return nil, typeError("%s: invalid base URL %s", who, b)
 	}
 	ref, err := types.ParseURL(href)
 	if err != nil {
@@ -72,7 +82,23 @@ func (u *urlsClass) resolve(who, b, href string, h *respHandle) (*url.URL, error
 // Urljoin(base, href, response handle) is response.urljoin(href): the response's
 // encoding encodes the query.
 func (u *urlsClass) Urljoin(c goja.FunctionCall) (goja.Value, error) {
-	abs, err := u.resolve("urljoin", c.Argument(0).String(), c.Argument(1).String(), optHandle(c.Argument(2)))
+	return u.urljoin(c.Argument(0).String(), c.Argument(1).String(), optHandle(c.Argument(2)))
+}
+
+// UrljoinAt(response handle, href) is Urljoin against the handle's base URL (the
+// response's baseUrl), in one native call: response.urljoin(href).
+func (u *urlsClass) UrljoinAt(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
+	return u.urljoin(h.baseURL(), c.Argument(1).String(), h)
+}
+
+// urljoin is Urljoin: href against the base b, a plain link on the fast path.
+func (u *urlsClass) urljoin(b, href string, h *respHandle) (goja.Value, error) {
+	if _, fb := u.base(b); fb != nil {
+		if abs, _, ok := fb.fastJoin(href); ok {
+			return u.st.rt.ToValue(abs), nil
+		}
+	}
+	abs, err := u.resolve("urljoin", b, href, h)
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +133,12 @@ func (u *urlsClass) Follow(h *respHandle, c goja.FunctionCall) (goja.Value, erro
 // join is Join: the absolute URL, or "" for a skipped link.
 func (u *urlsClass) join(base, rawHref, page string, lenient bool, h *respHandle) (string, error) {
 	s := u.st.s
+	if _, fb := u.base(base); fb != nil {
+		// A plain link: what the checks below pass, resolved as resolve would.
+		if abs, scheme, ok := fb.fastJoin(rawHref); ok && s.schemeEnabled(scheme) {
+			return abs, nil
+		}
+	}
 	href := types.CleanURL(rawHref)
 	if href == "" || href[0] == '#' {
 		s.skipLink(page, href, "it points into the page itself", skippedScheme)
