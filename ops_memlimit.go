@@ -7,6 +7,7 @@ import (
 	goruntime "runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -67,13 +68,43 @@ func setMemoryLimit(settings *types.Settings, logger *slog.Logger) (restore func
 // when it asks for a collection sooner (a small heap), and the limit never goes above
 // ceiling (softMemoryLimit; 0: none).
 //
+// The live heap it starts from is the median of what the last liveWindow collections left
+// (see liveEstimate): a collection counts everything allocated while it marked as live, so
+// one whose mark phase ran long reports a live heap inflated by that cycle's garbage, and a
+// limit set from it alone lets the heap, and the process's peak RSS, jump by as much.
+//
 // It runs from a finalizer that re-arms itself: the runtime calls it once per collection,
 // on its finalizer goroutine, after the collection.
 type gcTuner struct {
 	ceiling, floor, pct int64
 	samples             []metrics.Sample
-	mu                  sync.Mutex // held while setting the limit, so none is set after stop returns
+	lives               liveEstimate // only the finalizer goroutine touches it
+	mu                  sync.Mutex   // held while setting the limit, so none is set after stop returns
 	stopped             atomic.Bool
+}
+
+// liveWindow is how many collections' live heaps the tuner takes the median of.
+const liveWindow = 5
+
+// liveEstimate is the median of the live heaps the last liveWindow collections reported
+// (Go's /gc/heap/live, which includes the bytes allocated during the mark phase: a mark
+// phase that runs long, say its worker thread descheduled, reports that cycle's garbage as
+// live). The median ignores such a cycle, as long as fewer than half of the window are,
+// and follows a live heap that really grows within three collections. Its mean over a
+// crawl is that of the raw figures, so the collector runs as often as before.
+type liveEstimate struct {
+	recent [liveWindow]int64
+	n      int // collections seen
+}
+
+// add records the live heap a collection reported and returns the estimate.
+func (e *liveEstimate) add(live int64) int64 {
+	e.recent[e.n%liveWindow] = live
+	e.n++
+	k := min(e.n, liveWindow)
+	sorted := e.recent // a copy
+	slices.Sort(sorted[:k])
+	return sorted[k/2]
 }
 
 // The runtime/metrics the tuner reads.
@@ -123,7 +154,7 @@ func (t *gcTuner) tune() {
 		}
 		return int64(t.samples[i].Value.Uint64())
 	}
-	live := v(0)
+	live := t.lives.add(v(0))
 	// Outside the heap: everything mapped and not released, minus the heap's spans.
 	other := v(1) - v(2) - v(3) - v(4) - v(5)
 	limit := nextLimit(live, other, t.floor, t.pct, t.ceiling)

@@ -151,3 +151,29 @@ func TestGCTunerBoundsGarbage(t *testing.T) {
 		t.Errorf("the tuner's limit is %d MiB, want %d–%d MiB (%d MiB live + 8 MiB + the runtime's own)", limit/mib, lo/mib, hi/mib, (base+24*mib)/mib)
 	}
 }
+
+// TestLiveEstimate: the tuner's live heap is the median of the last five collections'
+// figures, so one collection that reports its mark phase's garbage as live (a spike) does
+// not raise the limit, while a live heap that really grows is followed within three
+// collections.
+func TestLiveEstimate(t *testing.T) {
+	t.Parallel()
+	const mib = 1 << 20
+	for _, tc := range []struct {
+		name        string
+		lives, want []int64 // MiB
+	}{
+		{"start-up", []int64{8, 6, 7}, []int64{8, 8, 7}},
+		{"a spike is ignored", []int64{15, 16, 14, 15, 55, 15, 16}, []int64{15, 16, 15, 15, 15, 15, 15}},
+		{"two spikes in five are ignored", []int64{15, 15, 15, 15, 15, 60, 15, 60, 15}, []int64{15, 15, 15, 15, 15, 15, 15, 15, 15}},
+		{"real growth is followed", []int64{10, 10, 10, 10, 10, 40, 40, 40, 40}, []int64{10, 10, 10, 10, 10, 10, 10, 40, 40}},
+		{"a fall is followed", []int64{40, 40, 40, 40, 40, 10, 10, 10}, []int64{40, 40, 40, 40, 40, 40, 40, 10}},
+	} {
+		var e liveEstimate
+		for i, live := range tc.lives {
+			if got := e.add(live * mib); got != tc.want[i]*mib {
+				t.Errorf("%s: after collection %d (live %d MiB) the estimate is %d MiB, want %d", tc.name, i+1, live, got/mib, tc.want[i])
+			}
+		}
+	}
+}

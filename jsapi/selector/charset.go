@@ -21,14 +21,13 @@ import (
 // windows-1252 (as Scrapy's auto-detection falls back to cp1252). Invalid UTF-8 sequences
 // become U+FFFD and a leading byte order mark is dropped.
 func DecodeText(body []byte, contentType string) string {
-	enc, name := detect(body, contentType)
-	var s string
+	enc, name, valid := detect(body, contentType)
 	if name == "utf-8" {
-		s = string(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf")))
-		if !utf8.ValidString(s) {
-			s = strings.ToValidUTF8(s, "\uFFFD")
+		body = bytes.TrimPrefix(body, utf8BOM)
+		if valid || utf8.Valid(body) {
+			return string(body)
 		}
-		return s
+		return strings.ToValidUTF8(string(body), "\uFFFD")
 	}
 	b, err := enc.NewDecoder().Bytes(body)
 	if err != nil {
@@ -41,20 +40,34 @@ func DecodeText(body []byte, contentType string) string {
 // Encoding returns the WHATWG name of the encoding DecodeText uses for body ("utf-8",
 // "windows-1252", "shift_jis", ...), as Scrapy's response.encoding.
 func Encoding(body []byte, contentType string) string {
-	_, name := detect(body, contentType)
+	_, name, _ := detect(body, contentType)
 	return name
 }
 
-// detect is the encoding choice of DecodeText, the one place it is made.
-func detect(body []byte, contentType string) (encoding.Encoding, string) {
+// utf8BOM is UTF-8's byte order mark.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// plainUTF8 reports whether DecodeText(body, contentType) is body unchanged: UTF-8 with no
+// byte order mark and no invalid sequence.
+func plainUTF8(body []byte, contentType string) bool {
+	if bytes.HasPrefix(body, utf8BOM) {
+		return false
+	}
+	_, name, valid := detect(body, contentType)
+	return name == "utf-8" && (valid || utf8.Valid(body))
+}
+
+// detect is the encoding choice of DecodeText, the one place it is made. valid is true
+// when it had to check that body is valid UTF-8 to choose, so the caller need not again.
+func detect(body []byte, contentType string) (enc encoding.Encoding, name string, valid bool) {
 	enc, name, certain := charset.DetermineEncoding(body, contentType)
 	if !certain && name == "windows-1252" && !metaCharset(body) {
 		// DetermineEncoding's default guess, made from the first 1024 bytes only.
 		if utf8.Valid(body) {
-			return enc, "utf-8"
+			return enc, "utf-8", true
 		}
 	}
-	return enc, name
+	return enc, name, false
 }
 
 // metaCharset reports whether the first 1024 bytes of body declare an encoding in a <meta>
@@ -99,7 +112,7 @@ func metaCharset(body []byte) bool {
 }
 
 // containsFold reports whether b contains the lower-case ASCII word w in any case.
-func containsFold(b []byte, w string) bool {
+func containsFold[T string | []byte](b T, w string) bool {
 	for i := 0; i+len(w) <= len(b); i++ {
 		j := 0
 		for ; j < len(w); j++ {

@@ -1,7 +1,9 @@
 package selector
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -24,8 +26,13 @@ type Document struct {
 }
 
 // Parse decodes body with DecodeText and parses it as HTML5 (scripting disabled, so
-// <noscript> content is parsed as markup as lxml does).
+// <noscript> content is parsed as markup as lxml does). A body that DecodeText would return
+// unchanged (UTF-8, valid, no byte order mark: most pages) is parsed from body itself,
+// without the decoded copy.
 func Parse(body []byte, contentType string) (*Document, error) {
+	if plainUTF8(body, contentType) {
+		return parse(body)
+	}
 	return ParseText(DecodeText(body, contentType))
 }
 
@@ -36,12 +43,15 @@ func Parse(body []byte, contentType string) (*Document, error) {
 // parse. Such a page is parsed again with the elements past the limit flattened, as WebKit
 // does past its own limit (see flatten; Flattened says how many were): the rest of the page
 // keeps its structure. Normal pages pay nothing for this.
-func ParseText(text string) (*Document, error) {
+func ParseText(text string) (*Document, error) { return parse(text) }
+
+// parse is ParseText for text held as a string or as bytes (UTF-8 either way).
+func parse[T string | []byte](text T) (*Document, error) {
 	n, err := parseHTML(text)
 	flattened := 0
 	for limit := FlatDepth; err != nil && tooDeep(err) && limit >= 32; limit /= 2 {
 		var flat string
-		flat, flattened = flatten(text, limit)
+		flat, flattened = flatten(string(text), limit)
 		n, err = parseHTML(flat)
 	}
 	if err != nil {
@@ -62,7 +72,7 @@ func ParseText(text string) (*Document, error) {
 // as libxml2 (lxml, parsel) adds none: Selector(text="<p>x</p>").get() is
 // "<html><body><p>x</p></body></html>". A head with content or attributes, or one written
 // in the source, stays.
-func dropImpliedHead(root *html.Node, text string) {
+func dropImpliedHead[T string | []byte](root *html.Node, text T) {
 	if root == nil || root.Type != html.ElementNode || root.Data != "html" {
 		return
 	}
@@ -70,7 +80,7 @@ func dropImpliedHead(root *html.Node, text string) {
 		if c.Type != html.ElementNode {
 			continue
 		}
-		if c.Data == "head" && c.FirstChild == nil && len(c.Attr) == 0 && !containsFold([]byte(text), "<head") {
+		if c.Data == "head" && c.FirstChild == nil && len(c.Attr) == 0 && !containsFold(text, "<head") {
 			root.RemoveChild(c)
 		}
 		return
@@ -82,8 +92,15 @@ func dropImpliedHead(root *html.Node, text string) {
 // instead of children); 0 for a normal page.
 func (d *Document) Flattened() int { return d.flattened }
 
-func parseHTML(text string) (*html.Node, error) {
-	return html.ParseWithOptions(strings.NewReader(text), html.ParseOptionEnableScripting(false))
+func parseHTML[T string | []byte](text T) (*html.Node, error) {
+	var r io.Reader
+	switch t := any(text).(type) {
+	case string:
+		r = strings.NewReader(t)
+	case []byte:
+		r = bytes.NewReader(t)
+	}
+	return html.ParseWithOptions(r, html.ParseOptionEnableScripting(false))
 }
 
 // FlatDepth is the depth past which a page too deep for x/net/html (512 open elements) is
