@@ -29,9 +29,11 @@
     return r;
   };
   class AsyncGen {
+    // Plain assignments, not Object.defineProperty (20 fewer allocations per callback):
+    // symbol-keyed, they stay out of Object.keys, for-in and JSON.
     constructor(inner, orig) {
-      Object.defineProperty(this, INNER, { value: inner });
-      Object.defineProperty(this, ORIG, { value: orig });
+      this[INNER] = inner;
+      this[ORIG] = orig;
     }
     next(v) { return realIter(this).next(v); }
     throw(e) { return realIter(this).throw(e); }
@@ -59,11 +61,23 @@
   // so that after a JS_CALLBACK_TIMEOUT interrupt (which skips finally blocks and so leaves
   // it set) the host reads which callback ran away without running JS.
   const cur = { scope: null };
+  // hostValue(id, v) hands a produced value to the host and returns what it returned (a
+  // promise: "pause until it settles"); hostDone(id, e) ends run id (e undefined: success).
+  // Both are made once per VM: a closure per callback costs goja about nine allocations.
+  const hostValue = hooks.value;
+  const hostDone = hooks.done;
+  // A run is one callback the host drives: its scope (cancels, finals and tag, what
+  // __jscrawlScope() returns while its code runs) and the driver's state, with the
+  // driver's steps as methods of runProto rather than closures (the fixed cost of a
+  // callback used to be six of them).
   // tag identifies the callback to the host (which callback started a download).
   // cancels and finals are made on the first registration (most callbacks start no
   // download and receive no browser page). finals run when the scope ends, whether it
   // failed or not (a browser page a callback received is closed then).
-  const newScope = (tag) => ({ cancels: null, finals: null, tag: tag || 0 });
+  const newRun = (id, tag) => ({
+    __proto__: runProto, cancels: null, finals: null, tag: tag || 0,
+    id: id, finished: false, gen: null, resumeFn: null, failFn: null,
+  });
   const inScope = (scope, f) => {
     const prev = cur.scope;
     cur.scope = scope;
@@ -109,92 +123,121 @@
   }
   Object.defineProperty(g, "__jscrawlAsync", { value: asyncFn });
 
-  // call runs fn.apply(self, args) in a new scope and drives its result in the same scope.
-  // wrap, when given, transforms the result before it is driven (spider middlewares); tag,
-  // when given, is the scope's tag.
-  function call(fn, self, args, onValue, onDone, wrap, tag) {
-    const scope = newScope(tag);
+  // call runs fn with self and n arguments (a0 and a1, or the array a0 when n > 2) in a new
+  // scope, run id, and drives its result in the same scope. wrap, when given, transforms the
+  // result before it is driven (spider middlewares); tag, when given, is the scope's tag.
+  // The arguments come one by one rather than in an array the host makes (fewer
+  // allocations); cur.scope is restored without a finally block, as inScope's is on a
+  // throw, and neither runs after an interrupt (the host reads cur.scope then).
+  function call(id, tag, wrap, fn, self, n, a0, a1) {
+    const run = newRun(id, tag);
+    const prev = cur.scope;
     let result;
+    cur.scope = run;
     try {
-      result = inScope(scope, () => {
-        if (typeof wrap !== "function") return fn.apply(self, args);
+      if (typeof wrap !== "function") {
+        result = n === 0 ? fn.call(self) : n === 1 ? fn.call(self, a0) : n === 2 ? fn.call(self, a0, a1) : fn.apply(self, a0);
+      } else {
         let r;
         try {
-          r = fn.apply(self, args);
+          r = n === 0 ? fn.call(self) : n === 1 ? fn.call(self, a0) : n === 2 ? fn.call(self, a0, a1) : fn.apply(self, a0);
         } catch (e) {
           // The wrapper sees the error as a failing result (processSpiderException).
           r = { then(_, reject) { reject(e); } };
         }
-        return wrap(r);
-      });
+        result = wrap(r);
+      }
     } catch (e) {
-      endScope(scope, e);
-      return onDone(e);
+      cur.scope = prev;
+      run.finished = true;
+      endScope(run, e);
+      return hostDone(id, e);
     }
-    drive(result, onValue, onDone, scope);
+    cur.scope = prev;
+    run.drive(result);
   }
 
-  function drive(result, onValue, onDone, scope) {
-    scope = scope || newScope();
-    let finished = false;
-    const done = (e) => {
-      if (finished) return;
-      finished = true;
-      endScope(scope, e);
-      onDone(e);
-    };
-    // emit returns what onValue returned for the last value: a promise means "pause: pull
-    // the next value only when it settles" (backpressure on start()).
-    const emit = (v) => {
-      if (!Array.isArray(v)) return onValue(v);
+  // drive consumes whatever a callback returned (run id, a new untagged scope): see
+  // runProto.drive.
+  function drive(id, result) {
+    newRun(id, 0).drive(result);
+  }
+
+  // The driver. drive consumes whatever a callback returned: a lowered async generator, a
+  // sync generator or iterator, an async iterable, a promise, an array or a single value.
+  // Each produced value goes to the host (arrays are flattened one level); end tells the
+  // host exactly once, with undefined on success.
+  // Scopes: the work a callback starts while its code runs (its synchronous start and every
+  // step of a generator, which is all of a lowered async *callback) is registered in the
+  // callback's scope, so a failing callback can cancel what it still awaits (structured
+  // concurrency, like asyncio's TaskGroup). cur.scope is the scope of the callback code
+  // running now, set only while it runs (null: none). It lives in an object the host keeps,
+  // so that after a JS_CALLBACK_TIMEOUT interrupt (which skips finally blocks and so leaves
+  // it set) the host reads which callback ran away without running JS.
+  const runProto = {
+    end(e) {
+      if (this.finished) return;
+      this.finished = true;
+      endScope(this, e);
+      hostDone(this.id, e);
+    },
+    // emit returns what the host returned for the last value: a promise means "pause:
+    // pull the next value only when it settles" (backpressure on start()).
+    emit(v) {
+      if (!Array.isArray(v)) return hostValue(this.id, v);
       let pause;
-      for (let i = 0; i < v.length; i++) pause = onValue(v[i]) || pause;
+      for (let i = 0; i < v.length; i++) pause = hostValue(this.id, v[i]) || pause;
       return pause;
-    };
-    try {
-      if (result === undefined || result === null) return done();
-      if (typeof result === "object" && result[INNER]) return fast(result[INNER], emit, onValue, done, scope);
-      if (isThenable(result)) {
-        return result.then((v) => drive(v, onValue, onDone, scope), done);
-      }
-      if (typeof result === "object" && !Array.isArray(result) && typeof result.next === "function") {
-        if (typeof result[Symbol.asyncIterator] === "function" && typeof result[Symbol.iterator] !== "function") {
-          return asyncIter(result[Symbol.asyncIterator](), emit, done, scope);
+    },
+    drive(result) {
+      try {
+        if (result === undefined || result === null) return this.end();
+        if (typeof result === "object" && result[INNER]) {
+          this.gen = result[INNER];
+          return this.step("next", undefined);
         }
-        return syncIter(result, emit, done, scope);
+        if (isThenable(result)) {
+          return result.then((v) => this.drive(v), (e) => this.end(e));
+        }
+        if (typeof result === "object" && !Array.isArray(result) && typeof result.next === "function") {
+          if (typeof result[Symbol.asyncIterator] === "function" && typeof result[Symbol.iterator] !== "function") {
+            return asyncIter(result[Symbol.asyncIterator](), this);
+          }
+          return syncIter(result, this);
+        }
+        if (typeof result === "object" && typeof result[Symbol.asyncIterator] === "function") {
+          return asyncIter(result[Symbol.asyncIterator](), this);
+        }
+        const pause = this.emit(result);
+        if (pause) pause.then(() => this.end(), (e) => this.end(e)); else this.end();
+      } catch (e) {
+        this.end(e);
       }
-      if (typeof result === "object" && typeof result[Symbol.asyncIterator] === "function") {
-        return asyncIter(result[Symbol.asyncIterator](), emit, done, scope);
-      }
-      const pause = emit(result);
-      if (pause) pause.then(() => done(), done); else done();
-    } catch (e) {
-      done(e);
-    }
-  }
-
-  function fast(gen, emit, onValue, done, scope) {
-    let prevScope = null;
-    const resume = () => step("next", undefined);
-    const fail = (e) => step("throw", e);
-    const step = (k, v) => {
+    },
+    // resume and fail go on with the generator once a pause or an await settles; made on
+    // first use (most callbacks never pause).
+    resume() { return this.resumeFn || (this.resumeFn = () => this.step("next", undefined)); },
+    fail() { return this.failFn || (this.failFn = (e) => this.step("throw", e)); },
+    // step drives the inner sync generator of a lowered async generator (fast path).
+    step(k, v) {
+      const gen = this.gen;
       for (;;) {
         let r;
+        const prev = cur.scope;
         try {
-          prevScope = cur.scope;
-          cur.scope = scope;
+          cur.scope = this;
           r = gen[k](v);
         } catch (e) {
-          cur.scope = prevScope;
-          return done(e);
+          cur.scope = prev;
+          return this.end(e);
         }
-        cur.scope = prevScope;
-        if (r.done) return done();
+        cur.scope = prev;
+        if (r.done) return this.end();
         const x = r.value;
         if (x !== null && typeof x === "object" && x[IS_AWAIT] === true) {
           const star = x[1];
           Promise.resolve(x[0]).then(
-            (y) => step("next", star ? { done: y.done, value: y.value } : y), fail);
+            (y) => this.step("next", star ? { done: y.done, value: y.value } : y), this.fail());
           return;
         }
         let pause;
@@ -203,35 +246,36 @@
           if (typeof x.then === "function") {
             x.then((y) => {
               let p;
-              try { p = emit(y); } catch (e) { return fail(e); }
-              if (p) p.then(resume, fail); else resume();
-            }, fail);
+              try { p = this.emit(y); } catch (e) { return this.step("throw", e); }
+              if (p) p.then(this.resume(), this.fail()); else this.step("next", undefined);
+            }, this.fail());
             return;
           }
           try {
-            pause = Array.isArray(x) ? emit(x) : onValue(x);
+            pause = Array.isArray(x) ? this.emit(x) : hostValue(this.id, x);
           } catch (e) {
             k = "throw"; v = e;
             continue;
           }
         } else {
-          try { pause = emit(x); } catch (e) { k = "throw"; v = e; continue; }
+          try { pause = this.emit(x); } catch (e) { k = "throw"; v = e; continue; }
         }
-        if (pause) { pause.then(resume, fail); return; }
+        if (pause) { pause.then(this.resume(), this.fail()); return; }
         k = "next"; v = undefined;
       }
-    };
-    step("next", undefined);
-  }
+    },
+  };
 
-  function syncIter(it, emit, done, scope) {
+  function syncIter(it, run) {
+    const emit = (v) => run.emit(v);
+    const done = (e) => run.end(e);
     const resume = () => step("next", undefined);
     const fail = (e) => step("throw", e);
     const step = (k, v) => {
       for (;;) {
         let r;
         try {
-          r = inScope(scope, () => (k === "throw" ? (it.throw ? it.throw(v) : (() => { throw v; })()) : it.next(v)));
+          r = inScope(run, () => (k === "throw" ? (it.throw ? it.throw(v) : (() => { throw v; })()) : it.next(v)));
         } catch (e) {
           return done(e);
         }
@@ -257,14 +301,15 @@
   // asyncIter pulls an async iterator; each next() runs in the callback's scope, so code an
   // iterator runs when pulled (a base spider calling the user's callback, a hand-written
   // iterable) starts its downloads in that scope.
-  function asyncIter(it, emit, done, scope) {
+  function asyncIter(it, run) {
+    const done = (e) => run.end(e);
     const next = () => {
       let p;
-      try { p = scope ? inScope(scope, () => it.next()) : it.next(); } catch (e) { return done(e); }
+      try { p = inScope(run, () => it.next()); } catch (e) { return done(e); }
       Promise.resolve(p).then((r) => {
         if (r.done) return done();
         let pause;
-        try { pause = emit(r.value); } catch (e) { return done(e); }
+        try { pause = run.emit(r.value); } catch (e) { return done(e); }
         if (pause) pause.then(next, done); else next();
       }, done);
     };

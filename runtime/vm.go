@@ -71,6 +71,8 @@ type VM struct {
 	inspect  goja.Callable
 	cur      *goja.Object // the prelude's cur: cur.scope is the running callback's scope
 	rejected map[*goja.Promise]struct{}
+	runs     map[int64]run // the runs Drive and Call started that have not ended, by id
+	lastRun  int64
 
 	reserved  sync.WaitGroup // reservations not yet enqueued
 	busySince atomic.Int64   // unix nanos when the running job started, 0 when idle
@@ -98,6 +100,7 @@ func NewVM(opts Options) (*VM, error) {
 		loop:      eventloop.NewEventLoop(eventloop.EnableConsole(false), eventloop.WithRegistry(reg)),
 		opts:      opts,
 		rejected:  map[*goja.Promise]struct{}{},
+		runs:      map[int64]run{},
 		done:      make(chan struct{}),
 		stopWatch: make(chan struct{}),
 	}
@@ -113,6 +116,12 @@ func NewVM(opts Options) (*VM, error) {
 		url.Enable(rt)
 		hooks := rt.NewObject()
 		if err := hooks.Set("log", vm.consoleLog); err != nil {
+			return err
+		}
+		if err := hooks.Set("value", vm.hostValue); err != nil {
+			return err
+		}
+		if err := hooks.Set("done", vm.hostDone); err != nil {
 			return err
 		}
 		f, err := rt.RunProgram(preludeProg)
@@ -296,7 +305,9 @@ func (vm *VM) Runtime() *goja.Runtime { return vm.rt }
 // onValue returns nil to go on, or a promise: the next value is pulled only once it settles
 // (backpressure; a rejection is thrown into the generator).
 func (vm *VM) Drive(result goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error)) {
-	vm.driveWith(vm.drive, []goja.Value{result}, onValue, onDone)
+	id := vm.startRun(onValue, onDone)
+	_, err := vm.drive(goja.Undefined(), vm.rt.ToValue(id), result)
+	vm.endRunOnError(id, err)
 }
 
 // Call must run on the loop: it calls fn with this and args and drives the result as Drive
@@ -315,7 +326,21 @@ func (vm *VM) CallTagged(tag uint64, fn, this goja.Value, args []goja.Value, wra
 	if wrap == nil {
 		wrap = goja.Undefined()
 	}
-	vm.driveWith(vm.call, []goja.Value{fn, this, vm.rt.NewArray(toAny(args)...)}, onValue, onDone, wrap, vm.rt.ToValue(tag))
+	id := vm.startRun(onValue, onDone)
+	// The prelude's call(id, tag, wrap, fn, self, n, a0, a1): up to two arguments one by
+	// one, more in an array.
+	var a0, a1 goja.Value = goja.Undefined(), goja.Undefined()
+	switch len(args) {
+	case 0:
+	case 1:
+		a0 = args[0]
+	case 2:
+		a0, a1 = args[0], args[1]
+	default:
+		a0 = vm.rt.NewArray(toAny(args)...)
+	}
+	_, err := vm.call(goja.Undefined(), vm.rt.ToValue(id), vm.rt.ToValue(tag), wrap, fn, this, vm.rt.ToValue(len(args)), a0, a1)
+	vm.endRunOnError(id, err)
 }
 
 func toAny(vs []goja.Value) []any {
@@ -326,25 +351,63 @@ func toAny(vs []goja.Value) []any {
 	return out
 }
 
-func (vm *VM) driveWith(f goja.Callable, args []goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error), extra ...goja.Value) {
-	rt := vm.rt
-	cbValue := rt.ToValue(func(c goja.FunctionCall) goja.Value {
-		if p := onValue(c.Argument(0)); p != nil {
+// run is the host side of a callback Drive or Call drives: where its produced values and
+// its end go. The prelude names it by an id (hostValue, hostDone) instead of a pair of
+// native functions made per callback, which cost goja about 18 allocations.
+//
+// A run whose JS never ends (a callback awaiting a promise that never settles) stays in
+// vm.runs until the VM is closed; its caller has stopped waiting by then (its context
+// ended), as the engine does only when the crawl stops.
+type run struct {
+	onValue func(goja.Value) goja.Value
+	onDone  func(err error)
+}
+
+// startRun registers a run and returns its id. On the loop.
+func (vm *VM) startRun(onValue func(goja.Value) goja.Value, onDone func(err error)) int64 {
+	vm.lastRun++
+	vm.runs[vm.lastRun] = run{onValue: onValue, onDone: onDone}
+	return vm.lastRun
+}
+
+// endRunOnError ends run id with err when the prelude's call or drive threw (an
+// interrupt) and the run has not ended yet. On the loop.
+func (vm *VM) endRunOnError(id int64, err error) {
+	if err == nil {
+		return
+	}
+	if r, ok := vm.runs[id]; ok {
+		delete(vm.runs, id)
+		r.onDone(ToScriptError(err))
+	}
+}
+
+// hostValue is the prelude's hostValue(id, v): v goes to run id's onValue, whose promise
+// (pause) it returns.
+func (vm *VM) hostValue(c goja.FunctionCall) goja.Value {
+	if r, ok := vm.runs[c.Argument(0).ToInteger()]; ok {
+		if p := r.onValue(c.Argument(1)); p != nil {
 			return p
 		}
-		return goja.Undefined()
-	})
-	cbDone := rt.ToValue(func(c goja.FunctionCall) goja.Value {
-		if e := c.Argument(0); !goja.IsUndefined(e) {
-			onDone(FromValue(e, nil))
-		} else {
-			onDone(nil)
-		}
-		return goja.Undefined()
-	})
-	if _, err := f(goja.Undefined(), append(append(args, cbValue, cbDone), extra...)...); err != nil {
-		onDone(ToScriptError(err))
 	}
+	return goja.Undefined()
+}
+
+// hostDone is the prelude's hostDone(id, e): run id ended, with the error e (undefined:
+// success).
+func (vm *VM) hostDone(c goja.FunctionCall) goja.Value {
+	id := c.Argument(0).ToInteger()
+	r, ok := vm.runs[id]
+	if !ok {
+		return goja.Undefined()
+	}
+	delete(vm.runs, id)
+	if e := c.Argument(1); !goja.IsUndefined(e) {
+		r.onDone(FromValue(e, nil))
+	} else {
+		r.onDone(nil)
+	}
+	return goja.Undefined()
 }
 
 // Inspect renders v as console.log would. On the loop only.
