@@ -23,7 +23,7 @@ type fastBase struct {
 	dir    string // path up to and with its last "/"
 }
 
-// newFastBase prepares the parsed base u (raw is its text) for fastJoin.
+// newFastBase prepares the parsed base u for fastJoin.
 func newFastBase(u *url.URL) fastBase {
 	if u.Scheme != "http" && u.Scheme != "https" || u.User != nil || u.Opaque != "" || !fastHost(u.Host) {
 		return fastBase{}
