@@ -218,6 +218,7 @@ func TestLateReferer(t *testing.T) {
 		{name: "referer nearest the engine", kv: map[string]any{types.SpiderMiddlewares: map[string]any{"RefererMiddleware": 10}}, late: true, same: true},
 		{name: "referer disabled", kv: map[string]any{types.SpiderMiddlewares: map[string]any{"RefererMiddleware": nil}}},
 		{name: "REFERER_ENABLED false", kv: map[string]any{types.RefererEnabled: false}, late: true},
+		{name: "spilled to disk", kv: map[string]any{types.SchedulerMemoryMax: 5}, late: true},
 		{name: "other scheduler", opts: []Option{WithScheduler(&headerScheduler{MemoryScheduler: NewMemoryScheduler(types.NewSettings(), nil, nil, nil)})}, same: true},
 		{name: "dupefilter reading headers", opts: []Option{WithScheduler(NewMemoryScheduler(types.NewSettings(), &headerDupeFilter{seen: map[string]bool{}}, nil, nil))}},
 	} {
@@ -242,6 +243,11 @@ func TestLateReferer(t *testing.T) {
 				t.Fatalf("late referer = %v, want %v", got, tc.late)
 			}
 			got := routeAll(e, false)
+			if _, spill := tc.kv[types.SchedulerMemoryMax]; spill {
+				if n, _ := got.stats["scheduler/enqueued/disk"].(int64); n == 0 || !slices.Contains(got.scheduled, "http://127.0.0.1:18081/origin http://127.0.0.1:18081/") {
+					t.Errorf("spilled: scheduler/enqueued/disk %v, scheduled %q", n, got.scheduled)
+				}
+			}
 			if tc.same {
 				if !slices.Equal(got.scheduled, ref.scheduled) {
 					t.Errorf("scheduled\n%q\nwant\n%q", got.scheduled, ref.scheduled)

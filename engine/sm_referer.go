@@ -27,7 +27,8 @@ var referrerPolicies = map[string]bool{
 // strict-origin-when-cross-origin, unsafe-url, and scrapy-default (the default:
 // no-referrer-when-downgrade, and none from pages that are not http or https). The referrer
 // never carries user info or a fragment. REFERER_ENABLED false turns it off. Called on the
-// engine goroutine only.
+// engine goroutine only; where nothing could tell the difference the engine calls it after
+// the duplicate filter, on the requests that are scheduled (see Engine.route).
 type RefererMiddleware struct {
 	enabled bool
 	policy  string

@@ -23,6 +23,14 @@ var fastPathURLs = []string{
 	"http://example.com//a", "http://example.com/a\\b", "ftp://example.com/a", "file:///tmp/a", "data:,x",
 	"mailto:a@b.c", "", "/relative", "http://exa_mple.com/a", "http://example.com:65536/a",
 	"http://example.com:0080/a", "http://1.2.3.4/a'b", "https://example.invalid/elsewhere",
+	"http://example.com/a?a=1&b=2", "http://example.com/a?b=1&a=2", "http://example.com/a?a=2&a=1",
+	"http://example.com/a?a=1&a=1", "http://example.com/a?a", "http://example.com/a?a=1&",
+	"http://example.com/a?&a=1", "http://example.com/a?a=1&&b=2", "http://example.com/a?=",
+	"http://example.com/a?=v", "http://example.com/a?a=b=c", "http://example.com/a?a=1+2",
+	"http://example.com/a?a=%20", "http://example.com?a=1", "http://example.com?a=1#f",
+	"http://example.com/a?a=1#%zz", "http://example.com/a?A=1&a=0", "http://example.com/a?a=1&b=",
+	"http://example.com/a?a.b=~_-", "http://example.com/a?a=1;b=2", "http://example.com/a?a=1?b=2",
+	"http://example.com/a?ab=1&a=2", "http://example.com/a?a=1&ab=0", "https://example.com:8443/?q=x#y",
 }
 
 // fingerprintBefore is FingerprintSum as it was before the fast path: a stream of the
@@ -96,6 +104,12 @@ func TestFingerprintFastPath(t *testing.T) {
 	if fast < 10 {
 		t.Errorf("the fast path took %d URLs of the table, want at least 10", fast)
 	}
+	for _, raw := range []string{"http://127.0.0.1:18081/page/3#p1", "https://example.com", "http://example.com/a?a=1&b=2",
+		"http://example.com?a=1#f", "http://example.com/a?a=1&a=1", "https://example.com:8443/?q=x#y"} {
+		if _, ok := appendCanonicalFast(nil, raw); !ok {
+			t.Errorf("%q: not on the fast path", raw)
+		}
+	}
 	r := &Request{URL: "http://127.0.0.1:18081/page/3#p1"}
 	if n := testing.AllocsPerRun(100, func() { r.FingerprintSum(); r.Hostname() }); n != 0 {
 		t.Errorf("FingerprintSum and Hostname of a common URL allocate %v times", n)
@@ -107,4 +121,23 @@ func FuzzFingerprintFastPath(f *testing.F) {
 		f.Add(raw)
 	}
 	f.Fuzz(checkFastPath)
+}
+
+// BenchmarkFingerprintSum fingerprints URLs on and off the fast path.
+func BenchmarkFingerprintSum(b *testing.B) {
+	for _, c := range []struct{ name, raw string }{
+		{"plain", "http://127.0.0.1:18081/page/3#p1"},
+		{"sorted-query", "https://shop.example.com/list?page=2&sort=price"},
+		{"unsorted-query", "https://shop.example.com/list?sort=price&page=2"},
+	} {
+		raw := c.raw
+		b.Run(c.name, func(b *testing.B) {
+			r := &Request{URL: raw}
+			b.ReportAllocs()
+			for b.Loop() {
+				r.DropCaches()
+				r.FingerprintSum()
+			}
+		})
+	}
 }

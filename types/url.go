@@ -401,9 +401,10 @@ func appendCanonical(b []byte, u *url.URL, keepFragment bool) []byte {
 
 // appendCanonicalFast appends the canonical form of raw (Canonical of url.Parse(raw),
 // without the fragment) to b without parsing it, for the URLs most requests have: an
-// http(s) URL with a lower-case host name or IP address, a port other than the default,
-// no user info, no query, and a path of unreserved characters, sub-delimiters, ":" and
-// "@", and "/" only (nothing to escape or unescape). Its canonical form is raw without
+// http(s) URL with a lower-case host name or IPv4 address, a port other than the default,
+// no user info, a path of unreserved characters, sub-delimiters, ":", "@" and "/" only
+// (nothing to escape or unescape), and no query or one of name=value arguments of
+// unreserved characters already in canonical order. Its canonical form is raw without
 // the fragment, with "/" for an empty path. ok is false, and b unchanged, for any other
 // URL.
 func appendCanonicalFast(b []byte, raw string) (_ []byte, ok bool) {
@@ -411,28 +412,61 @@ func appendCanonicalFast(b []byte, raw string) (_ []byte, ok bool) {
 	if !ok {
 		return b, false
 	}
-	// The path, up to the fragment.
+	// The path, up to the query or the fragment.
 	j := 0
-	for ; j < len(tail) && tail[j] != '#'; j++ {
+	for ; j < len(tail) && tail[j] != '#' && tail[j] != '?'; j++ {
 		if !fastPathChars[tail[j]] {
 			return b, false
 		}
 	}
-	if j > 0 && tail[0] != '/' {
-		return b, false
+	end := j // the end of the path and query
+	if j < len(tail) && tail[j] == '?' {
+		q := tail[j+1:]
+		if k := strings.IndexByte(q, '#'); k >= 0 {
+			q = q[:k]
+		}
+		if !canonicalQueryAsIs(q) {
+			return b, false
+		}
+		end = j + 1 + len(q)
 	}
 	// url.Parse refuses a fragment with a bad escape or a control character; leave the
 	// fragment's checks to it.
-	for k := j; k < len(tail); k++ {
+	for k := end; k < len(tail); k++ {
 		if c := tail[k]; c <= ' ' || c == 0x7f || c == '%' {
 			return b, false
 		}
 	}
 	b = append(b, head...)
 	if j == 0 {
-		return append(b, '/'), true
+		b = append(b, '/')
 	}
-	return append(b, tail[:j]...), true
+	return append(b, tail[:end]...), true
+}
+
+// canonicalQueryAsIs reports whether the query q is in canonical form as it stands: not
+// empty, and name=value arguments (one "=" each, no empty argument) of unreserved
+// characters, sorted by name, then value.
+func canonicalQueryAsIs(q string) bool {
+	if q == "" || q[len(q)-1] == '&' {
+		return false
+	}
+	var prevK, prevV string
+	for i := 0; q != ""; i++ {
+		var part string
+		part, q, _ = strings.Cut(q, "&")
+		k, v, ok := strings.Cut(part, "=")
+		if !ok || k == "" && v == "" || needsQuote(k, &unreserved) || needsQuote(v, &unreserved) {
+			return false
+		}
+		if i > 0 {
+			if c := strings.Compare(prevK, k); c > 0 || c == 0 && prevV > v {
+				return false
+			}
+		}
+		prevK, prevV = k, v
+	}
+	return true
 }
 
 // splitFastAuthority splits an http(s) URL whose authority is a lower-case host name or
