@@ -138,16 +138,17 @@ type Engine struct {
 	downloads, parsing, itemsActive    int
 	starting                           bool
 	itemQ                              []pendingItem
-	items                              itemWorkers
-	closing                            bool
-	reason                             string
-	cancelStart                        context.CancelFunc
-	itemLimit, pageLimit, errorLimit   int64
-	spiderErrors                       int64
-	itemSeq                            uint64 // sequence number of the next item started
-	shut                               shutdown
-	startDone                          bool
-	tracks                             map[*types.Request]*reqTrack // scheduled requests in flight
+	// Goroutines kept for the jobs of downloads, of callbacks and errbacks, and of items.
+	downloadWorkers, parseWorkers, itemWorkers workers
+	closing                                    bool
+	reason                                     string
+	cancelStart                                context.CancelFunc
+	itemLimit, pageLimit, errorLimit           int64
+	spiderErrors                               int64
+	itemSeq                                    uint64 // sequence number of the next item started
+	shut                                       shutdown
+	startDone                                  bool
+	tracks                                     map[*types.Request]*reqTrack // scheduled requests in flight
 
 	committer   Committer
 	commitEvery time.Duration
@@ -398,7 +399,9 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.export.stored = e.stats.Int("item_scraped_count")
 	e.exportMu.Unlock()
 	e.crawl(ctx)
-	e.items.stop()
+	e.downloadWorkers.stop()
+	e.parseWorkers.stop()
+	e.itemWorkers.stop()
 	e.wg.Wait()
 	stopMem()
 	e.http.CloseBrowser()
@@ -700,7 +703,7 @@ func (e *Engine) admit(ctx context.Context) {
 		}
 		e.tracks[req] = &reqTrack{req: req}
 		e.downloads++
-		e.wg.Go(func() {
+		e.downloadWorkers.run(&e.wg, e.maxDownloads, func() {
 			resp, err := e.downloader.Fetch(ctx, req)
 			if err == nil {
 				e.received(ctx, resp)
@@ -764,7 +767,7 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 	if tr != nil {
 		tr.calls++
 	}
-	e.wg.Go(func() {
+	e.parseWorkers.run(&e.wg, e.maxParsing, func() {
 		var errs int64
 		if perr := e.spider.Parse(ctx, resp, e.emitFor(resp, tr, true)); perr != nil && ctx.Err() == nil {
 			errs++
@@ -794,7 +797,7 @@ func (e *Engine) errback(ctx context.Context, tr *reqTrack, req *types.Request, 
 	if tr != nil {
 		tr.calls++
 	}
-	e.wg.Go(func() {
+	e.parseWorkers.run(&e.wg, e.maxParsing, func() {
 		errs := e.callErrback(ctx, tr, req, resp, err)
 		ClosePage(resp)
 		e.post(event{kind: evParsed, errs: errs, tr: tr})

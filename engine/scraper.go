@@ -10,8 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -60,58 +58,7 @@ func (e *Engine) startItems(ctx context.Context) {
 		e.itemSeq++
 		// deliver posts evItemDone when the item leaves the reorder buffer, so items parked
 		// there behind a slow one count against CONCURRENT_ITEMS too.
-		e.items.run(&e.wg, e.maxItems, func() { e.processItem(ctx, seq, it) })
-	}
-}
-
-// itemWorkers runs the item jobs on goroutines that live until the crawl ends, at most
-// CONCURRENT_ITEMS of them, started as the jobs need them. Handing a job to a waiting
-// worker costs less than a goroutine per item, whose stack grows anew for each item.
-type itemWorkers struct {
-	jobs    chan func()  // buffered: CONCURRENT_ITEMS jobs
-	idle    atomic.Int64 // workers waiting for a job that no job has claimed yet
-	started int          // the engine goroutine's count of workers started
-}
-
-// run starts job on a worker: a waiting one if there is one, else a new one while fewer
-// than limit run; past that, the job waits in the channel for the first worker free
-// (the engine starts no more than limit jobs at once, so the send never blocks). Called
-// from the engine goroutine only.
-func (w *itemWorkers) run(wg *sync.WaitGroup, limit int, job func()) {
-	if w.jobs == nil {
-		w.jobs = make(chan func(), limit)
-	}
-	if w.idle.Add(-1) >= 0 { // claimed a waiting worker
-		w.jobs <- job
-		return
-	}
-	w.idle.Add(1)
-	if w.started < limit {
-		w.started++
-		wg.Go(func() { w.work(job) })
-		return
-	}
-	w.jobs <- job
-}
-
-// work runs job, then the jobs it is handed, until stop.
-func (w *itemWorkers) work(job func()) {
-	for {
-		job()
-		w.idle.Add(1)
-		next, ok := <-w.jobs
-		if !ok {
-			return
-		}
-		job = next
-	}
-}
-
-// stop lets the workers end once the jobs already handed out are done. The engine calls it
-// when the crawl loop has ended, before waiting for its goroutines.
-func (w *itemWorkers) stop() {
-	if w.jobs != nil {
-		close(w.jobs)
+		e.itemWorkers.run(&e.wg, e.maxItems, func() { e.processItem(ctx, seq, it) })
 	}
 }
 
