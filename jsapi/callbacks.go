@@ -214,10 +214,9 @@ func (s *Spider) namedTimeout(err error, where string, vm *runtime.VM) error {
 	return runtime.InterruptError("TimeoutError", msg, se.Value)
 }
 
-// wrap returns the spider middlewares' wrapper for a callback's result (helper wrapStart or
-// wrapOutput), or nil when no middleware has the hook.
-func (st *vmState) wrap(helper string, args ...goja.Value) goja.Value {
-	fn, _ := goja.AssertFunction(st.helper(helper))
+// wrap returns the spider middlewares' wrapper for a callback's result (helper
+// st.wrapStart or st.wrapOutput), or nil when no middleware has the hook.
+func (st *vmState) wrap(fn goja.Callable, args ...goja.Value) goja.Value {
 	w, err := fn(goja.Undefined(), args...)
 	if err != nil || goja.IsUndefined(w) {
 		return nil
@@ -228,11 +227,16 @@ func (st *vmState) wrap(helper string, args ...goja.Value) goja.Value {
 // wrapped adds the spider middlewares' processSpiderOutput chain for a callback of response
 // (null for an errback without one) to inv.
 func (st *vmState) wrapped(inv invocation, response goja.Value) invocation {
-	inv.wrap = st.wrap("wrapOutput", response)
+	inv.wrap = st.wrap(st.wrapOutput, response)
 	return inv
 }
 
+// isFunction reports whether v is callable. Functions (and callable proxies) have the class
+// "Function": they are told apart without goja.AssertFunction, which makes a closure.
 func isFunction(v goja.Value) bool {
+	if o, ok := v.(*goja.Object); ok && o.ClassName() == "Function" {
+		return true
+	}
 	_, ok := goja.AssertFunction(v)
 	return ok
 }
@@ -336,7 +340,7 @@ func (st *vmState) isRequestObject(obj *goja.Object) bool {
 // has none (engine.Spider).
 func (s *Spider) Start(ctx context.Context, emit engine.Emit) error {
 	return s.run(ctx, s.acquire0, "start", "", emit, true, func(st *vmState) (invocation, error) {
-		wrap := st.wrap("wrapStart")
+		wrap := st.wrap(st.wrapStart)
 		if start := st.spider.Get("start"); isFunction(start) {
 			return invocation{fn: start, this: st.spider, wrap: wrap}, nil
 		}
@@ -392,8 +396,20 @@ func isHTML(resp *types.Response) bool {
 		b := strings.TrimLeft(string(resp.Body[:min(len(resp.Body), 64)]), " \t\r\n\ufeff")
 		return strings.HasPrefix(b, "<")
 	}
-	mt, _, _ := mime.ParseMediaType(ct)
+	mt := mediaType(ct)
 	return mt == "text/html" || mt == "application/xhtml+xml"
+}
+
+// mediaType is the media type of a Content-Type as mime.ParseMediaType gives it ("" when
+// invalid), with the usual HTML values answered without parsing (a map and a lowercased
+// copy per call).
+func mediaType(ct string) string {
+	switch ct {
+	case "text/html", "text/html; charset=utf-8", "text/html; charset=UTF-8":
+		return "text/html"
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt
 }
 
 // Parse runs the callback named by the request on a VM of the pool (engine.Spider). The

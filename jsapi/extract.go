@@ -3,7 +3,6 @@ package jsapi
 import (
 	"encoding/json"
 	"fmt"
-	"mime"
 	"slices"
 	"strings"
 	"sync"
@@ -24,7 +23,7 @@ func isXML(resp *types.Response) bool {
 		b := strings.TrimLeft(string(resp.Body[:min(len(resp.Body), 64)]), " \t\r\n\ufeff")
 		return strings.HasPrefix(b, "<?xml")
 	}
-	mt, _, _ := mime.ParseMediaType(ct)
+	mt := mediaType(ct)
 	return mt == "text/xml" || mt == "application/xml" ||
 		(strings.HasSuffix(mt, "+xml") && mt != "application/xhtml+xml")
 }

@@ -113,7 +113,7 @@ func (s *Spider) noteFlattened(url string, d *selector.Document) {
 
 // responseToJS makes the JS Response for resp; on the loop. Its request is made on first use.
 func (st *vmState) responseToJS(h *respHandle) (goja.Value, error) {
-	return st.makeResponse(goja.Undefined(), st.rt.ToValue(h))
+	return st.makeResponse(goja.Undefined(), st.rt.ToValue(h), st.rt.ToValue(h.resp.URL), st.rt.ToValue(h.resp.Status))
 }
 
 // responseClass holds the natives of the JS Response (prelude.js), which keeps its

@@ -156,6 +156,8 @@ type vmState struct {
 	module       *goja.Object // the spider module's exports
 	makeResponse goja.Callable
 	makeRequest  goja.Callable
+	wrapOutput   goja.Callable // the prelude's helpers of that name, looked up once
+	wrapStart    goja.Callable
 	pipelines    []*goja.Object
 	dlmws        []*goja.Object // downloaderMiddlewares, in order
 	spms         []*goja.Object // spiderMiddlewares, in order
@@ -653,6 +655,8 @@ func (st *vmState) install() error {
 		}
 	}
 	st.makeResponse, _ = goja.AssertFunction(o.Get("makeResponse"))
+	st.wrapOutput, _ = goja.AssertFunction(o.Get("wrapOutput"))
+	st.wrapStart, _ = goja.AssertFunction(o.Get("wrapStart"))
 	st.makeRequest, _ = goja.AssertFunction(o.Get("makeRequest"))
 	st.requestProto = o.Get("requestProto").ToObject(rt)
 	return nil
