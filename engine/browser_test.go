@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -525,4 +527,54 @@ func TestBrowserRetriedPageIsClosed(t *testing.T) {
 		t.Fatalf("Download: %v, %v", err, resp)
 	}
 	_ = resp.Page.Close()
+}
+
+// TestBrowserDownloadDelay checks that browser requests keep DOWNLOAD_DELAY between them
+// like plain ones: three pages of one host, with room for three at once in Chromium,
+// reach the server a delay apart. Chromium is started through a script that makes its
+// start-up take 1.5 s, longer than the delay: before SlotPrepare the requests passed their
+// slot while it started and reached the server together once it was up.
+func TestBrowserDownloadDelay(t *testing.T) {
+	chromium := enginetest.RequireBrowser(t)
+	slow := filepath.Join(t.TempDir(), "slow-chromium")
+	if err := os.WriteFile(slow, []byte("#!/bin/sh\nsleep 1.5\nexec '"+chromium+"' \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const delay = 600 * time.Millisecond
+	var mu sync.Mutex
+	var arrivals []time.Time
+	mux := browserMux()
+	mux.HandleFunc("/d/{n}", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		arrivals = append(arrivals, time.Now())
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte("<!doctype html><title>d</title><p>" + r.PathValue("n") + "</p>"))
+	})
+	srv := enginetest.StartWith(t, mux)
+	sp := &enginetest.Spider{
+		StartFunc: func(ctx context.Context, emit engine.Emit) error {
+			for n := range 3 {
+				emit(types.Output{Request: browserReq(fmt.Sprintf("%s/d/%d", srv.URL, n), nil)})
+			}
+			return nil
+		},
+		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error { return nil },
+	}
+	e, logs := crawl(t, sp, map[string]any{types.DownloadDelay: delay.Seconds(), types.RandomizeDownloadDelay: false,
+		types.BrowserConcurrency: 3, types.ConcurrentRequestsPerDomain: 3, types.BrowserExecutable: slow})
+	wantStats(t, e, logs, map[string]int64{"browser/page_count": 3})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(arrivals) != 3 {
+		t.Fatalf("%d page requests reached the server, want 3; log:\n%s", len(arrivals), logs)
+	}
+	for i := 1; i < len(arrivals); i++ {
+		// Slack for the page's set-up: the delay spaces the starts of the downloads, and
+		// each opens an incognito context and a tab (50-150 ms here) before its request
+		// reaches the server.
+		if gap := arrivals[i].Sub(arrivals[i-1]); gap < delay-300*time.Millisecond {
+			t.Errorf("page %d came %v after the one before, want DOWNLOAD_DELAY (%v) apart", i, gap, delay)
+		}
+	}
 }

@@ -50,6 +50,7 @@ func (d *HTTPDownloader) wrapHandlers(wrap func(DownloadHandler) DownloadHandler
 // recording (so a replayed crawl can be recorded again).
 func (e *Engine) archiveHandlers(d *HTTPDownloader) {
 	if e.replay != nil {
+		d.replaying = true
 		d.wrapHandlers(func(h DownloadHandler) DownloadHandler {
 			return &replayHandler{inner: h, archive: e.replay, fallback: e.replayFallback, env: d.downloadEnv}
 		})

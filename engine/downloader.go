@@ -40,6 +40,9 @@ type HTTPDownloader struct {
 	// rendered is the handler of browser requests: browser, wrapped for --warc and
 	// --replay like the others (download_archive.go).
 	rendered DownloadHandler
+	// replaying: browser requests are served from an archive (WithReplay); prepare starts
+	// no Chromium for them.
+	replaying bool
 }
 
 // NewHTTPDownloader returns an HTTPDownloader configured from settings, with the download
@@ -87,6 +90,18 @@ func (d *HTTPDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		return nil, err
 	}
 	return resp, nil
+}
+
+// prepare starts Chromium for a browser request, if it is not running, before the
+// request's download slot times it (SlotPrepare). An error is left for the download to
+// report. A replayed crawl starts no Chromium here: its archive may serve every page.
+func (d *HTTPDownloader) prepare(req *types.Request) {
+	if d.replaying {
+		return
+	}
+	if _, ok, err := req.Browser(); ok && err == nil {
+		_, _ = d.browser.browser(req)
+	}
 }
 
 func (d *HTTPDownloader) limitsFor(req *types.Request) DownloadLimits {

@@ -231,7 +231,7 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	e.http = hd
 	e.archiveHandlers(hd)
 	gate, _ := e.sched.(SlotGate) // a shared scheduler shares the slots too
-	e.slots = NewSlotDownloader(settings, markDownloading(hd), SlotLogger(e.logger), SharedSlots(gate))
+	e.slots = NewSlotDownloader(settings, markDownloading(hd), SlotLogger(e.logger), SharedSlots(gate), SlotPrepare(hd.prepare))
 	dlOwn, outOwn := e.ownOrders()
 	e.downloader = e.inflight.scope(Chain(e.inflight.track(e.slots), e.downloaderChain(dlOwn)...))
 	e.spiderChain(outOwn)

@@ -48,6 +48,7 @@ type SlotDownloader struct {
 	throttle  *autoThrottle  // nil when AutoThrottle is off
 	gate      SlotGate       // nil: the slots are this process's own
 	logger    *slog.Logger
+	prepare   func(*types.Request) // SlotPrepare's; nil: none
 
 	mu     sync.Mutex
 	slots  map[string]*slot
@@ -92,6 +93,14 @@ type SlotOption func(*SlotDownloader)
 // SlotLogger sets the logger of a SlotDownloader (default: none), used for AUTOTHROTTLE_DEBUG
 // lines and DOWNLOAD_SLOTS warnings.
 func SlotLogger(l *slog.Logger) SlotOption { return func(d *SlotDownloader) { d.logger = l } }
+
+// SlotPrepare gives the SlotDownloader work to do for a request before its slot times it:
+// the engine starts Chromium there for a browser request (HTTPDownloader.prepare), so the
+// requests queued behind its start-up reach the site DOWNLOAD_DELAY apart, not together
+// once it is up.
+func SlotPrepare(f func(*types.Request)) SlotOption {
+	return func(d *SlotDownloader) { d.prepare = f }
+}
 
 // SharedSlots makes the slots' limits hold across the processes of a crawl through g (nil:
 // the slots are this process's own). The engine passes its scheduler when it is a SlotGate.
@@ -303,6 +312,9 @@ func (d *SlotDownloader) PauseUntil(key string, t time.Time) {
 
 // Fetch implements Downloader.
 func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.Response, error) {
+	if d.prepare != nil {
+		d.prepare(req)
+	}
 	key := SlotKey(req)
 	s := d.acquireSlot(key)
 	defer d.releaseSlot(key, s)
