@@ -164,6 +164,30 @@ func (p *crawlProc) waitLine(t *testing.T, s string) string {
 	}
 }
 
+// waitLines waits until each of want has matched its own log line (from here on), in any
+// order: lines logged by different goroutines of the crawl may come in either order.
+func (p *crawlProc) waitLines(t *testing.T, want ...string) {
+	t.Helper()
+	left := append([]string(nil), want...)
+	timeout := time.After(30 * time.Second)
+	for len(left) > 0 {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				t.Fatalf("the crawl ended before logging %q:\n%s", left, p.Log())
+			}
+			for i, s := range left {
+				if strings.Contains(l, s) {
+					left = append(left[:i], left[i+1:]...)
+					break
+				}
+			}
+		case <-timeout:
+			t.Fatalf("no %q in the log:\n%s", left, p.Log())
+		}
+	}
+}
+
 // wait waits for the crawl's end and returns its exit code. It reads the log to its end
 // first: cmd.Wait closes the pipe, and the last lines would be lost if it ran first.
 func (p *crawlProc) wait(t *testing.T) int {
