@@ -10,7 +10,9 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -576,5 +578,57 @@ func TestBrowserDownloadDelay(t *testing.T) {
 		if gap := arrivals[i].Sub(arrivals[i-1]); gap < delay-300*time.Millisecond {
 			t.Errorf("page %d came %v after the one before, want DOWNLOAD_DELAY (%v) apart", i, gap, delay)
 		}
+	}
+}
+
+// TestBrowserAutoThrottle: AutoThrottle spaces browser pages by their latency, measured
+// from the slot's start to the rendered page, so Chromium's start-up (1.5 s here, through a
+// wrapper script) is not counted: every AUTOTHROTTLE_DEBUG latency stays under it, and the
+// slot's delay rises toward the page's own latency (the server answers after 300 ms).
+func TestBrowserAutoThrottle(t *testing.T) {
+	chromium := enginetest.RequireBrowser(t)
+	slow := filepath.Join(t.TempDir(), "slow-chromium")
+	if err := os.WriteFile(slow, []byte("#!/bin/sh\nsleep 1.5\nexec '"+chromium+"' \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const serverLatency = 300 * time.Millisecond
+	mux := browserMux()
+	mux.HandleFunc("/t/{n}", func(w http.ResponseWriter, r *http.Request) {
+		<-time.After(serverLatency)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte("<!doctype html><title>t</title><p>" + r.PathValue("n") + "</p>"))
+	})
+	srv := enginetest.StartWith(t, mux)
+	sp := &enginetest.Spider{
+		StartFunc: func(ctx context.Context, emit engine.Emit) error {
+			for n := range 3 {
+				emit(types.Output{Request: browserReq(fmt.Sprintf("%s/t/%d", srv.URL, n), nil)})
+			}
+			return nil
+		},
+		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error { return nil },
+	}
+	e, logs := crawl(t, sp, map[string]any{types.AutoThrottleEnabled: true, types.AutoThrottleDebug: true,
+		types.AutoThrottleStartDelay: 0.0, types.AutoThrottleMaxDelay: 60.0, types.RandomizeDownloadDelay: false,
+		types.ConcurrentRequestsPerDomain: 1, types.BrowserExecutable: slow})
+	wantStats(t, e, logs, map[string]int64{"browser/page_count": 3})
+	re := regexp.MustCompile(`delay:\s*(\d+) ms \([-+]\d+\) \| latency:\s*(\d+) ms`)
+	lines := re.FindAllStringSubmatch(logs, -1)
+	if len(lines) != 3 {
+		t.Fatalf("%d AUTOTHROTTLE_DEBUG lines, want one per page:\n%s", len(lines), logs)
+	}
+	var delay time.Duration
+	for i, m := range lines {
+		d, _ := strconv.Atoi(m[1])
+		lat, _ := strconv.Atoi(m[2])
+		latency := time.Duration(lat) * time.Millisecond
+		if latency < serverLatency || latency >= 1500*time.Millisecond {
+			t.Errorf("page %d: latency %v, want the page's own (%v or a little more), not Chromium's start-up", i, latency, serverLatency)
+		}
+		delay = time.Duration(d) * time.Millisecond
+	}
+	// From 0, each page takes the delay halfway to the latency: after 3, 7/8 of it.
+	if delay < serverLatency*7/8 || delay >= 1500*time.Millisecond {
+		t.Errorf("the slot's delay after 3 pages is %v, want about the page's latency (%v or a little more)", delay, serverLatency)
 	}
 }
