@@ -582,13 +582,13 @@ func TestBrowserDownloadDelay(t *testing.T) {
 }
 
 // TestBrowserAutoThrottle: AutoThrottle spaces browser pages by their latency, measured
-// from the slot's start to the rendered page, so Chromium's start-up (1.5 s here, through a
+// from the slot's start to the rendered page, so Chromium's start-up (3 s here, through a
 // wrapper script) is not counted: every AUTOTHROTTLE_DEBUG latency stays under it, and the
 // slot's delay rises toward the page's own latency (the server answers after 300 ms).
 func TestBrowserAutoThrottle(t *testing.T) {
 	chromium := enginetest.RequireBrowser(t)
 	slow := filepath.Join(t.TempDir(), "slow-chromium")
-	if err := os.WriteFile(slow, []byte("#!/bin/sh\nsleep 1.5\nexec '"+chromium+"' \"$@\"\n"), 0o755); err != nil {
+	if err := os.WriteFile(slow, []byte("#!/bin/sh\nsleep 3\nexec '"+chromium+"' \"$@\"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	const serverLatency = 300 * time.Millisecond
@@ -622,13 +622,13 @@ func TestBrowserAutoThrottle(t *testing.T) {
 		d, _ := strconv.Atoi(m[1])
 		lat, _ := strconv.Atoi(m[2])
 		latency := time.Duration(lat) * time.Millisecond
-		if latency < serverLatency || latency >= 1500*time.Millisecond {
+		if latency < serverLatency || latency >= 3*time.Second {
 			t.Errorf("page %d: latency %v, want the page's own (%v or a little more), not Chromium's start-up", i, latency, serverLatency)
 		}
 		delay = time.Duration(d) * time.Millisecond
 	}
 	// From 0, each page takes the delay halfway to the latency: after 3, 7/8 of it.
-	if delay < serverLatency*7/8 || delay >= 1500*time.Millisecond {
+	if delay < serverLatency*7/8 || delay >= 3*time.Second {
 		t.Errorf("the slot's delay after 3 pages is %v, want about the page's latency (%v or a little more)", delay, serverLatency)
 	}
 }
