@@ -27,10 +27,10 @@ func (x pageClass) PageURL(h *respHandle, c goja.FunctionCall) (goja.Value, erro
 }
 
 // ClosePage(h) closes the page (the end of the scope that received it); it returns at
-// once, the page closes on a goroutine.
+// once, the page closes on a goroutine the spider's Close waits for.
 func (x pageClass) ClosePage(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
 	if p := h.resp.Page; p != nil {
-		go func() { _ = p.Close() }()
+		x.st.s.closing.Go(func() { _ = p.Close() })
 	}
 	return goja.Undefined(), nil
 }

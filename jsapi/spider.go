@@ -130,8 +130,9 @@ type Spider struct {
 	// interrupted is the reason given to Interrupt (nil until then).
 	interrupted atomic.Pointer[string]
 
-	running  running  // callbacks and inline downloads in flight, for Running
-	argReads argReads // the -a arguments read so far (ArgRead)
+	running  running        // callbacks and inline downloads in flight, for Running
+	argReads argReads       // the -a arguments read so far (ArgRead)
+	closing  sync.WaitGroup // pages JS closed, still closing (pageClass.ClosePage); Close waits
 
 	mu     sync.Mutex
 	states map[*runtime.VM]*vmState
@@ -504,6 +505,7 @@ func (s *Spider) Close() error {
 		}
 	}
 	s.saveFinalState()
+	s.closing.Wait()
 	if s.pool != nil {
 		s.pool.Close()
 	} else if s.first != nil {
