@@ -89,9 +89,9 @@ func TestRetryAfter(t *testing.T) {
 		value func() string
 		min   time.Duration
 	}{
-		{"seconds", func() string { return "1" }, 900 * time.Millisecond},
-		// An HTTP date has whole seconds: now+2s written down is 1–2 s away.
-		{"HTTP date", func() string { return time.Now().Add(2 * time.Second).UTC().Format(http.TimeFormat) }, 900 * time.Millisecond},
+		{"seconds", func() string { return "3" }, 2500 * time.Millisecond},
+		// An HTTP date has whole seconds: now+4s written down is 3–4 s away.
+		{"HTTP date", func() string { return time.Now().Add(4 * time.Second).UTC().Format(http.TimeFormat) }, 2500 * time.Millisecond},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -112,7 +112,7 @@ func TestRetryAfter(t *testing.T) {
 				}
 			})
 			e, _ := newEngine(t, &enginetestSpider, map[string]any{
-				types.DownloadDelay: 0.3, types.RandomizeDownloadDelay: false,
+				types.DownloadDelay: 1.0, types.RandomizeDownloadDelay: false,
 			})
 			var wg sync.WaitGroup
 			wg.Go(func() {
@@ -122,7 +122,9 @@ func TestRetryAfter(t *testing.T) {
 				}
 			})
 			<-arrived
-			// Queued: it waits for DOWNLOAD_DELAY (0.3 s), during which the pause arrives.
+			// Queued: it waits for DOWNLOAD_DELAY (1 s), during which the pause arrives (a
+			// loaded machine took over 0.3 s to bring the 503 back); without the pause it
+			// would start 1 s after the 503, not 3.
 			if _, err := e.Download(context.Background(), &types.Request{URL: srv.URL + "/other"}); err != nil {
 				t.Error(err)
 			}
