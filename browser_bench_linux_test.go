@@ -92,15 +92,20 @@ func BenchmarkBrowser(b *testing.B) {
 		name      string
 		conc      int
 		resources string // "blocked" or "all"
+		reuse     int    // BROWSER_PAGE_REUSE; 0: the default
 	}
-	runs := []run{{"http", 0, ""}}
+	runs := []run{{"http", 0, "", 0}}
 	for _, c := range []int{1, 4, 8} {
-		runs = append(runs, run{fmt.Sprintf("c=%d/blocked", c), c, "blocked"})
+		runs = append(runs, run{fmt.Sprintf("c=%d/blocked", c), c, "blocked", 0})
 	}
-	runs = append(runs, run{"c=4/all", 4, "all"})
+	runs = append(runs, run{"c=4/all", 4, "all", 0})
+	// A new tab and incognito context for every page, as before tabs were reused.
+	for _, c := range []int{1, 4} {
+		runs = append(runs, run{fmt.Sprintf("c=%d/blocked/page-reuse=1", c), c, "blocked", 1})
+	}
 	for _, r := range runs {
 		peers := []string{"jscrawl"}
-		if crawlee != "" && r.conc > 0 {
+		if crawlee != "" && r.conc > 0 && r.reuse == 0 {
 			peers = append(peers, "crawlee")
 		}
 		for _, peer := range peers {
@@ -118,6 +123,9 @@ func BenchmarkBrowser(b *testing.B) {
 						args = append(args, "-a", "mode=http")
 					} else {
 						args = append(args, "-s", fmt.Sprintf("BROWSER_CONCURRENCY=%d", r.conc), "-a", "resources="+r.resources)
+					}
+					if r.reuse > 0 {
+						args = append(args, "-s", fmt.Sprintf("BROWSER_PAGE_REUSE=%d", r.reuse))
 					}
 					c := exec.Command(bin, args...)
 					c.Dir = dir

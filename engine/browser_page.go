@@ -28,11 +28,13 @@ func (p *browserPage) op(ctx context.Context) (context.Context, context.CancelFu
 	return octx, func() { stop(); cancel() }, nil
 }
 
-// opErr names the error of a page call.
+// opErr names the error of a page call. A page whose call failed is not trusted to leave
+// its tab fit for the next page: the tab is closed with it.
 func (p *browserPage) opErr(ctx context.Context, what string, err error) error {
 	if err == nil {
 		return nil
 	}
+	p.broken.Store(true)
 	if ctx.Err() == nil && p.ctx.Err() != nil {
 		return fmt.Errorf("page.%s: %w", what, errPageClosed)
 	}
@@ -87,6 +89,7 @@ func (p *browserPage) WaitForSelector(ctx context.Context, css string, timeout t
 	defer cancel()
 	if err := p.waitForSelector(tctx, css); err != nil {
 		if errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			p.broken.Store(true)
 			return &DownloadError{Name: NameTimeout, URL: p.URL(), Err: fmt.Errorf("page.waitForSelector(%q): nothing matched within %s", css, timeout)}
 		}
 		return p.opErr(ctx, "waitForSelector", err)
@@ -187,6 +190,7 @@ func (p *browserPage) Goto(ctx context.Context, rawURL string) error {
 	tctx, cancel := context.WithTimeout(octx, p.timeout)
 	defer cancel()
 	if err := p.navigate(tctx, rawURL, p.opts.WaitUntil); err != nil {
+		p.broken.Store(true)
 		var de *DownloadError
 		if errors.As(err, &de) {
 			return de

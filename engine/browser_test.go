@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -288,44 +290,58 @@ func TestBrowserCrashRestarts(t *testing.T) {
 	wantStats(t, e, logs, map[string]int64{"browser/crash_count": 1, "retry/reason_count/ConnectionLostError": 1})
 }
 
+// TestBrowserLeavesNoTabOpen: pages that fail close their tab; the tabs of pages that
+// loaded are kept for the next page (BROWSER_PAGE_REUSE) or closed (1), and a kept page
+// (includePage) holds its tab until it is closed.
 func TestBrowserLeavesNoTabOpen(t *testing.T) {
 	enginetest.RequireBrowser(t)
 	mux := browserMux()
 	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	srv := enginetest.StartWith(t, mux)
-	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.RetryEnabled: false})
-	defer e.CloseBrowser()
-	ctx := context.Background()
-	var kept []types.Page
-	for _, r := range []*types.Request{
-		browserReq(srv.URL+"/app", nil),
-		browserReq(srv.URL+"/missing", nil),
-		browserReq(srv.URL+"/hang", types.Item{{Key: "timeout", Value: 0.5}}),
-		browserReq(srv.URL+"/late", types.Item{{Key: "includePage", Value: true}}),
-		browserReq(srv.URL+"/late", types.Item{{Key: "includePage", Value: true}, {Key: "waitFor", Value: "#nothing"}, {Key: "timeout", Value: 0.5}}),
-	} {
-		resp, err := e.Download(ctx, r)
-		if err == nil && resp.Page != nil {
-			kept = append(kept, resp.Page)
-		}
-	}
-	if len(kept) != 1 {
-		t.Fatalf("kept %d pages, want 1 (the includePage request that loaded)", len(kept))
-	}
-	pages, contexts, err := engine.BrowserTabs(ctx, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pages != 2 || contexts != 1 {
-		t.Errorf("with one page kept: %d tabs, %d incognito contexts; want 2 (about:blank and the kept one) and 1", pages, contexts)
-	}
-	_ = kept[0].Close()
-	pages, contexts, err = engine.BrowserTabs(ctx, e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if pages != 1 || contexts != 0 {
-		t.Errorf("at the end: %d tabs, %d incognito contexts; want 1 (the browser's about:blank) and 0", pages, contexts)
+	for _, tc := range []struct {
+		reuse int
+		idle  int // tabs kept at the end: the kept page's, cleared
+	}{{1, 0}, {100, 1}} {
+		t.Run(fmt.Sprintf("BROWSER_PAGE_REUSE=%d", tc.reuse), func(t *testing.T) {
+			e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.RetryEnabled: false, types.BrowserPageReuse: tc.reuse})
+			defer e.CloseBrowser()
+			ctx := context.Background()
+			var kept []types.Page
+			for _, r := range []*types.Request{
+				browserReq(srv.URL+"/app", nil),
+				browserReq(srv.URL+"/missing", nil),
+				browserReq(srv.URL+"/hang", types.Item{{Key: "timeout", Value: 0.5}}),
+				browserReq(srv.URL+"/late", types.Item{{Key: "includePage", Value: true}}),
+				browserReq(srv.URL+"/late", types.Item{{Key: "includePage", Value: true}, {Key: "waitFor", Value: "#nothing"}, {Key: "timeout", Value: 0.5}}),
+			} {
+				resp, err := e.Download(ctx, r)
+				if err == nil && resp.Page != nil {
+					kept = append(kept, resp.Page)
+				}
+			}
+			if len(kept) != 1 {
+				t.Fatalf("kept %d pages, want 1 (the includePage request that loaded)", len(kept))
+			}
+			// The first two pages rendered in one tab, which the hung page then lost.
+			idle := engine.BrowserIdleTabs(e)
+			pages, contexts, err := engine.BrowserTabs(ctx, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if idle != 0 || pages != 2 || contexts != 1 {
+				t.Errorf("with one page kept: %d tabs, %d incognito contexts, %d idle; want 2 (about:blank and the kept one), 1 and 0", pages, contexts, idle)
+			}
+			_ = kept[0].Close()
+			idle = engine.BrowserIdleTabs(e)
+			pages, contexts, err = engine.BrowserTabs(ctx, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if idle != tc.idle || pages != 1+tc.idle || contexts != tc.idle {
+				t.Errorf("at the end: %d tabs, %d incognito contexts, %d idle; want %d (the browser's about:blank and the idle ones), %d and %d",
+					pages, contexts, idle, 1+tc.idle, tc.idle, tc.idle)
+			}
+		})
 	}
 }
 
@@ -631,5 +647,165 @@ func TestBrowserAutoThrottle(t *testing.T) {
 	// From 0, each page takes the delay halfway to the latency: after 3, 7/8 of it.
 	if delay < serverLatency*7/8 || delay >= 3*time.Second {
 		t.Errorf("the slot's delay after 3 pages is %v, want about the page's latency (%v or a little more)", delay, serverLatency)
+	}
+}
+
+// TestBrowserReusesTabs: pages render one after another in one tab, up to
+// BROWSER_PAGE_REUSE pages a tab, each page its own document: a page of the same URL as
+// the one before but for its fragment is loaded again, not scrolled to.
+func TestBrowserReusesTabs(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := browserMux()
+	var mu sync.Mutex
+	hits := map[string]int{}
+	mux.HandleFunc("/n/{n}", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.PathValue("n")]++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!doctype html><title>n</title><p id=n></p><script>document.getElementById("n").textContent = "page " + ` +
+			jsStringLit(r.PathValue("n")) + ` + " " + location.hash;</script>`))
+	})
+	srv := enginetest.StartWith(t, mux)
+	urls := []string{"/n/1", "/n/2", "/n/2#frag", "/n/3", "/n/4"}
+	for _, tc := range []struct {
+		reuse, tabs int
+	}{{100, 1}, {2, 3}, {1, 5}} {
+		t.Run(fmt.Sprintf("BROWSER_PAGE_REUSE=%d", tc.reuse), func(t *testing.T) {
+			mu.Lock()
+			clear(hits)
+			mu.Unlock()
+			e, logs := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.BrowserPageReuse: tc.reuse})
+			defer e.CloseBrowser()
+			for _, u := range urls {
+				resp, err := e.Download(context.Background(), browserReq(srv.URL+u, nil))
+				if err != nil {
+					t.Fatalf("%s: %v", u, err)
+				}
+				n, hash, _ := strings.Cut(strings.TrimPrefix(u, "/n/"), "#")
+				if hash != "" {
+					hash = "#" + hash
+				}
+				if want := `<p id="n">page ` + n + " " + hash + `</p>`; !bytes.Contains(resp.Body, []byte(want)) || resp.URL != srv.URL+u {
+					t.Errorf("%s: URL %s, body without %s:\n%s", u, resp.URL, want, resp.Body)
+				}
+			}
+			wantStats(t, e, logs.String(), map[string]int64{"browser/page_count": int64(len(urls)), "browser/tab_count": int64(tc.tabs)})
+			mu.Lock()
+			defer mu.Unlock()
+			if hits["2"] != 2 {
+				t.Errorf("/n/2 reached the server %d times, want 2 (with and without the fragment)", hits["2"])
+			}
+		})
+	}
+}
+
+// jsStringLit quotes s for a script.
+func jsStringLit(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// TestBrowserReusedTabIsClean: a page rendered in a reused tab finds none of what the page
+// before it left: cookies (set by the server and by script), local and session storage,
+// IndexedDB, and the HTTP cache (a script cached for an hour is fetched again). The
+// cookie jar is off, so that no cookie comes back through it.
+func TestBrowserReusedTabIsClean(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := http.NewServeMux()
+	var scripts atomic.Int64
+	mux.HandleFunc("/cached.js", func(w http.ResponseWriter, r *http.Request) {
+		scripts.Add(1)
+		w.Header().Set("Content-Type", "text/javascript")
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		_, _ = w.Write([]byte(`window.cachedLoaded = true;`))
+	})
+	mux.HandleFunc("/state", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("set") != "" {
+			http.SetCookie(w, &http.Cookie{Name: "server", Value: "1", Path: "/", MaxAge: 3600})
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(`<!doctype html><title>s</title><script src="/cached.js"></script><pre id=out></pre><script>
+const set = location.search.includes("set");
+const out = (s) => { document.getElementById("out").textContent = s; document.body.setAttribute("data-done", "1"); };
+if (set) {
+  document.cookie = "script=1; max-age=3600; path=/";
+  localStorage.setItem("local", "1");
+  sessionStorage.setItem("session", "1");
+}
+const open = indexedDB.open("db", 1);
+open.onupgradeneeded = () => open.result.createObjectStore("s");
+open.onsuccess = () => {
+  const db = open.result;
+  const tx = db.transaction("s", "readwrite");
+  const st = tx.objectStore("s");
+  if (set) st.put("1", "k");
+  const get = st.get("k");
+  get.onsuccess = () => out(JSON.stringify({cookie: document.cookie, local: localStorage.getItem("local"),
+    session: sessionStorage.getItem("session"), idb: get.result ?? null}));
+};
+</script>`))
+	})
+	srv := enginetest.StartWith(t, mux)
+	e, logs := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.CookiesEnabled: false})
+	defer e.CloseBrowser()
+	var got []string
+	for _, u := range []string{"/state?set=1", "/state"} {
+		resp, err := e.Download(context.Background(), browserReq(srv.URL+u, types.Item{{Key: "waitFor", Value: "body[data-done]"}}))
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		_, after, _ := strings.Cut(string(resp.Body), `<pre id="out">`)
+		state, _, _ := strings.Cut(after, "</pre>")
+		got = append(got, html.UnescapeString(state))
+	}
+	if want := `{"cookie":"server=1; script=1","local":"1","session":"1","idb":"1"}`; got[0] != want {
+		t.Errorf("the first page's own state: %s, want %s", got[0], want)
+	}
+	if want := `{"cookie":"","local":null,"session":null,"idb":null}`; got[1] != want {
+		t.Errorf("the next page in the same tab found %s, want %s", got[1], want)
+	}
+	if n := scripts.Load(); n != 2 {
+		t.Errorf("the cached script reached the server %d times, want 2: the next page used the last one's cache", n)
+	}
+	wantStats(t, e, logs.String(), map[string]int64{"browser/page_count": 2, "browser/tab_count": 1})
+}
+
+// TestBrowserIdleTabClosed: a tab no page has used for the idle timeout (30 s; 300 ms
+// here) is closed, so a crawl whose browser requests are over does not keep their
+// renderers.
+func TestBrowserIdleTabClosed(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	srv := enginetest.StartWith(t, browserMux())
+	e, _ := newEngine(t, &enginetest.Spider{}, nil)
+	defer e.CloseBrowser()
+	engine.SetBrowserIdleTimeout(e, 300*time.Millisecond)
+	ctx := context.Background()
+	if _, err := e.Download(ctx, browserReq(srv.URL+"/app", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if n := engine.BrowserIdleTabs(e); n != 1 {
+		t.Fatalf("%d idle tabs after a page, want 1", n)
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		pages, contexts, err := engine.BrowserTabs(ctx, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if engine.BrowserIdleTabs(e) == 0 && pages == 1 && contexts == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("15 s after the page: %d tabs, %d incognito contexts, %d idle; want 1 (about:blank), 0 and 0", pages, contexts, engine.BrowserIdleTabs(e))
+		}
+		<-time.After(50 * time.Millisecond) // polling Chromium's list of tabs
+	}
+	// A page after that opens a new tab.
+	if _, err := e.Download(ctx, browserReq(srv.URL+"/app", nil)); err != nil {
+		t.Fatal(err)
+	}
+	if n := stat(e, "browser/tab_count"); n != 2 {
+		t.Errorf("browser/tab_count = %d, want 2", n)
 	}
 }

@@ -14,13 +14,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/storage"
-	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/jscrawl/jscrawl/types"
@@ -41,9 +39,9 @@ var browserNames = []string{"chromium", "chromium-browser", "google-chrome"}
 //
 // One Chromium process serves the crawl. It starts on the first browser request and is
 // started again, counted in browser/crash_count, when it dies. At most
-// BROWSER_CONCURRENCY pages are open at once, each in its own incognito browser context
-// (with the request's proxy); a page kept for the callback (includePage) holds its place
-// until it is closed. The response is the rendered DOM with the main document's status
+// BROWSER_CONCURRENCY pages are open at once, each in a tab of its own incognito browser
+// context (with the request's proxy), which later pages reuse, cleared (browserTab); a
+// page kept for the callback (includePage) holds its place until it is closed. The response is the rendered DOM with the main document's status
 // and headers. The request's Cookie header enters the page's cookies, and the cookies the
 // page has when it is read come back as Set-Cookie headers, for the cookie jar. Downloads
 // a page starts are refused.
@@ -52,11 +50,16 @@ type browserHandler struct {
 	executable  string // BROWSER_EXECUTABLE
 	timeout     time.Duration
 	concurrency int
+	reuse       int           // BROWSER_PAGE_REUSE
+	idleTimeout time.Duration // how long an idle tab waits for a page before it is closed
 	pages       chan struct{} // one token per open page
 
-	mu     sync.Mutex
-	proc   *browserProc
-	closed bool
+	mu       sync.Mutex
+	proc     *browserProc
+	closed   bool
+	idle     []*browserTab  // tabs between pages, the least recently used first
+	open     int            // tabs open, rendering or idle: at most BROWSER_CONCURRENCY
+	clearing sync.WaitGroup // tabs being cleared (release); Close waits for them
 
 	rootOnce sync.Once
 	secMu    sync.Mutex
@@ -78,6 +81,8 @@ func newBrowserHandler(settings *types.Settings, env *downloadEnv) *browserHandl
 		executable:  settings.String(types.BrowserExecutable),
 		timeout:     settings.Duration(types.BrowserTimeout),
 		concurrency: n,
+		reuse:       max(settings.Int(types.BrowserPageReuse), 1),
+		idleTimeout: tabIdleTimeout,
 		pages:       make(chan struct{}, n),
 	}
 }
@@ -157,7 +162,13 @@ func (h *browserHandler) Close() {
 	p := h.proc
 	h.closed = true
 	h.proc = nil
+	idle := h.idle
+	h.idle = nil
 	h.mu.Unlock()
+	h.clearing.Wait()
+	for _, t := range idle {
+		h.discard(t)
+	}
 	if p == nil {
 		return
 	}
@@ -206,6 +217,7 @@ func (h *browserHandler) Download(ctx context.Context, req *types.Request, lim D
 	resp, err := p.load(ctx, req, lim)
 	h.addSeconds(time.Since(started))
 	if err != nil {
+		p.broken.Store(true)
 		p.Close()
 		return nil, h.failure(ctx, proc, req, lim, err)
 	}
@@ -273,15 +285,18 @@ func ctxFailure(ctx context.Context, req *types.Request, err error) error {
 	return &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
 }
 
-// browserPage is one open tab in its own incognito browser context. It implements
-// types.Page for a callback that keeps it (includePage).
+// browserPage is one browser request's page, rendering in a tab it holds until Close. It
+// implements types.Page for a callback that keeps it (includePage).
 type browserPage struct {
 	h       *browserHandler
-	ctx     context.Context // the tab's chromedp context
+	tab     *browserTab
+	ctx     context.Context // the tab's chromedp context, ended by Close
 	cancel  context.CancelFunc
 	opts    types.BrowserOptions
 	timeout time.Duration
 	blocked map[network.ResourceType]bool
+	reused  bool        // the tab rendered a page before this one
+	broken  atomic.Bool // a call on the page failed: the tab is closed, not reused
 
 	closeOnce sync.Once
 
@@ -301,22 +316,30 @@ type browserPage struct {
 	protocol  string
 }
 
-// openPage opens a tab for req in a new incognito browser context and sets it up:
-// request interception (blocked resource types, the main request's method, body and
-// headers), the request's cookies, refused downloads.
+// openPage takes a tab for req (browserHandler.tab) and sets the page up: request
+// interception (blocked resource types, the main request's method, body and headers) and
+// the request's cookies. On failure the tab is closed; the page's place is the caller's.
 func (h *browserHandler) openPage(ctx context.Context, proc *browserProc, req *types.Request, opts types.BrowserOptions, lim DownloadLimits) (*browserPage, error) {
 	var proxy *url.URL
 	if c, ok := ctx.Value(proxyKey{}).(proxyChoice); ok {
 		proxy = c.u
 	}
-	tabCtx, cancel := chromedp.NewContext(proc.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
-		if proxy != nil {
-			p.ProxyServer = proxy.Scheme + "://" + proxy.Host
-			p.ProxyBypassList = "<-loopback>" // Chromium bypasses proxies for loopback unless told
+	tab, reused, err := h.tab(ctx, proc, proxy, lim, false)
+	for tries := 1; err == nil && reused; tries++ {
+		err = tab.wake(ctx, req.URL, lim)
+		if err == nil {
+			break
 		}
-	}))
+		h.logger.Debug(fmt.Sprintf("A browser tab could not be made ready for %s, closing it: %v", req.URL, err))
+		h.discard(tab)
+		tab, reused, err = h.tab(ctx, proc, proxy, lim, tries >= 3)
+	}
+	if err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithCancel(tab.ctx)
 	p := &browserPage{
-		h: h, ctx: tabCtx, cancel: cancel, opts: opts, timeout: lim.Timeout,
+		h: h, tab: tab, ctx: pctx, cancel: cancel, opts: opts, timeout: lim.Timeout, reused: reused,
 		blocked:   map[network.ResourceType]bool{},
 		lifecycle: map[cdp.LoaderID][]string{},
 		docs:      map[cdp.LoaderID]*network.Response{},
@@ -332,35 +355,19 @@ func (h *browserHandler) openPage(ctx context.Context, proc *browserProc, req *t
 			p.blocked[rt] = true
 		}
 	}
-	// The tab lives until Close; setting it up is bounded by the request's context.
-	stop := context.AfterFunc(ctx, cancel)
-	defer stop()
-	setupCtx, setupCancel := context.WithTimeout(tabCtx, max(lim.Timeout, time.Second))
+	tab.attach(p)
+	setupCtx, setupCancel := context.WithTimeout(pctx, max(lim.Timeout, time.Second))
 	defer setupCancel()
-	if err := chromedp.Do(tabCtx); err != nil { // opens the tab, bound to tabCtx
-		cancel()
-		return nil, err
-	}
-	if err := chromedp.Listen(tabCtx, p.onEvent); err != nil {
-		cancel()
-		return nil, err
-	}
-	c := chromedp.FromContext(tabCtx)
-	_, err := chromedp.CallBrowser(setupCtx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior: browser.SetDownloadBehaviorBehaviorDeny, BrowserContextID: c.BrowserContextID})
-	if err == nil {
-		var auth *bool
-		if proxy != nil && proxy.User != nil {
-			auth = new(true)
-		}
-		_, err = chromedp.Call(setupCtx, fetch.Enable, fetch.EnableParams{
-			Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}, HandleAuthRequests: auth})
-	}
-	if err == nil {
-		err = p.setCookies(setupCtx, req)
-	}
-	if err != nil {
-		cancel()
+	stop := context.AfterFunc(ctx, setupCancel)
+	defer stop()
+	if err := p.setCookies(setupCtx, req); err != nil {
+		p.closeOnce.Do(func() {
+			cancel()
+			tab.mu.Lock()
+			tab.page = nil
+			tab.mu.Unlock()
+			h.discard(tab)
+		})
 		return nil, err
 	}
 	return p, nil
@@ -402,7 +409,7 @@ func (p *browserPage) onEvent(ev any) {
 // paused answers an intercepted request: a blocked resource type fails, the main
 // document's first request gets the request's method, body and headers.
 func (p *browserPage) paused(ev *fetch.EventRequestPaused) {
-	ctx := p.ctx
+	ctx := p.tab.ctx // answered even after the page is closed: a paused request waits
 	if p.blocked[ev.ResourceType] {
 		p.h.stats.Inc("browser/blocked_resource_count", 1)
 		_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
@@ -468,7 +475,7 @@ func (p *browserPage) auth(ev *fetch.EventAuthRequired) {
 		resp = &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseProvideCredentials,
 			Username: p.proxyUser.Username(), Password: pass}
 	}
-	_, _ = chromedp.Call(p.ctx, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{RequestID: ev.RequestID, AuthChallengeResponse: resp})
+	_, _ = chromedp.Call(p.tab.ctx, fetch.ContinueWithAuth, fetch.ContinueWithAuthParams{RequestID: ev.RequestID, AuthChallengeResponse: resp})
 }
 
 // setCookies gives the page the cookies of the request's Cookie header (the cookie jar's,
@@ -749,12 +756,13 @@ func (p *browserPage) screenshot(ctx context.Context) ([]byte, error) {
 	return res.Data, nil
 }
 
-// Close closes the tab and its browser context and frees its place among
-// BROWSER_CONCURRENCY. It may be called more than once.
+// Close ends the page: calls on it fail from here on, its tab is cleared for the next
+// page or closed (browserHandler.release), and its place among BROWSER_CONCURRENCY is
+// freed. It may be called more than once.
 func (p *browserPage) Close() error {
 	p.closeOnce.Do(func() {
 		p.cancel()
-		<-p.h.pages
+		p.h.release(p)
 	})
 	return nil
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
@@ -15,6 +16,22 @@ func BudgetPeak(d *HTTPDownloader) int64 {
 		return 0
 	}
 	return d.budget.peakUsed()
+}
+
+// SetBrowserIdleTimeout sets how long an idle browser tab of e waits for a page before it
+// is closed; before e's first browser request.
+func SetBrowserIdleTimeout(e *Engine, d time.Duration) {
+	e.http.browser.idleTimeout = d
+}
+
+// BrowserIdleTabs waits until no tab of e's browser requests is being cleared and returns
+// how many tabs are idle, kept for the next page.
+func BrowserIdleTabs(e *Engine) int {
+	h := e.http.browser
+	h.clearing.Wait()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.idle)
 }
 
 // BrowserTabs returns the pages (tabs) and the incognito browser contexts open in the

@@ -16,6 +16,7 @@ const (
 	BotName                     = "BOT_NAME"
 	BrowserConcurrency          = "BROWSER_CONCURRENCY"
 	BrowserExecutable           = "BROWSER_EXECUTABLE"
+	BrowserPageReuse            = "BROWSER_PAGE_REUSE"
 	BrowserTimeout              = "BROWSER_TIMEOUT"
 	CloseSpiderItemCount        = "CLOSESPIDER_ITEMCOUNT"
 	CloseSpiderPageCount        = "CLOSESPIDER_PAGECOUNT"
@@ -158,6 +159,7 @@ var Defs = []Def{
 	{BotName, KindString, "jscrawl", "the bot's name"},
 	{BrowserConcurrency, KindInt, 4, "pages Chromium renders at once for browser requests (open pages count)"},
 	{BrowserExecutable, KindString, "", "the Chromium binary for browser requests (default: chromium, chromium-browser or google-chrome on PATH)"},
+	{BrowserPageReuse, KindInt, 100, "browser requests one tab renders one after another, cleared between them, before a new tab and incognito context replace it (1: a new one for every request)"},
 	{BrowserTimeout, KindDuration, 30.0, "seconds a browser request may take to load (its timeout option overrides it)"},
 	{CloseSpiderItemCount, KindInt, 0, "close the spider after this many items (0: never)"},
 	{CloseSpiderPageCount, KindInt, 0, "close the spider after this many responses (0: never)"},
