@@ -840,6 +840,8 @@ declare module "jscrawl" {
     BROWSER_CONCURRENCY?: number;
     /** the Chromium binary for browser requests (default: chromium, chromium-browser or google-chrome on PATH) (string). */
     BROWSER_EXECUTABLE?: string;
+    /** browser requests one tab renders one after another, cleared between them, before a new tab and incognito context replace it (1: a new one for every request) (integer). */
+    BROWSER_PAGE_REUSE?: number;
     /** seconds a browser request may take to load (its timeout option overrides it) (number of seconds). */
     BROWSER_TIMEOUT?: number;
     /** close the spider after this many items (0: never) (integer). */
