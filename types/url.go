@@ -403,10 +403,10 @@ func appendCanonical(b []byte, u *url.URL, keepFragment bool) []byte {
 // without the fragment) to b without parsing it, for the URLs most requests have: an
 // http(s) URL with a lower-case host name or IPv4 address, a port other than the default,
 // no user info, a path of unreserved characters, sub-delimiters, ":", "@" and "/" only
-// (nothing to escape or unescape), and no query or one of name=value arguments of
-// unreserved characters already in canonical order. Its canonical form is raw without
-// the fragment, with "/" for an empty path. ok is false, and b unchanged, for any other
-// URL.
+// (nothing to escape or unescape), and no query or one of unreserved characters, "="
+// and "&" only. Its canonical form is raw without the fragment, with "/" for an empty path
+// and the query's arguments sorted (canonicalQuery) unless they are in canonical order
+// already. ok is false, and b unchanged, for any other URL.
 func appendCanonicalFast(b []byte, raw string) (_ []byte, ok bool) {
 	head, _, tail, ok := splitFastAuthority(raw)
 	if !ok {
@@ -420,13 +420,19 @@ func appendCanonicalFast(b []byte, raw string) (_ []byte, ok bool) {
 		}
 	}
 	end := j // the end of the path and query
+	sortQuery := false
 	if j < len(tail) && tail[j] == '?' {
 		q := tail[j+1:]
 		if k := strings.IndexByte(q, '#'); k >= 0 {
 			q = q[:k]
 		}
 		if !canonicalQueryAsIs(q) {
-			return b, false
+			// Arguments of unreserved characters decode and encode to themselves: only
+			// their order changes.
+			if q == "" || needsQuote(q, &fastQueryChars) {
+				return b, false
+			}
+			sortQuery = true
 		}
 		end = j + 1 + len(q)
 	}
@@ -440,6 +446,9 @@ func appendCanonicalFast(b []byte, raw string) (_ []byte, ok bool) {
 	b = append(b, head...)
 	if j == 0 {
 		b = append(b, '/')
+	}
+	if sortQuery {
+		return canonicalQuery(append(b, tail[:j+1]...), tail[j+1:end]), true
 	}
 	return append(b, tail[:end]...), true
 }
@@ -530,6 +539,10 @@ func fastHostname(raw string) (string, bool) {
 	}
 	return host, true
 }
+
+// fastQueryChars are the characters of a query appendCanonicalFast sorts: unreserved
+// ones, which unquotePlus and quotePlus leave as they are, and the separators.
+var fastQueryChars = newByteSet(unreservedChars+"=&", "")
 
 // fastHostChars are the characters of a host name splitFastAuthority takes.
 var fastHostChars = newByteSet("abcdefghijklmnopqrstuvwxyz0123456789.-", "")
