@@ -28,6 +28,7 @@ import (
 // document is frozen, and the data of every origin the page contacted and the context's
 // cookies and cache are deleted, so each page starts as in a new context.
 type browserTab struct {
+	h      *browserHandler
 	proc   *browserProc
 	ctx    context.Context // the tab's chromedp context
 	cancel context.CancelFunc
@@ -111,7 +112,7 @@ func (h *browserHandler) newTab(ctx context.Context, proc *browserProc, proxy *u
 			p.ProxyBypassList = "<-loopback>" // Chromium bypasses proxies for loopback unless told
 		}
 	}))
-	t := &browserTab{proc: proc, ctx: tabCtx, cancel: cancel, key: key, origins: map[string]bool{}}
+	t := &browserTab{h: h, proc: proc, ctx: tabCtx, cancel: cancel, key: key, origins: map[string]bool{}}
 	// The tab lives until it is discarded; opening it is bounded by the request's context.
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
@@ -144,10 +145,14 @@ func (h *browserHandler) newTab(ctx context.Context, proc *browserProc, proxy *u
 	return t, nil
 }
 
-// onEvent runs in the tab's message loop: it hands the event to the page rendering in the
-// tab. A request of a page already released is failed, so a frozen or leaving document
-// reaches no server.
+// onEvent runs in the tab's message loop: it answers dialogs and hands the other events to
+// the page rendering in the tab. A request of a page already released is failed, so a
+// frozen or leaving document reaches no server.
 func (t *browserTab) onEvent(ev any) {
+	if ev, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+		go t.answerDialog(ev)
+		return
+	}
 	t.mu.Lock()
 	p := t.page
 	if ev, ok := ev.(*fetch.EventRequestPaused); ok && p != nil && ev.Request != nil {
@@ -171,6 +176,16 @@ func (t *browserTab) onEvent(ev any) {
 				AuthChallengeResponse: &fetch.AuthChallengeResponse{Response: fetch.AuthChallengeResponseResponseCancelAuth}})
 		}()
 	}
+}
+
+// answerDialog answers a dialog as Playwright does by default: a beforeunload prompt is
+// accepted (the tab leaves the page), alert, confirm and prompt are dismissed. An open
+// dialog stalls the page's script, and so its load, until it is answered.
+func (t *browserTab) answerDialog(ev *page.EventJavascriptDialogOpening) {
+	accept := ev.Type == page.DialogTypeBeforeunload
+	t.h.stats.Inc("browser/dialog_count", 1)
+	t.h.logger.Debug(fmt.Sprintf("%s a %s dialog of %s: %q", map[bool]string{true: "Accepted", false: "Dismissed"}[accept], ev.Type, ev.URL, ev.Message))
+	_, _ = chromedp.Call(t.ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
 }
 
 // originOf returns the origin of an http(s) URL ("" for any other).

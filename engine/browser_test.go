@@ -810,3 +810,50 @@ func TestBrowserIdleTabClosed(t *testing.T) {
 		t.Errorf("browser/tab_count = %d, want 2", n)
 	}
 }
+
+// TestBrowserDialogs: dialogs are answered as Playwright does by default: alert, confirm
+// and prompt are dismissed, so a page that opens one while loading still loads; a
+// beforeunload prompt (a page the callback clicked on, which gives it the user activation
+// the prompt needs) is accepted, so the next page in the same tab loads.
+func TestBrowserDialogs(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := http.NewServeMux()
+	page := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte("<!doctype html><title>d</title>" + body))
+		}
+	}
+	mux.HandleFunc("/alert", page(`<script>alert("hi"); const ok = confirm("sure?"); const p = prompt("name?", "x");
+document.write("<p id=after>" + ok + " " + p + "</p>");</script>`))
+	mux.HandleFunc("/guarded", page(`<button onclick="this.textContent='clicked'">b</button><script>
+window.addEventListener("beforeunload", (e) => { e.preventDefault(); e.returnValue = ""; });</script>`))
+	mux.HandleFunc("/next", page(`<p id=next>next</p>`))
+	srv := enginetest.StartWith(t, mux)
+	e, logs := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.RetryEnabled: false})
+	defer e.CloseBrowser()
+	ctx := context.Background()
+	resp, err := e.Download(ctx, browserReq(srv.URL+"/alert", types.Item{{Key: "timeout", Value: 10.0}}))
+	if err != nil {
+		t.Fatalf("a page that opens dialogs while loading: %v", err)
+	}
+	if want := `<p id="after">false null</p>`; !bytes.Contains(resp.Body, []byte(want)) {
+		t.Errorf("/alert: body without %s (dialogs dismissed):\n%s", want, resp.Body)
+	}
+	resp, err = e.Download(ctx, browserReq(srv.URL+"/guarded", types.Item{{Key: "includePage", Value: true}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := resp.Page.Click(ctx, "button"); err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Page.Close()
+	resp, err = e.Download(ctx, browserReq(srv.URL+"/next", types.Item{{Key: "timeout", Value: 10.0}}))
+	if err != nil {
+		t.Fatalf("the page after one with a beforeunload prompt: %v", err)
+	}
+	if !bytes.Contains(resp.Body, []byte(`<p id="next">next</p>`)) {
+		t.Errorf("/next: body:\n%s", resp.Body)
+	}
+	wantStats(t, e, logs.String(), map[string]int64{"browser/page_count": 3, "browser/tab_count": 1})
+}
