@@ -74,6 +74,23 @@ type browserProc struct {
 	exited  chan struct{}
 }
 
+// lost reports whether Chromium is gone: its context ended, its connection dropped, or its
+// process exited. The tab's call can fail with the connection before the watcher of the
+// browser's context has seen it end, so the connection is looked at too.
+func (p *browserProc) lost() bool {
+	if p.ctx.Err() != nil {
+		return true
+	}
+	if c := chromedp.FromContext(p.ctx); c != nil && c.Browser != nil {
+		select {
+		case <-c.Browser.LostConnection:
+			return true
+		default:
+		}
+	}
+	return false
+}
+
 func newBrowserHandler(settings *types.Settings, env *downloadEnv) *browserHandler {
 	n := max(settings.Int(types.BrowserConcurrency), 1)
 	return &browserHandler{
@@ -265,7 +282,7 @@ func (h *browserHandler) failure(ctx context.Context, proc *browserProc, req *ty
 	switch {
 	case ctx.Err() != nil:
 		return ctxFailure(ctx, req, err)
-	case proc.ctx.Err() != nil && !proc.closing.Load():
+	case proc.lost() && !proc.closing.Load():
 		return &DownloadError{Name: NameConnectionLost, URL: req.URL, Err: fmt.Errorf("chromium crashed: %w", err)}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &DownloadError{Name: NameTimeout, URL: req.URL,
