@@ -41,10 +41,11 @@ var browserNames = []string{"chromium", "chromium-browser", "google-chrome"}
 // started again, counted in browser/crash_count, when it dies. At most
 // BROWSER_CONCURRENCY pages are open at once, each in a tab of its own incognito browser
 // context (with the request's proxy), which later pages reuse, cleared (browserTab); a
-// page kept for the callback (includePage) holds its place until it is closed. The response is the rendered DOM with the main document's status
-// and headers. The request's Cookie header enters the page's cookies, and the cookies the
-// page has when it is read come back as Set-Cookie headers, for the cookie jar. Downloads
-// a page starts are refused.
+// page kept for the callback (includePage) holds its place until it is closed. The
+// response is the rendered DOM with the main document's status and headers. The
+// request's Cookie header enters the page's cookies, and the cookies the page has when it
+// is read come back as Set-Cookie headers, for the cookie jar. Downloads a page starts
+// are refused; dialogs are answered (browserTab.answerDialog).
 type browserHandler struct {
 	*downloadEnv
 	executable  string // BROWSER_EXECUTABLE
@@ -307,12 +308,11 @@ func ctxFailure(ctx context.Context, req *types.Request, err error) error {
 type browserPage struct {
 	h       *browserHandler
 	tab     *browserTab
-	ctx     context.Context // the tab's chromedp context, ended by Close
+	ctx     context.Context // the tab's chromedp context, with an end of its own: Close
 	cancel  context.CancelFunc
 	opts    types.BrowserOptions
 	timeout time.Duration
 	blocked map[network.ResourceType]bool
-	reused  bool        // the tab rendered a page before this one
 	broken  atomic.Bool // a call on the page failed: the tab is closed, not reused
 
 	closeOnce sync.Once
@@ -356,7 +356,7 @@ func (h *browserHandler) openPage(ctx context.Context, proc *browserProc, req *t
 	}
 	pctx, cancel := context.WithCancel(tab.ctx)
 	p := &browserPage{
-		h: h, tab: tab, ctx: pctx, cancel: cancel, opts: opts, timeout: lim.Timeout, reused: reused,
+		h: h, tab: tab, ctx: pctx, cancel: cancel, opts: opts, timeout: lim.Timeout,
 		blocked:   map[network.ResourceType]bool{},
 		lifecycle: map[cdp.LoaderID][]string{},
 		docs:      map[cdp.LoaderID]*network.Response{},
