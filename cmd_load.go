@@ -15,6 +15,7 @@ import (
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/redisfrontier"
+	"github.com/jscrawl/jscrawl/engine/sandbox"
 	"github.com/jscrawl/jscrawl/engine/warc"
 	"github.com/jscrawl/jscrawl/jsapi"
 	"github.com/jscrawl/jscrawl/runtime"
@@ -295,6 +296,9 @@ func (ls *loadedSpider) loadProgram(name string, prog *runtime.Program) error {
 func (ls *loadedSpider) configure() error {
 	if ls.spider != nil {
 		custom := ls.spider.CustomSettings()
+		if err := checkSpiderSettings("customSettings", custom); err != nil {
+			return cli.Exit(fmt.Sprintf("%s: %v", ls.name, err), 2)
+		}
 		for _, k := range slices.Sorted(maps.Keys(custom)) {
 			if err := ls.settings.Set(k, custom[k], types.PrioritySpider); err != nil {
 				return cli.Exit(fmt.Sprintf("%s: customSettings: %v", ls.name, err), 2)
@@ -316,6 +320,20 @@ func (ls *loadedSpider) configure() error {
 		if !ls.settings.Known(k) {
 			ls.logger.Warn(fmt.Sprintf("Unknown setting %s (ignored unless something reads it)", k))
 		}
+	}
+	return nil
+}
+
+// checkSpiderSettings refuses, as an error naming from (customSettings, tests[i].settings),
+// the key and how the operator passes it, a spider setting the sandbox does not allow
+// (engine/sandbox: operator-only keys, paths outside the working folder, loosened ceilings).
+func checkSpiderSettings(from string, custom map[string]any) error {
+	dir, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	if err := sandbox.CheckSettings(custom, dir); err != nil {
+		return fmt.Errorf("%s.%w", from, err)
 	}
 	return nil
 }

@@ -84,6 +84,11 @@ func spiderTestAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	for _, tc := range cases {
+		if err := checkSpiderSettings(fmt.Sprintf("tests[%q].settings", tc.Name), tc.Settings); err != nil {
+			return cli.Exit(fmt.Sprintf("%s: %v", file, err), 2)
+		}
+	}
 	if len(cases) == 0 {
 		cases = []jsapi.SpiderTest{{Name: "default"}}
 	}

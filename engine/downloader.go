@@ -112,7 +112,9 @@ func (d *HTTPDownloader) limitsFor(req *types.Request) DownloadLimits {
 	if f, ok := metaFloat(req, types.MetaDownloadTimeout); ok && f >= 0 {
 		l.Timeout = time.Duration(f * float64(time.Second))
 	}
-	if f, ok := metaFloat(req, types.MetaDownloadMaxSize); ok && f >= 0 {
+	// DOWNLOAD_MAXSIZE is a ceiling the spider may only tighten (types.SpiderTightens):
+	// meta.downloadMaxsize lowers it, and neither 0 nor a larger value lifts it.
+	if f, ok := metaFloat(req, types.MetaDownloadMaxSize); ok && f > 0 && (l.MaxSize == 0 || int64(f) < l.MaxSize) {
 		l.MaxSize = int64(f)
 	}
 	if f, ok := metaFloat(req, types.MetaDownloadWarnSize); ok && f >= 0 {

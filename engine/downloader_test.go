@@ -132,7 +132,10 @@ func TestDownloadBodiesAndSchemes(t *testing.T) {
 		{"empty zstd body", types.Request{URL: emptyEnc.URL + "?enc=zstd"}, nil, "", 200, "", ""},
 		{"Content-Length over maxsize fails before reading", types.Request{URL: promise}, map[string]any{types.DownloadMaxSize: 1000, types.DownloadTimeout: 30}, "MaxSizeError", 0, "", ""},
 		{"meta.downloadMaxsize", types.Request{URL: srv.URL + "/big?bytes=5000", Meta: types.Item{{Key: "downloadMaxsize", Value: 1000.0}}}, nil, "MaxSizeError", 0, "", ""},
-		{"meta.downloadMaxsize raises the limit", types.Request{URL: srv.URL + "/big?bytes=5000", Meta: types.Item{{Key: "downloadMaxsize", Value: 0}}}, map[string]any{types.DownloadMaxSize: 1000}, "", 200, "xxxxx", ""},
+		// DOWNLOAD_MAXSIZE is the operator's ceiling (types.SpiderTightens): the spider's meta may lower it only.
+		{"meta.downloadMaxsize 0 does not lift the limit", types.Request{URL: srv.URL + "/big?bytes=5000", Meta: types.Item{{Key: "downloadMaxsize", Value: 0}}}, map[string]any{types.DownloadMaxSize: 1000}, "MaxSizeError", 0, "", ""},
+		{"meta.downloadMaxsize does not raise the limit", types.Request{URL: srv.URL + "/big?bytes=5000", Meta: types.Item{{Key: "downloadMaxsize", Value: 10000.0}}}, map[string]any{types.DownloadMaxSize: 1000}, "MaxSizeError", 0, "", ""},
+		{"meta.downloadMaxsize sets a limit where there is none", types.Request{URL: srv.URL + "/big?bytes=5000", Meta: types.Item{{Key: "downloadMaxsize", Value: 1000.0}}}, map[string]any{types.DownloadMaxSize: 0}, "MaxSizeError", 0, "", ""},
 		{"meta.downloadTimeout", types.Request{URL: srv.URL + "/delay?ms=60000", Meta: types.Item{{Key: "downloadTimeout", Value: 0.05}}}, map[string]any{types.RetryEnabled: false}, "TimeoutError", 0, "", ""},
 		{"DOWNLOAD_TIMEOUT over a byte per 100 ms forever", types.Request{URL: trickle}, map[string]any{types.DownloadTimeout: 0.5, types.RetryEnabled: false}, "TimeoutError", 0, "", ""},
 		{"DOWNLOAD_TIMEOUT over a server that never answers", types.Request{URL: silent}, map[string]any{types.DownloadTimeout: 0.5, types.RetryEnabled: false}, "TimeoutError", 0, "", ""},
