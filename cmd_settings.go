@@ -20,6 +20,14 @@ func settingsCommand() *cli.Command {
 by default, one JSON object with --json. --get KEY prints one value (text as is, anything
 else as JSON).
 
+The table's WHO MAY SET column says what a spider's customSettings may do with each setting
+(the operator may set every one with -s): "spider" (crawl behaviour), "operator only" (a
+program, a network service, a credential), "spider: relative path" (a path inside the
+working folder), "spider: tighten only" (a ceiling a spider may lower, not raise) and
+"spider: checked" (FEEDS targets inside the working folder, DOWNLOAD_SCHEMES and
+DOWNLOAD_HANDLERS without the file scheme). A spider that breaks these rules is refused
+before the crawl starts, with exit code 2.
+
 Examples:
    jscrawl settings
    jscrawl settings --get CONCURRENT_REQUESTS
@@ -72,12 +80,13 @@ func settingsAction(c *cli.Context) error {
 	return settingsTable(stdout, settings)
 }
 
-// settingsTable writes KEY VALUE rows, sorted by key.
+// settingsTable writes KEY WHO VALUE rows, sorted by key: WHO is what a spider's
+// customSettings may do with the setting (types.Access), the operator may set any.
 func settingsTable(w io.Writer, settings *types.Settings) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tVALUE")
+	fmt.Fprintln(tw, "KEY\tWHO MAY SET\tVALUE")
 	for _, k := range settings.Keys() {
-		fmt.Fprintf(tw, "%s\t%s\n", k, settingJSON(settings.Get(k)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k, types.AccessOf(k), settingJSON(settings.Get(k)))
 	}
 	return tw.Flush()
 }

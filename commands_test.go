@@ -325,8 +325,12 @@ func TestSettingsCommand(t *testing.T) {
 		t.Errorf("settings --json: exit code %d, %v, %v", code, err, all)
 	}
 	stdout, _, code = jscrawl(t, "settings")
-	if code != 0 || !regexp.MustCompile(`(?m)^CONCURRENT_REQUESTS +16$`).MatchString(stdout) {
-		t.Errorf("settings table: exit code %d\n%s", code, stdout)
+	for _, row := range []string{`CONCURRENT_REQUESTS +spider +16`, `BROWSER_EXECUTABLE +operator only +""`,
+		`FRONTIER +operator only +""`, `LOG_FILE +spider: relative path +""`, `DOWNLOAD_MAXSIZE +spider: tighten only +1073741824`,
+		`FEEDS +spider: checked +\{\}`} {
+		if code != 0 || !regexp.MustCompile(`(?m)^` + row + `$`).MatchString(stdout) {
+			t.Errorf("settings table: exit code %d, no row %s\n%s", code, row, stdout)
+		}
 	}
 	_, stderr, code := jscrawl(t, "settings", "--get", "NO_SUCH_SETTING")
 	if code != 1 || !strings.Contains(stderr, "unknown setting NO_SUCH_SETTING") {

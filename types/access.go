@@ -27,7 +27,7 @@ const (
 
 // String is the access as `jscrawl settings` and the guide's table show it.
 func (a Access) String() string {
-	return [...]string{"spider", "operator", "spider: relative path", "spider: tighten only", "spider: checked"}[a]
+	return [...]string{"spider", "operator only", "spider: relative path", "spider: tighten only", "spider: checked"}[a]
 }
 
 // Accesses gives every setting of Defs its Access (a test keeps it complete, so a new
