@@ -328,7 +328,7 @@ func TestSettingsCommand(t *testing.T) {
 	for _, row := range []string{`CONCURRENT_REQUESTS +spider +16`, `BROWSER_EXECUTABLE +operator only +""`,
 		`FRONTIER +operator only +""`, `LOG_FILE +spider: relative path +""`, `DOWNLOAD_MAXSIZE +spider: tighten only +1073741824`,
 		`FEEDS +spider: checked +\{\}`} {
-		if code != 0 || !regexp.MustCompile(`(?m)^` + row + `$`).MatchString(stdout) {
+		if code != 0 || !regexp.MustCompile(`(?m)^`+row+`$`).MatchString(stdout) {
 			t.Errorf("settings table: exit code %d, no row %s\n%s", code, row, stdout)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/evanw/esbuild/pkg/api"
+	"github.com/jscrawl/jscrawl/types"
 )
 
 // docBlock is one fenced code block of a Markdown file.
@@ -116,5 +117,28 @@ func TestDocSamples(t *testing.T) {
 	}
 	if spiders == 0 {
 		t.Error("no runnable spider in the docs")
+	}
+}
+
+// TestGuideSettingsAccess keeps the guide's settings table true to types.Accesses: every
+// setting has a row whose "who may set" column is its Access, as `jscrawl settings` shows.
+func TestGuideSettingsAccess(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("docs/guide.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("(?m)^\\| `([A-Z0-9_]+)` \\| [^|]+ \\| [^|]* \\| ([^|]+) \\|")
+	got := map[string]string{}
+	for _, m := range row.FindAllStringSubmatch(string(b), -1) {
+		got[m[1]] = strings.TrimSpace(m[2])
+	}
+	for _, d := range types.Defs {
+		want := types.AccessOf(d.Key).String()
+		if g, ok := got[d.Key]; !ok {
+			t.Errorf("docs/guide.md: no settings row for %s", d.Key)
+		} else if g != want {
+			t.Errorf("docs/guide.md: %s: who may set is %q, want %q", d.Key, g, want)
+		}
 	}
 }

@@ -141,8 +141,8 @@ export default class Filtered {
   name = "filtered";
   customSettings = {
     FEEDS: {
-      "DIR/cheap-%(batch_id)d.jsonl": { batchItemCount: 3, itemFilter: async (item) => item.price < 20 },
-      "DIR/all.csv": { fields: ["title", "price"] },
+      "out/cheap-%(batch_id)d.jsonl": { batchItemCount: 3, itemFilter: async (item) => item.price < 20 },
+      "out/all.csv": { fields: ["title", "price"] },
     },
   };
   *start() { yield new Request(this.baseUrl + "/catalogue/page-1.html"); }
@@ -153,10 +153,12 @@ export default class Filtered {
   }
 }
 `
-	spider := writeFile(t, dir, "filtered.ts", strings.ReplaceAll(src, "DIR", filepath.ToSlash(dir)))
-	if _, stderr, code := jscrawl(t, "run", "--demo", spider); code != 0 {
+	spider := writeFile(t, dir, "filtered.ts", src)
+	// A spider's feeds are relative paths inside the working folder (the sandbox).
+	if _, stderr, code := jscrawlIn(t, dir, "", "run", "--demo", spider); code != 0 {
 		t.Fatalf("exit code %d\n%s", code, stderr)
 	}
+	dir = filepath.Join(dir, "out")
 	all := strings.Split(strings.TrimSpace(readFileT(t, filepath.Join(dir, "all.csv"))), "\n")
 	if len(all) != 21 || all[0] != "title,price" {
 		t.Fatalf("all.csv has %d lines (want header + 20): %q", len(all), all[:min(3, len(all))])
