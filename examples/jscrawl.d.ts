@@ -838,7 +838,7 @@ declare module "jscrawl" {
     BOT_NAME?: string;
     /** pages Chromium renders at once for browser requests (open pages count) (integer). */
     BROWSER_CONCURRENCY?: number;
-    /** the Chromium binary for browser requests (default: chromium, chromium-browser or google-chrome on PATH) (string). */
+    /** the Chromium binary for browser requests (default: chromium, chromium-browser or google-chrome on PATH) (string). Operator only: a spider's customSettings may not set it (-s BROWSER_EXECUTABLE=VALUE). */
     BROWSER_EXECUTABLE?: string;
     /** browser requests one tab renders one after another, cleared between them, before a new tab and incognito context replace it (1: a new one for every request) (integer). */
     BROWSER_PAGE_REUSE?: number;
@@ -872,13 +872,13 @@ declare module "jscrawl" {
     DEPTH_STATS_VERBOSE?: boolean;
     /** seconds between downloads from the same slot (number of seconds). */
     DOWNLOAD_DELAY?: number;
-    /** URL scheme → download handler name (HTTPDownloadHandler, FileDownloadHandler, DataURIDownloadHandler), or null to disable the scheme (object). */
+    /** URL scheme → download handler name (HTTPDownloadHandler, FileDownloadHandler, DataURIDownloadHandler), or null to disable the scheme (object). In customSettings: checked (no file scheme; paths inside the working folder). */
     DOWNLOAD_HANDLERS?: Record<string, unknown>;
-    /** largest response body in bytes (0: no limit) (integer). */
+    /** largest response body in bytes (0: no limit) (integer). In customSettings: tighter than the default only. */
     DOWNLOAD_MAXSIZE?: number;
-    /** bytes of response bodies received at once; downloads wait for room (0: no limit) (integer). */
+    /** bytes of response bodies received at once; downloads wait for room (0: no limit) (integer). In customSettings: tighter than the default only. */
     DOWNLOAD_MEMORY_BUDGET?: number;
-    /** URL schemes a spider may request (list). */
+    /** URL schemes a spider may request (list). In customSettings: checked (no file scheme; paths inside the working folder). */
     DOWNLOAD_SCHEMES?: unknown[];
     /** host glob → {concurrency, delay, randomizeDelay} for matching slots (object). */
     DOWNLOAD_SLOTS?: Record<string, unknown>;
@@ -892,11 +892,11 @@ declare module "jscrawl" {
     DUPEFILTER_DEBUG?: boolean;
     /** a feed that cannot be written (a full disk): stop closes the spider (finish_reason feed_error, exit code 1), ignore leaves the feed out and goes on (string). */
     FEED_ERRORS?: string;
-    /** feed URI → {format, overwrite, fields, ...} (object). */
+    /** feed URI → {format, overwrite, fields, ...} (object). In customSettings: checked (no file scheme; paths inside the working folder). */
     FEEDS?: Record<string, unknown>;
     /** rfc2616 policy: store responses even without a cache directive (boolean). */
     HTTPCACHE_ALWAYS_STORE?: boolean;
-    /** HTTP cache folder, relative to the working folder (string). */
+    /** HTTP cache folder, relative to the working folder (string). In customSettings: a relative path inside the working folder. */
     HTTPCACHE_DIR?: string;
     /** cache responses on disk and serve them again (HttpCacheMiddleware) (boolean). */
     HTTPCACHE_ENABLED?: boolean;
@@ -914,35 +914,35 @@ declare module "jscrawl" {
     HTTPERROR_ALLOW_ALL?: boolean;
     /** non-2xx statuses passed to callbacks (list). */
     HTTPERROR_ALLOWED_CODES?: unknown[];
-    /** domain (and subdomains) that gets HTTP_USER's credentials; null: the first request's, "": every domain (string). */
+    /** domain (and subdomains) that gets HTTP_USER's credentials; null: the first request's, "": every domain (string). Operator only: a spider's customSettings may not set it (-s HTTP_AUTH_DOMAIN=VALUE). */
     HTTP_AUTH_DOMAIN?: string;
-    /** HTTP Basic auth password (string). */
+    /** HTTP Basic auth password (string). Operator only: a spider's customSettings may not set it (-s HTTP_PASS=VALUE). */
     HTTP_PASS?: string;
-    /** use meta.proxy and the http_proxy, https_proxy and no_proxy environment variables (boolean). */
+    /** use meta.proxy and the http_proxy, https_proxy and no_proxy environment variables (boolean). Operator only: a spider's customSettings may not set it (-s HTTPPROXY_ENABLED=VALUE). */
     HTTPPROXY_ENABLED?: boolean;
-    /** HTTP Basic auth user name (string). */
+    /** HTTP Basic auth user name (string). Operator only: a spider's customSettings may not set it (-s HTTP_USER=VALUE). */
     HTTP_USER?: string;
     /** name of a shared crawl (--crawl-id): every Redis key of it starts with jscrawl:<CRAWL_ID>: (empty: the spider's name) (string). */
     CRAWL_ID?: string;
-    /** redis://[:PASSWORD@]HOST:PORT/DB (rediss:// for TLS) of a frontier that many workers share (--frontier; empty: none) (string). */
+    /** redis://[:PASSWORD@]HOST:PORT/DB (rediss:// for TLS) of a frontier that many workers share (--frontier; empty: none) (string). Operator only: a spider's customSettings may not set it (-s FRONTIER=VALUE). */
     FRONTIER?: string;
-    /** seconds a worker's lease on a request of a shared frontier lasts unless renewed; an expired lease goes to another worker (number of seconds). */
+    /** seconds a worker's lease on a request of a shared frontier lasts unless renewed; an expired lease goes to another worker (number of seconds). Operator only: a spider's customSettings may not set it (-s FRONTIER_LEASE_TIMEOUT=VALUE). */
     FRONTIER_LEASE_TIMEOUT?: number;
-    /** seconds a worker retries an unreachable Redis frontier before it exits with an error (number of seconds). */
+    /** seconds a worker retries an unreachable Redis frontier before it exits with an error (number of seconds). Operator only: a spider's customSettings may not set it (-s FRONTIER_RETRY_TIMEOUT=VALUE). */
     FRONTIER_RETRY_TIMEOUT?: number;
-    /** seconds a callback may run synchronously before it is interrupted (number of seconds). */
+    /** seconds a callback may run synchronously before it is interrupted (number of seconds). In customSettings: tighter than the default only. */
     JS_CALLBACK_TIMEOUT?: number;
-    /** after each Go garbage collection, the soft memory limit becomes the live heap and the runtime's other memory plus the larger of this many MiB and GC_HEADROOM_PERCENT of the live heap, so garbage cannot pile up past it (0: a fixed limit, twice DOWNLOAD_MEMORY_BUDGET + 512 MiB; GOMEMLIMIT overrides both) (integer). */
+    /** after each Go garbage collection, the soft memory limit becomes the live heap and the runtime's other memory plus the larger of this many MiB and GC_HEADROOM_PERCENT of the live heap, so garbage cannot pile up past it (0: a fixed limit, twice DOWNLOAD_MEMORY_BUDGET + 512 MiB; GOMEMLIMIT overrides both) (integer). Operator only: a spider's customSettings may not set it (-s GC_HEADROOM_MB=VALUE). */
     GC_HEADROOM_MB?: number;
-    /** percent of the live heap the heap may grow by between collections, when above GC_HEADROOM_MB (integer). */
+    /** percent of the live heap the heap may grow by between collections, when above GC_HEADROOM_MB (integer). Operator only: a spider's customSettings may not set it (-s GC_HEADROOM_PERCENT=VALUE). */
     GC_HEADROOM_PERCENT?: number;
     /** JS VMs, each with its own spider instance (integer). */
     JS_VMS?: number;
-    /** folder of a job that survives stops and crashes and resumes where it stopped (--jobdir; empty: none) (string). */
+    /** folder of a job that survives stops and crashes and resumes where it stopped (--jobdir; empty: none) (string). In customSettings: a relative path inside the working folder. */
     JOBDIR?: string;
     /** seconds between the commits of a job's progress (one fsync each) (number of seconds). */
     JOBDIR_COMMIT_INTERVAL?: number;
-    /** write the log to this file only (empty: stderr) (string). */
+    /** write the log to this file only (empty: stderr) (string). In customSettings: a relative path inside the working folder. */
     LOG_FILE?: string;
     /** text (Scrapy's lines) or json (one object per record) (string). */
     LOG_FORMAT?: string;
@@ -950,13 +950,13 @@ declare module "jscrawl" {
     LOG_LEVEL?: string;
     /** seconds between progress lines (number of seconds). */
     LOGSTATS_INTERVAL?: number;
-    /** watch the process's memory (resident set size): MEMUSAGE_WARNING_MB and MEMUSAGE_LIMIT_MB (boolean). */
+    /** watch the process's memory (resident set size): MEMUSAGE_WARNING_MB and MEMUSAGE_LIMIT_MB (boolean). In customSettings: tighter than the default only. */
     MEMUSAGE_ENABLED?: boolean;
-    /** MiB of process memory at which running callbacks are interrupted and the spider closes with memusage_exceeded, exit 1 (0: no limit) (integer). */
+    /** MiB of process memory at which running callbacks are interrupted and the spider closes with memusage_exceeded, exit 1 (0: no limit) (integer). In customSettings: tighter than the default only. */
     MEMUSAGE_LIMIT_MB?: number;
     /** MiB of process memory that logs one warning (0: none) (integer). */
     MEMUSAGE_WARNING_MB?: number;
-    /** seconds between memory checks (number of seconds). */
+    /** seconds between memory checks (number of seconds). In customSettings: tighter than the default only. */
     MEMUSAGE_CHECK_INTERVAL_SECONDS?: number;
     /** follow <meta http-equiv="refresh"> redirects (boolean). */
     METAREFRESH_ENABLED?: boolean;
@@ -992,11 +992,11 @@ declare module "jscrawl" {
     ROBOTSTXT_OBEY?: boolean;
     /** user agent matched against robots.txt groups (empty: the product tokens of the User-Agent header or USER_AGENT) (string). */
     ROBOTSTXT_USER_AGENT?: string;
-    /** seconds a graceful stop (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit) waits for downloads in flight before aborting them (0: no limit) (number of seconds). */
+    /** seconds a graceful stop (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit) waits for downloads in flight before aborting them (0: no limit) (number of seconds). In customSettings: tighter than the default only. */
     SHUTDOWN_TIMEOUT?: number;
     /** order within one priority: lifo (depth-first, as Scrapy) or fifo (string). */
     SCHEDULER_MEMORY_QUEUE?: string;
-    /** requests the scheduler holds in memory (or 10× as many fingerprints) before it spills its queue and seen-set to a temporary store under TMPDIR (0: never) (integer). */
+    /** requests the scheduler holds in memory (or 10× as many fingerprints) before it spills its queue and seen-set to a temporary store under TMPDIR (0: never) (integer). In customSettings: tighter than the default only. */
     SCHEDULER_MEMORY_MAX?: number;
     /** built-in downloader middleware name → order number, or null to disable it (object). */
     DOWNLOADER_MIDDLEWARES?: Record<string, unknown>;
@@ -1010,9 +1010,9 @@ declare module "jscrawl" {
     USER_AGENT?: string;
     /** with REPLAY_FILES, download a request the archives lack instead of failing it with NotInArchive (--replay-fallback) (boolean). */
     REPLAY_FALLBACK?: boolean;
-    /** WARC files that serve every http(s) download instead of the network (--replay; a rotated file is read with its -00001, ... parts) (list). */
+    /** WARC files that serve every http(s) download instead of the network (--replay; a rotated file is read with its -00001, ... parts) (list). In customSettings: a relative path inside the working folder. */
     REPLAY_FILES?: unknown[];
-    /** WARC file to record every http(s) download to, a request and a response record each (--warc; a name ending .gz gzips each record; empty: none) (string). */
+    /** WARC file to record every http(s) download to, a request and a response record each (--warc; a name ending .gz gzips each record; empty: none) (string). In customSettings: a relative path inside the working folder. */
     WARC_FILE?: string;
     /** bytes of a WARC file on disk before the next one starts (crawl-00001.warc.gz, ...; 0: no limit) (integer). */
     WARC_MAX_SIZE?: number;

@@ -56,7 +56,18 @@ func settingsDeclarations() string {
 		case types.KindMap:
 			ts = "Record<string, unknown>"
 		}
-		fmt.Fprintf(&b, "    /** %s (%s). */\n    %s?: %s;\n", d.Doc, d.Kind, d.Key, ts)
+		who := ""
+		switch a := types.AccessOf(d.Key); a {
+		case types.OperatorOnly:
+			who = " Operator only: a spider's customSettings may not set it (-s " + d.Key + "=VALUE)."
+		case types.SpiderPath:
+			who = " In customSettings: a relative path inside the working folder."
+		case types.SpiderTightens:
+			who = " In customSettings: tighter than the default only."
+		case types.SpiderChecked:
+			who = " In customSettings: checked (no file scheme; paths inside the working folder)."
+		}
+		fmt.Fprintf(&b, "    /** %s (%s).%s */\n    %s?: %s;\n", d.Doc, d.Kind, who, d.Key, ts)
 	}
 	b.WriteString("  }\n}\n")
 	return b.String()
