@@ -89,6 +89,10 @@ func TestBundleSandbox(t *testing.T) {
 			"proj/spider.ts":            "import p from \"pkg\";\nexport default p;\n",
 			"node_modules/pkg/index.js": "module.exports = '" + secret + "';\n"},
 			refused: "pkg"},
+		{name: "malformed package.json of a package above the root is not quoted", files: map[string]string{
+			"proj/spider.ts":                "import p from \"pkg\";\nexport default p;\n",
+			"node_modules/pkg/package.json": secret + " {\n"},
+			refused: ""},
 		{name: "node_modules package linked out", files: map[string]string{
 			"proj/spider.ts": "import p from \"pkg\";\nexport default p;\n"},
 			links: map[string]string{"proj/node_modules/pkg": "../../out/pkg"}, refused: "pkg"},
