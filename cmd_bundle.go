@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/jscrawl/jscrawl/jsapi"
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/urfave/cli/v2"
 )
@@ -28,6 +27,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "o", Aliases: []string{"output"}, Usage: "write the bundle to `FILE` (- for stdout); default: the spider's name with .bundle.js"},
 			&cli.BoolFlag{Name: "minify", Usage: "make the file smaller (whitespace, syntax and local names)"},
+			allowReadFlag(),
 		},
 		Action: bundleAction,
 	}
@@ -38,7 +38,9 @@ func bundleAction(c *cli.Context) error {
 		return usageError("bundle needs exactly one spider file (got %d): jscrawl bundle spider.ts -o spider.js", c.NArg())
 	}
 	file := c.Args().First()
-	code, err := runtime.BundleFile(file, runtime.BundleOptions{External: []string{jsapi.ModuleName}, Minify: c.Bool("minify")})
+	opts := bundleOptions(c)
+	opts.Minify = c.Bool("minify")
+	code, err := runtime.BundleFile(file, opts)
 	if err != nil {
 		return bundleError(err)
 	}

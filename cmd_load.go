@@ -49,10 +49,23 @@ func setLogFlags(level string) []cli.Flag {
 	}
 }
 
-// spiderFlags are -a and the settingFlags: the flags of every command that loads a spider
-// file.
+// spiderFlags are -a, --allow-read and the settingFlags: the flags of every command that
+// loads a spider file.
 func spiderFlags(level string) []cli.Flag {
-	return append([]cli.Flag{argFlag()}, settingFlags(level)...)
+	return append([]cli.Flag{argFlag(), allowReadFlag()}, settingFlags(level)...)
+}
+
+// allowReadFlag is --allow-read, the folders whose files a spider file may import besides
+// those of its own project (runtime.BundleOptions.AllowRead): the flag of every command
+// that bundles a spider file.
+func allowReadFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "allow-read", Usage: "let the spider file import files under `DIR` too (repeatable); without it, a spider imports only files in its folder (that of its nearest package.json) and its node_modules"}
+}
+
+// bundleOptions are the runtime.BundleOptions of the spider file of command c: jscrawl
+// external, and the --allow-read folders.
+func bundleOptions(c *cli.Context) runtime.BundleOptions {
+	return runtime.BundleOptions{External: []string{jsapi.ModuleName}, AllowRead: c.StringSlice("allow-read")}
 }
 
 // argFlag is -a.
@@ -112,6 +125,7 @@ type loadedSpider struct {
 	browser        any                     // the browserFlags' meta.browser value for the command's URL, else nil
 	worker         string                  // this process's id in a shared crawl: %(worker)s in feed URIs
 	inputs         []string                // the local files the spider file was bundled from (load)
+	bundleOpts     runtime.BundleOptions   // how load bundles the spider file (bundleOptions)
 	warcOut        *warc.Writer            // WARC_FILE's, once the engine is built (archiveOptions)
 	replay         *warc.Archive           // REPLAY_FILES', once the engine is built
 
@@ -179,7 +193,7 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 		args[k] = v
 	}
 	ls := &loadedSpider{settings: settings, args: args, browser: browser, stats: engine.NewStats(), opts: opts,
-		level: new(slog.LevelVar), logConf: [2]string{"", "text"}}
+		bundleOpts: bundleOptions(c), level: new(slog.LevelVar), logConf: [2]string{"", "text"}}
 	ls.stdout, ls.stderr = stdio(c)
 	ls.level.Set(level)
 	ls.logOut = ls.stderr
@@ -258,7 +272,7 @@ func (ls *loadedSpider) load(file string) error {
 	if file == "" {
 		return ls.configure()
 	}
-	prog, err := runtime.Bundle(file, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	prog, err := runtime.Bundle(file, ls.bundleOpts)
 	if err != nil {
 		return bundleError(err)
 	}

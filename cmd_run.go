@@ -172,7 +172,7 @@ func runAction(c *cli.Context) error {
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	if c.Bool("watch") {
-		w := newSpiderWatcher(file, ls.inputs, spider, logger, eng.Backlog)
+		w := newSpiderWatcher(file, ls.bundleOpts, ls.inputs, spider, logger, eng.Backlog)
 		watchers.Go(func() { w.run(wctx) })
 	}
 	if path := c.String("cpuprofile"); path != "" {

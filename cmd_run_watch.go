@@ -33,6 +33,7 @@ type spiderWatcher struct {
 	spider *jsapi.Spider
 	logger *slog.Logger
 	queued func() int // requests waiting in the crawl (Engine.Backlog), for the log
+	opts   runtime.BundleOptions
 	stamps map[string]fileStamp
 }
 
@@ -44,9 +45,10 @@ type fileStamp struct {
 	sum  [sha256.Size]byte
 }
 
-// newSpiderWatcher watches inputs, the files the spider was bundled from.
-func newSpiderWatcher(file string, inputs []string, spider *jsapi.Spider, logger *slog.Logger, queued func() int) *spiderWatcher {
-	w := &spiderWatcher{file: file, spider: spider, logger: logger, queued: queued, stamps: map[string]fileStamp{}}
+// newSpiderWatcher watches inputs, the files the spider was bundled from with opts (which
+// bundle it again).
+func newSpiderWatcher(file string, opts runtime.BundleOptions, inputs []string, spider *jsapi.Spider, logger *slog.Logger, queued func() int) *spiderWatcher {
+	w := &spiderWatcher{file: file, opts: opts, spider: spider, logger: logger, queued: queued, stamps: map[string]fileStamp{}}
 	for _, p := range inputs {
 		w.stamps[p] = stamp(p, fileStamp{})
 	}
@@ -104,7 +106,7 @@ func (w *spiderWatcher) changed() bool {
 
 // apply bundles the spider again and reloads it, or logs why the old code runs on.
 func (w *spiderWatcher) apply(ctx context.Context) {
-	prog, err := runtime.Bundle(w.file, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	prog, err := runtime.Bundle(w.file, w.opts)
 	if err != nil {
 		w.logger.Error(fmt.Sprintf("%s changed but does not build: the old code runs on\n%s", w.file, bundleErrorText(err)))
 		return
@@ -137,6 +139,9 @@ func bundleErrorText(err error) string {
 	if errors.As(err, &se) && se.LineText != "" {
 		col := min(max(se.Column-1, 0), len(se.LineText))
 		fmt.Fprintf(&b, "\n    %s\n    %s^", se.LineText, bytes.Repeat([]byte{' '}, col))
+	}
+	if errors.Is(err, runtime.ErrOutsideRoot) {
+		b.WriteString("\n(a spider imports only files in its folder and its node_modules; --allow-read DIR lets it read DIR too)")
 	}
 	return b.String()
 }

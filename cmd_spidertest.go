@@ -54,6 +54,7 @@ Examples:
 			&cli.BoolFlag{Name: "record", Usage: "record the cases from the network (a new case is written; an existing one is compared)"},
 			&cli.BoolFlag{Name: "update", Usage: "accept the items (and with --record the new recording) as the snapshot"},
 			argFlag(),
+			allowReadFlag(),
 		}, setLogFlags("WARNING")...),
 		Action: spiderTestAction,
 	}

@@ -37,12 +37,18 @@ type SyntaxError struct {
 	Text   string
 	// LineText is the source line, when known.
 	LineText string
+	// Err is the cause, when known: it wraps ErrOutsideRoot for an import the sandbox
+	// refused.
+	Err error
 }
 
 // Error formats the error as file:line:col: message.
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Column, e.Text)
 }
+
+// Unwrap returns the cause, if any.
+func (e *SyntaxError) Unwrap() error { return e.Err }
 
 // ErrNotFound is returned by Bundle when the entry file does not exist.
 var ErrNotFound = errors.New("spider file not found")
@@ -54,6 +60,9 @@ type BundleOptions struct {
 	External []string
 	// Minify makes the output smaller (for sharing a spider as one file).
 	Minify bool
+	// AllowRead lists folders whose files the spider may import besides those of its
+	// root (see Bundle): the operator's --allow-read. Each must exist.
+	AllowRead []string
 }
 
 // helperRewrites wrap esbuild's helpers for lowered async generators and async functions
@@ -91,6 +100,14 @@ func rewriteHelpers(code string) (string, error) {
 // packages into one CommonJS program, lowering what goja lacks (async generators,
 // for-await, ES modules), and compiles it. Errors name file:line:col. It reads only the
 // entry and what it imports; it is called once per crawl, not per VM.
+//
+// A spider file is untrusted code, so its imports stay in its root: the folder of the
+// nearest package.json at or above the entry's folder, or else the entry's folder, with
+// the node_modules in it, plus the opts.AllowRead folders. An import that leads outside
+// (an absolute path, "../" out of the root, a symbolic link whose target is outside, the
+// entry itself being such a link) fails with a *SyntaxError at the import that wraps
+// ErrOutsideRoot, and esbuild never reads the file. The tsconfig.json esbuild applies is
+// the nearest at or above the entry's folder within the root, none above it.
 func Bundle(entry string, opts BundleOptions) (*Program, error) {
 	res, abs, cwd, err := buildEntry(entry, opts, func(b *api.BuildOptions) {
 		b.Format = api.FormatCommonJS
@@ -161,6 +178,17 @@ func buildEntry(entry string, opts BundleOptions, set func(*api.BuildOptions)) (
 	if cwd, err = os.Getwd(); err != nil {
 		return res, "", "", err
 	}
+	sb, err := newSandbox(spiderRoot(abs), opts.AllowRead)
+	if err != nil {
+		return res, "", "", err
+	}
+	if real := realPath(abs); !sb.allows(real) {
+		return res, "", "", fmt.Errorf("%s is a link to %s, outside its folder %s: %w", entry, real, sb.root, ErrOutsideRoot)
+	}
+	tsconfig, err := sb.tsconfig(filepath.Dir(abs))
+	if err != nil {
+		return res, "", "", err
+	}
 	b := api.BuildOptions{
 		EntryPoints:       []string{abs},
 		AbsWorkingDir:     cwd,
@@ -178,9 +206,19 @@ func buildEntry(entry string, opts BundleOptions, set func(*api.BuildOptions)) (
 		MinifySyntax:      opts.Minify,
 		KeepNames:         true,
 		Define:            map[string]string{"process.env.NODE_ENV": `"production"`},
+		Plugins:           []api.Plugin{sb.plugin()},
+	}
+	if tsconfig != "" {
+		b.Tsconfig = tsconfig
+	} else {
+		b.TsconfigRaw = "{}" // no tsconfig.json: esbuild must not look for one above the root
 	}
 	set(&b)
-	return api.Build(b), abs, cwd, nil
+	res = api.Build(b)
+	for i := range res.Errors {
+		sb.redact(&res.Errors[i], cwd)
+	}
+	return res, abs, cwd, nil
 }
 
 // BundleSource builds a program from source text (JavaScript or TypeScript, no imports
@@ -280,6 +318,9 @@ func messageError(msg api.Message, entry, abs, cwd string) error {
 			file = entry
 		}
 		e.File, e.Line, e.Column, e.LineText = file, loc.Line, loc.Column+1, loc.LineText
+	}
+	if cause, ok := msg.Detail.(error); ok {
+		e.Err = cause
 	}
 	return e
 }
