@@ -332,7 +332,11 @@ func (ls *loadedSpider) configure() error {
 	}
 	for _, k := range ls.settings.Keys() {
 		if !ls.settings.Known(k) {
-			ls.logger.Warn(fmt.Sprintf("Unknown setting %s (ignored unless something reads it)", k))
+			hint := ""
+			if near := types.Nearest(k); near != "" {
+				hint = "; did you mean " + near + "?"
+			}
+			ls.logger.Warn(fmt.Sprintf("Unknown setting %s (ignored unless something reads it%s)", k, hint))
 		}
 	}
 	return nil

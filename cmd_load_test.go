@@ -114,3 +114,14 @@ func sharedFlagUsageCases(spider, badCustom string) []usageCase {
 	}
 	return cases
 }
+
+// TestUnknownSettingHint: a misspelled setting, which tsc lets through (customSettings also
+// takes the spider's own keys), is named at load with the setting it was likely meant to be.
+func TestUnknownSettingHint(t *testing.T) {
+	t.Parallel()
+	spider := writeFile(t, t.TempDir(), "typo.js", `export default class { name = "typo"; customSettings = { DOWNLAOD_DELAY: 1 }; *start() {} }`)
+	_, stderr, code := jscrawl(t, "run", spider)
+	if code != 0 || !strings.Contains(stderr, "Unknown setting DOWNLAOD_DELAY (ignored unless something reads it; did you mean DOWNLOAD_DELAY?)") {
+		t.Errorf("exit code %d, want a warning with the hint\n%s", code, stderr)
+	}
+}

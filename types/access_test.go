@@ -42,3 +42,19 @@ func TestEverySettingHasAccess(t *testing.T) {
 		t.Errorf("AccessOf(an unknown key) = %s, want spider", got)
 	}
 }
+
+func TestNearest(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ key, want string }{
+		{"DOWNLAOD_DELAY", types.DownloadDelay},          // two letters swapped
+		{"download_delay", types.DownloadDelay},          // Scrapy's name in lower case
+		{"CONCURRENT_REQUEST", types.ConcurrentRequests}, // a letter missing
+		{"ROBOTS_TXT_OBEY", types.RobotsTxtObey},         // a letter added
+		{"MY_OWN_SETTING", ""},
+		{"DELAY", ""},
+	} {
+		if got := types.Nearest(tc.key); got != tc.want {
+			t.Errorf("Nearest(%q) = %q, want %q", tc.key, got, tc.want)
+		}
+	}
+}

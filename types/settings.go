@@ -375,6 +375,44 @@ func NewSettings() *Settings {
 	return s
 }
 
+// Nearest returns the known setting closest to an unknown key, for a "did you mean"
+// hint: the one at the smallest edit distance (letters swapped, missing, added or changed,
+// ignoring case), if that distance is at most 2, else "".
+func Nearest(key string) string {
+	best, bestD := "", 3
+	k := strings.ToUpper(key)
+	for _, d := range Defs {
+		if dist := editDistance(k, d.Key); dist < bestD {
+			best, bestD = d.Key, dist
+		}
+	}
+	return best
+}
+
+// editDistance is the optimal string alignment distance of a and b: insertions,
+// deletions, substitutions and transpositions of adjacent bytes.
+func editDistance(a, b string) int {
+	prev2, prev, cur := make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
 // Known reports whether key is a declared setting.
 func (s *Settings) Known(key string) bool {
 	_, ok := s.kinds[key]
