@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -189,5 +190,98 @@ func TestRedirectCredentials(t *testing.T) {
 	defer mu.Unlock()
 	if want := fmt.Sprint([]string{hostOf(a), hostOf(a), hostOf(a), hostOf(b)}); fmt.Sprint(proxied) != want {
 		t.Errorf("proxied %v, want %v", proxied, want)
+	}
+}
+
+// TestRedirectSchemeProxy: a redirect that changes the scheme changes the proxy when each
+// scheme has its own (http_proxy, https_proxy; here the Transport's Proxy function): the
+// Proxy-Authorization set by hand for the http proxy does not go along, neither to the
+// https proxy nor through its tunnel to the site, while the https proxy gets the
+// credentials of its own URL (Scrapy: tests/utils/bases/redirect.py,
+// test_system_proxy_proxied_http_to_proxied_https).
+func TestRedirectSchemeProxy(t *testing.T) {
+	t.Parallel()
+	s := newCredSite(t, "s", "127.0.0.1", true)
+	handSet := "Basic " + base64.StdEncoding.EncodeToString([]byte("http:proxy"))
+	httpsCreds := "Basic " + base64.StdEncoding.EncodeToString([]byte("v:q"))
+	var mu sync.Mutex
+	var seen []string // what each proxy was asked, with the credentials it got
+	httpProxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, "http "+r.URL.String()+" "+r.Header.Get("Proxy-Authorization"))
+		mu.Unlock()
+		if r.Header.Get("Proxy-Authorization") != handSet {
+			http.Error(w, "proxy auth", http.StatusProxyAuthRequired)
+			return
+		}
+		http.Redirect(w, r, "https://site.test/echo", http.StatusFound)
+	}))
+	t.Cleanup(httpProxy.Close)
+	var open []net.Conn
+	var tunnels sync.WaitGroup
+	httpsProxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, "https "+r.Method+" "+r.Host+" "+r.Header.Get("Proxy-Authorization"))
+		mu.Unlock()
+		if r.Method != http.MethodConnect || r.Header.Get("Proxy-Authorization") != httpsCreds {
+			http.Error(w, "CONNECT with credentials only", http.StatusProxyAuthRequired)
+			return
+		}
+		up, err := net.Dial("tcp", s.Listener.Addr().String())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		c, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			up.Close()
+			return
+		}
+		mu.Lock()
+		open = append(open, c, up)
+		mu.Unlock()
+		tunnels.Go(func() { _, _ = buf.WriteTo(up); up.Close() })
+		_, _ = io.Copy(c, up)
+		c.Close()
+	}))
+	t.Cleanup(func() {
+		mu.Lock()
+		for _, c := range open {
+			c.Close() // the crawler's Transport keeps the tunnel alive
+		}
+		mu.Unlock()
+		httpsProxy.Close()
+		tunnels.Wait()
+	})
+	forScheme := map[string]*url.URL{
+		"http":  {Scheme: "http", Host: strings.TrimPrefix(httpProxy.URL, "http://")},
+		"https": {Scheme: "http", Host: strings.TrimPrefix(httpsProxy.URL, "http://"), User: url.UserPassword("v", "q")},
+	}
+	client := &http.Client{Transport: &http.Transport{
+		Proxy:           func(r *http.Request) (*url.URL, error) { return forScheme[r.URL.Scheme], nil },
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // test server
+	}}
+	e, _ := newEngine(t, &enginetest.Spider{}, nil, engine.WithHTTPClient(client))
+	resp, err := e.Download(context.Background(), &types.Request{URL: "http://site.test/to",
+		Headers: http.Header{"Proxy-Authorization": {handSet}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != http.StatusOK {
+		t.Fatalf("status %d: %s", resp.Status, resp.Body)
+	}
+	var got credEcho
+	if err := json.Unmarshal(resp.Body, &got); err != nil {
+		t.Fatalf("%v: %s", err, resp.Body)
+	}
+	if got.Server != "s" || got.Headers.Get("Proxy-Authorization") != "" {
+		t.Errorf("the https site (%s) received Proxy-Authorization %q", got.Server, got.Headers.Get("Proxy-Authorization"))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{"http http://site.test/to " + handSet, "https CONNECT site.test:443 " + httpsCreds}
+	if !slices.Equal(seen, want) {
+		t.Errorf("proxies saw %q, want %q", seen, want)
 	}
 }
