@@ -297,6 +297,10 @@ func (ls *loadedSpider) loadProgram(name string, prog *runtime.Program) error {
 	if errors.As(err, &ae) {
 		return usageError("%v", err) // a bad -a, not a bad spider
 	}
+	var ne *jsapi.NameError
+	if errors.As(err, &ne) {
+		return usageError("%s: %v", name, err) // a name that could leave the operator's folders
+	}
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %v", name, err), 1)
 	}

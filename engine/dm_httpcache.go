@@ -82,14 +82,20 @@ func NewHTTPCacheMiddleware(settings *types.Settings, spider string, stats *Stat
 	return m
 }
 
-// safeName keeps a spider name usable as one path element.
+// safeName keeps a spider name usable as one path element: leading dots go, '/', '\',
+// NUL and ':' become '_', and a name left empty ("", "." or "..") becomes "_", so the
+// cache stays in a folder of its own under HTTPCACHE_DIR.
 func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
+	s = strings.Map(func(r rune) rune {
 		if r == '/' || r == '\\' || r == 0 || r == ':' {
 			return '_'
 		}
 		return r
 	}, strings.TrimLeft(s, "."))
+	if s == "" {
+		return "_"
+	}
+	return s
 }
 
 // browserLive reports whether req is a browser request whose response a cache cannot

@@ -89,9 +89,8 @@ func (r *redirector) target(base, location string) (string, bool) {
 
 // follow builds the request that follows req to target for reason (a status, or "meta
 // refresh"): 301, 302, 303 and meta refresh turn a method other than HEAD into GET without
-// body, Content-Type and Content-Length (307 and 308 keep all); Authorization goes when the
-// scheme or host changes and Cookie when the host changes (the cookie middleware adds the
-// jar's cookies again); the Referer is recomputed for the new URL under the request's
+// body, Content-Type and Content-Length (307 and 308 keep all); credentials go as
+// dropCredentials says; the Referer is recomputed for the new URL under the request's
 // referrer policy (Scrapy: RefererMiddleware on request_scheduled), so a redirect from
 // https to http drops it under the default policy; request cookies are dropped (they are
 // in the jar already); meta
@@ -110,16 +109,7 @@ func (r *redirector) follow(req *types.Request, target string, status int, reaso
 		next.Headers.Del("Content-Type")
 		next.Headers.Del("Content-Length")
 	}
-	from, _ := req.ParsedURL()
-	to, _ := next.ParsedURL()
-	if from != nil && to != nil {
-		if !strings.EqualFold(from.Host, to.Host) {
-			next.Headers.Del("Cookie")
-			next.Headers.Del("Authorization")
-		} else if !strings.EqualFold(from.Scheme, to.Scheme) {
-			next.Headers.Del("Authorization")
-		}
-	}
+	dropCredentials(req, next)
 	if ref := next.Headers.Get("Referer"); ref != "" && r.referer.enabled {
 		if ref = Referrer(r.referer.policyOf(req, nil), ref, target); ref != "" {
 			next.Headers.Set("Referer", ref)
@@ -152,6 +142,50 @@ func (r *redirector) follow(req *types.Request, target string, status int, reaso
 	next.Priority = req.Priority + r.prio
 	r.logger.Debug(fmt.Sprintf("Redirecting (%v) to %s from %s", reason, reqString(next), reqString(req)))
 	return Reschedule(next)
+}
+
+// dropCredentials removes from next, the request that follows req's redirect, the
+// credentials its new URL must not see, whoever set them (Scrapy:
+// BaseRedirectMiddleware._build_redirect_request, after its security advisories):
+// Authorization and Proxy-Authorization go when the origin changes (scheme, host or port,
+// an omitted port being the scheme's default), Cookie when the host changes or the scheme
+// changes to anything but https (a Cookie header cannot tell whether its cookies were
+// secure; the cookie middleware adds the jar's cookies for the new URL again). A proxy
+// given by meta.proxy keeps working: its credentials are in its URL, and the Transport
+// sends them to the proxy for every request, the redirected one included. A URL that does
+// not parse drops all three.
+func dropCredentials(req, next *types.Request) {
+	from, err1 := req.ParsedURL()
+	to, err2 := next.ParsedURL()
+	if err1 != nil || err2 != nil || from == nil || to == nil {
+		next.Headers.Del("Authorization")
+		next.Headers.Del("Proxy-Authorization")
+		next.Headers.Del("Cookie")
+		return
+	}
+	fromScheme, toScheme := strings.ToLower(from.Scheme), strings.ToLower(to.Scheme)
+	sameHost := strings.EqualFold(from.Hostname(), to.Hostname())
+	if !sameHost || fromScheme != toScheme || originPort(from) != originPort(to) {
+		next.Headers.Del("Authorization")
+		next.Headers.Del("Proxy-Authorization")
+	}
+	if !sameHost || fromScheme != toScheme && toScheme != "https" {
+		next.Headers.Del("Cookie")
+	}
+}
+
+// originPort returns u's port, or its scheme's default port when it has none.
+func originPort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http":
+		return "80"
+	case "https":
+		return "443"
+	}
+	return ""
 }
 
 // fail returns the MaxRedirectsError of a chain, counted in the exception stats (the

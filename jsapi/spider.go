@@ -184,7 +184,8 @@ func (st *vmState) helper(name string) goja.Value { return st.helpers.Get(name) 
 
 // Load runs the program in a first VM, constructs the spider (the default export: a class
 // constructed with no arguments, or a plain object), applies the -a arguments and reads its
-// name, allowedDomains, customSettings and pipelines. The other VMs are made by Bind.
+// name, allowedDomains, customSettings and pipelines. A name that cannot be one path
+// element fails with a *NameError. The other VMs are made by Bind.
 func Load(prog *runtime.Program, opts Options) (*Spider, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -201,6 +202,9 @@ func Load(prog *runtime.Program, opts Options) (*Spider, error) {
 			return err
 		}
 		s.name = st.spider.Get("name").String()
+		if err := checkName(s.name); err != nil {
+			return err
+		}
 		var err error
 		if s.tests, err = st.readTests(); err != nil {
 			return err

@@ -470,6 +470,8 @@ type uriParams struct {
 
 // expandURI replaces %(name)s with the spider's name, %(time)s with the UTC start time,
 // %(worker)s with the worker's id and, when batching, %(batch_id)d and %(batch_time)s.
+// Each value goes through pathSafe, so that no value can take the path out of the
+// folder the URI names.
 func expandURI(uri string, p uriParams) (string, error) {
 	var err error
 	fail := func(e error) {
@@ -478,31 +480,58 @@ func expandURI(uri string, p uriParams) (string, error) {
 		}
 	}
 	out := placeholder.ReplaceAllStringFunc(uri, func(m string) string {
-		sub := placeholder.FindStringSubmatch(m)
-		key, width, verb := sub[1], sub[2], sub[3]
-		switch {
-		case key == "name" && verb == "s":
-			if p.name == "" {
-				fail(errors.New("%(name)s in the feed uri, but the spider has no name"))
-			}
-			return p.name
-		case key == "time" && verb == "s":
-			return p.time.UTC().Format(TimeLayout)
-		case key == "worker" && verb == "s":
-			if p.worker == "" {
-				fail(errors.New("%(worker)s in the feed uri, but the crawl has no worker id"))
-			}
-			return p.worker
-		case key == "batch_id" && verb == "d" && p.batchID > 0:
-			w, _ := strconv.Atoi(width)
-			return fmt.Sprintf("%0*d", w, p.batchID)
-		case key == "batch_time" && verb == "s" && p.batchID > 0:
-			return p.batchTime.UTC().Format(TimeLayout + ".000000")
+		v, ok := expandValue(m, p, fail)
+		if !ok { // an unknown placeholder, kept for the error
+			return m
 		}
-		fail(fmt.Errorf("unknown placeholder %s in the feed uri (want %%(name)s, %%(time)s or %%(worker)s, and with batchItemCount %%(batch_id)d or %%(batch_time)s)", m))
-		return m
+		return pathSafe(v)
 	})
 	return out, err
+}
+
+// expandValue returns the value of the placeholder m, or false after calling fail when m
+// is unknown.
+func expandValue(m string, p uriParams, fail func(error)) (string, bool) {
+	sub := placeholder.FindStringSubmatch(m)
+	key, width, verb := sub[1], sub[2], sub[3]
+	switch {
+	case key == "name" && verb == "s":
+		if p.name == "" {
+			fail(errors.New("%(name)s in the feed uri, but the spider has no name"))
+		}
+		return p.name, true
+	case key == "time" && verb == "s":
+		return p.time.UTC().Format(TimeLayout), true
+	case key == "worker" && verb == "s":
+		if p.worker == "" {
+			fail(errors.New("%(worker)s in the feed uri, but the crawl has no worker id"))
+		}
+		return p.worker, true
+	case key == "batch_id" && verb == "d" && p.batchID > 0:
+		w, _ := strconv.Atoi(width)
+		return fmt.Sprintf("%0*d", w, p.batchID), true
+	case key == "batch_time" && verb == "s" && p.batchID > 0:
+		return p.batchTime.UTC().Format(TimeLayout + ".000000"), true
+	}
+	fail(fmt.Errorf("unknown placeholder %s in the feed uri (want %%(name)s, %%(time)s or %%(worker)s, and with batchItemCount %%(batch_id)d or %%(batch_time)s)", m))
+	return m, false
+}
+
+// pathSafe makes v safe to substitute into a file path or a file:// URI: '/', '\', NUL
+// and '%' (which a file:// URI would decode, "%2F" into '/') become '_', and so does each
+// dot of a value made of dots only ("." and ".." would name the folder or its parent).
+// Other values are kept as they are.
+func pathSafe(v string) string {
+	if strings.Trim(v, ".") == "" {
+		return strings.Repeat("_", len(v))
+	}
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '/', '\\', 0, '%':
+			return '_'
+		}
+		return r
+	}, v)
 }
 
 var schemeRE = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
