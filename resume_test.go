@@ -185,7 +185,7 @@ func TestResumeOptionsMustAgree(t *testing.T) {
 	}
 }
 
-// TestJobDamagedRefused: a paused job whose frontier/ folder, or status file, was deleted
+// TestJobDamagedRefused: a paused job whose frontier/ folder (or its files), or status file, was deleted
 // is refused as damaged (exit 1) naming what is missing, making no request and leaving the
 // feed as it was, instead of starting over.
 func TestJobDamagedRefused(t *testing.T) {
@@ -195,8 +195,9 @@ func TestJobDamagedRefused(t *testing.T) {
 	}{
 		{"frontier", "job in job is damaged: its frontier/ folder is missing"},
 		{"job.json", "job in job is damaged: its status file job.json is missing"},
+		{"frontier/", "job in job is damaged: its frontier/ folder holds no commit"},
 	} {
-		t.Run(tc.remove, func(t *testing.T) {
+		t.Run(strings.ReplaceAll(tc.remove, "/", " emptied"), func(t *testing.T) {
 			t.Parallel()
 			site, arrived := heldTreeSite(t, 40)
 			dir := t.TempDir()
@@ -210,6 +211,9 @@ func TestJobDamagedRefused(t *testing.T) {
 			before, _ := os.ReadFile(filepath.Join(dir, "items.jsonl"))
 			if err := os.RemoveAll(filepath.Join(dir, "job", tc.remove)); err != nil {
 				t.Fatal(err)
+			}
+			if strings.HasSuffix(tc.remove, "/") {
+				_ = os.Mkdir(filepath.Join(dir, "job", tc.remove), 0o755)
 			}
 			code, log := runJobCrawl(t, dir, args...)
 			if code != 1 || !strings.Contains(log, tc.want) || !strings.Contains(log, "--fresh") {
