@@ -36,8 +36,12 @@ Examples:
    jscrawl run spider.ts --threshold 'item_scraped_count >= 100' --threshold 'log_count/ERROR == 0'
    jscrawl run spider.ts --metrics 127.0.0.1:9410      (Prometheus metrics; jscrawl ps PID shows what is in flight)
 
-Exit codes: 0 done, 1 the spider could not run, a feed could not be written or the memory
-limit (MEMUSAGE_LIMIT_MB) was passed, 2 a bad option or setting, 99 a threshold failed, 130
+With --jobdir the job remembers this command: jscrawl run --jobdir DIR resumes it, and an
+option given again must agree (--override lets it differ).
+
+Exit codes: 0 done, 1 the spider could not run, a feed or --stats-json could not be written,
+the job's state is damaged or the memory limit (MEMUSAGE_LIMIT_MB) was passed, 2 a bad
+option or setting (or one that differs from the job's), 99 a threshold failed, 130
 stopped by Ctrl-C (SIGINT), 143 stopped by SIGTERM. The first Ctrl-C or SIGTERM lets the
 work in flight finish (downloads for at most SHUTDOWN_TIMEOUT seconds), the second stops at
 once; the feeds are flushed and closed either way.`,
