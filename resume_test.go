@@ -264,3 +264,32 @@ func TestJobExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// TestResumeNeverIntoNoFeed: a paused job whose feed came from the spider's FEEDS, resumed
+// with a spider that no longer has it, is refused (exit 2) instead of scraping the rest of
+// its items into no feed; --override goes on without it.
+func TestResumeNeverIntoNoFeed(t *testing.T) {
+	t.Parallel()
+	site, arrived := heldTreeSite(t, 40)
+	dir := t.TempDir()
+	withFeed := strings.Replace(treeSpider, `LOGSTATS_INTERVAL: 0 }`, `LOGSTATS_INTERVAL: 0, FEEDS: { "items.jsonl": { format: "jsonlines" } } }`, 1)
+	writeFile(t, dir, "tree.js", withFeed)
+	pauseJob(t, site, arrived, dir, []string{"tree.js", "--jobdir", "job", "-a", "baseUrl=" + site.URL})
+	site.mu.Lock()
+	site.onHit = nil
+	hits := site.n
+	site.mu.Unlock()
+	writeFile(t, dir, "tree.js", treeSpider)
+	code, log := runJobCrawl(t, dir, "--jobdir", "job")
+	if code != 2 || !strings.Contains(log, "the job's earlier runs wrote the feeds items.jsonl, this run has none") {
+		t.Errorf("exit code %d, want 2 naming the feed:\n%s", code, log)
+	}
+	site.mu.Lock()
+	if site.n != hits {
+		t.Errorf("the refused run made %d requests", site.n-hits)
+	}
+	site.mu.Unlock()
+	if code, log := runJobCrawl(t, dir, "--jobdir", "job", "--override"); code != 0 {
+		t.Errorf("--override: exit code %d\n%s", code, log)
+	}
+}
