@@ -58,7 +58,7 @@ func (ls *loadedSpider) archiveOptions() ([]engine.Option, error) {
 	if files := ls.settings.StringList(types.ReplayFiles); len(files) > 0 && ls.replay == nil {
 		a, err := warc.Open(files...)
 		if err != nil {
-			return nil, cli.Exit(fmt.Sprintf("%s: %v", types.ReplayFiles, err), 1)
+			return nil, usageError("%s: %v", types.ReplayFiles, err)
 		}
 		ls.replay = a
 		ls.logger.Info(fmt.Sprintf("Replaying %d responses from %v", a.Len(), a.Files()))

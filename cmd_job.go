@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/feed"
@@ -23,8 +26,9 @@ func jobCommand() *cli.Command {
 		Usage:     "show a job folder (--jobdir) without running it, also while it runs",
 		ArgsUsage: "DIR",
 		Description: `Prints the job's spider, state (running, paused, crashed, finished), requests pending,
-leased (in flight), done and seen, the items in each feed, the last commit and the finish
-reason. A job is resumed by running the same command again: jscrawl run spider.ts --jobdir DIR.`,
+leased (in flight), done and seen, the items in each feed, the last commit, the finish
+reason and the command the job was started with (passwords and tokens masked). A job
+remembers its command: jscrawl run --jobdir DIR resumes it.`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the status as JSON"},
 		},
@@ -78,19 +82,28 @@ func printJobStatus(w io.Writer, dir string, st job.Status) {
 	if st.LastCommit != "" {
 		fmt.Fprintf(w, "commit   %s (%d resumes)\n", st.LastCommit, st.Resumes)
 	}
+	if st.Command != nil {
+		fmt.Fprintf(w, "command  %s\n", commandText(st.Command, dir))
+		if st.State != job.StateFinished {
+			fmt.Fprintf(w, "resume   %s\n", resumeHint(st.Command, dir))
+		}
+	}
 }
 
 // runJob is what a crawl with a job folder adds to `jscrawl run`.
 type runJob struct {
-	j    *job.Job
-	dir  string
-	file string
+	j        *job.Job
+	dir      string
+	file     string
+	cmd      *job.Command // the command the job runs with (secrets masked)
+	override bool         // --override: the feeds may differ from the earlier runs'
 }
 
-// openJob opens the job folder for the spider. It returns (nil, nil) without a jobdir, and
-// an exit error (2 for a job another process runs or another spider's, 1 for a damaged
-// one) when it cannot be used.
-func openJob(settings *types.Settings, fresh bool, spider *jsapi.Spider, file, demo string, logger *slog.Logger) (*runJob, error) {
+// openJob opens the job folder for the spider, storing cmd as the job's command. It
+// returns (nil, nil) without a jobdir, and an exit error (2 for an unusable folder, a job
+// another process runs or another spider's, 1 for a damaged one) when it cannot be used.
+// override lets a resumed job's feeds differ from its earlier runs'.
+func openJob(settings *types.Settings, fresh bool, spider *jsapi.Spider, file, demo string, cmd *job.Command, override bool, logger *slog.Logger) (*runJob, error) {
 	dir := settings.String(types.JobDir)
 	if dir == "" {
 		if fresh {
@@ -99,16 +112,17 @@ func openJob(settings *types.Settings, fresh bool, spider *jsapi.Spider, file, d
 		return nil, nil
 	}
 	j, err := job.Open(dir, job.Options{Spider: spider.Name(), File: file, Fresh: fresh,
-		FIFO: settings.String(types.SchedulerMemoryQueue) == "fifo", Demo: demo, Logger: logger})
+		FIFO: settings.String(types.SchedulerMemoryQueue) == "fifo", Demo: demo, Command: cmd, Logger: logger})
 	var running *job.ErrRunning
 	var other *job.ErrOtherSpider
+	var folder *job.ErrFolder
 	switch {
-	case errors.As(err, &running), errors.As(err, &other):
+	case errors.As(err, &running), errors.As(err, &other), errors.As(err, &folder):
 		return nil, usageError("%v", err)
 	case err != nil:
 		return nil, cli.Exit(err.Error(), 1)
 	}
-	return &runJob{j: j, dir: dir, file: file}, nil
+	return &runJob{j: j, dir: dir, file: file, cmd: cmd, override: override}, nil
 }
 
 // openFeeds opens the feeds: in a resumed job each file feed is cut back to its committed
@@ -119,6 +133,11 @@ func (r *runJob) openFeeds(feeds map[string]feed.Config, env feed.Env) ([]*feed.
 		if err := feed.CheckJob(cfg); err != nil {
 			return nil, usageError("feed %s: %v", uri, err)
 		}
+	}
+	if had := r.j.FeedPositions(); len(had) > 0 && len(feeds) == 0 && !r.override {
+		// The rest of the job's items would be scraped into no feed, and the job end finished.
+		uris := slices.Sorted(maps.Keys(had))
+		return nil, usageError("--jobdir %s: the job's earlier runs wrote the feeds %s, this run has none: give them again, or --override to go on without", r.dir, strings.Join(uris, ", "))
 	}
 	env.Now = r.j.Started()
 	fs, err := feed.ResumeAll(feeds, env, r.j.FeedPositions())
@@ -161,6 +180,6 @@ func demoAddr(jobdir string) string {
 // ended tells the user how to resume a job the crawl left resumable.
 func (r *runJob) ended(w io.Writer, reason string) {
 	if job.Paused(reason) {
-		fmt.Fprintf(w, "Paused. Resume with: jscrawl run %s --jobdir %s\n", r.file, r.dir)
+		fmt.Fprintf(w, "Paused. Resume with: %s\n", resumeHint(r.cmd, r.dir))
 	}
 }

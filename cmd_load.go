@@ -190,6 +190,10 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 		if err != nil {
 			return nil, err
 		}
+		if k == "customSettings" {
+			// It would replace the spider's settings object with a string.
+			return nil, usageError("-a customSettings: a spider argument cannot set the spider's customSettings; give each setting with -s KEY=VALUE")
+		}
 		args[k] = v
 	}
 	ls := &loadedSpider{settings: settings, args: args, browser: browser, stats: engine.NewStats(), opts: opts,

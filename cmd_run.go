@@ -26,7 +26,7 @@ func runCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "run",
 		Usage:     "run a spider file (.ts, .js, .mjs, .cjs)",
-		ArgsUsage: "SPIDER_FILE",
+		ArgsUsage: "SPIDER_FILE (optional with --jobdir of a job that ran)",
 		Description: `Bundles the spider with its imports, then crawls. Options may come before or after the file.
 
 Examples:
@@ -36,8 +36,12 @@ Examples:
    jscrawl run spider.ts --threshold 'item_scraped_count >= 100' --threshold 'log_count/ERROR == 0'
    jscrawl run spider.ts --metrics 127.0.0.1:9410      (Prometheus metrics; jscrawl ps PID shows what is in flight)
 
-Exit codes: 0 done, 1 the spider could not run, a feed could not be written or the memory
-limit (MEMUSAGE_LIMIT_MB) was passed, 2 a bad option or setting, 99 a threshold failed, 130
+With --jobdir the job remembers this command: jscrawl run --jobdir DIR resumes it, and an
+option given again must agree (--override lets it differ).
+
+Exit codes: 0 done, 1 the spider could not run, a feed or --stats-json could not be written,
+the job's state is damaged or the memory limit (MEMUSAGE_LIMIT_MB) was passed, 2 a bad
+option or setting (or one that differs from the job's), 99 a threshold failed, 130
 stopped by Ctrl-C (SIGINT), 143 stopped by SIGTERM. The first Ctrl-C or SIGTERM lets the
 work in flight finish (downloads for at most SHUTDOWN_TIMEOUT seconds), the second stops at
 once; the feeds are flushed and closed either way.`,
@@ -48,8 +52,9 @@ once; the feeds are flushed and closed either way.`,
 			&cli.BoolFlag{Name: "demo", Usage: "start the built-in demo site and pass its address as the argument baseUrl"},
 			&cli.StringFlag{Name: "stats-json", Usage: "write the final stats to `FILE` as JSON"},
 			&cli.StringSliceFlag{Name: "threshold", Usage: "check a stat at the end, `'KEY OP VALUE'` such as 'item_scraped_count >= 100' (repeatable; exit code 99 when one fails)"},
-			&cli.StringFlag{Name: "jobdir", Usage: "keep the crawl in `DIR` (the JOBDIR setting): run the same command again to resume it after a stop or a crash"},
+			&cli.StringFlag{Name: "jobdir", Usage: "keep the crawl in `DIR` (the JOBDIR setting); the job remembers its command: jscrawl run --jobdir DIR resumes it after a stop or a crash"},
 			&cli.BoolFlag{Name: "fresh", Usage: "with --jobdir: forget the job's progress and start over"},
+			&cli.BoolFlag{Name: "override", Usage: "with --jobdir: let this run's options differ from those the job was started with (each change is logged)"},
 			&cli.BoolFlag{Name: "watch", Usage: "reload the spider's code when its file or a local import changes, keeping the queue, feeds, stats and this.state"},
 			&cli.StringFlag{Name: "cpuprofile", Hidden: true, Usage: "write a CPU profile of the crawl to `FILE` (for go tool pprof)"},
 			&cli.StringFlag{Name: "memprofile", Hidden: true, Usage: "write a heap profile of the crawl to `FILE` (for go tool pprof), taken when the heap in use peaks (checked every second)"},
@@ -59,10 +64,23 @@ once; the feeds are flushed and closed either way.`,
 }
 
 func runAction(c *cli.Context) error {
-	if c.NArg() != 1 {
+	if c.NArg() > 1 || c.NArg() == 0 && c.String("jobdir") == "" {
 		return usageError("run needs exactly one spider file (got %d): jscrawl run spider.ts [-o items.jsonl]", c.NArg())
 	}
 	file := c.Args().First()
+	var overrides []string
+	if d := c.String("jobdir"); d != "" {
+		// A job's later runs start from the command it was started with.
+		var err error
+		if file, overrides, err = resumeCommand(c, d); err != nil {
+			return err
+		}
+		if file == "" {
+			return usageError("--jobdir %s holds no job to resume: give the spider file, jscrawl run spider.ts --jobdir %s", d, d)
+		}
+	} else if c.Bool("override") {
+		return usageError("--override needs --jobdir")
+	}
 	// Command-line values are checked before anything runs.
 	feeds, err := feedsFromFlags(c)
 	if err != nil {
@@ -92,6 +110,9 @@ func runAction(c *cli.Context) error {
 	}
 	defer ls.Close()
 	settings, stats, logger := ls.settings, ls.stats, ls.logger
+	for _, o := range overrides {
+		logger.Warn(o)
+	}
 
 	demoURL := ""
 	if c.Bool("demo") {
@@ -126,7 +147,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	start := time.Now()
-	rj, err := openJob(settings, c.Bool("fresh"), spider, file, strings.TrimPrefix(demoURL, "http://"), logger)
+	rj, err := openJob(settings, c.Bool("fresh"), spider, file, strings.TrimPrefix(demoURL, "http://"), runCommandOf(c, file), c.Bool("override"), logger)
 	if err != nil {
 		return err
 	}
@@ -209,9 +230,10 @@ func runAction(c *cli.Context) error {
 	}
 	// The feeds are written and closed by now.
 	final := stats.Snapshot()
+	var statsErr error
 	if path := c.String("stats-json"); path != "" {
-		if err := writeStatsJSON(path, final); err != nil {
-			logger.Error(fmt.Sprintf("--stats-json: %v", err))
+		if statsErr = writeStatsJSON(path, final); statsErr != nil {
+			logger.Error(fmt.Sprintf("--stats-json: %v", statsErr))
 		}
 	}
 	if rj != nil {
@@ -221,7 +243,10 @@ func runAction(c *cli.Context) error {
 	if frontierErr != nil {
 		return frontierFailed(frontierErr)
 	}
-	return runExit(final["finish_reason"], stopped(), ctx.Err() != nil, passed)
+	if err := runExit(final["finish_reason"], stopped(), ctx.Err() != nil, passed); err != nil || statsErr == nil {
+		return err
+	}
+	return cli.Exit(fmt.Sprintf("--stats-json: %v", statsErr), 1)
 }
 
 // runExit is run's exit status once the crawl ended with reason: 1 when the memory limit

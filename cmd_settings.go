@@ -58,7 +58,7 @@ func settingsAction(c *cli.Context) error {
 	if key := c.String("get"); key != "" {
 		v := settings.Get(key)
 		if v == nil && !settings.Known(key) {
-			return cli.Exit(fmt.Sprintf("settings: unknown setting %s (jscrawl settings lists them all)", key), 1)
+			return usageError("settings: unknown setting %s (jscrawl settings lists them all)", key)
 		}
 		if s, ok := v.(string); ok {
 			fmt.Fprintln(stdout, s)

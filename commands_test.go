@@ -333,7 +333,7 @@ func TestSettingsCommand(t *testing.T) {
 		}
 	}
 	_, stderr, code := jscrawl(t, "settings", "--get", "NO_SUCH_SETTING")
-	if code != 1 || !strings.Contains(stderr, "unknown setting NO_SUCH_SETTING") {
+	if code != 2 || !strings.Contains(stderr, "unknown setting NO_SUCH_SETTING") {
 		t.Errorf("settings --get of an unknown key: exit code %d, stderr %q", code, stderr)
 	}
 }

@@ -291,7 +291,7 @@ func TestJobPauseResume(t *testing.T) {
 	args := []string{"tree.js", "--jobdir", "job", "-O", "items.json", "-a", "baseUrl=" + site.URL, "--stats-json", "stats.json"}
 	p := pauseJob(t, site, arrived, dir, args)
 	log := p.Log()
-	if !strings.Contains(log, "Paused. Resume with: jscrawl run tree.js --jobdir job") {
+	if !strings.Contains(log, "Paused. Resume with: jscrawl run --jobdir job\n") {
 		t.Errorf("no resume hint:\n%s", log)
 	}
 	st := jobStatus(t, filepath.Join(dir, "job"))
@@ -384,8 +384,12 @@ func TestJobRefused(t *testing.T) {
 
 	t.Run("another spider", func(t *testing.T) {
 		code, log := runJobCrawl(t, dir, append([]string{"other.js"}, args...)...)
+		if code != 2 || !strings.Contains(log, "the job was started with the spider file tree.js, this run gives other.js") {
+			t.Errorf("exit code %d, want 2 naming both files:\n%s", code, log)
+		}
+		code, log = runJobCrawl(t, dir, append([]string{"other.js", "--override"}, args...)...)
 		if code != 2 || !strings.Contains(log, `belongs to spider "tree", not "other"`) {
-			t.Errorf("exit code %d, want 2 naming both spiders:\n%s", code, log)
+			t.Errorf("--override: exit code %d, want 2 naming both spiders:\n%s", code, log)
 		}
 	})
 	t.Run("fresh starts over", func(t *testing.T) {

@@ -62,6 +62,48 @@ type Status struct {
 	Resumes      int64            `json:"resumes"`
 	Started      string           `json:"started,omitempty"` // when the job began (RFC 3339, UTC)
 	Demo         string           `json:"demo,omitempty"`    // the address of run --demo's site, kept for a resume
+	Command      *Command         `json:"command,omitempty"` // what the job was started with, to resume it
+}
+
+// Command is the run a job was started with, kept in its status file so that
+// `jscrawl run --jobdir DIR` alone resumes it: the spider file, the working folder and the
+// options that change the crawl's results. A secret (a password or token) is never stored:
+// its Option holds the value masked, and a resume must give it again.
+type Command struct {
+	File    string   `json:"file"`
+	Dir     string   `json:"dir,omitempty"` // the working folder: relative paths are read from it
+	Options []Option `json:"options,omitempty"`
+}
+
+// Option is one command-line option of a Command: its flag name (o, s, a, frontier ...) and
+// its value as given, or masked when Secret.
+type Option struct {
+	Flag   string `json:"flag"`
+	Value  string `json:"value"`
+	Secret bool   `json:"secret,omitempty"` // Value is masked: the run must give it again
+}
+
+// ErrFolder is returned by Open for a job folder that cannot be used (not a folder, not
+// writable): a bad --jobdir.
+type ErrFolder struct {
+	Dir string
+	Err error
+}
+
+func (e *ErrFolder) Error() string { return fmt.Sprintf("job folder %s: %v", e.Dir, e.Err) }
+
+// Unwrap returns the file system's error.
+func (e *ErrFolder) Unwrap() error { return e.Err }
+
+// ErrDamaged is returned by Open for a job with a part of its state missing or unreadable:
+// a job is never silently started over.
+type ErrDamaged struct {
+	Dir     string
+	Missing string // what is missing or damaged
+}
+
+func (e *ErrDamaged) Error() string {
+	return fmt.Sprintf("job in %s is damaged: %s; restore it from a backup, or run with --fresh to start the job over", e.Dir, e.Missing)
 }
 
 // ErrRunning is returned by Open for a job another process runs.
@@ -93,7 +135,10 @@ type Options struct {
 	Fresh  bool   // wipe the job's state and start over
 	FIFO   bool   // SCHEDULER_MEMORY_QUEUE=fifo
 	Demo   string // the demo site's address (run --demo), served at the same one on a resume
-	Logger *slog.Logger
+	// Command is the run's command (secrets masked), stored for the next resume; nil keeps
+	// the stored one.
+	Command *Command
+	Logger  *slog.Logger
 }
 
 // StateSource is the spider as far as a job needs it: its state (this.state), read on its
@@ -130,11 +175,15 @@ func Open(dir string, opts Options) (*Job, error) {
 		opts.Logger = slog.Default()
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("job folder: %w", err)
+		return nil, &ErrFolder{Dir: dir, Err: err}
 	}
 	lock, err := lockDir(dir)
 	if err != nil {
-		return nil, err
+		var running *ErrRunning
+		if errors.As(err, &running) {
+			return nil, err
+		}
+		return nil, &ErrFolder{Dir: dir, Err: err}
 	}
 	j := &Job{dir: dir, opts: opts, logger: opts.Logger, lock: lock}
 	ok := false
@@ -164,11 +213,25 @@ func Open(dir string, opts Options) (*Job, error) {
 		ok = true
 		return j, nil
 	}
-	j.front, err = frontier.Open(filepath.Join(dir, "frontier"), frontier.Options{FIFO: opts.FIFO, Sync: true})
+	// A job that committed before has its status file and its frontier/ folder with that
+	// commit: with either missing it would start over, and redo its work into the feeds.
+	committed := j.status.LastCommit != ""
+	fdir := filepath.Join(dir, "frontier")
+	if _, err := os.Stat(fdir); committed && errors.Is(err, fs.ErrNotExist) {
+		return nil, &ErrDamaged{Dir: dir, Missing: fmt.Sprintf("its frontier/ folder is missing (%s says %d requests done, last commit %s)", statusFile, j.status.Done, j.status.LastCommit)}
+	}
+	_, serr := os.Stat(filepath.Join(dir, statusFile))
+	j.front, err = frontier.Open(fdir, frontier.Options{FIFO: opts.FIFO, Sync: true})
 	if err != nil {
 		return nil, fmt.Errorf("job in %s: %w", dir, err)
 	}
 	j.resumed = j.front.Meta(metaStats) != nil
+	if errors.Is(serr, fs.ErrNotExist) && j.resumed {
+		return nil, &ErrDamaged{Dir: dir, Missing: fmt.Sprintf("its status file %s is missing (its frontier/ folder holds a commit)", statusFile)}
+	}
+	if committed && !j.resumed {
+		return nil, &ErrDamaged{Dir: dir, Missing: fmt.Sprintf("its frontier/ folder holds no commit (%s says the last was %s): the store's files are missing", statusFile, j.status.LastCommit)}
+	}
 	if j.resumed {
 		if b := j.front.Meta(metaFeeds); b != nil {
 			if err := json.Unmarshal(b, &j.restored); err != nil {
@@ -184,6 +247,9 @@ func Open(dir string, opts Options) (*Job, error) {
 	j.status.Spider, j.status.File, j.status.PID = opts.Spider, opts.File, os.Getpid()
 	if opts.Demo != "" {
 		j.status.Demo = opts.Demo
+	}
+	if opts.Command != nil {
+		j.status.Command = opts.Command
 	}
 	if j.status.Started == "" || !j.resumed {
 		j.status.Started = time.Now().UTC().Format(time.RFC3339Nano)
