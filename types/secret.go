@@ -1,0 +1,141 @@
+package types
+
+import (
+	"net/url"
+	"strings"
+)
+
+// Secrets: settings whose values hold credentials, and how they are shown to anyone who
+// is not the operator (spider code through this.crawler.settings, `jscrawl settings`, logs,
+// stats and error messages). A secret keeps working where jscrawl uses it; only its
+// readable form is masked.
+
+// Mask is what a masked secret reads as.
+const Mask = "****"
+
+// secretSuffixes are the key endings that make any setting, known or not, a secret.
+var secretSuffixes = []string{"_PASSWORD", "_PASS", "_TOKEN", "_KEY", "_SECRET"}
+
+// urlSettings hold URLs whose user info and credential query parameters are secret, but
+// whose host and path are not.
+var urlSettings = map[string]bool{Frontier: true}
+
+// SecretSetting reports whether key's value is (or may hold) a secret: HTTP_PASS, FRONTIER
+// (its password), FEEDS (the passwords in its URIs) and any key ending in _PASSWORD, _PASS,
+// _TOKEN, _KEY or _SECRET, known or not. The comparison ignores case.
+func SecretSetting(key string) bool {
+	k := strings.ToUpper(key)
+	if k == HTTPPass || k == Feeds || urlSettings[k] {
+		return true
+	}
+	for _, s := range secretSuffixes {
+		if strings.HasSuffix(k, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaskSetting returns v as it may be shown for key: v itself when key is not a secret
+// (SecretSetting); for FRONTIER, the URL with its password masked (MaskURL); for FEEDS, the
+// object with each URI key masked (MaskURL, options kept); for another secret, Mask, or
+// v when it is empty (nil or ""), so an unset secret still reads as unset.
+func MaskSetting(key string, v any) any {
+	if !SecretSetting(key) {
+		return v
+	}
+	k := strings.ToUpper(key)
+	switch {
+	case k == Feeds:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v
+		}
+		out := make(map[string]any, len(m))
+		for uri, opts := range m {
+			out[MaskURL(uri)] = opts
+		}
+		return out
+	case urlSettings[k]:
+		if s, ok := v.(string); ok {
+			return MaskURL(s)
+		}
+	}
+	if v == nil || v == "" {
+		return v
+	}
+	return Mask
+}
+
+// credentialParams are the query parameter names (compared without case, and also as the
+// end of a longer name such as aws_secret_access_key's "key") whose values MaskURL masks.
+var credentialParams = []string{"password", "passwd", "pass", "pwd", "secret", "token", "key",
+	"signature", "sig", "credential", "credentials", "auth", "authorization", "sslpassword"}
+
+// MaskURL returns s with its credentials masked and the rest kept, so the value still tells
+// where it points: the password of its user info (redis://:****@host:6379/0,
+// s3://KEYID:****@bucket/path; a user name alone, as redis://TOKEN@host reads it, is
+// masked too) and the values of query parameters that look like credentials (password=,
+// token=, X-Amz-Signature=, sslpassword=...). Text that is not a URL with a scheme is
+// returned as it is.
+func MaskURL(s string) string {
+	scheme := strings.Index(s, "://")
+	if scheme <= 0 {
+		return s
+	}
+	rest := s[scheme+3:]
+	// The authority ends at the first /, ? or #; user info before its last @.
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	auth, tail := rest[:end], rest[end:]
+	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+		user, _, hasPass := strings.Cut(auth[:at], ":")
+		switch {
+		case hasPass:
+			auth = user + ":" + Mask + auth[at:]
+		case user != "":
+			auth = Mask + auth[at:]
+		}
+	}
+	return s[:scheme+3] + auth + maskQuery(tail)
+}
+
+// maskQuery masks the credential values in the query of tail (a URL's path, query and
+// fragment), keeping everything else byte for byte.
+func maskQuery(tail string) string {
+	q := strings.IndexByte(tail, '?')
+	if q < 0 {
+		return tail
+	}
+	query, frag := tail[q+1:], ""
+	if h := strings.IndexByte(query, '#'); h >= 0 {
+		query, frag = query[:h], query[h:]
+	}
+	parts := strings.Split(query, "&")
+	for i, p := range parts {
+		name, _, ok := strings.Cut(p, "=")
+		if !ok {
+			continue
+		}
+		if dec, err := url.QueryUnescape(name); err == nil {
+			name = dec
+		}
+		if credentialParam(name) {
+			parts[i] = p[:strings.IndexByte(p, '=')+1] + Mask
+		}
+	}
+	return tail[:q+1] + strings.Join(parts, "&") + frag
+}
+
+// credentialParam reports whether a query parameter's name looks like a credential's.
+func credentialParam(name string) bool {
+	n := strings.ToLower(name)
+	for _, c := range credentialParams {
+		if n == c || strings.HasSuffix(n, "_"+c) || strings.HasSuffix(n, "-"+c) || strings.HasSuffix(n, "."+c) {
+			return true
+		}
+	}
+	return false
+}
