@@ -138,7 +138,7 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 			return nil, err
 		}
 		if err := settings.Set(k, v, types.PriorityCmdline); err != nil {
-			return nil, usageError("-s %s=%s: %v", k, v, err)
+			return nil, usageError("-s %s=%v: %v", k, types.MaskSetting(k, v), err)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(opts.set)) {
@@ -149,7 +149,7 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 	for _, flag := range slices.Sorted(maps.Keys(crawlFlagSettings)) {
 		if c.IsSet(flag) {
 			if err := settings.Set(crawlFlagSettings[flag], c.String(flag), types.PriorityCmdline); err != nil {
-				return nil, usageError("--%s %s: %v", flag, c.String(flag), err)
+				return nil, usageError("--%s %v: %v", flag, types.MaskSetting(crawlFlagSettings[flag], c.String(flag)), err)
 			}
 		}
 	}

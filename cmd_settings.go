@@ -18,7 +18,8 @@ func settingsCommand() *cli.Command {
 		Description: `Prints every setting with its value: the defaults, overridden by a spider's customSettings
 (--spider FILE) and by -s KEY=VALUE, as "jscrawl run" applies them. Values are JSON; a table
 by default, one JSON object with --json. --get KEY prints one value (text as is, anything
-else as JSON).
+else as JSON). Secret settings (HTTP_PASS, FRONTIER's password, credentials in FEEDS URIs,
+any *_PASSWORD, *_TOKEN, *_KEY or *_SECRET) are shown masked; the crawl uses them as given.
 
 Examples:
    jscrawl settings
@@ -48,7 +49,7 @@ func settingsAction(c *cli.Context) error {
 	}
 	settings, stdout := ls.settings, ls.stdout
 	if key := c.String("get"); key != "" {
-		v := settings.Get(key)
+		v := types.MaskSetting(key, settings.Get(key))
 		if v == nil && !settings.Known(key) {
 			return cli.Exit(fmt.Sprintf("settings: unknown setting %s (jscrawl settings lists them all)", key), 1)
 		}
@@ -62,7 +63,7 @@ func settingsAction(c *cli.Context) error {
 	if c.Bool("json") {
 		all := map[string]any{}
 		for _, k := range settings.Keys() {
-			all[k] = settings.Get(k)
+			all[k] = types.MaskSetting(k, settings.Get(k))
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
@@ -72,12 +73,12 @@ func settingsAction(c *cli.Context) error {
 	return settingsTable(stdout, settings)
 }
 
-// settingsTable writes KEY VALUE rows, sorted by key.
+// settingsTable writes KEY VALUE rows, sorted by key, secrets masked.
 func settingsTable(w io.Writer, settings *types.Settings) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tVALUE")
 	for _, k := range settings.Keys() {
-		fmt.Fprintf(tw, "%s\t%s\n", k, settingJSON(settings.Get(k)))
+		fmt.Fprintf(tw, "%s\t%s\n", k, settingJSON(types.MaskSetting(k, settings.Get(k))))
 	}
 	return tw.Flush()
 }
