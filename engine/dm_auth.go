@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -67,7 +68,40 @@ func (m *HTTPAuthMiddleware) Fetch(ctx context.Context, req *types.Request, next
 		r.Headers = http.Header{}
 	}
 	r.Headers["Authorization"] = []string{m.auth}
-	return next.Fetch(ctx, r)
+	resp, err := next.Fetch(ctx, r)
+	return resp, m.forget(resp, err)
+}
+
+// forget removes the credentials this middleware added from what goes back towards the
+// spider, which is untrusted code: the response's request (response.request.headers) and a
+// request rescheduled by a later middleware (a retry, a redirect to the same host), which
+// gets them again when it passes here. It returns err, with the rescheduled request
+// replaced.
+func (m *HTTPAuthMiddleware) forget(resp *types.Response, err error) error {
+	if resp != nil && m.added(resp.Request) {
+		resp.Request = withoutAuthorization(resp.Request)
+	}
+	var re *RescheduleError
+	if errors.As(err, &re) && m.added(re.Request) {
+		re.Request = withoutAuthorization(re.Request)
+	}
+	return err
+}
+
+// added reports whether r carries the Authorization value this middleware sends.
+func (m *HTTPAuthMiddleware) added(r *types.Request) bool {
+	if r == nil {
+		return false
+	}
+	v := r.Headers["Authorization"]
+	return len(v) == 1 && v[0] == m.auth
+}
+
+// withoutAuthorization returns a copy of r without its Authorization header.
+func withoutAuthorization(r *types.Request) *types.Request {
+	c := r.Copy()
+	delete(c.Headers, "Authorization")
+	return c
 }
 
 // Interface guards
