@@ -1,0 +1,194 @@
+package main
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/jscrawl/jscrawl/engine/enginetest"
+)
+
+// secretsSpider yields one item of what spider code can read of the secret settings:
+// every getter of this.crawler.settings on them, and the request its response came
+// from. It logs the same at DEBUG.
+const secretsSpider = `import { Request } from "jscrawl";
+export default class Secrets {
+  name = "secrets";
+  baseUrl = "http://127.0.0.1:1";
+  *start() { yield new Request(this.baseUrl + "/"); }
+  *parse(response) {
+    const s = this.crawler.settings;
+    const item = {
+      pass: s.get("HTTP_PASS"), passDefault: s.get("HTTP_PASS", "d"), passList: s.getList("HTTP_PASS"),
+      token: s.get("MY_API_TOKEN"), tokenInt: s.getInt("MY_API_TOKEN"), tokenFloat: s.getFloat("MY_API_TOKEN"),
+      frontier: s.get("FRONTIER"), user: s.get("HTTP_USER"), unsetKey: s.get("OTHER_KEY", "none"),
+      requestHeaders: response.request.headers,
+    };
+    this.logger.debug("spider sees " + JSON.stringify(item));
+    yield item;
+  }
+}
+`
+
+// secretsSite serves one page; it requires the Basic credentials alice:pass when pass is
+// not empty.
+func secretsSite(t *testing.T, pass string) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); pass != "" && (!ok || u != "alice" || p != pass) {
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		_, _ = w.Write([]byte("<html><body><p>ok</p></body></html>"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// noSecret fails the test when any of secrets is in text (named what).
+func noSecret(t *testing.T, what, text string, secrets ...string) {
+	t.Helper()
+	for _, s := range secrets {
+		if strings.Contains(text, s) {
+			t.Errorf("%s holds the secret %q:\n%s", what, s, text)
+		}
+	}
+}
+
+// TestSecretsNotReadable: HTTP_PASS and an unknown *_TOKEN given with -s are used (the
+// site requires the password) but spider code reads them masked, and they reach no item,
+// no log line at DEBUG, no stats and no WARC record; the WARC request record's
+// Authorization is redacted.
+func TestSecretsNotReadable(t *testing.T) {
+	t.Parallel()
+	const pass, token = "hunter2-secret", "tok-secret-4242"
+	basic := base64.StdEncoding.EncodeToString([]byte("alice:" + pass))
+	srv := secretsSite(t, pass)
+	dir := t.TempDir()
+	spider := writeFile(t, dir, "secrets.js", secretsSpider)
+	stats, archive := filepath.Join(dir, "stats.json"), filepath.Join(dir, "crawl.warc")
+	stdout, stderr, code := jscrawl(t, "run", spider, "-a", "baseUrl="+srv.URL, "-o", "-:jsonl", "-L", "DEBUG",
+		"-s", "HTTP_USER=alice", "-s", "HTTP_PASS="+pass, "-s", "MY_API_TOKEN="+token,
+		"--stats-json", stats, "--warc", archive)
+	if code != 0 {
+		t.Fatalf("exit code %d\n%s", code, stderr)
+	}
+	items := jsonLines(t, stdout)
+	if len(items) != 1 {
+		t.Fatalf("%d items, want 1 (the site refused the credentials?)\n%s", len(items), stderr)
+	}
+	it := items[0]
+	for k, want := range map[string]any{"pass": "****", "passDefault": "****", "token": "****",
+		"tokenInt": 0.0, "tokenFloat": 0.0, "frontier": "", "user": "alice", "unsetKey": "none"} {
+		if it[k] != want {
+			t.Errorf("item %s = %#v, want %#v", k, it[k], want)
+		}
+	}
+	if l, _ := it["passList"].([]any); len(l) != 0 {
+		t.Errorf("item passList = %#v, want empty", it["passList"])
+	}
+	secrets := []string{pass, token, basic}
+	noSecret(t, "an item", stdout, secrets...)
+	noSecret(t, "the log", stderr, secrets...)
+	if !strings.Contains(stderr, "spider sees") {
+		t.Errorf("no DEBUG line of the spider in the log:\n%s", stderr)
+	}
+	data, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSecret(t, "--stats-json", string(data), secrets...)
+	_, dump := statsDump(t, stderr)
+	if dump["item_scraped_count"] != 1.0 {
+		t.Errorf("item_scraped_count %v, want 1", dump["item_scraped_count"])
+	}
+	warcData, err := os.ReadFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSecret(t, "the WARC file", string(warcData), secrets...)
+	if !strings.Contains(string(warcData), "\r\nAuthorization: Basic ****\r\n") {
+		t.Errorf("the WARC request record has no redacted Authorization:\n%s", warcData)
+	}
+}
+
+// TestSecretsFrontier: with a password-protected Redis frontier given in JSCRAWL_FRONTIER,
+// spider code reads FRONTIER with the password masked (host, port and database kept), and
+// the password is in no item, log line or stats; a wrong password fails the run with an
+// error that does not echo it.
+func TestSecretsFrontier(t *testing.T) {
+	t.Parallel()
+	const pass = "redis-pw-secret-77"
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{Password: pass})
+	srv := secretsSite(t, "")
+	dir := t.TempDir()
+	spider := writeFile(t, dir, "secrets.js", secretsSpider)
+	stats := filepath.Join(dir, "stats.json")
+	stdout, stderr, code := runJscrawl(t, dir, "", append(os.Environ(), "JSCRAWL_FRONTIER="+r.URL(0)),
+		"run", spider, "-a", "baseUrl="+srv.URL, "-o", "-:jsonl", "-L", "DEBUG", "--stats-json", stats)
+	if code != 0 {
+		t.Fatalf("exit code %d\n%s", code, stderr)
+	}
+	items := jsonLines(t, stdout)
+	if len(items) != 1 {
+		t.Fatalf("%d items, want 1\n%s", len(items), stderr)
+	}
+	if want := "redis://:****@" + r.Addr + "/0"; items[0]["frontier"] != want {
+		t.Errorf("FRONTIER reads %#v, want %q", items[0]["frontier"], want)
+	}
+	noSecret(t, "an item", stdout, pass)
+	noSecret(t, "the log", stderr, pass)
+	data, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSecret(t, "--stats-json", string(data), pass)
+
+	const wrong = "wrong-pw-secret-99"
+	_, stderr, code = runJscrawl(t, dir, "", append(os.Environ(), "JSCRAWL_FRONTIER=redis://:"+wrong+"@"+r.Addr+"/0"),
+		"run", spider, "-a", "baseUrl="+srv.URL, "-o", "-:jsonl", "-L", "DEBUG", "-s", "FRONTIER_RETRY_TIMEOUT=1")
+	if code == 0 {
+		t.Fatalf("a wrong password: exit code 0\n%s", stderr)
+	}
+	if !strings.Contains(stderr, r.Addr) {
+		t.Errorf("the error does not name the frontier's host:\n%s", stderr)
+	}
+	noSecret(t, "the log of a wrong password", stderr, wrong, pass)
+}
+
+// TestSecretsSettingsCommand: jscrawl settings shows the secrets masked in its table,
+// --json and --get, and the other values as they are.
+func TestSecretsSettingsCommand(t *testing.T) {
+	t.Parallel()
+	args := []string{"settings", "-s", "HTTP_PASS=hunter2-secret", "-s", "MY_API_TOKEN=tok-secret-4242",
+		"-s", "FRONTIER=redis://:redis-pw-secret@127.0.0.1:6379/0", "-s", "HTTP_USER=alice"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"table", nil, []string{`"****"`, "redis://:****@127.0.0.1:6379/0", `"alice"`}},
+		{"json", []string{"--json"}, []string{`"HTTP_PASS": "****"`, `"MY_API_TOKEN": "****"`, `"HTTP_USER": "alice"`}},
+		{"get", []string{"--get", "HTTP_PASS"}, []string{"****"}},
+		{"get frontier", []string{"--get", "FRONTIER"}, []string{"redis://:****@127.0.0.1:6379/0"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, code := jscrawl(t, append(args, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit code %d\n%s", code, stderr)
+			}
+			noSecret(t, "jscrawl settings", stdout+stderr, "hunter2-secret", "tok-secret-4242", "redis-pw-secret")
+			for _, w := range tc.want {
+				if !strings.Contains(stdout, w) {
+					t.Errorf("no %q in:\n%s", w, stdout)
+				}
+			}
+		})
+	}
+}
