@@ -139,3 +139,42 @@ func credentialParam(name string) bool {
 	}
 	return false
 }
+
+// MaskURLsIn returns text with the credentials of every URL in it masked (MaskURL): each
+// scheme://... up to the next space, quote or angle bracket. For log lines and messages
+// that may quote a URL given by the operator.
+func MaskURLsIn(text string) string {
+	if !strings.Contains(text, "://") {
+		return text
+	}
+	var b strings.Builder
+	rest := text
+	for {
+		i := strings.Index(rest, "://")
+		if i < 0 {
+			break
+		}
+		start := i
+		for start > 0 && schemeByte(rest[start-1]) {
+			start--
+		}
+		end := i + 3
+		for end < len(rest) && !strings.ContainsRune(" \t\r\n\"'<>`", rune(rest[end])) {
+			end++
+		}
+		b.WriteString(rest[:start])
+		if start == i { // no scheme before ://
+			b.WriteString(rest[start:end])
+		} else {
+			b.WriteString(MaskURL(rest[start:end]))
+		}
+		rest = rest[end:]
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+// schemeByte reports whether c may be part of a URL scheme.
+func schemeByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'
+}

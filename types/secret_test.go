@@ -82,3 +82,21 @@ func TestSecretMaskSetting(t *testing.T) {
 		})
 	}
 }
+
+// TestSecretMaskURLsIn: every URL in a text has its credentials masked; the rest of the
+// text is kept.
+func TestSecretMaskURLsIn(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"no url here", "no url here"},
+		{`Redis frontier redis://:pw@h:6379/0 unreachable`, `Redis frontier redis://:****@h:6379/0 unreachable`},
+		{`uri="s3://id:sec@b/k?token=t" items=1`, `uri="s3://id:****@b/k?token=****" items=1`},
+		{"two: http://a:b@x/ and <https://h/p?sig=s>", "two: http://a:****@x/ and <https://h/p?sig=****>"},
+		{"bare ://x:y@z", "bare ://x:y@z"},
+		{"GET http://site.test/a@b", "GET http://site.test/a@b"},
+	} {
+		if got := types.MaskURLsIn(tc.in); got != tc.want {
+			t.Errorf("MaskURLsIn(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
