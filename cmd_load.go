@@ -118,7 +118,8 @@ type loadedSpider struct {
 	level   *slog.LevelVar // LOG_LEVEL: customSettings may change it after the logger exists
 	logOut  io.Writer      // the log's destination without LOG_FILE: stderr or the status line
 	logSw   *logSwitch
-	logConf [2]string // the LOG_FILE and LOG_FORMAT in use
+	logMask *secretLog // in front of logSw: masks the secrets of the settings
+	logConf [2]string  // the LOG_FILE and LOG_FORMAT in use
 	logFile *os.File
 }
 
@@ -187,7 +188,9 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 		ls.logOut = ls.status
 	}
 	ls.logSw = newLogSwitch(engine.NewLogHandler(ls.logOut, ls.level, ls.stats))
-	ls.logger = slog.New(ls.logSw)
+	ls.logMask = newSecretLog(ls.logSw)
+	ls.logMask.setSecrets(settings)
+	ls.logger = slog.New(ls.logMask)
 	if err := ls.setLog(); err != nil {
 		ls.Close()
 		return nil, err
@@ -306,6 +309,7 @@ func (ls *loadedSpider) configure() error {
 		return usageError("LOG_LEVEL: %v", err)
 	}
 	ls.level.Set(level)
+	ls.logMask.setSecrets(ls.settings)
 	if ls.opts.printOnly {
 		return nil
 	}
