@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/base64"
+	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -10,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine/enginetest"
+	"github.com/jscrawl/jscrawl/types"
 )
 
 // secretsSpider yields one item of what spider code can read of the secret settings:
@@ -190,5 +194,92 @@ func TestSecretsSettingsCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// feedsSpider yields one item with the feed URIs spider code reads in FEEDS.
+const feedsSpider = `import { Request } from "jscrawl";
+export default class Feeds {
+  name = "feeds";
+  baseUrl = "http://127.0.0.1:1";
+  *start() { yield new Request(this.baseUrl + "/"); }
+  *parse(response) { yield { feeds: Object.keys(this.crawler.settings.getDict("FEEDS")).sort() }; }
+}
+`
+
+// TestSecretsFeedURIs: credentials in feed URIs (-o and FEEDS) are masked in what spider
+// code reads of FEEDS (which -o does not add to), in the log ("stored feed ... uri=") and the job's status file, and
+// in the error of an -o that does not parse.
+func TestSecretsFeedURIs(t *testing.T) {
+	t.Parallel()
+	srv := secretsSite(t, "")
+	dir := t.TempDir()
+	spider := writeFile(t, dir, "feeds.js", feedsSpider)
+	a := "file://" + filepath.ToSlash(filepath.Join(dir, "a.jsonl")) + "?token=feedtok-secret-1"
+	b := "file://" + filepath.ToSlash(filepath.Join(dir, "b.jsonl")) + "?X-Amz-Signature=feedsig-secret-2"
+	_, stderr, code := jscrawl(t, "run", spider, "-a", "baseUrl="+srv.URL, "-L", "DEBUG", "--jobdir", filepath.Join(dir, "job"),
+		"-o", a+":jsonl", "-s", `FEEDS={"`+b+`": {"format": "jsonl"}}`)
+	if code != 0 {
+		t.Fatalf("exit code %d\n%s", code, stderr)
+	}
+	secrets := []string{"feedtok-secret-1", "feedsig-secret-2"}
+	data, err := os.ReadFile(filepath.Join(dir, "a.jsonl"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	items := jsonLines(t, string(data))
+	if len(items) != 1 {
+		t.Fatalf("%d items in a.jsonl, want 1", len(items))
+	}
+	noSecret(t, "an item", string(data), secrets...)
+	if !strings.Contains(string(data), "b.jsonl?X-Amz-Signature=****") {
+		t.Errorf("the item does not show the FEEDS URI masked: %s", data)
+	}
+	noSecret(t, "the log", stderr, secrets...)
+	if !strings.Contains(stderr, "token=****") {
+		t.Errorf("the log does not name the feed masked:\n%s", stderr)
+	}
+	status, err := os.ReadFile(filepath.Join(dir, "job", "job.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	noSecret(t, "job.json", string(status), secrets...)
+
+	_, stderr, code = jscrawl(t, "run", spider, "-a", "baseUrl="+srv.URL, "-o", a)
+	if code == 0 {
+		t.Fatalf("-o without a format: exit code 0\n%s", stderr)
+	}
+	noSecret(t, "the error of a bad -o", stderr, secrets...)
+}
+
+// TestSecretsLogHandler: the log masks the secret settings' values, HTTP_USER and
+// HTTP_PASS as a Basic Authorization value and any URL's credentials, in messages and
+// attributes alike; other text is kept.
+func TestSecretsLogHandler(t *testing.T) {
+	t.Parallel()
+	settings := types.NewSettings()
+	for k, v := range map[string]any{
+		types.HTTPUser: "alice", types.HTTPPass: "hunter2-secret", "MY_API_TOKEN": "tok-secret-4242",
+		types.Frontier: "redis://:redis-pw-secret@127.0.0.1:6379/0",
+		types.Feeds:    map[string]any{"s3://id:s3-secret-key@bucket/items.jsonl": map[string]any{"format": "jsonl"}},
+	} {
+		if err := settings.Set(k, v, types.PriorityCmdline); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	h := newSecretLog(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	h.setSecrets(settings)
+	logger := slog.New(h).With("crawl", "tok-secret-4242")
+	basic := base64.StdEncoding.EncodeToString([]byte("alice:hunter2-secret"))
+	logger.Debug("sent Authorization: Basic "+basic+" with hunter2-secret",
+		"err", errors.New("dial redis-pw-secret failed"), "uri", "postgresql://u:pg-secret@db/x?password=pg-secret2",
+		slog.Group("g", "key", "s3-secret-key"), "user", "alice")
+	out := buf.String()
+	noSecret(t, "the log", out, "hunter2-secret", basic, "tok-secret-4242", "redis-pw-secret", "s3-secret-key", "pg-secret", "pg-secret2")
+	for _, want := range []string{"Basic ****", "postgresql://u:****@db/x?password=****", "user=alice", "crawl=****"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the log: %s", want, out)
+		}
 	}
 }
