@@ -27,18 +27,27 @@ type HTTPAuthMiddleware struct {
 
 // NewHTTPAuthMiddleware returns an HTTPAuthMiddleware configured from settings.
 func NewHTTPAuthMiddleware(settings *types.Settings) *HTTPAuthMiddleware {
-	m := &HTTPAuthMiddleware{}
-	user, pass := settings.String(types.HTTPUser), settings.String(types.HTTPPass)
-	if user == "" && pass == "" {
+	m := &HTTPAuthMiddleware{auth: HTTPAuthValue(settings)}
+	if m.auth == "" {
 		return m
 	}
-	m.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
 	if settings.Get(types.HTTPAuthDomain) == nil {
 		m.unset = true
 	} else {
 		m.domain = strings.ToLower(strings.TrimSpace(settings.String(types.HTTPAuthDomain)))
 	}
 	return m
+}
+
+// HTTPAuthValue returns the Authorization value HTTPAuthMiddleware sends for HTTP_USER and
+// HTTP_PASS ("Basic ..."), or "" when neither is set: for code that must recognise it
+// to keep it from the spider.
+func HTTPAuthValue(settings *types.Settings) string {
+	user, pass := settings.String(types.HTTPUser), settings.String(types.HTTPPass)
+	if user == "" && pass == "" {
+		return ""
+	}
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
 }
 
 // Fetch implements DownloaderMiddleware.
