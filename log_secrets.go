@@ -130,14 +130,38 @@ func (h *secretLog) maskAttr(a slog.Attr) slog.Attr {
 		}
 		return slog.Group(a.Key, out...)
 	case slog.KindAny:
-		if err, ok := v.Any().(error); ok {
-			return slog.String(a.Key, h.mask(err.Error()))
-		}
-		if s, ok := v.Any().(fmt.Stringer); ok {
-			return slog.String(a.Key, h.mask(s.String()))
+		switch x := v.Any().(type) {
+		case error:
+			return slog.String(a.Key, h.mask(x.Error()))
+		case fmt.Stringer:
+			return slog.String(a.Key, h.mask(x.String()))
+		case map[string]any, []any:
+			return slog.Any(a.Key, h.maskValue(x))
 		}
 	}
 	return slog.Attr{Key: a.Key, Value: v}
+}
+
+// maskValue returns a JSON-like value (the stats dump) with the secrets of its text
+// masked, keys included; other values are kept.
+func (h *secretLog) maskValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return h.mask(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[h.mask(k)] = h.maskValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = h.maskValue(e)
+		}
+		return out
+	}
+	return v
 }
 
 // Enabled implements slog.Handler.
