@@ -18,8 +18,19 @@ import (
 
 // secretsSpider yields one item of what spider code can read of the secret settings:
 // every getter of this.crawler.settings on them, and the request its response came
-// from. It logs the same at DEBUG.
+// from. It logs the same at DEBUG. Its downloader middleware (at the default order, below
+// HttpAuthMiddleware) puts the request headers its hooks see in stats.
 const secretsSpider = `import { Request } from "jscrawl";
+export const downloaderMiddlewares = [{
+  processRequest(request, spider) {
+    spider.crawler.stats.set("mw/request_headers", JSON.stringify(request.headers));
+  },
+  processResponse(request, response, spider) {
+    spider.crawler.stats.set("mw/response_request_headers", JSON.stringify(response.request.headers));
+    spider.crawler.stats.set("mw/response_request_headers2", JSON.stringify(request.headers));
+    return response;
+  },
+}];
 export default class Secrets {
   name = "secrets";
   baseUrl = "http://127.0.0.1:1";
@@ -107,6 +118,9 @@ func TestSecretsNotReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	noSecret(t, "--stats-json", string(data), secrets...)
+	if !strings.Contains(string(data), "mw/response_request_headers") {
+		t.Errorf("the downloader middleware did not run: %s", data)
+	}
 	_, dump := statsDump(t, stderr)
 	if dump["item_scraped_count"] != 1.0 {
 		t.Errorf("item_scraped_count %v, want 1", dump["item_scraped_count"])
@@ -254,7 +268,7 @@ func TestSecretsFeedURIs(t *testing.T) {
 
 // TestSecretsLogHandler: the log masks the secret settings' values, HTTP_USER and
 // HTTP_PASS as a Basic Authorization value and any URL's credentials, in messages and
-// attributes alike; other text is kept.
+// attributes alike (groups, errors, the stats dump's object); other text is kept.
 func TestSecretsLogHandler(t *testing.T) {
 	t.Parallel()
 	settings := types.NewSettings()
@@ -274,7 +288,8 @@ func TestSecretsLogHandler(t *testing.T) {
 	basic := base64.StdEncoding.EncodeToString([]byte("alice:hunter2-secret"))
 	logger.Debug("sent Authorization: Basic "+basic+" with hunter2-secret",
 		"err", errors.New("dial redis-pw-secret failed"), "uri", "postgresql://u:pg-secret@db/x?password=pg-secret2",
-		slog.Group("g", "key", "s3-secret-key"), "user", "alice")
+		slog.Group("g", "key", "s3-secret-key"), "user", "alice",
+		slog.Any("stats", map[string]any{"my/stat": []any{"tok-secret-4242"}, "n": 1}))
 	out := buf.String()
 	noSecret(t, "the log", out, "hunter2-secret", basic, "tok-secret-4242", "redis-pw-secret", "s3-secret-key", "pg-secret", "pg-secret2")
 	for _, want := range []string{"Basic ****", "postgresql://u:****@db/x?password=****", "user=alice", "crawl=****"} {
