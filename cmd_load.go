@@ -191,6 +191,7 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 	ls.logMask = newSecretLog(ls.logSw)
 	ls.logMask.setSecrets(settings)
 	ls.logger = slog.New(ls.logMask)
+	warnVisibleFrontier(c, ls.logger)
 	if err := ls.setLog(); err != nil {
 		ls.Close()
 		return nil, err

@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync/atomic"
 
 	"github.com/jscrawl/jscrawl/types"
+	"github.com/urfave/cli/v2"
 )
+
+// frontierEnv is the environment variable of --frontier (crawlFlags).
+const frontierEnv = "JSCRAWL_FRONTIER"
 
 // secretLog is the last line of defence between the crawl's log and the secrets the
 // operator gave (types.SecretSetting): a slog.Handler that masks, in every record's
@@ -193,3 +198,17 @@ func (h *secretLog) WithGroup(name string) slog.Handler {
 
 // Interface guards
 var _ slog.Handler = (*secretLog)(nil)
+
+// warnVisibleFrontier warns when --frontier was given on the command line with a password,
+// which the process list (ps) shows to every user of the host: JSCRAWL_FRONTIER keeps it
+// out.
+func warnVisibleFrontier(c *cli.Context, logger *slog.Logger) {
+	if !c.IsSet("frontier") {
+		return
+	}
+	u := c.String("frontier")
+	if os.Getenv(frontierEnv) == u || types.MaskURL(u) == u {
+		return
+	}
+	logger.Warn(fmt.Sprintf("--frontier %s: the process list shows its password to every user of this host; give the URL in %s instead", types.MaskURL(u), frontierEnv))
+}

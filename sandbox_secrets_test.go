@@ -137,8 +137,8 @@ func TestSecretsNotReadable(t *testing.T) {
 
 // TestSecretsFrontier: with a password-protected Redis frontier given in JSCRAWL_FRONTIER,
 // spider code reads FRONTIER with the password masked (host, port and database kept), and
-// the password is in no item, log line or stats; a wrong password fails the run with an
-// error that does not echo it.
+// the password is in no item, log line or stats; given with --frontier, a warning says the
+// process list shows it; a wrong password fails the run with an error that does not echo it.
 func TestSecretsFrontier(t *testing.T) {
 	t.Parallel()
 	const pass = "redis-pw-secret-77"
@@ -166,6 +166,20 @@ func TestSecretsFrontier(t *testing.T) {
 		t.Fatal(err)
 	}
 	noSecret(t, "--stats-json", string(data), pass)
+	if strings.Contains(stderr, "process list") {
+		t.Errorf("a frontier from JSCRAWL_FRONTIER is warned about:\n%s", stderr)
+	}
+
+	// Given on the command line, the password is in the process list: a warning says so.
+	_, stderr, code = runJscrawl(t, dir, "", nil, "run", spider, "-a", "baseUrl="+srv.URL, "--frontier", r.URL(0),
+		"--crawl-id", "argv", "-o", "-:jsonl")
+	if code != 0 {
+		t.Fatalf("--frontier: exit code %d\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "WARNING: --frontier redis://:****@"+r.Addr+"/0: the process list shows its password") {
+		t.Errorf("no warning about --frontier's password:\n%s", stderr)
+	}
+	noSecret(t, "the log of --frontier", stderr, pass)
 
 	const wrong = "wrong-pw-secret-99"
 	_, stderr, code = runJscrawl(t, dir, "", append(os.Environ(), "JSCRAWL_FRONTIER=redis://:"+wrong+"@"+r.Addr+"/0"),
