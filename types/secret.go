@@ -21,11 +21,12 @@ var secretSuffixes = []string{"_PASSWORD", "_PASS", "_TOKEN", "_KEY", "_SECRET"}
 var urlSettings = map[string]bool{Frontier: true}
 
 // SecretSetting reports whether key's value is (or may hold) a secret: HTTP_PASS, FRONTIER
-// (its password), FEEDS (the passwords in its URIs) and any key ending in _PASSWORD, _PASS,
-// _TOKEN, _KEY or _SECRET, known or not. The comparison ignores case.
+// (its password), FEEDS (the passwords in its URIs), DEFAULT_REQUEST_HEADERS (its
+// credential headers, SecretHeader) and any key ending in _PASSWORD, _PASS, _TOKEN, _KEY or
+// _SECRET, known or not. The comparison ignores case.
 func SecretSetting(key string) bool {
 	k := strings.ToUpper(key)
-	if k == HTTPPass || k == Feeds || urlSettings[k] {
+	if k == HTTPPass || k == Feeds || k == DefaultRequestHeaders || urlSettings[k] {
 		return true
 	}
 	for _, s := range secretSuffixes {
@@ -38,7 +39,8 @@ func SecretSetting(key string) bool {
 
 // MaskSetting returns v as it may be shown for key: v itself when key is not a secret
 // (SecretSetting); for FRONTIER, the URL with its password masked (MaskURL); for FEEDS, the
-// object with each URI key masked (MaskURL, options kept); for another secret, Mask, or
+// object with each URI key masked (MaskURL, options kept); for DEFAULT_REQUEST_HEADERS, the
+// object with its credential headers masked (MaskHeader); for another secret, Mask, or
 // v when it is empty (nil or ""), so an unset secret still reads as unset.
 func MaskSetting(key string, v any) any {
 	if !SecretSetting(key) {
@@ -46,6 +48,19 @@ func MaskSetting(key string, v any) any {
 	}
 	k := strings.ToUpper(key)
 	switch {
+	case k == DefaultRequestHeaders:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v
+		}
+		out := make(map[string]any, len(m))
+		for name, hv := range m {
+			if s, isText := hv.(string); isText && SecretHeader(name) {
+				hv = MaskHeader(name, s)
+			}
+			out[name] = hv
+		}
+		return out
 	case k == Feeds:
 		m, ok := v.(map[string]any)
 		if !ok {
@@ -177,4 +192,36 @@ func MaskURLsIn(text string) string {
 // schemeByte reports whether c may be part of a URL scheme.
 func schemeByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+// secretHeaderSuffixes are the header name endings (compared without case) of credentials
+// such as X-Api-Key and X-Auth-Token.
+var secretHeaderSuffixes = []string{"-key", "-token", "-secret", "-password"}
+
+// SecretHeader reports whether the HTTP header name carries a credential: Authorization,
+// Proxy-Authorization, or a name ending in -Key, -Token, -Secret or -Password (X-Api-Key).
+// The comparison ignores case.
+func SecretHeader(name string) bool {
+	n := strings.ToLower(name)
+	if n == "authorization" || n == "proxy-authorization" {
+		return true
+	}
+	for _, s := range secretHeaderSuffixes {
+		if strings.HasSuffix(n, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// MaskHeader returns the value v of the credential header name masked: Authorization and
+// Proxy-Authorization keep their scheme ("Basic ****"), others become Mask. Call it for a
+// SecretHeader.
+func MaskHeader(name, v string) string {
+	if n := strings.ToLower(name); n == "authorization" || n == "proxy-authorization" {
+		if scheme, _, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+			return scheme + " " + Mask
+		}
+	}
+	return Mask
 }

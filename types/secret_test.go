@@ -14,8 +14,8 @@ func TestSecretSetting(t *testing.T) {
 	for key, want := range map[string]bool{
 		"HTTP_PASS": true, "FRONTIER": true, "FEEDS": true,
 		"MY_API_TOKEN": true, "S3_SECRET": true, "AWS_ACCESS_KEY": true, "DB_PASSWORD": true,
-		"my_api_token": true,
-		"HTTP_USER":    false, "CONCURRENT_REQUESTS": false, "CRAWL_ID": false, "USER_AGENT": false,
+		"my_api_token": true, "DEFAULT_REQUEST_HEADERS": true,
+		"HTTP_USER": false, "CONCURRENT_REQUESTS": false, "CRAWL_ID": false, "USER_AGENT": false,
 		"TOKENS": false, "KEYBOARD": false, "BYPASS": false,
 	} {
 		if got := types.SecretSetting(key); got != want {
@@ -71,6 +71,9 @@ func TestSecretMaskSetting(t *testing.T) {
 		{"frontier without password", "FRONTIER", "redis://h:6379/0", "redis://h:6379/0"},
 		{"feeds", "FEEDS", map[string]any{"s3://id:sec@b/x.jsonl": opts, "out.csv": opts},
 			map[string]any{"s3://id:****@b/x.jsonl": opts, "out.csv": opts}},
+		{"default headers", "DEFAULT_REQUEST_HEADERS",
+			map[string]any{"Authorization": "Bearer t0k", "X-Api-Key": "k", "Accept": "text/html"},
+			map[string]any{"Authorization": "Bearer ****", "X-Api-Key": "****", "Accept": "text/html"}},
 		{"not a secret", "HTTP_USER", "alice", "alice"},
 		{"not a secret list", "RETRY_HTTP_CODES", []any{500}, []any{500}},
 	} {
@@ -97,6 +100,35 @@ func TestSecretMaskURLsIn(t *testing.T) {
 	} {
 		if got := types.MaskURLsIn(tc.in); got != tc.want {
 			t.Errorf("MaskURLsIn(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestSecretHeader: credential headers are recognised whatever their case, and masked
+// keeping the scheme of Authorization.
+func TestSecretHeader(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, value string
+		secret      bool
+		masked      string
+	}{
+		{"Authorization", "Basic YWxpY2U6cHc=", true, "Basic ****"},
+		{"proxy-authorization", "Bearer abc", true, "Bearer ****"},
+		{"Authorization", "opaque", true, "****"},
+		{"X-Api-Key", "k", true, "****"},
+		{"X-Auth-Token", "t", true, "****"},
+		{"Accept", "text/html", false, ""},
+		{"Cookie", "a=b", false, ""},
+		{"Keyboard", "x", false, ""},
+	} {
+		if got := types.SecretHeader(tc.name); got != tc.secret {
+			t.Errorf("SecretHeader(%q) = %v, want %v", tc.name, got, tc.secret)
+		}
+		if tc.secret {
+			if got := types.MaskHeader(tc.name, tc.value); got != tc.masked {
+				t.Errorf("MaskHeader(%q, %q) = %q, want %q", tc.name, tc.value, got, tc.masked)
+			}
 		}
 	}
 }
