@@ -7,14 +7,16 @@ import (
 )
 
 // TestSecretRedactCredentials: a request record keeps only the scheme of Authorization and
-// Proxy-Authorization, whatever the case of their names; the header given is not changed,
-// and a header without them is returned as it is.
+// Proxy-Authorization, whatever the case of their names, and masks other credential
+// headers (X-Api-Key); the header given is not changed, and a header without them is
+// returned as it is.
 func TestSecretRedactCredentials(t *testing.T) {
 	t.Parallel()
 	in := http.Header{
 		"Authorization":       {"Basic YWxpY2U6aHVudGVyMg=="},
 		"Proxy-Authorization": {"Bearer tok"},
 		"proxy-authorization": {"opaque-secret"},
+		"X-Api-Key":           {"k1", "k2"},
 		"Accept":              {"text/html"},
 	}
 	got := redactCredentials(in)
@@ -22,6 +24,7 @@ func TestSecretRedactCredentials(t *testing.T) {
 		"Authorization":       {"Basic ****"},
 		"Proxy-Authorization": {"Bearer ****"},
 		"proxy-authorization": {"****"},
+		"X-Api-Key":           {"****", "****"},
 		"Accept":              {"text/html"},
 	}
 	if !reflect.DeepEqual(got, want) {

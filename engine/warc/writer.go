@@ -293,9 +293,9 @@ const RenderedURIHeader = "WARC-JSCrawl-Rendered-URI"
 // Write records one download: req, sent with header (nil: req.Headers; the handler adds
 // headers such as User-Agent that req does not carry), and resp as the download handler
 // returned it (its body decoded, Content-Encoding removed), received at date. It returns
-// the bytes written before compression. The request record's Authorization and
-// Proxy-Authorization values are redacted to their scheme ("Basic ****", see
-// redactCredentials): an archive is shared, credentials are not. A browser request's records carry BrowserHeader
+// the bytes written before compression. The request record's credential headers
+// (Authorization, Proxy-Authorization, X-Api-Key, ...) are redacted, Authorization to its
+// scheme ("Basic ****", see redactCredentials): an archive is shared, credentials are not. A browser request's records carry BrowserHeader
 // (and RenderedURIHeader when the page's URL is not the request's).
 func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Response, date time.Time) (int64, error) {
 	if header == nil {
@@ -392,17 +392,13 @@ func oneLine(s string) string {
 	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
 }
 
-// credentialHeaders are the request header fields whose values a WARC file never holds
-// (compared without regard to case).
-var credentialHeaders = []string{"Authorization", "Proxy-Authorization"}
-
-// redactCredentials returns header with the values of credentialHeaders replaced by their
-// scheme and types.Mask ("Basic ****"; a value without a scheme becomes types.Mask), or
-// header itself when it has none of them.
+// redactCredentials returns header with the values of its credential fields
+// (types.SecretHeader: Authorization, Proxy-Authorization, X-Api-Key, ...) masked
+// (types.MaskHeader: "Basic ****"), or header itself when it has none.
 func redactCredentials(header http.Header) http.Header {
 	var out http.Header
 	for k, vs := range header {
-		if !slices.ContainsFunc(credentialHeaders, func(c string) bool { return strings.EqualFold(c, k) }) {
+		if !types.SecretHeader(k) {
 			continue
 		}
 		if out == nil {
@@ -410,11 +406,7 @@ func redactCredentials(header http.Header) http.Header {
 		}
 		red := make([]string, len(vs))
 		for i, v := range vs {
-			if scheme, _, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
-				red[i] = scheme + " " + types.Mask
-			} else {
-				red[i] = types.Mask
-			}
+			red[i] = types.MaskHeader(k, v)
 		}
 		out[k] = red
 	}
