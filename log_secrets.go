@@ -22,7 +22,8 @@ const frontierEnv = "JSCRAWL_FRONTIER"
 // operator gave (types.SecretSetting): a slog.Handler that masks, in every record's
 // message and text attributes before inner sees them, the credentials of any URL
 // (types.MaskURLsIn) and every occurrence of a secret setting's value (as it is, and as the
-// Basic Authorization value of HTTP_USER and HTTP_PASS). The code that logs is meant not to
+// Basic Authorization value of HTTP_USER and HTTP_PASS; the credential headers'
+// values of DEFAULT_REQUEST_HEADERS). The code that logs is meant not to
 // log secrets in the first place; this catches what it misses. Safe for concurrent use;
 // setSecrets may be called while records are handled.
 type secretLog struct {
@@ -53,9 +54,20 @@ func (h *secretLog) setSecrets(settings *types.Settings) {
 			continue
 		}
 		v := settings.Get(k)
-		if m, ok := v.(map[string]any); ok && strings.EqualFold(k, types.Feeds) {
-			for uri := range m {
-				addURLSecrets(uri, add)
+		if m, ok := v.(map[string]any); ok {
+			for name, hv := range m {
+				switch {
+				case strings.EqualFold(k, types.Feeds):
+					addURLSecrets(name, add)
+				case strings.EqualFold(k, types.DefaultRequestHeaders) && types.SecretHeader(name):
+					if s, ok := hv.(string); ok {
+						_, cred, hasScheme := strings.Cut(strings.TrimSpace(s), " ")
+						if !hasScheme {
+							cred = s
+						}
+						add(cred)
+					}
+				}
 			}
 			continue
 		}

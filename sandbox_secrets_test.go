@@ -41,6 +41,7 @@ export default class Secrets {
       pass: s.get("HTTP_PASS"), passDefault: s.get("HTTP_PASS", "d"), passList: s.getList("HTTP_PASS"),
       token: s.get("MY_API_TOKEN"), tokenInt: s.getInt("MY_API_TOKEN"), tokenFloat: s.getFloat("MY_API_TOKEN"),
       frontier: s.get("FRONTIER"), user: s.get("HTTP_USER"), unsetKey: s.get("OTHER_KEY", "none"),
+      headers: s.getDict("DEFAULT_REQUEST_HEADERS"),
       requestHeaders: response.request.headers,
     };
     this.logger.debug("spider sees " + JSON.stringify(item));
@@ -75,13 +76,14 @@ func noSecret(t *testing.T, what, text string, secrets ...string) {
 	}
 }
 
-// TestSecretsNotReadable: HTTP_PASS and an unknown *_TOKEN given with -s are used (the
-// site requires the password) but spider code reads them masked, and they reach no item,
+// TestSecretsNotReadable: HTTP_PASS, an unknown *_TOKEN and an X-Api-Key of
+// DEFAULT_REQUEST_HEADERS given with -s are used (the site requires the password) but
+// spider code reads them masked, and they reach no item,
 // no log line at DEBUG, no stats and no WARC record; the WARC request record's
 // Authorization is redacted.
 func TestSecretsNotReadable(t *testing.T) {
 	t.Parallel()
-	const pass, token = "hunter2-secret", "tok-secret-4242"
+	const pass, token, apiKey = "hunter2-secret", "tok-secret-4242", "hdrkey-secret-9"
 	basic := base64.StdEncoding.EncodeToString([]byte("alice:" + pass))
 	srv := secretsSite(t, pass)
 	dir := t.TempDir()
@@ -89,6 +91,7 @@ func TestSecretsNotReadable(t *testing.T) {
 	stats, archive := filepath.Join(dir, "stats.json"), filepath.Join(dir, "crawl.warc")
 	stdout, stderr, code := jscrawl(t, "run", spider, "-a", "baseUrl="+srv.URL, "-o", "-:jsonl", "-L", "DEBUG",
 		"-s", "HTTP_USER=alice", "-s", "HTTP_PASS="+pass, "-s", "MY_API_TOKEN="+token,
+		"-s", `DEFAULT_REQUEST_HEADERS={"X-Api-Key": "`+apiKey+`", "Accept": "text/html"}`,
 		"--stats-json", stats, "--warc", archive)
 	if code != 0 {
 		t.Fatalf("exit code %d\n%s", code, stderr)
@@ -107,7 +110,10 @@ func TestSecretsNotReadable(t *testing.T) {
 	if l, _ := it["passList"].([]any); len(l) != 0 {
 		t.Errorf("item passList = %#v, want empty", it["passList"])
 	}
-	secrets := []string{pass, token, basic}
+	if h, _ := it["headers"].(map[string]any); h["X-Api-Key"] != "****" || h["Accept"] != "text/html" {
+		t.Errorf("item headers = %#v, want X-Api-Key masked and Accept kept", it["headers"])
+	}
+	secrets := []string{pass, token, basic, apiKey}
 	noSecret(t, "an item", stdout, secrets...)
 	noSecret(t, "the log", stderr, secrets...)
 	if !strings.Contains(stderr, "spider sees") {
@@ -130,8 +136,8 @@ func TestSecretsNotReadable(t *testing.T) {
 		t.Fatal(err)
 	}
 	noSecret(t, "the WARC file", string(warcData), secrets...)
-	if !strings.Contains(string(warcData), "\r\nAuthorization: Basic ****\r\n") {
-		t.Errorf("the WARC request record has no redacted Authorization:\n%s", warcData)
+	if !strings.Contains(string(warcData), "\r\nAuthorization: Basic ****\r\n") || !strings.Contains(string(warcData), "\r\nX-Api-Key: ****\r\n") {
+		t.Errorf("the WARC request record has no redacted Authorization and X-Api-Key:\n%s", warcData)
 	}
 }
 
@@ -288,8 +294,9 @@ func TestSecretsLogHandler(t *testing.T) {
 	settings := types.NewSettings()
 	for k, v := range map[string]any{
 		types.HTTPUser: "alice", types.HTTPPass: "hunter2-secret", "MY_API_TOKEN": "tok-secret-4242",
-		types.Frontier: "redis://:redis-pw-secret@127.0.0.1:6379/0",
-		types.Feeds:    map[string]any{"s3://id:s3-secret-key@bucket/items.jsonl": map[string]any{"format": "jsonl"}},
+		types.Frontier:              "redis://:redis-pw-secret@127.0.0.1:6379/0",
+		types.Feeds:                 map[string]any{"s3://id:s3-secret-key@bucket/items.jsonl": map[string]any{"format": "jsonl"}},
+		types.DefaultRequestHeaders: map[string]any{"X-Api-Key": "hdr-secret-key", "Accept": "text/html"},
 	} {
 		if err := settings.Set(k, v, types.PriorityCmdline); err != nil {
 			t.Fatal(err)
@@ -303,9 +310,9 @@ func TestSecretsLogHandler(t *testing.T) {
 	logger.Debug("sent Authorization: Basic "+basic+" with hunter2-secret",
 		"err", errors.New("dial redis-pw-secret failed"), "uri", "postgresql://u:pg-secret@db/x?password=pg-secret2",
 		slog.Group("g", "key", "s3-secret-key"), "user", "alice",
-		slog.Any("stats", map[string]any{"my/stat": []any{"tok-secret-4242"}, "n": 1}))
+		slog.Any("stats", map[string]any{"my/stat": []any{"tok-secret-4242"}, "n": 1}), "header", "X-Api-Key: hdr-secret-key")
 	out := buf.String()
-	noSecret(t, "the log", out, "hunter2-secret", basic, "tok-secret-4242", "redis-pw-secret", "s3-secret-key", "pg-secret", "pg-secret2")
+	noSecret(t, "the log", out, "hunter2-secret", basic, "tok-secret-4242", "redis-pw-secret", "s3-secret-key", "pg-secret", "pg-secret2", "hdr-secret-key")
 	for _, want := range []string{"Basic ****", "postgresql://u:****@db/x?password=****", "user=alice", "crawl=****"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in the log: %s", want, out)
