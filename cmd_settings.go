@@ -19,7 +19,8 @@ func settingsCommand() *cli.Command {
 (--spider FILE) and by -s KEY=VALUE, as "jscrawl run" applies them. Values are JSON; a table
 by default, one JSON object with --json. --get KEY prints one value (text as is, anything
 else as JSON). Secret settings (HTTP_PASS, FRONTIER's password, credentials in FEEDS URIs,
-any *_PASSWORD, *_TOKEN, *_KEY or *_SECRET) are shown masked; the crawl uses them as given.
+DEFAULT_REQUEST_HEADERS' credential headers, any *_PASSWORD, *_TOKEN, *_KEY or *_SECRET)
+are shown masked; the crawl uses them as given.
 
 Examples:
    jscrawl settings
