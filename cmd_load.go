@@ -133,7 +133,8 @@ type loadedSpider struct {
 	level   *slog.LevelVar // LOG_LEVEL: customSettings may change it after the logger exists
 	logOut  io.Writer      // the log's destination without LOG_FILE: stderr or the status line
 	logSw   *logSwitch
-	logConf [2]string // the LOG_FILE and LOG_FORMAT in use
+	logMask *secretLog // in front of logSw: masks the secrets of the settings
+	logConf [2]string  // the LOG_FILE and LOG_FORMAT in use
 	logFile *os.File
 }
 
@@ -153,7 +154,7 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 			return nil, err
 		}
 		if err := settings.Set(k, v, types.PriorityCmdline); err != nil {
-			return nil, usageError("-s %s=%s: %v", k, v, err)
+			return nil, usageError("-s %s=%v: %v", k, types.MaskSetting(k, v), err)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(opts.set)) {
@@ -164,7 +165,7 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 	for _, flag := range slices.Sorted(maps.Keys(crawlFlagSettings)) {
 		if c.IsSet(flag) {
 			if err := settings.Set(crawlFlagSettings[flag], c.String(flag), types.PriorityCmdline); err != nil {
-				return nil, usageError("--%s %s: %v", flag, c.String(flag), err)
+				return nil, usageError("--%s %v: %v", flag, types.MaskSetting(crawlFlagSettings[flag], c.String(flag)), err)
 			}
 		}
 	}
@@ -206,7 +207,10 @@ func readFlags(c *cli.Context, opts loadOptions) (*loadedSpider, error) {
 		ls.logOut = ls.status
 	}
 	ls.logSw = newLogSwitch(engine.NewLogHandler(ls.logOut, ls.level, ls.stats))
-	ls.logger = slog.New(ls.logSw)
+	ls.logMask = newSecretLog(ls.logSw)
+	ls.logMask.setSecrets(settings)
+	ls.logger = slog.New(ls.logMask)
+	warnVisibleFrontier(c, ls.logger)
 	if err := ls.setLog(); err != nil {
 		ls.Close()
 		return nil, err
@@ -332,6 +336,7 @@ func (ls *loadedSpider) configure() error {
 		return usageError("LOG_LEVEL: %v", err)
 	}
 	ls.level.Set(level)
+	ls.logMask.setSecrets(ls.settings)
 	if ls.opts.printOnly {
 		return nil
 	}

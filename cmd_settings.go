@@ -18,7 +18,9 @@ func settingsCommand() *cli.Command {
 		Description: `Prints every setting with its value: the defaults, overridden by a spider's customSettings
 (--spider FILE) and by -s KEY=VALUE, as "jscrawl run" applies them. Values are JSON; a table
 by default, one JSON object with --json. --get KEY prints one value (text as is, anything
-else as JSON).
+else as JSON). Secret settings (HTTP_PASS, FRONTIER's password, credentials in FEEDS URIs,
+DEFAULT_REQUEST_HEADERS' credential headers, any *_PASSWORD, *_TOKEN, *_KEY or *_SECRET)
+are shown masked; the crawl uses them as given.
 
 The table's WHO MAY SET column says what a spider's customSettings may do with each setting
 (the operator may set every one with -s): "spider" (crawl behaviour), "operator only" (a
@@ -56,7 +58,7 @@ func settingsAction(c *cli.Context) error {
 	}
 	settings, stdout := ls.settings, ls.stdout
 	if key := c.String("get"); key != "" {
-		v := settings.Get(key)
+		v := types.MaskSetting(key, settings.Get(key))
 		if v == nil && !settings.Known(key) {
 			return usageError("settings: unknown setting %s (jscrawl settings lists them all)", key)
 		}
@@ -70,7 +72,7 @@ func settingsAction(c *cli.Context) error {
 	if c.Bool("json") {
 		all := map[string]any{}
 		for _, k := range settings.Keys() {
-			all[k] = settings.Get(k)
+			all[k] = types.MaskSetting(k, settings.Get(k))
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetEscapeHTML(false)
@@ -80,13 +82,13 @@ func settingsAction(c *cli.Context) error {
 	return settingsTable(stdout, settings)
 }
 
-// settingsTable writes KEY WHO VALUE rows, sorted by key: WHO is what a spider's
-// customSettings may do with the setting (types.Access), the operator may set any.
+// settingsTable writes KEY WHO VALUE rows, sorted by key, secrets masked: WHO is what a
+// spider's customSettings may do with the setting (types.Access), the operator may set any.
 func settingsTable(w io.Writer, settings *types.Settings) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tWHO MAY SET\tVALUE")
 	for _, k := range settings.Keys() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", k, types.AccessOf(k), settingJSON(settings.Get(k)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", k, types.AccessOf(k), settingJSON(types.MaskSetting(k, settings.Get(k))))
 	}
 	return tw.Flush()
 }

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/jscrawl/jscrawl/types"
 	"github.com/urfave/cli/v2"
 )
 
@@ -26,7 +27,8 @@ func main() {
 	}
 	app := newApp()
 	if err := app.Run(reorderArgs(app, os.Args)); err != nil {
-		if msg := err.Error(); msg != "" { // an exit code alone (130, 99) prints nothing
+		// An error may quote a URL the operator gave: its credentials are masked.
+		if msg := types.MaskURLsIn(err.Error()); msg != "" { // an exit code alone (130, 99) prints nothing
 			fmt.Fprintln(os.Stderr, "jscrawl:", msg)
 		}
 		var ec cli.ExitCoder

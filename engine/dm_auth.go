@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -26,18 +27,27 @@ type HTTPAuthMiddleware struct {
 
 // NewHTTPAuthMiddleware returns an HTTPAuthMiddleware configured from settings.
 func NewHTTPAuthMiddleware(settings *types.Settings) *HTTPAuthMiddleware {
-	m := &HTTPAuthMiddleware{}
-	user, pass := settings.String(types.HTTPUser), settings.String(types.HTTPPass)
-	if user == "" && pass == "" {
+	m := &HTTPAuthMiddleware{auth: HTTPAuthValue(settings)}
+	if m.auth == "" {
 		return m
 	}
-	m.auth = "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
 	if settings.Get(types.HTTPAuthDomain) == nil {
 		m.unset = true
 	} else {
 		m.domain = strings.ToLower(strings.TrimSpace(settings.String(types.HTTPAuthDomain)))
 	}
 	return m
+}
+
+// HTTPAuthValue returns the Authorization value HTTPAuthMiddleware sends for HTTP_USER and
+// HTTP_PASS ("Basic ..."), or "" when neither is set: for code that must recognise it
+// to keep it from the spider.
+func HTTPAuthValue(settings *types.Settings) string {
+	user, pass := settings.String(types.HTTPUser), settings.String(types.HTTPPass)
+	if user == "" && pass == "" {
+		return ""
+	}
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
 }
 
 // Fetch implements DownloaderMiddleware.
@@ -67,7 +77,40 @@ func (m *HTTPAuthMiddleware) Fetch(ctx context.Context, req *types.Request, next
 		r.Headers = http.Header{}
 	}
 	r.Headers["Authorization"] = []string{m.auth}
-	return next.Fetch(ctx, r)
+	resp, err := next.Fetch(ctx, r)
+	return resp, m.forget(resp, err)
+}
+
+// forget removes the credentials this middleware added from what goes back towards the
+// spider, which is untrusted code: the response's request (response.request.headers) and a
+// request rescheduled by a later middleware (a retry, a redirect to the same host), which
+// gets them again when it passes here. It returns err, with the rescheduled request
+// replaced.
+func (m *HTTPAuthMiddleware) forget(resp *types.Response, err error) error {
+	if resp != nil && m.added(resp.Request) {
+		resp.Request = withoutAuthorization(resp.Request)
+	}
+	var re *RescheduleError
+	if errors.As(err, &re) && m.added(re.Request) {
+		re.Request = withoutAuthorization(re.Request)
+	}
+	return err
+}
+
+// added reports whether r carries the Authorization value this middleware sends.
+func (m *HTTPAuthMiddleware) added(r *types.Request) bool {
+	if r == nil {
+		return false
+	}
+	v := r.Headers["Authorization"]
+	return len(v) == 1 && v[0] == m.auth
+}
+
+// withoutAuthorization returns a copy of r without its Authorization header.
+func withoutAuthorization(r *types.Request) *types.Request {
+	c := r.Copy()
+	delete(c.Headers, "Authorization")
+	return c
 }
 
 // Interface guards

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -85,6 +86,11 @@ func parseProxy(s string) (*url.URL, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
+		// url.Parse's error quotes the whole URL, password included.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = &url.Error{Op: ue.Op, URL: types.MaskURL(ue.URL), Err: ue.Err}
+		}
 		return nil, fmt.Errorf("meta.proxy: %w", err)
 	}
 	switch strings.ToLower(u.Scheme) {
@@ -98,8 +104,8 @@ func parseProxy(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// redactProxy returns u without its password, for messages.
-func redactProxy(u *url.URL) string { return u.Redacted() }
+// redactProxy returns u without its credentials, for messages (types.MaskURL).
+func redactProxy(u *url.URL) string { return types.MaskURL(u.String()) }
 
 // Interface guards
 var _ DownloaderMiddleware = (*HTTPProxyMiddleware)(nil)

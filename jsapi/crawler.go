@@ -30,7 +30,8 @@ func visibleObject[T any](rt *goja.Runtime, v T) *goja.Object {
 }
 
 // crawlerSettings is this.crawler.settings: the crawl's settings, read with typed getters
-// (Scrapy: settings.getint...). Before the crawl starts they read undefined.
+// (Scrapy: settings.getint...). Before the crawl starts they read undefined. Spider code
+// is untrusted: a secret setting (types.SecretSetting) reads masked, by every getter.
 type crawlerSettings struct{ st *vmState }
 
 // setting reads key with read, or the default given as argument 1 when key is not set.
@@ -40,12 +41,26 @@ func (x crawlerSettings) setting(c goja.FunctionCall, read func(*types.Settings,
 		return goja.Undefined(), nil
 	}
 	key := c.Argument(0).String()
-	if s.crawler.Settings().Get(key) == nil {
+	settings := s.crawler.Settings()
+	if settings.Get(key) == nil {
 		if d := c.Argument(1); !goja.IsUndefined(d) {
 			return d, nil
 		}
 	}
-	return toJS(x.st.rt, read(s.crawler.Settings(), key)), nil
+	if types.SecretSetting(key) {
+		settings = maskedSetting(settings, key)
+	}
+	return toJS(x.st.rt, read(settings, key)), nil
+}
+
+// maskedSetting returns settings holding only key, with its value masked
+// (types.MaskSetting), for a typed getter to read as it reads the real one.
+func maskedSetting(settings *types.Settings, key string) *types.Settings {
+	m := types.NewSettings()
+	if err := m.Set(key, types.MaskSetting(key, settings.Get(key)), types.PriorityCmdline); err != nil {
+		_ = m.Set(key, nil, types.PriorityCmdline) // a mask its kind refuses reads as unset
+	}
+	return m
 }
 
 // Get(key, default) is the setting as it is.

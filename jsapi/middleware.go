@@ -49,6 +49,7 @@ type outcome struct {
 // Fetch implements engine.DownloaderMiddleware.
 func (m *DownloaderMiddlewares) Fetch(ctx context.Context, req *types.Request, next engine.Downloader) (*types.Response, error) {
 	var resp *types.Response
+	req, hidden := m.s.hideAuth(req) // HTTP_PASS is not the spider's to read
 	// One JS Request for every hook of this download, as Scrapy passes one request object:
 	// made on the first hook, it carries each processRequest's changes to the next.
 	js := &jsRequest{}
@@ -65,7 +66,8 @@ func (m *DownloaderMiddlewares) Fetch(ctx context.Context, req *types.Request, n
 	}
 	var err error
 	if resp == nil {
-		resp, err = next.Fetch(ctx, req)
+		resp, err = next.Fetch(ctx, hidden.restore(req))
+		resp = hidden.forget(resp)
 	}
 	var re *engine.RescheduleError
 	if errors.As(err, &re) {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/jscrawl/jscrawl/types"
 )
 
 // ParseFlag parses the argument of -o (overwrite false) or -O (overwrite true), as Scrapy's
@@ -37,8 +39,10 @@ func ParseFlag(arg string, overwrite bool) (uri string, cfg Config, err error) {
 	ext := formatFromExt(arg)
 	f, ok := normalizeFormat(ext)
 	if !ok {
+		// The message quotes the argument: its credentials are masked.
+		shown := types.MaskURL(arg)
 		return "", cfg, fmt.Errorf("feed %q: unknown format %q (want a file ending in .jsonl, .jl, .json, .csv or .xml, or URI:FORMAT with FORMAT one of %s)",
-			arg, ext, strings.Join(Formats(), ", "))
+			shown, formatFromExt(shown), strings.Join(Formats(), ", "))
 	}
 	cfg.Format = f
 	return arg, cfg, nil

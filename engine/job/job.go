@@ -22,6 +22,7 @@ import (
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/feed"
 	"github.com/jscrawl/jscrawl/engine/frontier"
+	"github.com/jscrawl/jscrawl/types"
 )
 
 // States of a job, as `jscrawl job` shows them.
@@ -56,7 +57,7 @@ type Status struct {
 	Leased       int              `json:"leased"`
 	Done         int64            `json:"done"`
 	Seen         int64            `json:"seen"`
-	Items        map[string]int64 `json:"items"` // per feed URI
+	Items        map[string]int64 `json:"items"` // per feed URI, its credentials masked (types.MaskURL)
 	LastCommit   string           `json:"lastCommit,omitempty"`
 	FinishReason string           `json:"finishReason,omitempty"`
 	Resumes      int64            `json:"resumes"`
@@ -342,13 +343,13 @@ func (j *Job) Commit(ctx context.Context, p engine.Progress) error {
 	for _, f := range j.feeds {
 		pos, err := f.Sync()
 		if err != nil {
-			return fmt.Errorf("feed %s: %w", f.URI(), err)
+			return fmt.Errorf("feed %s: %w", types.MaskURL(f.URI()), err)
 		}
 		if pos.Stdout {
 			continue // stdout feeds are at-least-once: nothing to cut back
 		}
 		positions[f.Template()] = pos
-		items[f.URI()] = pos.Items
+		items[types.MaskURL(f.URI())] = pos.Items // the status file is for anyone to read
 	}
 	meta := map[string][]byte{}
 	var err error

@@ -390,19 +390,8 @@ func retryable(err error) bool {
 		strings.Contains(err.Error(), "EOF") || strings.Contains(err.Error(), "connection")
 }
 
-// redactURL hides the password of a Redis URL.
-func redactURL(u string) string {
-	at := strings.LastIndexByte(u, '@')
-	scheme := strings.Index(u, "://")
-	if at < 0 || scheme < 0 || at < scheme {
-		return u
-	}
-	creds := u[scheme+3 : at]
-	if i := strings.IndexByte(creds, ':'); i >= 0 {
-		return u[:scheme+3] + creds[:i] + ":xxxxx" + u[at:]
-	}
-	return u
-}
+// redactURL hides the password of a Redis URL (types.MaskURL): redis://:****@host:6379/0.
+func redactURL(u string) string { return types.MaskURL(u) }
 
 // WorkerID returns this worker's id in the crawl.
 func (f *Frontier) WorkerID() string { return f.worker }

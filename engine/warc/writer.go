@@ -293,7 +293,9 @@ const RenderedURIHeader = "WARC-JSCrawl-Rendered-URI"
 // Write records one download: req, sent with header (nil: req.Headers; the handler adds
 // headers such as User-Agent that req does not carry), and resp as the download handler
 // returned it (its body decoded, Content-Encoding removed), received at date. It returns
-// the bytes written before compression. A browser request's records carry BrowserHeader
+// the bytes written before compression. The request record's credential headers
+// (Authorization, Proxy-Authorization, X-Api-Key, ...) are redacted, Authorization to its
+// scheme ("Basic ****", see redactCredentials): an archive is shared, credentials are not. A browser request's records carry BrowserHeader
 // (and RenderedURIHeader when the page's URL is not the request's).
 func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Response, date time.Time) (int64, error) {
 	if header == nil {
@@ -320,7 +322,7 @@ func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Respo
 	if len(req.Body) > 0 && header.Get("Content-Length") == "" {
 		fmt.Fprintf(&qh, "Content-Length: %d\r\n", len(req.Body)) // net/http adds it on the wire
 	}
-	writeHeader(&qh, header, "Host")
+	writeHeader(&qh, redactCredentials(header), "Host")
 	rq, err := newRecord(gowarc.Request, req.URL, date, qh.Bytes(), req.Body, browser[:min(len(browser), 2)])
 	if err != nil {
 		return 0, fmt.Errorf("warc: request record of %s: %w", req.URL, err)
@@ -388,4 +390,28 @@ func oneLine(s string) string {
 		return s
 	}
 	return strings.NewReplacer("\r", " ", "\n", " ").Replace(s)
+}
+
+// redactCredentials returns header with the values of its credential fields
+// (types.SecretHeader: Authorization, Proxy-Authorization, X-Api-Key, ...) masked
+// (types.MaskHeader: "Basic ****"), or header itself when it has none.
+func redactCredentials(header http.Header) http.Header {
+	var out http.Header
+	for k, vs := range header {
+		if !types.SecretHeader(k) {
+			continue
+		}
+		if out == nil {
+			out = header.Clone()
+		}
+		red := make([]string, len(vs))
+		for i, v := range vs {
+			red[i] = types.MaskHeader(k, v)
+		}
+		out[k] = red
+	}
+	if out == nil {
+		return header
+	}
+	return out
 }
