@@ -229,3 +229,45 @@ export default class S extends CSVFeedSpider { name = "s"; parse_row(r, row) {} 
 		})
 	}
 }
+
+// TestCallbackUndefinedInRules: a misspelled method in a CrawlSpider rule or a
+// SitemapSpider's sitemapRules stops start() with a TypeError naming it, instead of parsing
+// the pages with parse (rules) or nothing (sitemaps) without a word.
+func TestCallbackUndefinedInRules(t *testing.T) {
+	t.Parallel()
+	srv := newLinksServer(t, map[string]string{"/start": formsPage, "/p/{n}": "<p>page</p>"})
+	for _, tc := range []struct{ name, src, want string }{
+		{"rule callback", `import { CrawlSpider } from "jscrawl";
+export default class S extends CrawlSpider {
+  name = "rules";
+  startUrls = ["BASE/start"];
+  rules = [{ link: { allow: "/p/" }, callback: this.parseItm }];
+  parseItem(r) { return { page: r.url }; }
+}`, `rules[0]: option "callback" is undefined`},
+		{"rule link_extractor", `import { CrawlSpider, LinkExtractor } from "jscrawl";
+export default class S extends CrawlSpider {
+  name = "rules";
+  startUrls = ["BASE/start"];
+  rules = [{ link_extractor: new LinkExtractor(), callback: "parseItem" }];
+  parseItem(r) { return { page: r.url }; }
+}`, `jscrawl spells it "link"`},
+		{"sitemap rule callback", `import { SitemapSpider } from "jscrawl";
+export default class S extends SitemapSpider {
+  name = "sitemap";
+  sitemapUrls = ["BASE/sitemap.xml"];
+  sitemapRules = [["/p/", this.parseItm]];
+  parseItem(r) { return { page: r.url }; }
+}`, "sitemapRules[0]: the callback is undefined"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			res := crawl(t, srv, spec{src: tc.src})
+			if len(res.items) != 0 {
+				t.Errorf("got %d items, want none\n%s", len(res.items), res.log)
+			}
+			if !strings.Contains(res.log, tc.want) || res.stat("spider_exceptions/TypeError") != 1 {
+				t.Errorf("want one TypeError containing %q in the log:\n%s", tc.want, res.log)
+			}
+		})
+	}
+}

@@ -172,7 +172,7 @@
   // response.enqueueLinks(options): Crawlee's helper; returns the Requests to yield.
   Object.defineProperty(Response.prototype, "enqueueLinks", {
     value: function enqueueLinks(options) {
-      const o = options === undefined ? {} : options;
+      const o = options === undefined || options === null ? {} : options;
       checkOptions(o, enqueueOptions, "response.enqueueLinks()");
       const spec = { dropFragments: true, unique: true, strategy: o.strategy === undefined ? "same-hostname" : String(o.strategy) };
       if (!isNil(o.urls)) spec.urls = list(o.urls).map(String);
@@ -421,6 +421,7 @@
       return {
         rules: rules.map((r, i) => {
           if (!Array.isArray(r) || r.length !== 2) throw new TypeError("sitemapRules[" + i + "] must be [regex, callback]");
+          if (r[1] === undefined) throw new TypeError("sitemapRules[" + i + "]: the callback is undefined: a misspelled method? Give null for parse");
           return [toRegExp(r[0], "sitemapRules[" + i + "]"), methodName(r[1], "sitemapRules[" + i + "] callback")];
         }),
         follow: (isNil(s.sitemapFollow) ? [""] : list(s.sitemapFollow)).map((x) => toRegExp(x, "sitemapFollow")),
