@@ -27,6 +27,14 @@ declare module "jscrawl" {
   /** A spider method, or its name: requests record the name so they stay serializable. */
   export type CallbackRef = string | ((...args: any[]) => unknown);
 
+  /**
+   * The options after Scrapy's positional callback: `new Request(url, this.parseItem, { meta })`.
+   * Options are spelled camelCase: an unknown key (`cb_kwargs`, `dont_filter`, `call_back`)
+   * or a key present with the value `undefined` (`callback: this.parseBok`) throws a
+   * TypeError naming it.
+   */
+  export type RequestOptionsAfterCallback = Omit<RequestOptions, "callback">;
+
   /** Options of `new Request(url, options)` (Scrapy: Request's keyword arguments). */
   export interface RequestOptions {
     method?: string;
@@ -110,6 +118,8 @@ declare module "jscrawl" {
   /** A request to schedule or download. An invalid or relative URL throws a TypeError. */
   export class Request {
     constructor(url: string, options?: RequestOptions);
+    /** Scrapy's positional callback: `new Request(url, this.parseItem)` (null: parse). */
+    constructor(url: string, callback: CallbackRef | null, options?: RequestOptionsAfterCallback);
     url: string;
     method: string;
     headers: RequestHeaders;
@@ -335,9 +345,15 @@ declare module "jscrawl" {
      * `javascript:`, or a scheme DOWNLOAD_SCHEMES does not enable, such as `data:`) gives
      * `undefined` (counted in `follow/skipped_scheme`); yielding `undefined` yields nothing. */
     follow(target: Request, options?: RequestOptions): Request;
+    /** Scrapy's positional callback: `response.follow(href, this.parseItem)` (null: parse). */
+    follow(target: Request, callback: CallbackRef | null, options?: RequestOptionsAfterCallback): Request;
     follow(target: string | Selector | Request, options?: RequestOptions): Request | undefined;
+    follow(target: string | Selector | Request, callback: CallbackRef | null, options?: RequestOptionsAfterCallback): Request | undefined;
     /** Requests for links, skipping those `follow` skips, invalid URLs and elements without href. */
     followAll(targets: Iterable<string | Selector | Request | null | undefined> | null | undefined, options?: RequestOptions): Request[];
+    /** Scrapy's positional callback: `response.followAll(links, this.parseAuthor)` (null: parse). */
+    followAll(targets: Iterable<string | Selector | Request | null | undefined> | null | undefined, callback: CallbackRef | null,
+      options?: RequestOptionsAfterCallback): Request[];
   }
 
   /** What an errback gets. `response` is null when nothing was received. */
@@ -705,6 +721,8 @@ declare module "jscrawl" {
   interface Response {
     /** Requests for the links a CSS or XPath selection points to, with request options. */
     followAll(options: FollowAllOptions): Request[];
+    /** `followAll({ css }, this.parseItem)`, as Scrapy's `follow_all(css=..., callback=...)`. */
+    followAll(options: Omit<FollowAllOptions, "callback">, callback: CallbackRef | null, more?: RequestOptionsAfterCallback): Request[];
     /** Crawlee-style: Requests for the page's links, filtered by strategy, globs, regexps
      * and exclude (fragments dropped, duplicates removed). Yield them. */
     enqueueLinks(options?: EnqueueLinksOptions): Request[];
@@ -728,6 +746,8 @@ declare module "jscrawl" {
   }
   export class Rule {
     constructor(options: RuleOptions);
+    /** Scrapy's positional form: `new Rule(new LinkExtractor({ allow }), "parseItem", { follow: true })`. */
+    constructor(link: LinkExtractor, callback?: CallbackRef | null, options?: Omit<RuleOptions, "link" | "callback">);
   }
   export interface Rule extends RuleOptions {}
 

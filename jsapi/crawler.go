@@ -219,6 +219,12 @@ func (x crawlClass) StatInc(c goja.FunctionCall) (goja.Value, error) {
 	return goja.Undefined(), nil
 }
 
+// UserLocation() is the file:line:col of the spider code that called into jscrawl (source
+// mapped), or "": the prelude's TypeErrors about options name it.
+func (x crawlClass) UserLocation(goja.FunctionCall) (goja.Value, error) {
+	return x.st.rt.ToValue(userLocation(x.st.rt)), nil
+}
+
 // download starts an inline download of a JS Request and returns a promise of its
 // Response; on the loop. The download runs on its own goroutine through the engine's
 // downloader; the result comes back through a reservation on this loop. The second value

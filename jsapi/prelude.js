@@ -11,7 +11,7 @@
   const { headerGet, headerSet, headerDelete, headerValues, headerEntries } = n.headers;
   const { checkURL, urljoin, urljoinAt, join: joinURL, follow: followURL } = n.urls;
   const { parseSelector, selectorHref, selectorProto, listProto, listFrom } = n.selectors;
-  const { download: startDownload, statInc } = n.crawl;
+  const { download: startDownload, statInc, userLocation } = n.crawl;
   const { inspect, log } = n.logger;
   const { outputFilters } = n.output;
   const { connectSignal } = n.signals;
@@ -42,6 +42,61 @@
     }
     throw new TypeError(what + " " + (fn.name ? "\"" + fn.name + "\" " : "") +
       "is not a method of the spider: pass a spider method (this.parseItem) or its name, so the request stays serializable");
+  }
+
+  // ---- Options given the Scrapy way ----
+  // jscrawl spells every option camelCase. A key jscrawl does not know is refused, naming
+  // jscrawl's spelling when it is the same word (cb_kwargs, dont_filter, call_back,
+  // Callback), and a key present with the value undefined (callback: this.parseBok, a
+  // misspelled method) is refused rather than read as absent: both would otherwise fall
+  // back to a default without a word. The messages name the spider's file:line.
+  const requestKeys = ["method", "headers", "body", "callback", "errback", "cbKwargs", "meta", "browser", "cookies", "priority", "dontFilter"];
+  const squash = (k) => k.replace(/[_-]/g, "").toLowerCase();
+  const at = () => { const l = userLocation(); return l ? " (at " + l + ")" : ""; };
+  // checkOptions throws a TypeError for an unknown key of o, or one whose value is
+  // undefined. hints maps other spellings to jscrawl's (Scrapy's link_extractor: link).
+  function checkOptions(o, known, who, hints) {
+    if (o === null || typeof o !== "object" || Array.isArray(o)) {
+      throw new TypeError(who + ": options must be an object, got " + typeName(o) + at());
+    }
+    for (const k of Object.keys(o)) {
+      if (!known.includes(k)) {
+        const name = (hints && hints[k]) || known.find((x) => squash(x) === squash(k));
+        throw new TypeError(who + ": unknown option \"" + k + "\"" + at() + (name
+          ? ": jscrawl spells it \"" + name + "\"" : " (options: " + known.join(", ") + ")"));
+      }
+      if (o[k] === undefined) {
+        throw new TypeError(who + ": option \"" + k + "\" is undefined" + at() +
+          ": a misspelled method or variable? Leave the key out (or give null) for the default");
+      }
+    }
+  }
+  // requestOptions reads the arguments after a URL (n counts them with it): options, or
+  // Scrapy's positional callback (a spider method or its name), optionally followed by
+  // options. Returns the options (undefined: none).
+  function requestOptions(a, b, n, who, known) {
+    if (n < 2 || a === null && n === 2) return undefined;
+    if (a === undefined) {
+      throw new TypeError(who + ": argument 2 (the callback or the options) is undefined" + at() +
+        ": a misspelled method? Leave it out (or give null) to parse with parse()");
+    }
+    if (typeof a === "function" || typeof a === "string") {
+      if (n < 3) return { callback: a };
+      checkOptions(b, known, who);
+      if (Object.prototype.hasOwnProperty.call(b, "callback")) {
+        throw new TypeError(who + ": the callback is given twice, as argument 2 and as the option callback" + at());
+      }
+      return Object.assign({ callback: a }, b);
+    }
+    if (a === null) {
+      checkOptions(b, known, who);
+      return b;
+    }
+    if (n > 2) {
+      throw new TypeError(who + ": too many arguments" + at() + ": give (url, options) or (url, callback, options)");
+    }
+    checkOptions(a, known, who);
+    return a;
   }
 
   // browserOption checks the request option browser (true or an options object) and
@@ -85,12 +140,16 @@
   // Request keeps only what was given as own properties; defaults live on the prototype and
   // headers/meta/cbKwargs objects are made on first use, so response.follow(href) is cheap.
   let checked = null; // a URL response.follow() has joined and checked already
+  let trusted = null; // options jscrawl has checked already (requestWith)
   class Request {
-    constructor(url, opts) {
+    // new Request(url, options), or Scrapy's new Request(url, callback[, options]).
+    constructor(url, opts, more) {
+      const t = trusted;
+      trusted = null;
       this.url = url === checked && url !== null ? url : checkURL(url, "Request");
       checked = null;
-      if (opts) {
-        const o = opts;
+      const o = arguments.length < 2 || opts === t ? opts : requestOptions(opts, more, arguments.length, "new Request()", requestKeys);
+      if (o) {
         if (o.method) this.method = `${o.method}`.toUpperCase(); // a Symbol throws, as in fetch()
         if (o.headers) this.headers = o.headers; // the setter makes it a RequestHeaders
         if (o.body !== undefined && o.body !== null) {
@@ -110,14 +169,24 @@
       }
     }
     replace(opts) {
+      if (opts !== undefined && opts !== null) checkOptions(opts, replaceKeys, "request.replace()");
       const o = Object.assign({ method: this.method, headers: this.headers, body: this.body,
         callback: this.callback, errback: this.errback, cbKwargs: this.cbKwargs, meta: this.meta,
         cookies: this.cookies, priority: this.priority, dontFilter: this.dontFilter }, opts || {});
-      return new Request(o.url || this.url, o);
+      const url = o.url || this.url;
+      delete o.url;
+      return requestWith(url, o);
     }
     toString() { return "<" + this.method + " " + this.url + ">"; }
   }
   const RequestProto = Request.prototype;
+  const replaceKeys = requestKeys.concat(["url"]);
+  // requestWith is new Request(url, o) for options o that are checked already.
+  function requestWith(url, o) {
+    if (o === undefined || o === null) return new Request(url);
+    trusted = o;
+    return new Request(url, o);
+  }
   Object.assign(Request.prototype, { method: "GET", body: null, callback: null, errback: null, cookies: null, priority: 0, dontFilter: false });
 
   // RequestHeaders is a request's headers: Headers-like (get, set, has, delete, append,
@@ -272,7 +341,7 @@
     const url = joinURL(resp.baseUrl, target, resp.url, all, h);
     if (url === null) return undefined;
     checked = url;
-    return new Request(url, opts);
+    return requestWith(url, opts);
   }
 
   const INTERNAL = Symbol("internal");
@@ -351,9 +420,15 @@
       const h = this.#h;
       return h === undefined ? urljoin(this.url, String(href)) : urljoinAt(h, String(href));
     }
-    follow(target, opts) { return followRequest(this, target, opts, false, this.#h); }
-    followAll(targets, opts) {
+    // follow(target, options), or Scrapy's follow(target, callback[, options]).
+    follow(target, opts, more) {
+      const o = arguments.length < 2 ? undefined : requestOptions(opts, more, arguments.length, "response.follow()", requestKeys);
+      return followRequest(this, target, o, false, this.#h);
+    }
+    // followAll(targets, options), or Scrapy's followAll(targets, callback[, options]).
+    followAll(targets, opts, more) {
       const out = [];
+      opts = arguments.length < 2 ? undefined : requestOptions(opts, more, arguments.length, "response.followAll()", requestKeys);
       if (targets === undefined || targets === null) return out;
       for (const t of targets) {
         if (t === null || t === undefined) continue;
@@ -405,10 +480,16 @@
   function fetch(input, init) {
     let req;
     const i = init || {};
+    // fetch's init is WHATWG's: the Request options it knows are read, the others ignored.
+    const picked = (keys) => {
+      const o = {};
+      for (const k of keys) if (i[k] !== undefined) o[k] = i[k];
+      return o;
+    };
     if (input instanceof Request) {
-      req = init ? input.replace(Object.assign({}, init, { signal: undefined })) : input;
+      req = init ? input.replace(picked(requestKeys)) : input;
     } else {
-      req = new Request(checkURL(input, "fetch"), { method: i.method, headers: i.headers, body: i.body, meta: i.meta, browser: i.browser, dontFilter: true });
+      req = requestWith(checkURL(input, "fetch"), Object.assign(picked(["method", "headers", "body", "meta", "browser"]), { dontFilter: true }));
     }
     return download(req, i.signal);
   }
@@ -741,11 +822,12 @@
     crawlerDownload,
     makeResponse(h, url, status) { return new Response(null, INTERNAL, h, url, status); },
     responseHandle(v) { return Response.handleOf(v); },
-    makeRequest(url, o) { return new Request(url, o); },
+    makeRequest(url, o) { return requestWith(url, o); },
     requestHeadersProto,
     requestProto: Request.prototype,
     // for spiders.js (link following and the base spiders)
-    internals: { Request, Response, Spider, methodName, spider: () => spider, hasMiddlewares: () => spiderMiddlewares.length > 0 },
+    internals: { Request, Response, Spider, methodName, spider: () => spider, hasMiddlewares: () => spiderMiddlewares.length > 0,
+      checkOptions, requestOptions, requestKeys, requestWith },
     logger(name) {
       return { debug: makeLogger("debug"), info: makeLogger("info"), warn: makeLogger("warn"),
         warning: makeLogger("warn"), error: makeLogger("error"), name };

@@ -10,7 +10,7 @@
   const { newLinkExtractor, extractLinks, linkMatches, pageLinks } = n.links;
   const { isHTMLResponse } = n.response;
   const { sitemapOpen, sitemapType, sitemapError, sitemapNext, robotsSitemaps, feedNodes, csvRows } = n.feeds;
-  const { Request, Response, Spider, methodName } = p;
+  const { Request, Response, Spider, methodName, checkOptions, requestOptions, requestKeys, requestWith } = p;
   const currentSpider = p.spider;
 
   const isNil = (v) => v === undefined || v === null;
@@ -23,7 +23,9 @@
     if (typeof v === "object" && typeof v[Symbol.iterator] === "function") return Array.from(v);
     return [v];
   };
-  const checkOptions = (o, known, who) => {
+  // checkKnown refuses the unknown keys of o (a LinkExtractor's options may be undefined:
+  // they are not callbacks, and a default is what undefined means there).
+  const checkKnown = (o, known, who) => {
     for (const k of Object.keys(o)) {
       if (!known.has(k)) throw new TypeError(who + ": unknown option \"" + k + "\" (options: " + Array.from(known).join(", ") + ")");
     }
@@ -95,7 +97,7 @@
     #h; #process; #xpaths;
     constructor(options) {
       const o = options || {};
-      checkOptions(o, extractorOptions, "new LinkExtractor()");
+      checkKnown(o, extractorOptions, "new LinkExtractor()");
       const strs = (v) => list(v).map(String);
       this.#h = newLinkExtractor({
         allow: patterns(o.allow, "LinkExtractor allow"),
@@ -133,10 +135,17 @@
   const isOptionsObject = (t) => t !== null && typeof t === "object" && !Array.isArray(t) &&
     !(t instanceof Request) && typeof t[Symbol.iterator] !== "function" && Response.handleOf(t) === undefined &&
     Object.getPrototypeOf(t) !== null && (Object.getPrototypeOf(t) === Object.prototype);
+  const followAllKeys = requestKeys.concat(["css", "xpath"]);
   Object.defineProperty(Response.prototype, "followAll", {
-    value: function followAll(targets, opts) {
-      if (!isOptionsObject(targets) || opts !== undefined) return followTargets.call(this, targets, opts);
-      const o = Object.assign({}, targets);
+    value: function followAll(targets, opts, more) {
+      if (!isOptionsObject(targets)) return followTargets.apply(this, arguments);
+      checkOptions(targets, followAllKeys, "response.followAll()");
+      // followAll({ css }, callback[, options]) as Scrapy's follow_all(css=..., callback=...)
+      const extra = arguments.length < 2 ? undefined : requestOptions(opts, more, arguments.length, "response.followAll()", requestKeys);
+      if (extra && Object.keys(extra).some((k) => Object.prototype.hasOwnProperty.call(targets, k))) {
+        throw new TypeError("response.followAll(): an option is given twice, in the first argument and after it");
+      }
+      const o = Object.assign({}, targets, extra);
       const css = o.css, xpath = o.xpath;
       delete o.css; delete o.xpath;
       if (css !== undefined && xpath !== undefined) throw new TypeError("followAll(): give css or xpath, not both");
@@ -145,14 +154,14 @@
       else spec.css = css === undefined ? "a[href]" : String(css);
       const urls = pageLinks(handle(this, "followAll()"), spec);
       const out = new Array(urls.length);
-      for (let i = 0; i < urls.length; i++) out[i] = new Request(urls[i], o);
+      for (let i = 0; i < urls.length; i++) out[i] = requestWith(urls[i], o);
       return out;
     },
     writable: true, configurable: true,
   });
 
-  const enqueueOptions = new Set(["urls", "selector", "globs", "regexps", "exclude", "strategy", "label", "userData",
-    "callback", "errback", "cbKwargs", "meta", "priority", "headers", "dontFilter", "transformRequestFunction", "limit", "baseUrl"]);
+  const enqueueOptions = ["urls", "selector", "globs", "regexps", "exclude", "strategy", "label", "userData",
+    "callback", "errback", "cbKwargs", "meta", "priority", "headers", "dontFilter", "transformRequestFunction", "limit", "baseUrl"];
   const globSpec = (x, who) => {
     if (typeof x === "string") return { glob: x };
     if (x && typeof x === "object" && typeof x.glob === "string") return { glob: x.glob };
@@ -163,8 +172,8 @@
   // response.enqueueLinks(options): Crawlee's helper; returns the Requests to yield.
   Object.defineProperty(Response.prototype, "enqueueLinks", {
     value: function enqueueLinks(options) {
-      const o = options || {};
-      checkOptions(o, enqueueOptions, "enqueueLinks()");
+      const o = options === undefined || options === null ? {} : options;
+      checkOptions(o, enqueueOptions, "response.enqueueLinks()");
       const spec = { dropFragments: true, unique: true, strategy: o.strategy === undefined ? "same-hostname" : String(o.strategy) };
       if (!isNil(o.urls)) spec.urls = list(o.urls).map(String);
       else spec.css = isNil(o.selector) ? "a" : String(o.selector);
@@ -178,13 +187,14 @@
       const meta = Object.assign({}, o.userData, o.meta);
       if (o.label !== undefined) meta.label = o.label;
       const hasMeta = Object.keys(meta).length > 0;
-      const reqOpts = { callback: o.callback, errback: o.errback, cbKwargs: o.cbKwargs, priority: o.priority, headers: o.headers, dontFilter: o.dontFilter };
+      const reqOpts = {};
+      for (const k of ["callback", "errback", "cbKwargs", "priority", "headers", "dontFilter"]) if (k in o) reqOpts[k] = o[k];
       const transform = o.transformRequestFunction;
       if (!isNil(transform) && typeof transform !== "function") throw new TypeError("enqueueLinks(): transformRequestFunction must be a function");
       const out = [];
       for (const u of urls) {
         if (hasMeta) reqOpts.meta = Object.assign({}, meta);
-        let r = new Request(u, reqOpts);
+        let r = new Request(u, reqOpts); // checks callback and errback against the spider
         if (transform) {
           const t = transform(r);
           if (!t) continue; // Crawlee: a falsy result skips the link
@@ -278,23 +288,42 @@
   function* startRequests(urls, callback, who) {
     for (const u of list(urls)) {
       if (isNil(u)) throw new TypeError(who + " holds " + u);
-      yield new Request(String(u), callback ? { callback } : undefined);
+      yield callback ? new Request(String(u), { callback }) : new Request(String(u));
     }
   }
 
   // ---- CrawlSpider ----
 
   /** A crawling rule (Scrapy: scrapy.spiders.Rule); a plain object works as well. */
+  // new Rule(options), or Scrapy's new Rule(linkExtractor[, callback[, options]]).
   class Rule {
-    constructor(options) { Object.assign(this, options || {}); }
+    constructor(options, callback, more) {
+      if (!(options instanceof LinkExtractor)) {
+        if (arguments.length > 1) throw new TypeError("new Rule(): give (options) or (linkExtractor, callback, options)");
+        Object.assign(this, options || {});
+        return;
+      }
+      this.link = options;
+      if (arguments.length < 2) return;
+      if (callback === undefined) {
+        throw new TypeError("new Rule(): the callback (argument 2) is undefined: a misspelled method? Give null for none");
+      }
+      if (more !== undefined) {
+        checkOptions(more, ruleOptions, "new Rule()", ruleHints);
+        if ("link" in more || "callback" in more) throw new TypeError("new Rule(): link or callback is given twice");
+        Object.assign(this, more);
+      }
+      this.callback = callback;
+    }
   }
-  const ruleOptions = new Set(["link", "callback", "cbKwargs", "follow", "processLinks", "processRequest", "errback"]);
+  const ruleOptions = ["link", "callback", "cbKwargs", "follow", "processLinks", "processRequest", "errback"];
+  const ruleHints = { link_extractor: "link", linkExtractor: "link" };
 
   function crawlState(s) {
     return stateOf(s, () => ({
       rules: list(s.rules).map((r, i) => {
         if (r === null || typeof r !== "object") throw new TypeError("rules[" + i + "] must be an object { link, callback, follow, ... }");
-        checkOptions(r, ruleOptions, "rules[" + i + "]");
+        checkOptions(r, ruleOptions, "rules[" + i + "]", ruleHints);
         const link = r.link instanceof LinkExtractor ? r.link : new LinkExtractor(r.link || {});
         // The callbacks are kept by name and looked up at each call, so a reload
         // (run --watch) that changes the methods takes effect.
@@ -392,6 +421,7 @@
       return {
         rules: rules.map((r, i) => {
           if (!Array.isArray(r) || r.length !== 2) throw new TypeError("sitemapRules[" + i + "] must be [regex, callback]");
+          if (r[1] === undefined) throw new TypeError("sitemapRules[" + i + "]: the callback is undefined: a misspelled method? Give null for parse");
           return [toRegExp(r[0], "sitemapRules[" + i + "]"), methodName(r[1], "sitemapRules[" + i + "] callback")];
         }),
         follow: (isNil(s.sitemapFollow) ? [""] : list(s.sitemapFollow)).map((x) => toRegExp(x, "sitemapFollow")),
