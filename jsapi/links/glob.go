@@ -2,6 +2,7 @@ package links
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -58,6 +59,7 @@ type globSeg struct {
 	lit      string
 	pure     bool
 	nonEmpty bool // a segment of only stars matches at least one character
+	flat     bool // no extglobs: matched by segMatch.flat
 	nodes    []gnode
 }
 
@@ -165,6 +167,7 @@ func parseSegment(s string) globSeg {
 	if lit, ok := pureText(seg.nodes); ok {
 		seg.pure, seg.lit = true, lit
 	}
+	seg.flat = !slices.ContainsFunc(seg.nodes, func(n gnode) bool { return n.kind == nExt })
 	return seg
 }
 
@@ -486,7 +489,51 @@ func (g *Glob) matchSeg(f string, seg *globSeg) bool {
 		return false
 	}
 	m := &segMatch{s: []rune(f), noCase: g.noCase}
+	if seg.flat {
+		return m.flat(seg.nodes)
+	}
 	return m.seq(seg.nodes, 0, nil, m.atEnd)
+}
+
+// flat matches nodes without extglobs in O(len(nodes)·len(s)) steps (the classic
+// backtrack-to-the-last-star walk), so "*a*a*a*a*b" on a long segment cannot hang a crawl.
+// The leading-"." rule holds already: only a first node that is a wildcard could consume
+// s[0], and matchSeg refuses a "." there.
+func (m *segMatch) flat(ns []gnode) bool {
+	i, p := 0, 0
+	starP, starI := -1, 0
+	for i < len(m.s) {
+		switch {
+		case p < len(ns) && ns[p].kind == nStar:
+			starP, starI = p, i
+			p++
+		case p < len(ns) && m.one(&ns[p], i):
+			i++
+			p++
+		case starP >= 0:
+			starI++
+			p, i = starP+1, starI
+		default:
+			return false
+		}
+	}
+	for p < len(ns) && ns[p].kind == nStar {
+		p++
+	}
+	return p == len(ns)
+}
+
+// one reports whether the one-character node n matches s[i].
+func (m *segMatch) one(n *gnode, i int) bool {
+	switch n.kind {
+	case nLit:
+		return m.eq(m.s[i], n.r)
+	case nAny:
+		return true
+	case nClass:
+		return n.class.match(m.s[i], m.noCase)
+	}
+	return false
 }
 
 // segMatch matches the nodes of one segment against one path segment by backtracking.

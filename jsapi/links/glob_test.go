@@ -2,6 +2,7 @@ package links
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -86,6 +87,33 @@ func TestGlobURLs(t *testing.T) {
 			if got, want := g.MatchString(u), slices.Contains(tc.match, u); got != want {
 				t.Errorf("%s on %s: %v, minimatch says %v", tc.glob, u, got, want)
 			}
+		}
+	}
+}
+
+// TestGlobRedos ports minimatch's test/redos.js (a pattern of 15,361 backslashes inside
+// "!(...)" or "[!(" matches as a literal, one past 64 KiB is refused) and checks that stars
+// on a long segment are matched without exponential backtracking.
+func TestGlobRedos(t *testing.T) {
+	t.Parallel()
+	bs := strings.Repeat("\\", 15*1024+1)
+	if g, err := compileGlob("!("+bs+"A)", false); err != nil || !g.MatchString("A") {
+		t.Errorf(`"!(\\...A)" does not match "A" (%v)`, err)
+	}
+	if g, err := compileGlob("[!("+bs+"A", false); err != nil || g.MatchString("A") {
+		t.Errorf(`"[!(\\...A" matches "A" (%v)`, err)
+	}
+	if _, err := compileGlob("!("+strings.Repeat("\\", 64*1024+1)+"A)", false); err == nil {
+		t.Error("a pattern past 64 KiB compiled")
+	}
+	long := "https://example.com/" + strings.Repeat("a", 5000)
+	for _, p := range []string{"https://example.com/*a*a*a*a*a*a*a*b", "https://example.com/?*?*?*?*?*?*b"} {
+		g, _ := CompileGlob(p)
+		if g.MatchString(long) {
+			t.Errorf("%s matches %d a's", p, 5000)
+		}
+		if !g.MatchString(long + "b") {
+			t.Errorf("%s does not match a's and a b", p)
 		}
 	}
 }
