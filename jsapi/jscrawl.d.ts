@@ -691,8 +691,12 @@ declare module "jscrawl" {
     urls?: string[];
     /** The link elements (default "a"); their href is followed. */
     selector?: string;
-    /** Keep URLs matching one of these globs or regexps (all when none are given). Globs:
-     * `*` within a path segment, `**` across, `?`, `[abc]`, `{a,b}`; case-insensitive. */
+    /** Crawlee 4: keep URLs matching one of these patterns (a string is a glob); combined
+     * with strategy (both must hold). Globs match as minimatch's with { nocase: true }, as in
+     * Crawlee: `*` within a path segment, `**` across, `?`, `[abc]`, `{a,b}`, `{1..3}`,
+     * extglobs `?(a|b)` `*(…)` `+(…)` `@(…)` `!(…)`, `\` escapes. An empty list is refused. */
+    include?: (string | RegExp | { glob: string } | { regexp: RegExp })[] | string | RegExp;
+    /** Crawlee 3's names, kept: globs and regexps add to include. */
     globs?: (string | { glob: string })[] | string;
     regexps?: (RegExp | { regexp: RegExp })[] | RegExp;
     /** Drop URLs matching one of these globs or regexps. */
@@ -723,8 +727,8 @@ declare module "jscrawl" {
     followAll(options: FollowAllOptions): Request[];
     /** `followAll({ css }, this.parseItem)`, as Scrapy's `follow_all(css=..., callback=...)`. */
     followAll(options: Omit<FollowAllOptions, "callback">, callback: CallbackRef | null, more?: RequestOptionsAfterCallback): Request[];
-    /** Crawlee-style: Requests for the page's links, filtered by strategy, globs, regexps
-     * and exclude (fragments dropped, duplicates removed). Yield them. */
+    /** Crawlee-style: Requests for the page's links, filtered by strategy, include
+     * (or globs and regexps) and exclude (fragments dropped, duplicates removed). Yield them. */
     enqueueLinks(options?: EnqueueLinksOptions): Request[];
   }
 

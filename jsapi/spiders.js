@@ -160,7 +160,7 @@
     writable: true, configurable: true,
   });
 
-  const enqueueOptions = ["urls", "selector", "globs", "regexps", "exclude", "strategy", "label", "userData",
+  const enqueueOptions = ["urls", "selector", "include", "globs", "regexps", "exclude", "strategy", "label", "userData",
     "callback", "errback", "cbKwargs", "meta", "priority", "headers", "dontFilter", "transformRequestFunction", "limit", "baseUrl"];
   const globSpec = (x, who) => {
     if (typeof x === "string") return { glob: x };
@@ -178,10 +178,16 @@
       if (!isNil(o.urls)) spec.urls = list(o.urls).map(String);
       else spec.css = isNil(o.selector) ? "a" : String(o.selector);
       if (!isNil(o.baseUrl)) spec.baseUrl = String(o.baseUrl);
-      const include = list(o.globs).map((x) => globSpec(x, "enqueueLinks() globs"))
+      // Crawlee 4's include (a string is a glob) and Crawlee 3's globs and regexps add up.
+      const anyPattern = (who) => (x) => (typeof x === "string" || (x && typeof x.glob === "string") ? globSpec(x, who) : regexpSpec(x, who));
+      if (o.include !== undefined && list(o.include).length === 0) {
+        throw new TypeError("enqueueLinks(): include is empty, so no link would match (Crawlee refuses it too); leave it out to keep links by strategy alone");
+      }
+      const include = list(o.include).map(anyPattern("enqueueLinks() include"))
+        .concat(list(o.globs).map((x) => globSpec(x, "enqueueLinks() globs")))
         .concat(list(o.regexps).map((x) => regexpSpec(x, "enqueueLinks() regexps")));
       if (include.length) spec.include = include;
-      spec.exclude = list(o.exclude).map((x) => (typeof x === "string" || (x && typeof x.glob === "string") ? globSpec(x, "enqueueLinks() exclude") : regexpSpec(x, "enqueueLinks() exclude")));
+      spec.exclude = list(o.exclude).map(anyPattern("enqueueLinks() exclude"));
       if (!isNil(o.limit)) spec.limit = Number(o.limit);
       const urls = pageLinks(handle(this, "enqueueLinks()"), spec);
       const meta = Object.assign({}, o.userData, o.meta);

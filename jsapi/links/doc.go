@@ -7,5 +7,6 @@
 // Patterns written in JS are RegExps with JS semantics: [CompileJS] compiles their source and
 // flags with github.com/dlclark/regexp2 in ECMAScript mode, the engine and options goja itself
 // uses for JS regular expressions, so a pattern means the same in a spider's own code and in a
-// LinkExtractor. Globs ([CompileGlob]) follow Crawlee's minimatch use.
+// LinkExtractor. Globs ([CompileGlob], [Glob]) have minimatch's semantics under the options
+// Crawlee passes ({ nocase: true }), checked against minimatch's own test/patterns.js.
 package links

@@ -2,8 +2,6 @@ package links
 
 import (
 	"fmt"
-	"regexp"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -89,108 +87,17 @@ func CompileJS(source, flags string) (Matcher, error) {
 }
 
 // CompileGlob compiles a glob matched against a whole absolute URL, as Crawlee's
-// enqueueLinks does with minimatch (case-insensitively): "*" matches within a path segment
-// (no "/"), "**" across segments ("/**/" also matches a single "/"), "?" one character
-// other than "/", "[abc]" and "[!abc]" a character class, "{a,b}" alternatives, and "\"
-// escapes the next character. Compiled globs are cached.
+// enqueueLinks does with minimatch (new Minimatch(glob, { nocase: true })): see [Glob] for
+// the semantics (braces, extglobs, classes, "**", escapes, negation). Compiled globs are
+// cached.
 func CompileGlob(glob string) (Matcher, error) {
 	return globCache.get(glob, func() (Matcher, error) {
-		src, err := globRegexp(glob)
+		g, err := compileGlob(glob, true)
 		if err != nil {
 			return nil, fmt.Errorf("invalid glob %q: %w", glob, err)
 		}
-		re, err := regexp.Compile(src)
-		if err != nil {
-			return nil, fmt.Errorf("invalid glob %q: %w", glob, err)
-		}
-		return re, nil
+		return g, nil
 	})
-}
-
-// globRegexp translates a glob to an anchored, case-insensitive Go regexp.
-func globRegexp(glob string) (string, error) {
-	var b strings.Builder
-	b.WriteString("(?is)^")
-	depth := 0 // open braces
-	rs := []rune(glob)
-	for i := 0; i < len(rs); i++ {
-		c := rs[i]
-		switch c {
-		case '\\':
-			if i+1 < len(rs) {
-				i++
-				b.WriteString(regexp.QuoteMeta(string(rs[i])))
-			} else {
-				b.WriteString(`\\`)
-			}
-		case '*':
-			if i+1 < len(rs) && rs[i+1] == '*' {
-				for i+1 < len(rs) && rs[i+1] == '*' {
-					i++
-				}
-				if i+1 < len(rs) && rs[i+1] == '/' && (i < 2 || rs[i-2] == '/') {
-					i++
-					b.WriteString("(?:.*/)?")
-				} else {
-					b.WriteString(".*")
-				}
-			} else {
-				b.WriteString("[^/]*")
-			}
-		case '?':
-			b.WriteString("[^/]")
-		case '[':
-			end := -1
-			for j := i + 1; j < len(rs); j++ {
-				if rs[j] == ']' && j > i+1 && !(j == i+2 && (rs[i+1] == '!' || rs[i+1] == '^')) {
-					end = j
-					break
-				}
-			}
-			if end < 0 {
-				b.WriteString(`\[`)
-				continue
-			}
-			body := rs[i+1 : end]
-			b.WriteByte('[')
-			if body[0] == '!' || body[0] == '^' {
-				b.WriteByte('^')
-				body = body[1:]
-			}
-			for _, r := range body {
-				if r == '-' {
-					b.WriteByte('-')
-				} else {
-					b.WriteString(regexp.QuoteMeta(string(r)))
-				}
-			}
-			b.WriteByte(']')
-			i = end
-		case '{':
-			depth++
-			b.WriteString("(?:")
-		case '}':
-			if depth == 0 {
-				b.WriteString(`\}`)
-				continue
-			}
-			depth--
-			b.WriteByte(')')
-		case ',':
-			if depth > 0 {
-				b.WriteByte('|')
-			} else {
-				b.WriteByte(',')
-			}
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
-		}
-	}
-	if depth != 0 {
-		return "", fmt.Errorf("unclosed {")
-	}
-	b.WriteByte('$')
-	return b.String(), nil
 }
 
 // Any reports whether any of ms matches s.

@@ -50,8 +50,9 @@
 // # Known differences from parsel
 //
 // Documents are parsed by the HTML5 algorithm of golang.org/x/net/html (with scripting off,
-// so <noscript> content is markup, as in lxml), not by libxml2: tables get an implied
-// <tbody> ("table > tr" matches nothing), and whitespace-only text nodes that libxml2 drops
-// may be present. CSS pseudo-classes are cascadia's; :has() and friends match with
+// so <noscript> content is markup, as in lxml), not by libxml2: whitespace-only text nodes
+// that libxml2 drops may be present. The <tbody> the HTML5 parser inserts into a table
+// written without one is removed again, so tables are seen as written, as by lxml
+// ("//table/tr" and "table > tr" match; a <tbody> in the source stays). CSS pseudo-classes are cascadia's; :has() and friends match with
 // cascadia's (unscoped) semantics inside their argument.
 package selector

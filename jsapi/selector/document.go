@@ -65,6 +65,7 @@ func parse[T string | []byte](text T) (*Document, error) {
 		}
 	}
 	dropImpliedHead(d.root, text)
+	dropImpliedTbody(n, text)
 	return d, nil
 }
 
