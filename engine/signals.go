@@ -31,7 +31,8 @@ const (
 // spider_opened, spider_closed, item_scraped, item_dropped and item_error. The others are
 // sent where waiting would stall the crawl (the engine goroutine, or a failing callback for
 // spider_error): their handlers must return at once and leave any asynchronous work
-// running on its own, as a JS handler's promise is then left to settle (jsapi).
+// running on its own, as a JS handler's promise is then left to settle (jsapi); a
+// spider_idle handler keeps the spider open for such work with Engine.HoldIdle.
 func (s Signal) Deferrable() bool {
 	switch s {
 	case EngineStarted, SpiderOpened, SpiderClosed, ItemScraped, ItemDropped, ItemError:
