@@ -153,6 +153,14 @@ type Engine struct {
 	committer   Committer
 	commitEvery time.Duration
 
+	// spider_idle (idle.go): the holds of HoldIdle not yet done (taken from any goroutine);
+	// owned by the engine goroutine: whether spider_idle was sent since the crawl was last
+	// busy, the DontCloseSpider retry timer and its period (0: IdleRetry).
+	idleHolds      atomic.Int64
+	idleSent       bool
+	idleRetry      <-chan time.Time
+	idleRetryEvery time.Duration
+
 	// stopping is closed when the crawl starts closing (middlewares stop retrying);
 	// abortCtx is cancelled SHUTDOWN_TIMEOUT later, aborting the downloads still running;
 	// hardStop cancels Run's context.
@@ -171,6 +179,7 @@ const (
 	evItemDone
 	evStartDone
 	evClose
+	evIdleDone // a HoldIdle's done; err is ErrDontCloseSpider for a retry
 )
 
 // event is one message to the engine goroutine.
@@ -496,17 +505,29 @@ func (e *Engine) crawl(ctx context.Context) {
 			if e.closing {
 				return
 			}
-			e.send(ctx, SignalEvent{Signal: SpiderIdle})
-			if e.pending() {
+			switch {
+			case e.idleHeld():
+				// A spider_idle handler's work is pending, or DontCloseSpider: wait.
+			case !e.idleSent:
+				e.idleSent = true
+				if e.send(ctx, SignalEvent{Signal: SpiderIdle}) {
+					e.dontClose()
+				}
 				continue
-			}
-			if shared == nil || shared.Settled() {
+			case shared == nil || shared.Settled():
 				e.reason = "finished"
 				return
+			default:
+				// Other processes of the crawl may still schedule requests: wait for them,
+				// sending spider_idle again on the next pass.
+				e.idleSent = false
 			}
-			// Other processes of the crawl may still schedule requests: wait for them.
+		} else {
+			e.idleSent = false
 		}
 		select {
+		case <-e.idleRetry:
+			e.idleRetried()
 		case <-sharedWake:
 		case <-e.wake:
 		case <-ctx.Done():
@@ -611,6 +632,8 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 		}
 	case evClose:
 		e.closeWith(ev.reason)
+	case evIdleDone:
+		e.idleDone(ev)
 	}
 }
 

@@ -59,3 +59,7 @@ func BrowserTabs(ctx context.Context, e *Engine) (pages, contexts int, err error
 	}
 	return pages, len(res.BrowserContextIDs), nil
 }
+
+// SetIdleRetry sets how long e waits before sending spider_idle again after
+// ErrDontCloseSpider; before Run.
+func SetIdleRetry(e *Engine, d time.Duration) { e.idleRetryEvery = d }

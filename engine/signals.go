@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/jscrawl/jscrawl/types"
@@ -14,7 +15,7 @@ type Signal string
 const (
 	EngineStarted    Signal = "engine_started"    // no fields
 	SpiderOpened     Signal = "spider_opened"     // no fields
-	SpiderIdle       Signal = "spider_idle"       // no fields; handlers may Crawl more
+	SpiderIdle       Signal = "spider_idle"       // no fields; handlers may Crawl more, HoldIdle, return ErrDontCloseSpider
 	SpiderClosed     Signal = "spider_closed"     // Reason
 	ItemScraped      Signal = "item_scraped"      // Item, Response (may be nil)
 	ItemDropped      Signal = "item_dropped"      // Item, Response, Err
@@ -30,7 +31,8 @@ const (
 // spider_opened, spider_closed, item_scraped, item_dropped and item_error. The others are
 // sent where waiting would stall the crawl (the engine goroutine, or a failing callback for
 // spider_error): their handlers must return at once and leave any asynchronous work
-// running on its own, as a JS handler's promise is then left to settle (jsapi).
+// running on its own, as a JS handler's promise is then left to settle (jsapi); a
+// spider_idle handler keeps the spider open for such work with Engine.HoldIdle.
 func (s Signal) Deferrable() bool {
 	switch s {
 	case EngineStarted, SpiderOpened, SpiderClosed, ItemScraped, ItemDropped, ItemError:
@@ -76,16 +78,23 @@ func (e *Engine) connected(sig Signal) bool {
 	return len(e.handlers[sig]) > 0
 }
 
-// send runs the handlers of ev.Signal.
-func (e *Engine) send(ctx context.Context, ev SignalEvent) {
+// send runs the handlers of ev.Signal. dontClose reports whether a spider_idle handler
+// returned ErrDontCloseSpider, which is not logged.
+func (e *Engine) send(ctx context.Context, ev SignalEvent) (dontClose bool) {
 	e.sigMu.RLock()
 	hs := e.handlers[ev.Signal]
 	e.sigMu.RUnlock()
 	for _, h := range hs {
-		if err := safeCall(ctx, h, ev); err != nil {
+		err := safeCall(ctx, h, ev)
+		switch {
+		case err == nil:
+		case ev.Signal == SpiderIdle && errors.Is(err, ErrDontCloseSpider):
+			dontClose = true
+		default:
 			e.logger.Error(fmt.Sprintf("Error caught on signal handler: %s\n%v", ev.Signal, err))
 		}
 	}
+	return dontClose
 }
 
 func safeCall(ctx context.Context, h SignalHandler, ev SignalEvent) (err error) {

@@ -136,3 +136,66 @@ func TestHTTPCacheFromJS(t *testing.T) {
 		t.Errorf("server hits = %d (want 2, all in the first run), httpcache/hit = %d (want 2)", hits, second.stat("httpcache/hit"))
 	}
 }
+
+// TestEncodingSniffing crawls pages whose encoding only the web's sniffing finds: a <meta
+// charset> inside <script> or <style> in the first 1024 bytes (the HTML prescan reads every
+// tag alike), a comma-joined Content-Type (Fetch's "extract a MIME type" keeps the charset
+// of a value of the same type) and two Content-Type headers, and a <meta> after 1024 bytes
+// of comment that the parser acts on; one inside a <script> after 1024 bytes is not a
+// declaration. response.encoding, text() and selectors agree.
+func TestEncodingSniffing(t *testing.T) {
+	t.Parallel()
+	sjis := func(s string) string {
+		b, err := japanese.ShiftJIS.NewEncoder().String(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	type page struct {
+		ct   []string // Content-Type headers
+		body string
+	}
+	filler := "<!-- " + strings.Repeat("x", 1100) + " -->"
+	pages := map[string]page{
+		"/script-meta": {[]string{"text/html"}, `<html><head><script>var tpl = '<meta charset="shift_jis">';</script></head><body><p>` + sjis("日本語") + `</p></body></html>`},
+		"/style-meta":  {[]string{"text/html"}, `<html><head><style>/* <meta charset="windows-1251"> */ p { color: red }</style></head><body><p>` + "\xea\xe8\xf0\xe8\xeb\xeb\xe8\xf6\xe0" + `</p></body></html>`},
+		"/comma-utf8":  {[]string{"text/html;charset=utf-8, text/html"}, "<p>żółw</p><p>bad \xff byte</p>"},
+		"/comma-sjis":  {[]string{`text/html; charset="shift_jis", text/html`}, `<p>` + sjis("東京") + `</p>`},
+		"/two-headers": {[]string{"text/html", "text/html; charset=shift_jis"}, `<p>` + sjis("大阪") + `</p>`},
+		"/late-meta":   {[]string{"text/html"}, filler + `<meta charset="shift_jis"><p>` + sjis("京都") + `</p>`},
+		"/late-script": {[]string{"text/html"}, filler + `<script>document.write('<meta charset="shift_jis">')</script><p>caf` + "\xe9" + `</p>`},
+	}
+	mux := http.NewServeMux()
+	var paths []string
+	for p, v := range pages {
+		paths = append(paths, `"`+p+`"`)
+		mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) {
+			for _, ct := range v.ct {
+				w.Header().Add("Content-Type", ct)
+			}
+			io.WriteString(w, v.body)
+		})
+	}
+	srv := &server{Server: enginetest.StartWith(t, mux).Server}
+	res := crawl(t, srv, spec{src: `export default class S {
+  name = "sniffing";
+  *start() {
+    for (const p of [` + strings.Join(paths, ", ") + `]) yield new (require("jscrawl").Request)("BASE" + p);
+  }
+  async parse(r) {
+    const text = await r.text();
+    const p = r.css("p::text").get();
+    return { path: new URL(r.url).pathname, p, inText: text.includes(p), enc: r.encoding };
+  }
+}`})
+	equalLines(t, "items", res.sorted(t), []string{
+		`{"path":"/comma-sjis","p":"東京","inText":true,"enc":"shift_jis"}`,
+		`{"path":"/comma-utf8","p":"żółw","inText":true,"enc":"utf-8"}`,
+		`{"path":"/late-meta","p":"京都","inText":true,"enc":"shift_jis"}`,
+		`{"path":"/late-script","p":"café","inText":true,"enc":"windows-1252"}`,
+		`{"path":"/script-meta","p":"日本語","inText":true,"enc":"shift_jis"}`,
+		`{"path":"/style-meta","p":"кириллица","inText":true,"enc":"windows-1251"}`,
+		`{"path":"/two-headers","p":"大阪","inText":true,"enc":"shift_jis"}`,
+	}, res.log)
+}

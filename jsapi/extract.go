@@ -31,7 +31,7 @@ func isXML(resp *types.Response) bool {
 // parseDocument parses a response body as XML or HTML by its type. A broken XML document
 // still gives what parsed, as lxml's recover mode.
 func parseDocument(resp *types.Response) (*selector.Document, error) {
-	ct := resp.Headers.Get("Content-Type")
+	ct := contentType(resp)
 	if isXML(resp) {
 		d, _ := selector.ParseXML(resp.Body, ct)
 		return d, nil

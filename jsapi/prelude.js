@@ -253,6 +253,12 @@
     constructor(reason) { super(reason === undefined ? "" : String(reason)); this.name = "DropItem"; }
   }
 
+  // DontCloseSpider, thrown (or rejected) by a spider_idle handler, keeps the spider open:
+  // spider_idle is sent again a few seconds later (Scrapy: DontCloseSpider).
+  class DontCloseSpider extends Error {
+    constructor(reason) { super(reason === undefined ? "" : String(reason)); this.name = "DontCloseSpider"; }
+  }
+
   class Headers {
     #h;
     constructor(h) { this.#h = h; }
@@ -571,7 +577,12 @@
     for (const h of list.slice()) {
       try { results.push(h.call(spider, ev)); } catch (e) { results.push(Promise.reject(e)); }
     }
-    return Promise.all(results);
+    // Settles once every handler's promise has (Scrapy's DeferredList), rejected with the
+    // first failure; a DontCloseSpider comes first, so the spider is kept open.
+    return Promise.allSettled(results).then((rs) => {
+      const bad = rs.filter((r) => r.status === "rejected").map((r) => r.reason);
+      if (bad.length) throw bad.find((e) => e instanceof DontCloseSpider) || bad[0];
+    });
   }
 
   // Spider is an optional base class (TypeScript spiders extend it for typed this.crawler
@@ -794,7 +805,7 @@
     return out;
   }
 
-  const exports = { Request, Response, Selector, SelectorList, Headers, DropItem, Spider, sleep, fetch };
+  const exports = { Request, Response, Selector, SelectorList, Headers, DropItem, DontCloseSpider, Spider, sleep, fetch };
   for (const k of ["Request", "DropItem", "sleep", "fetch"]) {
     Object.defineProperty(g, k, { value: exports[k], writable: true, configurable: true });
   }

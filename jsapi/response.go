@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/jsapi/links"
@@ -46,7 +47,13 @@ func (h *respHandle) baseURL() string {
 	return h.base
 }
 
-func (h *respHandle) contentType() string { return h.resp.Headers.Get("Content-Type") }
+func (h *respHandle) contentType() string { return contentType(h.resp) }
+
+// contentType is every Content-Type header of resp, joined by ", " as Fetch combines a
+// header list: its "extract a MIME type" (selector.DecodeText) reads them all.
+func contentType(resp *types.Response) string {
+	return strings.Join(resp.Headers.Values("Content-Type"), ", ")
+}
 
 // urlEncoding returns the encoding the queries of the page's links are percent-encoded in:
 // the page's own, as browsers do (nil for UTF-8, and for UTF-16 pages, whose links browsers

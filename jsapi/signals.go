@@ -63,10 +63,12 @@ func (s *Spider) connectSignal(sig engine.Signal) {
 // dispatch runs ev's JS handlers on every VM. For a deferrable signal (spider_opened,
 // item_scraped, ...: engine.Signal.Deferrable) it waits for the promises they return. The
 // others are sent where waiting would stall the crawl: it queues the handlers on each VM's
-// loop and returns, and what they throw or reject is logged there; for spider_idle it
-// waits until they have returned (not for their promises), so a handler that crawls more
-// keeps the spider open, as Scrapy's synchronous spider_idle handlers do (no callback runs
-// when the spider is idle, so the loops are free).
+// loop and returns, and what they throw or reject is logged there. For spider_idle it
+// waits until they have returned (no callback runs when the spider is idle, so the loops
+// are free), and holds the spider open (Crawler.HoldIdle) until the promises they return
+// settle, without the engine goroutine waiting for them: an async handler that awaits and
+// then crawls more keeps the spider open, and one that throws or rejects DontCloseSpider
+// keeps it open as Scrapy's does.
 func (s *Spider) dispatch(ctx context.Context, ev engine.SignalEvent) error {
 	var vms []*runtime.VM
 	if s.pool != nil {
@@ -82,8 +84,10 @@ func (s *Spider) dispatch(ctx context.Context, ev engine.SignalEvent) error {
 		case st == nil:
 		case ev.Signal.Deferrable():
 			errs = append(errs, st.dispatch(ctx, ev))
+		case ev.Signal == engine.SpiderIdle && s.crawler != nil:
+			called[vm] = st.fire(ev, s.crawler.HoldIdle())
 		default:
-			called[vm] = st.fire(ev)
+			called[vm] = st.fire(ev, nil)
 		}
 	}
 	if ev.Signal == engine.SpiderIdle {
@@ -112,9 +116,14 @@ func (st *vmState) dispatch(ctx context.Context, ev engine.SignalEvent) error {
 }
 
 // fire queues ev's handlers on this VM's loop without waiting for them; an error they
-// throw or a promise they reject is logged as the engine logs a handler's error. called is
-// closed once the handlers have returned (or the VM is gone).
-func (st *vmState) fire(ev engine.SignalEvent) (called <-chan struct{}) {
+// throw or a promise they reject is logged as the engine logs a handler's error, except a
+// DontCloseSpider. called is closed once the handlers have returned (or the VM is gone).
+// done, when not nil, is called once the promises they returned have settled, with whether
+// one was a DontCloseSpider (or at once when the VM is gone).
+func (st *vmState) fire(ev engine.SignalEvent, done func(dontClose bool)) (called <-chan struct{}) {
+	if done == nil {
+		done = func(bool) {}
+	}
 	id := st.s.running.addCallback("signal "+string(ev.Signal), "", st.vm)
 	ch := make(chan struct{})
 	call := func(*goja.Runtime) (goja.Value, error) {
@@ -123,13 +132,16 @@ func (st *vmState) fire(ev engine.SignalEvent) (called <-chan struct{}) {
 	}
 	started := st.start(call, func(_ goja.Value, err error) {
 		st.s.running.removeCallback(id)
-		if err != nil {
+		dontClose := err != nil && engine.ErrorName(err) == "DontCloseSpider"
+		if err != nil && !dontClose {
 			st.s.logger.Error(fmt.Sprintf("Error caught on signal handler: %s\n%v", ev.Signal, err))
 		}
+		done(dontClose)
 	})
 	if !started {
 		st.s.running.removeCallback(id)
 		close(ch)
+		done(false)
 	}
 	return ch
 }

@@ -95,6 +95,9 @@ type Crawler interface {
 	Connect(sig engine.Signal, fn engine.SignalHandler)
 	// Crawl schedules a request from anywhere (Scrapy: engine.crawl).
 	Crawl(req *types.Request)
+	// HoldIdle keeps the idle spider open until done is called: a spider_idle handler's
+	// promise is pending (engine.Engine.HoldIdle).
+	HoldIdle() (done func(dontClose bool))
 	// CloseSpider ends the crawl gracefully with reason (Scrapy: engine.close_spider).
 	CloseSpider(reason string)
 	// OutputPlan is the spider's part of the spider output chain, which the prelude runs

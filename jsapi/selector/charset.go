@@ -9,15 +9,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/charset"
 	"golang.org/x/text/encoding"
 )
 
 // DecodeText returns body decoded to UTF-8. The encoding comes from, in order: a byte order
-// mark, the charset parameter of contentType, a <meta charset> or <meta http-equiv> in the
-// first 1024 bytes (golang.org/x/net/html/charset, with WHATWG labels, so iso-8859-1 means
-// windows-1252). Without any, it is UTF-8, unless body is not valid UTF-8, when it is
+// mark, the charset of contentType as Fetch extracts it (the last of comma-joined values
+// wins, keeping an earlier charset of the same type), a <meta charset> or <meta
+// http-equiv> found by the HTML standard's prescan of the first 1024 bytes (inside
+// <script> and <style> too) or, after those, by the parser (not inside them), with the
+// Encoding Standard's labels, so iso-8859-1 means windows-1252. Without any, it is UTF-8, unless body is not valid UTF-8, when it is
 // windows-1252 (as Scrapy's auto-detection falls back to cp1252). Invalid UTF-8 sequences
 // become U+FFFD and a leading byte order mark is dropped.
 func DecodeText(body []byte, contentType string) string {
@@ -57,58 +57,29 @@ func plainUTF8(body []byte, contentType string) bool {
 	return name == "utf-8" && (valid || utf8.Valid(body))
 }
 
-// detect is the encoding choice of DecodeText, the one place it is made. valid is true
-// when it had to check that body is valid UTF-8 to choose, so the caller need not again.
+// detect is the encoding choice of DecodeText, the one place it is made (sniff.go): a byte
+// order mark (the Encoding Standard's BOM sniff), the Content-Type charset (Fetch's
+// "extract a MIME type"), the HTML prescan of the first 1024 bytes, a later <meta> the
+// parser would act on (parserMeta), else UTF-8 when body is
+// valid UTF-8 and windows-1252 when not. valid is true when it had to check that body is
+// valid UTF-8 to choose, so the caller need not again.
 func detect(body []byte, contentType string) (enc encoding.Encoding, name string, valid bool) {
-	enc, name, certain := charset.DetermineEncoding(body, contentType)
-	if !certain && name == "windows-1252" && !metaCharset(body) {
-		// DetermineEncoding's default guess, made from the first 1024 bytes only.
-		if utf8.Valid(body) {
-			return enc, "utf-8", true
-		}
+	if name, n := bomSniff(body); n > 0 {
+		return lookupLabelMust(name), name, false
 	}
-	return enc, name, false
-}
-
-// metaCharset reports whether the first 1024 bytes of body declare an encoding in a <meta>
-// element, which DetermineEncoding's answer alone does not tell.
-func metaCharset(body []byte) bool {
-	if len(body) > 1024 {
-		body = body[:1024]
+	if enc, name := headerCharset(contentType); enc != nil {
+		return enc, name, false
 	}
-	if !containsFold(body, "charset") {
-		return false
+	if enc, name := prescan(body); enc != nil {
+		return enc, name, false
 	}
-	z := html.NewTokenizer(bytes.NewReader(body))
-	for {
-		switch z.Next() {
-		case html.ErrorToken:
-			return false
-		case html.StartTagToken, html.SelfClosingTagToken:
-			tag, hasAttr := z.TagName()
-			if string(tag) != "meta" {
-				continue
-			}
-			var httpEquiv, content bool
-			for hasAttr {
-				var k, v []byte
-				k, v, hasAttr = z.TagAttr()
-				switch string(k) {
-				case "charset":
-					if e, _ := charset.Lookup(string(v)); e != nil {
-						return true
-					}
-				case "http-equiv":
-					httpEquiv = strings.EqualFold(string(v), "content-type")
-				case "content":
-					content = containsFold(v, "charset")
-				}
-			}
-			if httpEquiv && content {
-				return true
-			}
-		}
+	if enc, name := parserMeta(body); enc != nil {
+		return enc, name, false
 	}
+	if utf8.Valid(body) {
+		return encoding.Nop, "utf-8", true
+	}
+	return lookupLabelMust("windows-1252"), "windows-1252", false
 }
 
 // containsFold reports whether b contains the lower-case ASCII word w in any case.
@@ -116,11 +87,7 @@ func containsFold[T string | []byte](b T, w string) bool {
 	for i := 0; i+len(w) <= len(b); i++ {
 		j := 0
 		for ; j < len(w); j++ {
-			c := b[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != w[j] {
+			if lower(b[i+j]) != w[j] {
 				break
 			}
 		}

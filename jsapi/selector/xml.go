@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -43,8 +42,8 @@ type nameKey struct {
 type xmlName struct{ prefix, local, uri string }
 
 // ParseXML parses body as an XML document (Scrapy: XmlResponse; parsel: type "xml"), for
-// XPath with namespaces. The encoding comes from the charset parameter of contentType, else
-// the XML declaration, else UTF-8.
+// XPath with namespaces. The encoding comes from the charset of contentType (as Fetch
+// extracts it, like DecodeText), else the XML declaration, else UTF-8.
 //
 // Like lxml's recover mode, which parsel uses, it is lenient: an entity neither XML nor
 // HTML defines (&xxe;) stays a reference, written back as is by Get and invisible to
@@ -57,12 +56,10 @@ func ParseXML(body []byte, contentType string) (*Document, error) {
 	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	var in io.Reader = bytes.NewReader(body)
 	reader := charset.NewReaderLabel
-	if _, params, err := mime.ParseMediaType(contentType); err == nil && params["charset"] != "" {
-		if enc, name := charset.Lookup(params["charset"]); enc != nil && name != "utf-8" {
-			in = enc.NewDecoder().Reader(in)
-			// The text is UTF-8 now, whatever the XML declaration says.
-			reader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
-		}
+	if enc, name := headerCharset(contentType); enc != nil && name != "utf-8" {
+		in = enc.NewDecoder().Reader(in)
+		// The text is UTF-8 now, whatever the XML declaration says.
+		reader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
 	}
 	dec := xml.NewDecoder(in)
 	dec.Strict = false
