@@ -368,6 +368,14 @@ declare module "jscrawl" {
     constructor(reason?: string);
   }
 
+  /**
+   * Thrown (or rejected) by a spider_idle handler to keep the spider open; spider_idle is
+   * sent again 5 seconds later (Scrapy: DontCloseSpider).
+   */
+  export class DontCloseSpider extends Error {
+    constructor(reason?: string);
+  }
+
   /** Options of fetch(). */
   export interface FetchInit {
     method?: string;
