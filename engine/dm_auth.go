@@ -15,7 +15,8 @@ import (
 // and its subdomains (Scrapy: HttpAuthMiddleware with http_user, http_pass and
 // http_auth_domain): HTTP_AUTH_DOMAIN, or when it is null (the default) the host of the
 // first request that passes; "" sends them everywhere. A request with an Authorization
-// header keeps it. Other domains never see the credentials, also after a redirect
+// header keeps it. A plain-http request through the spider's meta.proxy gets no
+// credentials: the proxy would read them. Other domains never see the credentials, also after a redirect
 // (RedirectMiddleware drops Authorization when the host changes). Safe for concurrent use.
 type HTTPAuthMiddleware struct {
 	auth string // the Authorization value; "" when no credentials are set
@@ -72,6 +73,9 @@ func (m *HTTPAuthMiddleware) Fetch(ctx context.Context, req *types.Request, next
 	if domain != "" && host != domain && !strings.HasSuffix(host, "."+domain) {
 		return next.Fetch(ctx, req)
 	}
+	if spiderProxied(req, u.Scheme) {
+		return next.Fetch(ctx, req)
+	}
 	r := req.Copy()
 	if r.Headers == nil {
 		r.Headers = http.Header{}
@@ -79,6 +83,19 @@ func (m *HTTPAuthMiddleware) Fetch(ctx context.Context, req *types.Request, next
 	r.Headers["Authorization"] = []string{m.auth}
 	resp, err := next.Fetch(ctx, r)
 	return resp, m.forget(resp, err)
+}
+
+// spiderProxied reports whether req goes in clear through a proxy of the spider's
+// (meta.proxy) rather than the operator's (http_proxy): a plain-http request through a
+// proxy shows the proxy every header, so the operator's credentials would reach a server
+// the spider chose. An https request goes through a CONNECT tunnel the proxy cannot read.
+func spiderProxied(req *types.Request, scheme string) bool {
+	if strings.EqualFold(scheme, "https") {
+		return false
+	}
+	p, ok := req.Meta.Get(types.MetaProxy)
+	s, _ := p.(string)
+	return ok && strings.TrimSpace(s) != ""
 }
 
 // forget removes the credentials this middleware added from what goes back towards the

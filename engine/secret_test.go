@@ -2,9 +2,11 @@ package engine_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine"
@@ -57,5 +59,35 @@ func TestSecretHTTPAuthForgotten(t *testing.T) {
 	}
 	if a := resp.Request.Headers.Get("Authorization"); a != "" {
 		t.Errorf("the response's request carries Authorization %q", a)
+	}
+}
+
+// TestSecretHTTPAuthNotToSpiderProxy: a spider that points a plain-http request inside
+// HTTP_AUTH_DOMAIN at a proxy of its own (meta.proxy) does not get the operator's
+// credentials sent to that proxy, which reads every header of such a request.
+func TestSecretHTTPAuthNotToSpiderProxy(t *testing.T) {
+	t.Parallel()
+	var got []string
+	var mu sync.Mutex
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Header.Get("Authorization"))
+		mu.Unlock()
+		fmt.Fprint(w, "via proxy")
+	}))
+	t.Cleanup(proxy.Close)
+	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.HTTPUser: "alice", types.HTTPPass: "hunter2", types.HTTPAuthDomain: "site.test"})
+	req := &types.Request{URL: "http://site.test/private", Meta: types.Item{{Key: types.MetaProxy, Value: proxy.URL}}}
+	resp, err := e.Download(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if string(resp.Body) != "via proxy" || len(got) != 1 {
+		t.Fatalf("the request did not go through the proxy: %q, %d requests", resp.Body, len(got))
+	}
+	if got[0] != "" {
+		t.Errorf("the spider's proxy received Authorization %q", got[0])
 	}
 }
