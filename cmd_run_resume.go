@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/jscrawl/jscrawl/engine/job"
+	"github.com/jscrawl/jscrawl/types"
 	"github.com/urfave/cli/v2"
 )
 
@@ -238,58 +239,23 @@ func runCommandOf(c *cli.Context, file string) *job.Command {
 	return cmd
 }
 
-// maskValue masks the secret in a value of flag: the VALUE of a -s or -a whose NAME is a
-// secret's, and the password of a URL. secret reports whether it did.
+// maskValue masks the secret in a value of flag (types.SecretSetting, types.MaskURLsIn):
+// the VALUE of a -s or -a whose NAME is a secret's, and the credentials of any URL in it
+// (a FRONTIER password, a feed URI's token). secret reports whether it did.
 func maskValue(flag, v string) (string, bool) {
 	if keyedFlags[flag] {
 		k, val, _ := strings.Cut(v, "=")
-		if secretName(strings.TrimSpace(k)) {
+		name := strings.ToUpper(strings.TrimSpace(k))
+		if types.SecretSetting(name) && name != types.Feeds && name != types.Frontier {
 			return strings.TrimSpace(k) + "=" + masked, true
 		}
-		if m, ok := maskURL(val); ok {
+		if m := types.MaskURLsIn(val); m != val {
 			return k + "=" + m, true
 		}
 		return v, false
 	}
-	return maskURL(v)
-}
-
-// secretName reports whether a setting or argument of this name holds a secret: HTTP_PASS
-// and any NAME ending in _PASSWORD, _TOKEN, _KEY or _SECRET (in any case).
-func secretName(name string) bool {
-	n := strings.ToUpper(name)
-	if n == "HTTP_PASS" || n == "PASSWORD" || n == "TOKEN" || n == "SECRET" {
-		return true
-	}
-	for _, suffix := range []string{"_PASSWORD", "_PASS", "_TOKEN", "_KEY", "_SECRET"} {
-		if strings.HasSuffix(n, suffix) {
-			return true
-		}
-	}
-	return false
-}
-
-// maskURL replaces the password of a URL (scheme://user:PASSWORD@host…) with ****; ok
-// reports whether v had one.
-func maskURL(v string) (string, bool) {
-	i := strings.Index(v, "://")
-	if i < 0 {
-		return v, false
-	}
-	rest := v[i+3:]
-	end := strings.IndexAny(rest, "/?#")
-	if end < 0 {
-		end = len(rest)
-	}
-	at := strings.LastIndex(rest[:end], "@")
-	if at < 0 {
-		return v, false
-	}
-	user, pass, ok := strings.Cut(rest[:at], ":")
-	if !ok || pass == "" {
-		return v, false
-	}
-	return v[:i+3] + user + ":" + masked + rest[at:], true
+	m := types.MaskURLsIn(v)
+	return m, m != v
 }
 
 // commandText is the job's command as a user types it, with jobdir: jscrawl run FILE
