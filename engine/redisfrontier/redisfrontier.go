@@ -1161,6 +1161,9 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 	}
 	if heartbeat {
 		for _, l := range f.held {
+			if l.lost {
+				continue // another worker's, maybe: its work is not written (Holds)
+			}
 			args = append(args, "h", l.member, l.token)
 			renewed = append(renewed, l)
 		}
@@ -1237,4 +1240,7 @@ func toInt(v any) int64 {
 }
 
 // Interface guards
-var _ engine.SharedScheduler = (*Frontier)(nil)
+var (
+	_ engine.SharedScheduler = (*Frontier)(nil)
+	_ engine.LeaseScheduler  = (*Frontier)(nil)
+)
