@@ -57,8 +57,9 @@
 //	lease     HASH  member → lease token <worker>#<n>: a Done or renewal of a lease that
 //	                expired and went to another worker does nothing
 //	meta      HASH  seq, lease: counters
-//	start     HASH  owner, deadline (the start lease), yielded (start requests recorded,
-//	                by position in start()'s sequence), done
+//	start     HASH  owner, deadline, token <worker>#<epoch>, epoch (the start lease),
+//	                yielded (start requests recorded, by position in start()'s
+//	                sequence), done
 //	finished  STRING  when the crawl was found over (Redis's clock, ms)
 //	workers   HASH  worker id → WorkerInfo JSON (heartbeat every LeaseTimeout/3)
 //	stats     HASH  Scrapy stat key → crawl-wide integer (the workers' deltas summed,
@@ -80,6 +81,26 @@
 // still gets both. A position is recorded with the request that holds it, in the same
 // script; items (and requests a filter dropped) at positions after the last recorded
 // request are yielded again by a successor.
+//
+// # Fencing
+//
+// A worker can outlive its leases without dying: stopped (SIGSTOP, a long GC pause, a
+// frozen VM) or cut off from Redis for longer than LeaseTimeout, it goes on where it was
+// when it comes back. Every write it makes for a lease carries the lease's token, and the
+// script compares it with the token Redis holds, in the same atomic call that applies
+// the write: a start request carries the start lease's token (a new one per take-over),
+// a request a callback yielded (EnqueueFrom) the token of its parent's lease, an
+// acknowledgement, release or renewal the token of its own lease. A write whose token no
+// longer holds is refused (frontier/requests_fenced, frontier/leases_lost): a start
+// request refused does not raise yielded, so the start lease's new holder yields that
+// position itself, once. The fenced worker stops start() when Redis refuses its start
+// lease (frontier/start_fenced), drops a leased request from its buffer when a renewal is
+// refused, and, from its own clock, treats a lease it has not renewed for LeaseTimeout as
+// lost (Holds: the engine neither parses its response nor exports its items, and Done
+// releases it, the token checked, instead of acknowledging it). What it wrote before it
+// knew stays: items in its feeds and requests Redis accepted while the lease was live; a
+// request processed again by the lease's new holder may then give its items, and its
+// dontFilter children, twice (at least once, as for a killed worker).
 //
 // # Duplicates
 //
