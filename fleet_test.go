@@ -675,3 +675,31 @@ func TestFenceStartOwnerStopped(t *testing.T) {
 		t.Errorf("a processed every download it had in flight when stopped, though their leases went to b")
 	}
 }
+
+// TestClearCrawlIDWithColon: frontier clear --crawl-id A deletes the crawl A and nothing
+// of the crawl A:nightly, whose keys also start with jscrawl:A: (crawl ids may contain
+// ':').
+func TestClearCrawlIDWithColon(t *testing.T) {
+	t.Parallel()
+	fl := newFleet(t, 30, enginetest.RedisOptions{})
+	for i, id := range []string{"A", "A:nightly"} {
+		fl.finishedAlone(i, fl.start("--crawl-id", id))
+	}
+	nightly := fl.crawlStatus("A:nightly")
+	if nightly["finished"] != true || nightly["seen"] != 30.0 {
+		t.Fatalf("crawl A:nightly before: %v", nightly)
+	}
+	out, errOut, code := jscrawl(t, "frontier", "clear", "--frontier", fl.redis.URL(0), "--crawl-id", "A", "--yes")
+	if code != 0 {
+		t.Fatalf("frontier clear --crawl-id A: exit code %d\n%s%s", code, out, errOut)
+	}
+	if st := fl.crawlStatus("A"); st["keys"] != 0.0 {
+		t.Errorf("crawl A after clear: %v", st)
+	}
+	after := fl.crawlStatus("A:nightly")
+	for _, k := range []string{"finished", "seen", "keys", "startDone"} {
+		if after[k] != nightly[k] {
+			t.Errorf("crawl A:nightly's %s after clearing A: %v, want %v", k, after[k], nightly[k])
+		}
+	}
+}
