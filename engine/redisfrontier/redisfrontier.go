@@ -694,6 +694,9 @@ func (f *Frontier) WrapStart(start func(context.Context, engine.Emit) error) fun
 		defer cancel()
 		f.mu.Lock()
 		f.startCancel = cancel
+		if f.startFenced { // between the start lease and here
+			cancel()
+		}
 		f.mu.Unlock()
 		pos := 0
 		err = start(ctx, func(o types.Output) {
@@ -1109,7 +1112,7 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 		f.startFenced, f.startHeld = true, false
 		stopStart = f.startCancel
 		f.stats.Inc("frontier/start_fenced", 1)
-		f.logger.Warn(fmt.Sprintf("The start lease expired and went to another worker, which goes on with start() (this worker was paused or cut off longer than FRONTIER_LEASE_TIMEOUT): stopping start() here; Redis refused %d of its requests", fencedStart))
+		f.logger.Warn(fmt.Sprintf("The start lease expired and went to another worker, which goes on with start() (this worker was paused or cut off longer than FRONTIER_LEASE_TIMEOUT): stopping start() here; Redis refused the %d start requests it sent since", fencedStart))
 	}
 	lostSet := make(map[string]bool, len(lostMembers))
 	for _, m := range lostMembers {
