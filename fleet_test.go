@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -594,5 +595,111 @@ func TestFleetSharedDelay(t *testing.T) {
 	}
 	if busy < 2 {
 		t.Errorf("only %d of 3 workers downloaded: the delay was not shared across workers", busy)
+	}
+}
+
+// fenceSpider's start() yields a dontFilter request for each of /p/1 ... /p/TOTAL, 20 at
+// a time; each page gives its item {n}.
+const fenceSpider = `export default class {
+  name = "fence";
+  customSettings = { ROBOTSTXT_OBEY: false, CONCURRENT_REQUESTS: 8, LOGSTATS_INTERVAL: 0 };
+  async *start() {
+    for (let i = 1; i <= TOTAL; i++) {
+      if (i % 20 === 0) await new Promise((r) => setTimeout(r, 20));
+      yield new Request(this.baseUrl + "/p/" + i, { dontFilter: true });
+    }
+  }
+  *parse(r) { yield { n: Number(r.css("h1::text").get()) }; }
+}
+`
+
+// TestFenceStartOwnerStopped: the worker running start() gets SIGSTOP (a long GC pause, a
+// frozen VM) and stays stopped past FRONTIER_LEASE_TIMEOUT, with downloads in flight (the
+// site holds them); a second worker takes start() over. After SIGCONT, Redis refuses the
+// start requests the first one yields for its lost lease, and it logs that and stops its
+// start(); the downloads it had in flight are not processed (the leases went to the other
+// worker). Both finish the crawl, and each of the dontFilter start requests' items is in
+// the feeds exactly once.
+func TestFenceStartOwnerStopped(t *testing.T) {
+	t.Parallel()
+	const total = 1500
+	fl := &fleet{t: t, dir: t.TempDir(), redis: enginetest.StartRedis(t, enginetest.RedisOptions{}), site: newTreeSite(t, total+1)}
+	writeFile(t, fl.dir, "tree.js", strings.Replace(fenceSpider, "TOTAL", fmt.Sprint(total), 1))
+	lease := []string{"-s", "FRONTIER_LEASE_TIMEOUT=2"}
+	rdb := redis.NewClient(&redis.Options{Addr: fl.redis.Addr})
+	defer rdb.Close()
+	ctx := context.Background()
+	held := fl.holdAt(1) // every download waits, from the first
+	a := fl.start(lease...)
+	<-held
+	var owner string
+	waitFor(t, "a's first 200 start requests in Redis", func() bool {
+		h, _ := rdb.HGetAll(ctx, "jscrawl:fence:start").Result()
+		y, _ := strconv.Atoi(h["yielded"])
+		owner = h["owner"]
+		return y >= 200
+	})
+	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	stopped := true
+	defer func() {
+		if stopped {
+			_ = a.cmd.Process.Signal(syscall.SIGCONT)
+		}
+	}()
+	b := fl.start(lease...)
+	b.waitLine(t, "Taking over start() from worker "+owner)
+	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	stopped = false
+	a.waitLine(t, "stopping start() here")
+	fl.release()
+	fl.finishedAlone(0, a)
+	fl.finishedAlone(1, b)
+	seen := fl.items()
+	for n := 1; n <= total; n++ {
+		if seen[n] != 1 {
+			t.Errorf("item %d is in the feeds %d times, want once", n, seen[n])
+		}
+	}
+	if len(seen) != total {
+		t.Errorf("%d distinct items in the feeds, want %d", len(seen), total)
+	}
+	sa := readStatsJSON(t, filepath.Join(fl.dir, "stats-0.json"))
+	if n, _ := sa["frontier/start_fenced"].(float64); n != 1 {
+		t.Errorf("a: frontier/start_fenced = %v, want 1", sa["frontier/start_fenced"])
+	}
+	if n, _ := sa["frontier/responses_lease_lost"].(float64); n == 0 {
+		t.Errorf("a processed every download it had in flight when stopped, though their leases went to b")
+	}
+}
+
+// TestClearCrawlIDWithColon: frontier clear --crawl-id A deletes the crawl A and nothing
+// of the crawl A:nightly, whose keys also start with jscrawl:A: (crawl ids may contain
+// ':').
+func TestClearCrawlIDWithColon(t *testing.T) {
+	t.Parallel()
+	fl := newFleet(t, 30, enginetest.RedisOptions{})
+	for i, id := range []string{"A", "A:nightly"} {
+		fl.finishedAlone(i, fl.start("--crawl-id", id))
+	}
+	nightly := fl.crawlStatus("A:nightly")
+	if nightly["finished"] != true || nightly["seen"] != 30.0 {
+		t.Fatalf("crawl A:nightly before: %v", nightly)
+	}
+	out, errOut, code := jscrawl(t, "frontier", "clear", "--frontier", fl.redis.URL(0), "--crawl-id", "A", "--yes")
+	if code != 0 {
+		t.Fatalf("frontier clear --crawl-id A: exit code %d\n%s%s", code, out, errOut)
+	}
+	if st := fl.crawlStatus("A"); st["keys"] != 0.0 {
+		t.Errorf("crawl A after clear: %v", st)
+	}
+	after := fl.crawlStatus("A:nightly")
+	for _, k := range []string{"finished", "seen", "keys", "startDone"} {
+		if after[k] != nightly[k] {
+			t.Errorf("crawl A:nightly's %s after clearing A: %v, want %v", k, after[k], nightly[k])
+		}
 	}
 }

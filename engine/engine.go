@@ -688,7 +688,7 @@ func (e *Engine) route(ctx context.Context, parent *types.Response, tr *reqTrack
 			e.outFilters[late].ProcessSpiderOutput(ctx, parent, types.Output{Request: req})
 		})
 	} else {
-		scheduled = e.sched.Enqueue(out.Request)
+		scheduled = e.enqueue(tr, out.Request)
 	}
 	if scheduled {
 		e.send(ctx, SignalEvent{Signal: RequestScheduled, Request: out.Request})
@@ -739,11 +739,20 @@ func (e *Engine) admit(ctx context.Context) {
 // downloaded routes a finished download to a parse or an errback goroutine.
 func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types.Response, err error) {
 	tr := e.tracks[req]
+	if tr != nil && !e.holds(req) {
+		// Another worker took the request over (this one was paused or cut off longer
+		// than its lease): it processes the response, this one does not.
+		ClosePage(resp)
+		e.stats.Inc("frontier/responses_lease_lost", 1)
+		e.logger.Warn(fmt.Sprintf("Not processing %s: its lease expired and went to another worker", reqString(req)))
+		e.done(ctx, tr)
+		return
+	}
 	var re *RescheduleError
 	if errors.As(err, &re) {
 		// A middleware replaced the request: schedule the replacement (the duplicate filter
 		// applies unless it has dontFilter).
-		if e.sched.Enqueue(re.Request) {
+		if e.enqueue(tr, re.Request) {
 			e.send(ctx, SignalEvent{Signal: RequestScheduled, Request: re.Request})
 		} else {
 			e.send(ctx, SignalEvent{Signal: RequestDropped, Request: re.Request})
@@ -802,6 +811,22 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 		ClosePage(resp)
 		e.post(event{kind: evParsed, errs: errs, tr: tr})
 	})
+}
+
+// enqueue schedules req, produced while processing tr's request (tr nil: from start() or
+// outside a callback), through EnqueueFrom when the scheduler is a LeaseScheduler.
+func (e *Engine) enqueue(tr *reqTrack, req *types.Request) bool {
+	if ls, ok := e.sched.(LeaseScheduler); ok && tr != nil {
+		return ls.EnqueueFrom(tr.req, req)
+	}
+	return e.sched.Enqueue(req)
+}
+
+// holds reports whether the scheduler still holds the lease of req (always, but for a
+// LeaseScheduler). Safe from any goroutine.
+func (e *Engine) holds(req *types.Request) bool {
+	ls, ok := e.sched.(LeaseScheduler)
+	return !ok || ls.Holds(req)
 }
 
 // ClosePage closes the browser page a response keeps open (includePage), if any: the

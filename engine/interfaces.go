@@ -47,6 +47,24 @@ type SharedScheduler interface {
 	Wake() <-chan struct{}
 }
 
+// LeaseScheduler is a SharedScheduler whose requests are leased from a store that the
+// crawl's processes share (the Redis frontier), so that a process can lose one: paused or
+// cut off longer than a lease lasts, it finds that another process took the request over.
+// The engine calls Holds, from any goroutine, before it parses a downloaded response and
+// before it exports each item of the request, and skips the response or drops the item
+// (item_dropped_reasons_count/lease_lost) when it returns false; it still calls Done for
+// the request. It calls EnqueueFrom, on its goroutine, instead of Enqueue for a request
+// that a callback or errback of parent yielded or that a middleware made from parent (a
+// redirect, a retry), so that the store refuses it once parent's lease is lost.
+type LeaseScheduler interface {
+	SharedScheduler
+	// Holds reports whether this process still holds the lease of req, a request Next
+	// returned and Done was not called for; false is final.
+	Holds(req *types.Request) bool
+	// EnqueueFrom is Enqueue for a request produced while processing parent.
+	EnqueueFrom(parent, req *types.Request) bool
+}
+
 // Committer persists the progress of a job (the jobdir). The engine calls Commit from its
 // goroutine every JOBDIR_COMMIT_INTERVAL and once at the end (p.Final), with no item being
 // exported meanwhile: the exporters then hold exactly the items of the requests the

@@ -114,6 +114,10 @@ func (e *Engine) deliver(ctx context.Context, seq uint64, it readyItem) {
 		released = append(released, r.tr)
 		switch {
 		case r.item == nil:
+		case r.tr != nil && !e.holds(r.tr.req):
+			// Another worker took the request over and scrapes it: not exported here.
+			e.stats.Inc("item_dropped_count", 1)
+			e.stats.Inc("item_dropped_reasons_count/lease_lost", 1)
 		case e.committer != nil && r.tr != nil:
 			r.tr.held = append(r.tr.held, r) // a job exports them when the request is Done
 		case e.exportOne(r.item):

@@ -3,10 +3,13 @@ package redisfrontier_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/enginetest"
@@ -274,5 +277,76 @@ func TestInspectAndClear(t *testing.T) {
 	}
 	if len(keys) == 0 {
 		t.Error("the other crawl's keys were removed")
+	}
+}
+
+// TestClearOneCrawl: crawl ids may contain ':', so the keys of A:nightly and A:slot start
+// with A's prefix; clearing A removes A's keys (its slots' and robots.txt's included) and
+// no key of the others.
+func TestClearOneCrawl(t *testing.T) {
+	t.Parallel()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	ctx := context.Background()
+	c := client(t, r)
+	for _, id := range []string{"A", "A:nightly", "A:slot"} {
+		f := open(t, r, id, nil)
+		for i := range 3 {
+			f.Enqueue(req(fmt.Sprintf("http://example.com/%d", i)))
+		}
+		flushed(t, f)
+		startNothing(t, f)
+		if err := f.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A's shared slot and robots.txt, as politeness writes them.
+	c.HSet(ctx, "jscrawl:A:slot:example.com", "last", 1)
+	c.ZAdd(ctx, "jscrawl:A:holds:example.com", redis.Z{Score: 1, Member: "h"})
+	c.Set(ctx, "jscrawl:A:robots:http://example.com", "x", 0)
+	keys := func() (mine, others []string) {
+		all, err := c.Keys(ctx, "*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range all {
+			if strings.HasPrefix(k, "jscrawl:A:nightly:") || strings.HasPrefix(k, "jscrawl:A:slot:") && !strings.HasPrefix(k, "jscrawl:A:slot:example.com") {
+				others = append(others, k)
+			} else {
+				mine = append(mine, k)
+			}
+		}
+		slices.Sort(others)
+		return mine, others
+	}
+	mine, others := keys()
+	st, err := redisfrontier.Inspect(ctx, r.URL(0), "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Keys != len(mine) {
+		t.Errorf("inspect A: %d keys, want %d: %v", st.Keys, len(mine), mine)
+	}
+	n, err := redisfrontier.Clear(ctx, r.URL(0), "A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != len(mine) {
+		t.Errorf("clear A removed %d keys, want A's %d: %v", n, len(mine), mine)
+	}
+	left, after := keys()
+	if len(left) != 0 {
+		t.Errorf("keys of A left: %v", left)
+	}
+	if !slices.Equal(after, others) {
+		t.Errorf("the other crawls' keys after clearing A: %v, want %v", after, others)
+	}
+	for _, id := range []string{"A:nightly", "A:slot"} {
+		st, err := redisfrontier.Inspect(ctx, r.URL(0), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Pending != 3 || st.Seen != 3 || !st.StartDone {
+			t.Errorf("crawl %s after clearing A: %+v", id, st)
+		}
 	}
 }

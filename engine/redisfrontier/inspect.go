@@ -136,18 +136,65 @@ func Clear(ctx context.Context, redisURL, crawlID string) (int, error) {
 	return len(keys), nil
 }
 
-// crawlKeys lists the keys that start with prefix (SCAN, so Redis is not blocked).
+// crawlKeys lists the keys of the crawl whose keys start with prefix (SCAN, so Redis is not
+// blocked). A crawl id may contain ':', so the SCAN pattern prefix* also matches the keys of
+// crawls whose ids extend this one's (jscrawl:A:* matches jscrawl:A:nightly:seen); a key is
+// the crawl's only if what follows prefix is one of its key names (a fixed one, or
+// slot:, holds:, robots:, robotslock: and a slot or origin), and not a key name of a longer
+// crawl id that has its created marker in Redis (a crawl A:slot, say, whose keys
+// jscrawl:A:slot:... also read as the slots of A).
 func crawlKeys(ctx context.Context, rdb *redis.Client, prefix string) ([]string, error) {
-	var keys []string
+	var all []string
 	iter := rdb.Scan(ctx, 0, globEscape(prefix)+"*", 1000).Iterator()
 	for iter.Next(ctx) {
-		keys = append(keys, iter.Val())
+		all = append(all, iter.Val())
 	}
 	if err := iter.Err(); err != nil {
 		return nil, fmt.Errorf("list keys %s*: %w", prefix, err)
 	}
+	// The prefixes of the longer crawl ids found (jscrawl:A:nightly:).
+	var others []string
+	for _, k := range all {
+		if p, ok := strings.CutSuffix(k, keyCreated); ok && len(p) > len(prefix) && strings.HasSuffix(p, ":") {
+			others = append(others, p)
+		}
+	}
+	var keys []string
+	for _, k := range all {
+		if !isKeyName(k[len(prefix):]) {
+			continue
+		}
+		mine := true
+		for _, p := range others {
+			if strings.HasPrefix(k, p) && isKeyName(k[len(p):]) {
+				mine = false
+				break
+			}
+		}
+		if mine {
+			keys = append(keys, k)
+		}
+	}
 	sort.Strings(keys)
 	return keys, nil
+}
+
+// isKeyName reports whether name, a key without its crawl's prefix, is one a crawl writes.
+func isKeyName(name string) bool {
+	for _, k := range syncKeys {
+		if name == k {
+			return true
+		}
+	}
+	if name == keyCreated {
+		return true
+	}
+	for _, p := range []string{keySlot, keyHolds, keyRobots, keyRobotsLock} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // globEscape escapes the glob characters of a SCAN MATCH pattern.

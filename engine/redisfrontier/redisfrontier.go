@@ -57,8 +57,9 @@
 //	lease     HASH  member → lease token <worker>#<n>: a Done or renewal of a lease that
 //	                expired and went to another worker does nothing
 //	meta      HASH  seq, lease: counters
-//	start     HASH  owner, deadline (the start lease), yielded (start requests recorded,
-//	                by position in start()'s sequence), done
+//	start     HASH  owner, deadline, token <worker>#<epoch>, epoch (the start lease),
+//	                yielded (start requests recorded, by position in start()'s
+//	                sequence), done
 //	finished  STRING  when the crawl was found over (Redis's clock, ms)
 //	workers   HASH  worker id → WorkerInfo JSON (heartbeat every LeaseTimeout/3)
 //	stats     HASH  Scrapy stat key → crawl-wide integer (the workers' deltas summed,
@@ -80,6 +81,26 @@
 // still gets both. A position is recorded with the request that holds it, in the same
 // script; items (and requests a filter dropped) at positions after the last recorded
 // request are yielded again by a successor.
+//
+// # Fencing
+//
+// A worker can outlive its leases without dying: stopped (SIGSTOP, a long GC pause, a
+// frozen VM) or cut off from Redis for longer than LeaseTimeout, it goes on where it was
+// when it comes back. Every write it makes for a lease carries the lease's token, and the
+// script compares it with the token Redis holds, in the same atomic call that applies
+// the write: a start request carries the start lease's token (a new one per take-over),
+// a request a callback yielded (EnqueueFrom) the token of its parent's lease, an
+// acknowledgement, release or renewal the token of its own lease. A write whose token no
+// longer holds is refused (frontier/requests_fenced, frontier/leases_lost): a start
+// request refused does not raise yielded, so the start lease's new holder yields that
+// position itself, once. The fenced worker stops start() when Redis refuses its start
+// lease (frontier/start_fenced), drops a leased request from its buffer when a renewal is
+// refused, and, from its own clock, treats a lease it has not renewed for LeaseTimeout as
+// lost (Holds: the engine neither parses its response nor exports its items, and Done
+// releases it, the token checked, instead of acknowledging it). What it wrote before it
+// knew stays: items in its feeds and requests Redis accepted while the lease was live; a
+// request processed again by the lease's new holder may then give its items, and its
+// dontFilter children, twice (at least once, as for a killed worker).
 //
 // # Duplicates
 //
@@ -201,10 +222,17 @@ type WorkerInfo struct {
 	Start     bool   `json:"start"`     // it runs start()
 }
 
-// lease is a request this worker leased.
+// lease is a request this worker leased. Its fields but member, token and req are
+// guarded by Frontier.mu.
 type lease struct {
 	member, token string
 	req           *types.Request
+	// valid is when the lease may have expired in Redis, at the earliest: the send time of
+	// the round trip that leased or last renewed it, plus LeaseTimeout.
+	valid time.Time
+	// lost: Redis said another worker may hold it (a renewal refused), or Holds found
+	// it past valid. Its work is no longer written, and Done releases it (token checked).
+	lost bool
 }
 
 // op is one entry of the outbox: ARGV words of syncScript.
@@ -241,13 +269,18 @@ type Frontier struct {
 	finished  bool
 	startHeld bool
 	startPos  map[*types.Request]int
-	pushed    map[string]int64 // stats already added to the crawl's
-	retry     *sent            // the round trip to send again (the loop's own)
-	tripSeq   int64            // the last round trip's id (the loop's own)
-	totals    map[string]int64
-	down      time.Time // since when Redis fails (zero: it works)
-	err       error
-	closing   bool
+	// The start lease: its token, the cancel of the start() running under it, and
+	// whether another worker took it over (the fence refused this one's writes).
+	startToken  string
+	startCancel context.CancelFunc
+	startFenced bool
+	pushed      map[string]int64 // stats already added to the crawl's
+	retry       *sent            // the round trip to send again (the loop's own)
+	tripSeq     int64            // the last round trip's id (the loop's own)
+	totals      map[string]int64
+	down        time.Time // since when Redis fails (zero: it works)
+	err         error
+	closing     bool
 
 	kick     chan struct{}
 	wake     chan struct{}
@@ -255,6 +288,10 @@ type Frontier struct {
 	fatal    sync.Once
 
 	politeness politeness // the shared download slots (politeness.go)
+
+	// frozen is held by tests to stop the background goroutine between round trips, as
+	// a stopped process (SIGSTOP) or a partition would (export_test.go).
+	frozen sync.Mutex
 }
 
 const (
@@ -445,6 +482,28 @@ func (f *Frontier) notify() {
 // for a request whose fingerprint this worker sent lately; the crawl's seen-set drops
 // other duplicates later (counted in dupefilter/filtered).
 func (f *Frontier) Enqueue(req *types.Request) bool {
+	return f.enqueue(nil, req)
+}
+
+// EnqueueFrom implements engine.LeaseScheduler: Enqueue for a request yielded by parent's
+// callback or errback, or made from parent by a middleware. It is fenced by parent's
+// lease: dropped here (false) once this worker knows it lost the lease, refused by Redis
+// (frontier/requests_fenced) when another worker holds it by the time it arrives.
+func (f *Frontier) EnqueueFrom(parent, req *types.Request) bool {
+	f.mu.Lock()
+	l := f.held[parent]
+	lost := l != nil && f.lapsed(l)
+	f.mu.Unlock()
+	if lost {
+		f.stats.Inc("frontier/requests_fenced", 1)
+		return false
+	}
+	return f.enqueue(l, req)
+}
+
+// enqueue queues req, fenced by the lease parent (nil: by the start lease for a start
+// request, else none).
+func (f *Frontier) enqueue(parent *lease, req *types.Request) bool {
 	var fp []byte
 	if !req.DontFilter {
 		sum := frontier.Fingerprint(req)
@@ -459,7 +518,14 @@ func (f *Frontier) Enqueue(req *types.Request) bool {
 	f.mu.Lock()
 	pos := f.startPos[req]
 	delete(f.startPos, req)
-	f.ops = append(f.ops, op{args: []any{"a", fp, prio, pos, rec}, add: true})
+	fm, ft := "", ""
+	switch {
+	case pos > 0:
+		ft = f.startToken
+	case parent != nil:
+		fm, ft = parent.member, parent.token
+	}
+	f.ops = append(f.ops, op{args: []any{"a", fp, prio, pos, rec, fm, ft}, add: true})
 	f.adds++
 	f.mu.Unlock()
 	f.stats.Inc("scheduler/enqueued/redis", 1)
@@ -499,6 +565,14 @@ func (f *Frontier) Next() *types.Request {
 	l := f.buf[0]
 	f.buf[0] = nil
 	f.buf = f.buf[1:]
+	if f.lapsed(l) {
+		// Not renewed for LeaseTimeout (paused, or cut off): maybe another worker's by
+		// now. Back to pending if it is still this worker's (Redis checks the token).
+		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
+		f.mu.Unlock()
+		f.poke()
+		return f.Next()
+	}
 	f.held[l.req] = l
 	low := !f.hungry && f.opts.Prefetch > 0 && len(f.buf) <= f.opts.Prefetch/2
 	if low {
@@ -518,19 +592,49 @@ func (f *Frontier) Next() *types.Request {
 func (f *Frontier) Done(req *types.Request) {
 	f.mu.Lock()
 	l := f.held[req]
+	now := false
 	if l != nil {
 		delete(f.held, req)
 		ack := op{args: []any{"k", l.member, l.token}}
-		if f.opts.HoldAcks {
+		switch {
+		case l.lost:
+			// Its work was not written: the request goes back to pending if the lease
+			// is still this worker's after all (Redis checks the token).
+			f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
+			now = true
+		case f.opts.HoldAcks:
 			f.acks = append(f.acks, ack)
-		} else {
+		default:
 			f.ops = append(f.ops, ack)
+			now = true
 		}
 	}
 	f.mu.Unlock()
-	if l != nil && !f.opts.HoldAcks {
+	if now {
 		f.poke()
 	}
+}
+
+// Holds implements engine.LeaseScheduler: whether this worker still holds the lease of
+// req as far as it knows, from Redis (a renewal refused) or from its own clock (not renewed
+// for LeaseTimeout: paused, or cut off from Redis). False is final: the engine writes
+// nothing more of req's work, and Done releases the lease instead of acknowledging it.
+// Safe from any goroutine.
+func (f *Frontier) Holds(req *types.Request) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	l := f.held[req]
+	return l == nil || !f.lapsed(l)
+}
+
+// lapsed reports whether l is lost, marking it so when its validity has passed. With f.mu
+// held.
+func (f *Frontier) lapsed(l *lease) bool {
+	if !l.lost && time.Now().After(l.valid) {
+		l.lost = true
+		f.stats.Inc("frontier/leases_lapsed", 1)
+	}
+	return l.lost
 }
 
 // ReleaseAcks sends the acknowledgements held back since the last call (HoldAcks): call
@@ -575,21 +679,43 @@ func (f *Frontier) WrapStart(start func(context.Context, engine.Emit) error) fun
 		if err != nil || skip < 0 {
 			return err
 		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		f.mu.Lock()
+		f.startCancel = cancel
+		if f.startFenced { // between the start lease and here
+			cancel()
+		}
+		f.mu.Unlock()
 		pos := 0
-		return start(ctx, func(o types.Output) {
+		err = start(ctx, func(o types.Output) {
 			pos++
 			if pos <= skip {
 				return
 			}
-			if o.Request != nil {
-				f.mu.Lock()
+			f.mu.Lock()
+			fenced := f.startFenced
+			if o.Request != nil && !fenced {
 				f.startPos[o.Request] = pos
-				f.mu.Unlock()
 			}
-			emit(o)
+			f.mu.Unlock()
+			if !fenced {
+				emit(o)
+			}
 		})
+		f.mu.Lock()
+		fenced := f.startFenced
+		f.startCancel = nil
+		f.mu.Unlock()
+		if fenced {
+			return errStartFenced
+		}
+		return err
 	}
 }
+
+// errStartFenced ends a start() whose lease another worker took over: it goes on there.
+var errStartFenced = fmt.Errorf("redis frontier: the start lease went to another worker: %w", context.Canceled)
 
 // acquireStart waits for the start lease: it returns how many outputs to skip, or -1
 // when start() has run.
@@ -599,7 +725,7 @@ func (f *Frontier) acquireStart(ctx context.Context) (int, error) {
 	waiting := ""
 	for {
 		res, err := startScript.Run(ctx, f.rdb, []string{f.prefix + keyStart}, f.worker, f.opts.LeaseTimeout.Milliseconds()).Slice()
-		if err == nil && len(res) != 3 {
+		if err == nil && len(res) != 4 {
 			err = fmt.Errorf("start script returned %d values", len(res))
 		}
 		if err != nil {
@@ -627,8 +753,9 @@ func (f *Frontier) acquireStart(ctx context.Context) (int, error) {
 					f.logger.Info(fmt.Sprintf("Taking over start() from worker %s, whose lease expired: skipping the %d outputs it recorded", prev, yielded))
 					f.stats.Inc("frontier/start_taken_over", 1)
 				}
+				token, _ := res[3].(string)
 				f.mu.Lock()
-				f.startHeld = true
+				f.startHeld, f.startToken = true, token
 				f.mu.Unlock()
 				return int(yielded), nil
 			case "held":
@@ -664,7 +791,7 @@ func (f *Frontier) StartDone(err error) {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		end = "x"
 	}
-	f.ops = append(f.ops, op{args: []any{"s", end}})
+	f.ops = append(f.ops, op{args: []any{"s", end, f.startToken}})
 	f.poke()
 }
 
@@ -694,7 +821,7 @@ func (f *Frontier) Close(ctx context.Context) error {
 	f.acks = nil
 	if f.startHeld {
 		f.startHeld = false
-		f.ops = append(f.ops, op{args: []any{"s", "x"}})
+		f.ops = append(f.ops, op{args: []any{"s", "x", f.startToken}})
 	}
 	f.mu.Unlock()
 	f.poke()
@@ -743,6 +870,8 @@ func (f *Frontier) loop() {
 		case <-f.kick:
 		case <-timer.C:
 		}
+		f.frozen.Lock()
+		f.frozen.Unlock() //nolint:staticcheck // only waits while a test holds it
 		f.mu.Lock()
 		closing := f.closing
 		ops, hungry, down := len(f.ops), f.hungry, !f.down.IsZero()
@@ -865,11 +994,13 @@ func (f *Frontier) failing(err error) bool {
 // sent is a round trip's request, kept to be sent again as it is when its reply was lost.
 type sent struct {
 	args      []any
-	k         int  // ops of the outbox it carries
-	heartbeat bool // it renews the leases
-	stats     bool // it pushes the stats and reads the crawl's
-	bye       bool // it is the last one (Close)
-	n         int  // requests it leases at most
+	k         int       // ops of the outbox it carries
+	heartbeat bool      // it renews the leases
+	stats     bool      // it pushes the stats and reads the crawl's
+	bye       bool      // it is the last one (Close)
+	n         int       // requests it leases at most
+	at        time.Time // when it was built: the leases it renews or takes last from then
+	renewed   []*lease  // the leases it renews
 }
 
 // trip runs one round trip: the outbox, the renewals and heartbeat (heartbeat), and a
@@ -881,7 +1012,7 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 		s = f.build(heartbeat, stats, closing)
 	}
 	res, err := syncScript.Run(ctx, f.rdb, f.keys, s.args...).Slice()
-	if err == nil && len(res) != 12 {
+	if err == nil && len(res) != 14 {
 		err = fmt.Errorf("sync script returned %d values", len(res))
 	}
 	if err != nil {
@@ -892,6 +1023,13 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 	k := s.k
 	filtered, stale := toInt(res[1]), toInt(res[3])
 	recovered, finished, startLost := toInt(res[4]), toInt(res[7]) == 1, toInt(res[8]) == 1
+	fencedStart, fenced := toInt(res[12]), toInt(res[13])
+	if fencedStart+fenced > 0 {
+		f.stats.Inc("frontier/requests_fenced", fencedStart+fenced)
+	}
+	if fenced > 0 {
+		f.logger.Warn(fmt.Sprintf("Redis refused %d requests yielded for leases that had expired and gone to other workers (this worker was paused or cut off longer than FRONTIER_LEASE_TIMEOUT): those workers process their requests", fenced))
+	}
 	if filtered > 0 {
 		f.stats.Inc("dupefilter/filtered", filtered)
 	}
@@ -917,7 +1055,7 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 				f.mu.Unlock()
 				continue
 			}
-			got = append(got, &lease{member: m, token: tok, req: req})
+			got = append(got, &lease{member: m, token: tok, req: req, valid: s.at.Add(f.opts.LeaseTimeout)})
 		}
 	}
 	var lostMembers []string
@@ -955,13 +1093,47 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 	if len(got) > 0 || s.n <= 0 && len(f.buf) > 0 {
 		f.hungry = false // refilled, or no room for more until the engine asks again
 	}
-	if startLost && f.startHeld {
-		f.logger.Warn("The start lease expired and went to another worker: it goes on with start()")
+	var stopStart context.CancelFunc
+	if (startLost || fencedStart > 0) && !f.startFenced {
+		// Fenced: another worker took start() over and Redis refuses this one's start
+		// requests; it stops start() (its engine drops what start() still yields) and
+		// goes on as a worker like the others.
+		f.startFenced, f.startHeld = true, false
+		stopStart = f.startCancel
+		f.stats.Inc("frontier/start_fenced", 1)
+		f.logger.Warn(fmt.Sprintf("The start lease expired and went to another worker, which goes on with start() (this worker was paused or cut off longer than FRONTIER_LEASE_TIMEOUT): stopping start() here; Redis refused the %d start requests it sent since", fencedStart))
+	}
+	lostSet := make(map[string]bool, len(lostMembers))
+	for _, m := range lostMembers {
+		lostSet[m] = true
+	}
+	if s.heartbeat {
+		for _, l := range s.renewed {
+			if lostSet[l.member] {
+				l.lost = true
+			} else if !l.lost {
+				l.valid = s.at.Add(f.opts.LeaseTimeout)
+			}
+		}
+	}
+	if len(lostSet) > 0 {
+		// Leased but not started: the other worker has them now.
+		kept := f.buf[:0]
+		for _, l := range f.buf {
+			if !lostSet[l.member] {
+				kept = append(kept, l)
+			}
+		}
+		clear(f.buf[len(kept):])
+		f.buf = kept
 	}
 	if totals != nil {
 		f.totals = totals
 	}
 	f.mu.Unlock()
+	if stopStart != nil {
+		stopStart()
+	}
 	if len(lostMembers) > 0 {
 		f.stats.Inc("frontier/leases_lost", int64(len(lostMembers)))
 		f.logger.Warn(fmt.Sprintf("%d leases expired before they were renewed: other workers may process their requests again", len(lostMembers)))
@@ -994,22 +1166,29 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 	}
 	f.sending = k
 	f.tripSeq++
+	at := time.Now()
+	var renewed []*lease
 	args := []any{f.worker, f.opts.LeaseTimeout.Milliseconds(), boolArg(f.opts.FIFO), n, "", "0", f.tripSeq}
 	for _, o := range f.ops[:k] {
 		args = append(args, o.args...)
 	}
 	if heartbeat {
 		for _, l := range f.held {
+			if l.lost {
+				continue // another worker's, maybe: its work is not written (Holds)
+			}
 			args = append(args, "h", l.member, l.token)
+			renewed = append(renewed, l)
 		}
 		for _, l := range f.buf {
 			args = append(args, "h", l.member, l.token)
+			renewed = append(renewed, l)
 		}
 		for _, a := range f.acks {
 			args = append(args, "h", a.args[1], a.args[2])
 		}
 		if f.startHeld {
-			args = append(args, "s", "1")
+			args = append(args, "s", "1", f.startToken)
 		}
 		inFlight, start := len(f.held)+len(f.buf), f.startHeld
 		f.mu.Unlock()
@@ -1027,7 +1206,7 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 		args = append(args, f.statOps()...)
 		args[5] = "1"
 	}
-	return &sent{args: args, k: k, heartbeat: heartbeat, stats: stats, bye: heartbeat && closing, n: n}
+	return &sent{args: args, k: k, heartbeat: heartbeat, stats: stats, bye: heartbeat && closing, n: n, at: at, renewed: renewed}
 }
 
 // statOps returns the ops that add this worker's stats since the last push to the
@@ -1074,4 +1253,7 @@ func toInt(v any) int64 {
 }
 
 // Interface guards
-var _ engine.SharedScheduler = (*Frontier)(nil)
+var (
+	_ engine.SharedScheduler = (*Frontier)(nil)
+	_ engine.LeaseScheduler  = (*Frontier)(nil)
+)

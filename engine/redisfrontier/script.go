@@ -10,7 +10,7 @@ const (
 	keyLeased   = "leased"   // ZSET member → lease deadline (ms, the server's clock)
 	keyLease    = "lease"    // HASH member → lease token "<worker>#<n>"
 	keyMeta     = "meta"     // HASH seq (request counter), lease (lease counter)
-	keyStart    = "start"    // HASH owner, deadline, yielded, done
+	keyStart    = "start"    // HASH owner, deadline, token, epoch, yielded, done
 	keyFinished = "finished" // STRING: the server time (ms) the crawl was found over
 	keyWorkers  = "workers"  // HASH worker id → JSON (WorkerInfo)
 	keyStats    = "stats"    // HASH Scrapy stat key → crawl-wide integer
@@ -27,20 +27,26 @@ var syncKeys = []string{keySeen, keyPending, keyReq, keyLeased, keyLease, keyMet
 // ARGV: worker, lease ms, fifo (1/0), n to lease, heartbeat JSON (” for none), totals
 // wanted (1/0), then ops, each a tag and its arguments:
 //
-//	a fp prio pos record  add a request: fp '' (dontFilter) skips the seen-set; pos > 0 is
+//	a fp prio pos record fm ft
+//	                      add a request: fp '' (dontFilter) skips the seen-set; pos > 0 is
 //	                      its position in start()'s sequence (start's yielded count). A
 //	                      request added to a finished crawl (scheduled outside a callback,
-//	                      by a spider_idle handler) makes it unfinished again
+//	                      by a spider_idle handler) makes it unfinished again. The fence:
+//	                      a start request (pos > 0) is refused unless ft is the start
+//	                      lease's token; one yielded by the leased request fm unless ft
+//	                      still holds fm's lease (fm '': no fence)
 //	k member token        acknowledge (Done) a lease, if the token still holds it
 //	r member token        release a lease back to pending (a worker that stops)
 //	h member token        renew a lease (lost if the token no longer holds it)
-//	s held                renew the start lease (held 1) or end it: 'd' done, 'x' released
+//	s held token          renew the start lease (held 1) or end it: 'd' done, 'x' released;
+//	                      nothing if token is no longer the start lease's
 //	i key delta           add delta to a crawl-wide stat
 //	m key value           raise a crawl-wide stat to value (a maximum)
 //	b                     the worker leaves (its heartbeat is removed)
 //
 // Returns {added, filtered, acked, stale, recovered, pending, leased, finished, startLost,
-// lost members, leased triples (member token record), totals (key value ...)}.
+// lost members, leased triples (member token record), totals (key value ...), start
+// requests fenced, other requests fenced}.
 var syncScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -53,6 +59,7 @@ if saved then
 end
 local bye = false
 local added, filtered, acked, stale, recovered, startLost = 0, 0, 0, 0, 0, 0
+local fencedStart, fenced = 0, 0
 local lost = {}
 local startPos = 0
 -- Several members at once per command, in chunks (Lua's unpack has a limit).
@@ -67,17 +74,27 @@ local i = 8
 while i <= #ARGV do
   local tag = ARGV[i]
   if tag == 'a' then
-    local fp = ARGV[i+1]
-    if fp == '' or redis.call('SADD', KEYS[1], fp) == 1 then
-      adds[#adds+1] = i
-      if added == 0 then redis.call('DEL', KEYS[8]) end -- work again: the crawl is not over
-      added = added + 1
-    else
-      filtered = filtered + 1
+    local fp, pos, fm, ft = ARGV[i+1], tonumber(ARGV[i+3]), ARGV[i+5], ARGV[i+6]
+    -- The fence: a worker whose lease went to another one adds nothing for it.
+    local ok = true
+    if pos > 0 then
+      ok = redis.call('HGET', KEYS[7], 'token') == ft
+    elseif fm ~= '' then
+      ok = redis.call('HGET', KEYS[5], fm) == ft
     end
-    local pos = tonumber(ARGV[i+3])
-    if pos > startPos then startPos = pos end
-    i = i + 5
+    if not ok then
+      if pos > 0 then fencedStart = fencedStart + 1 else fenced = fenced + 1 end
+    else
+      if fp == '' or redis.call('SADD', KEYS[1], fp) == 1 then
+        adds[#adds+1] = i
+        if added == 0 then redis.call('DEL', KEYS[8]) end -- work again: the crawl is not over
+        added = added + 1
+      else
+        filtered = filtered + 1
+      end
+      if pos > startPos then startPos = pos end
+    end
+    i = i + 7
   elseif tag == 'k' or tag == 'r' or tag == 'h' then
     local m, tok = ARGV[i+1], ARGV[i+2]
     if redis.call('HGET', KEYS[5], m) == tok then
@@ -105,17 +122,17 @@ while i <= #ARGV do
       if startPos > y then redis.call('HSET', KEYS[7], 'yielded', startPos) end
       startPos = 0
     end
-    if redis.call('HGET', KEYS[7], 'owner') == worker then
+    if redis.call('HGET', KEYS[7], 'token') == ARGV[i+2] then
       if ARGV[i+1] == '1' then
         redis.call('HSET', KEYS[7], 'deadline', deadline)
       else
         if ARGV[i+1] == 'd' then redis.call('HSET', KEYS[7], 'done', '1') end
-        redis.call('HDEL', KEYS[7], 'owner', 'deadline')
+        redis.call('HDEL', KEYS[7], 'owner', 'deadline', 'token')
       end
-    elseif ARGV[i+1] == '1' then
+    else
       startLost = 1
     end
-    i = i + 2
+    i = i + 3
   elseif tag == 'i' then
     redis.call('HINCRBY', KEYS[10], ARGV[i+1], ARGV[i+2])
     i = i + 3
@@ -201,7 +218,7 @@ if finished == 0 and pending == 0 and leased == 0 and redis.call('HGET', KEYS[7]
 end
 local totals = {}
 if ARGV[6] == '1' then totals = redis.call('HGETALL', KEYS[10]) end
-local reply = {added, filtered, acked, stale, recovered, pending, leased, finished, startLost, lost, out, totals}
+local reply = {added, filtered, acked, stale, recovered, pending, leased, finished, startLost, lost, out, totals, fencedStart, fenced}
 if bye then
   redis.call('HDEL', KEYS[11], worker)
 else
@@ -211,16 +228,18 @@ return reply
 `)
 
 // startScript takes the crawl's start lease. ARGV: worker, lease ms. Returns {state,
-// yielded, previous owner}: state 'done' (start() has run), 'held' (another worker's lease
-// is live; previous owner is its id) or 'mine' (previous owner: a worker whose lease
-// expired, or ”).
+// yielded, previous owner, token}: state 'done' (start() has run), 'held' (another worker's
+// lease is live; previous owner is its id) or 'mine' (previous owner: a worker whose lease
+// expired, or ”; token: this lease's, <worker>#<epoch>, which the start requests and the
+// renewals carry: those of an earlier owner are refused).
 var startScript = redis.NewScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local h = redis.call('HMGET', KEYS[1], 'done', 'owner', 'deadline', 'yielded')
 local yielded = tonumber(h[4] or '0')
-if h[1] == '1' then return {'done', yielded, ''} end
-if h[2] and h[2] ~= ARGV[1] and tonumber(h[3] or '0') > now then return {'held', yielded, h[2]} end
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'deadline', now + tonumber(ARGV[2]))
-return {'mine', yielded, h[2] or ''}
+if h[1] == '1' then return {'done', yielded, '', ''} end
+if h[2] and h[2] ~= ARGV[1] and tonumber(h[3] or '0') > now then return {'held', yielded, h[2], ''} end
+local tok = ARGV[1] .. '#' .. redis.call('HINCRBY', KEYS[1], 'epoch', 1)
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'deadline', now + tonumber(ARGV[2]), 'token', tok)
+return {'mine', yielded, h[2] or '', tok}
 `)

@@ -32,7 +32,7 @@ func TestTripSentTwice(t *testing.T) {
 		}
 		return res
 	}
-	add := []any{"a", "", 0, 0, "rec1", "a", "", 0, 0, "rec2"}
+	add := []any{"a", "", 0, 0, "rec1", "", "", "a", "", 0, 0, "rec2", "", ""}
 	first := trip(1, 0, add...)
 	if again := trip(1, 0, add...); !reflect.DeepEqual(first, again) {
 		t.Errorf("replayed reply %v, want %v", again, first)
