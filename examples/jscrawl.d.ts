@@ -574,28 +574,42 @@ declare const console: {
   error(...args: unknown[]): void;
 };
 
+/** The WHATWG URL Standard's URL, as browsers and Node have it. */
 declare class URL {
-  constructor(url: string, base?: string | URL);
+  constructor(url: string | URL, base?: string | URL);
+  static canParse(url: string | URL, base?: string | URL): boolean;
+  static parse(url: string | URL, base?: string | URL): URL | null;
   href: string;
-  origin: string;
+  readonly origin: string;
   protocol: string;
+  username: string;
+  password: string;
   host: string;
   hostname: string;
   port: string;
   pathname: string;
   search: string;
   hash: string;
+  /** Live: changing it changes search, and the other way round. */
   readonly searchParams: URLSearchParams;
   toString(): string;
+  toJSON(): string;
 }
 declare class URLSearchParams {
-  constructor(init?: string | Record<string, string> | [string, string][]);
+  constructor(init?: string | Record<string, string> | Iterable<[string, string]> | URLSearchParams);
+  readonly size: number;
   get(name: string): string | null;
   getAll(name: string): string[];
-  has(name: string): boolean;
+  has(name: string, value?: string): boolean;
   set(name: string, value: string): void;
   append(name: string, value: string): void;
-  delete(name: string): void;
+  delete(name: string, value?: string): void;
+  sort(): void;
+  forEach(callback: (value: string, name: string, params: URLSearchParams) => void, thisArg?: any): void;
+  entries(): IterableIterator<[string, string]>;
+  keys(): IterableIterator<string>;
+  values(): IterableIterator<string>;
+  [Symbol.iterator](): IterableIterator<[string, string]>;
   toString(): string;
 }
 
