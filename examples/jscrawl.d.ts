@@ -619,11 +619,11 @@ declare module "jscrawl" {
   /** A link found by a LinkExtractor (Scrapy: scrapy.link.Link). */
   export class Link {
     constructor(url: string, text?: string, fragment?: string, nofollow?: boolean);
-    /** Absolute; without its fragment unless the extractor has keepFragments. */
+    /** Absolute; with its #fragment, as Scrapy's, unless keepFragments: false or canonicalize. */
     url: string;
     /** The element's text, trimmed, white space collapsed. */
     text: string;
-    /** "" from a LinkExtractor, as Scrapy's (with keepFragments the fragment is in url). */
+    /** "" from a LinkExtractor, as Scrapy's (the fragment is in url). */
     fragment: string;
     /** The element's rel lists nofollow. */
     nofollow: boolean;
@@ -658,7 +658,7 @@ declare module "jscrawl" {
     unique?: boolean;
     /** Rewrites each value (already absolute); null or false drops it. A function or a spider method name. */
     processValue?: ((value: string) => string | null | undefined | false) | string;
-    /** Keep #fragments in URLs; default false. */
+    /** Keep #fragments in URLs; default true as in Scrapy (false with canonicalize). */
     keepFragments?: boolean;
     /** Extensions (without dot) to skip; default Scrapy's IGNORED_EXTENSIONS (images, archives, pdf...). */
     denyExtensions?: string[];

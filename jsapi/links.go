@@ -185,7 +185,13 @@ func (x linksClass) ExtractLinks(c goja.FunctionCall) (goja.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	ls := e.Extract(doc, page, h.urlEncoding(), roots, restricted, process)
+	ls, invalid := e.ExtractCounted(doc, page, h.urlEncoding(), roots, restricted, process)
+	if invalid > 0 {
+		if x.st.s.crawler != nil {
+			x.st.s.crawler.Stats().Inc(skippedExtract, int64(invalid))
+		}
+		x.st.s.logger.Debug(fmt.Sprintf("LinkExtractor: skipped %d link(s) on %s that are not valid URLs", invalid, page))
+	}
 	out := make([]any, len(ls))
 	for i, l := range ls {
 		o := rt.NewObject()
