@@ -214,7 +214,10 @@ func (d *httpHandler) readBody(ctx context.Context, req *types.Request, hresp *h
 		hresp.Request.Method != http.MethodHead {
 		encs = contentEncodings(hresp.Header.Get("Content-Encoding"))
 	}
-	r, closers, failed, err := decoders(raw, encs)
+	r, closers, failed, err := decoders(raw, encs, func(what string) {
+		d.stats.Inc(statDecodeRepaired, 1)
+		d.logger.Debug(fmt.Sprintf("Accepted the body of %s with %s (dropped, as curl does)", reqString(req), what))
+	})
 	defer closeAll(closers)
 	if err != nil {
 		if raw.n == 0 && raw.err == nil {
@@ -285,6 +288,10 @@ func bodyError(ctx context.Context, lim DownloadLimits, req *types.Request, hres
 
 // Interface guards
 var _ DownloadHandler = (*httpHandler)(nil)
+
+// statDecodeRepaired counts the responses whose Content-Encoding decoding dropped
+// trailing garbage, as curl accepts them (see gzipMembers).
+const statDecodeRepaired = "httpcompression/repaired_count"
 
 // hiddenLocation is the header hideLocation moves a 3xx response's Location to.
 const hiddenLocation = "X-Jscrawl-Hidden-Location"
