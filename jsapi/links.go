@@ -268,7 +268,14 @@ func (x linksClass) PageLinks(h *respHandle, c goja.FunctionCall) (goja.Value, e
 		}
 		base = baseOption(spec, links.BaseURL(d, page))
 	}
-	found, skipped := links.Hrefs(rs, base, h.urlEncoding(), s.downloadSchemes(), flag(spec, "dropFragments"), flag(spec, "unique"))
+	found, skipped, invalid := links.Hrefs(rs, base, h.urlEncoding(), s.downloadSchemes(), flag(spec, "dropFragments"), flag(spec, "unique"))
+	if invalid > 0 {
+		// As followAll(hrefs): skipped, the page's other links kept, and counted.
+		if s.crawler != nil {
+			s.crawler.Stats().Inc(skippedInvalid, int64(invalid))
+		}
+		s.logger.Debug(fmt.Sprintf("skipped %d links on %s that are not valid URLs", invalid, h.resp.URL))
+	}
 	if skipped > 0 {
 		// As response.follow: counted, and noted at DEBUG (once per call here).
 		if s.crawler != nil {

@@ -131,3 +131,28 @@ export default class S extends CrawlSpider {
 		t.Errorf("crawlspider/skipped_invalid = %d, want 1", n)
 	}
 }
+
+// TestFollowAllSkipsBadLinks: followAll({ css }) and enqueueLinks skip an href that is
+// not a valid URL, keep the page's other links and count the skipped ones in
+// follow/skipped_invalid, as followAll(hrefs) does; "http:x" resolves as a relative path.
+func TestFollowAllSkipsBadLinks(t *testing.T) {
+	t.Parallel()
+	srv := newLinksServer(t, map[string]string{
+		"/dir/start": `<a href="http://[bad/">bad</a> <a href="http://h.test:port/">port</a> <a href="http:x">rel</a> <a href="/ok">ok</a>`,
+	})
+	res := crawl(t, srv, spec{src: `export default class S {
+  name = "all";
+  startUrls = ["BASE/dir/start"];
+  parse(r) {
+    const path = (q) => new URL(q.url).pathname;
+    return { css: r.followAll({ css: "a" }).map(path), enqueue: r.enqueueLinks({ strategy: "all" }).map(path) };
+  }
+}`})
+	lines := res.lines(t)
+	if want := `{"css":["/dir/x","/ok"],"enqueue":["/dir/x","/ok"]}`; len(lines) != 1 || lines[0] != want {
+		t.Errorf("got %v, want %s\n%s", lines, want, res.log)
+	}
+	if n := res.stat("follow/skipped_invalid"); n != 4 {
+		t.Errorf("follow/skipped_invalid = %d, want 4 (2 bad hrefs, twice)", n)
+	}
+}

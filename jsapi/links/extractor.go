@@ -330,13 +330,14 @@ func CollapseSpace(s string) string {
 }
 
 // Hrefs returns the absolute URLs the elements of rs point to, in order: an element's href
-// (else its src), a text or attribute result's value, joined to base. Values that do not
-// parse are skipped; so are links that cannot be downloaded, which it counts in skipped:
-// empty and "#..." values (the page itself) and URLs whose scheme is not in schemes (lower
-// case: mailto:, tel:, javascript:...). URLs are made safe as Resolve does, queries encoded
-// in enc, the page's encoding. With dropFragments the fragments are removed; with unique
-// each URL comes once.
-func Hrefs(rs []selector.Result, base *url.URL, enc encoding.Encoding, schemes []string, dropFragments, unique bool) (out []*url.URL, skipped int) {
+// (else its src), a text or attribute result's value, joined to base. Values that are not
+// valid URLs (they do not parse, or an http(s) URL has no host) are skipped and counted in
+// invalid; links that cannot be downloaded are skipped and counted in skipped: empty and
+// "#..." values (the page itself) and URLs whose scheme is not in schemes (lower case:
+// mailto:, tel:, javascript:...). URLs are made safe as Resolve does, queries encoded in
+// enc, the page's encoding. With dropFragments the fragments are removed; with unique each
+// URL comes once.
+func Hrefs(rs []selector.Result, base *url.URL, enc encoding.Encoding, schemes []string, dropFragments, unique bool) (out []*url.URL, skipped, invalid int) {
 	var seen map[string]bool
 	if unique {
 		seen = map[string]bool{}
@@ -358,6 +359,7 @@ func Hrefs(rs []selector.Result, base *url.URL, enc encoding.Encoding, schemes [
 		}
 		u, ok := Resolve(base, val, enc)
 		if !ok {
+			invalid++
 			continue
 		}
 		if !contains(schemes, strings.ToLower(u.Scheme)) {
@@ -365,6 +367,7 @@ func Hrefs(rs []selector.Result, base *url.URL, enc encoding.Encoding, schemes [
 			continue
 		}
 		if u.Host == "" && (u.Scheme == "http" || u.Scheme == "https") {
+			invalid++
 			continue
 		}
 		if dropFragments {
@@ -379,7 +382,7 @@ func Hrefs(rs []selector.Result, base *url.URL, enc encoding.Encoding, schemes [
 		}
 		out = append(out, u)
 	}
-	return out, skipped
+	return out, skipped, invalid
 }
 
 func attr(n *html.Node, key string) (string, bool) {
