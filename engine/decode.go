@@ -5,6 +5,7 @@ package engine
 // raw and the decoded bytes.
 
 import (
+	"bufio"
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
@@ -59,8 +60,9 @@ func (m *meter) Read(p []byte) (int, error) {
 // decoders stacks over r the decoders of encs, the codings in the order they were applied,
 // and returns the reader of the decoded body and the decoders to close once it is read
 // (closeAll). An unknown coding hands the body over as it came: r itself is returned.
-// When a decoder fails to start, failed is its coding and err its error.
-func decoders(r io.Reader, encs []string) (out io.Reader, closers []io.Closer, failed string, err error) {
+// When a decoder fails to start, failed is its coding and err its error. repaired, when
+// not nil, is called once a decoder accepted a body it repaired (see gzipMembers).
+func decoders(r io.Reader, encs []string, repaired func(what string)) (out io.Reader, closers []io.Closer, failed string, err error) {
 	out = r
 	for i := len(encs) - 1; i >= 0; i-- {
 		var next io.Reader
@@ -68,9 +70,9 @@ func decoders(r io.Reader, encs []string) (out io.Reader, closers []io.Closer, f
 		case "identity":
 			continue
 		case "gzip", "x-gzip":
-			var z *gzip.Reader
-			if z, err = gzip.NewReader(out); err == nil {
-				next = z
+			var g *gzipMembers
+			if g, err = newGzipMembers(out, repaired); err == nil {
+				next = g
 			}
 		case "deflate":
 			next = newDeflateReader(out)
@@ -116,6 +118,53 @@ func contentEncodings(h string) []string {
 		}
 	}
 	return out
+}
+
+// gzipMembers reads a gzip body: its members one after the other, as gzip.Reader does,
+// and, as curl does (it stops at the end of the gzip stream), bytes after the last member
+// that do not start another member ("trailing garbage": a stray newline, padding, an
+// appended error page) are dropped instead of failing the response, with repaired called
+// once. A member that starts but is corrupt still fails.
+type gzipMembers struct {
+	br       *bufio.Reader // the one buffer under every member, so Reset loses nothing
+	z        *gzip.Reader
+	repaired func(what string)
+	done     bool
+}
+
+func newGzipMembers(r io.Reader, repaired func(what string)) (*gzipMembers, error) {
+	br := bufio.NewReader(r)
+	z, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, err
+	}
+	z.Multistream(false)
+	return &gzipMembers{br: br, z: z, repaired: repaired}, nil
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for !g.done {
+		n, err := g.z.Read(p)
+		if err != io.EOF {
+			return n, err
+		}
+		// The end of a member: another one, the end of the body, or garbage.
+		switch rerr := g.z.Reset(g.br); {
+		case rerr == io.EOF:
+			g.done = true
+		case rerr != nil:
+			g.done = true
+			if g.repaired != nil {
+				g.repaired("gzip trailing garbage")
+			}
+		default:
+			g.z.Multistream(false)
+		}
+		if n > 0 {
+			return n, nil
+		}
+	}
+	return 0, io.EOF
 }
 
 type closerFunc func() error

@@ -69,17 +69,18 @@ func (r *redirector) skip(req *types.Request, status int) bool {
 }
 
 // target resolves location against base and reports whether it can be followed: it
-// parses and its scheme is in DOWNLOAD_SCHEMES.
+// parses and its scheme is in DOWNLOAD_SCHEMES. Location is parsed by the WHATWG URL
+// parser (types.JoinWHATWG), as browsers and curl follow it: tabs and newlines inside are
+// removed, "\\host" names a host, "http:path" with base's scheme is a relative path.
 func (r *redirector) target(base, location string) (string, bool) {
-	b, err := url.Parse(base)
+	abs, err := types.JoinWHATWG(base, location, false)
 	if err != nil {
 		return "", false
 	}
-	l, err := types.ParseURL(location)
+	u, err := url.Parse(abs)
 	if err != nil {
 		return "", false
 	}
-	u := b.ResolveReference(l)
 	if u.Host == "" || !slices.ContainsFunc(r.schemes, func(s string) bool { return strings.EqualFold(s, u.Scheme) }) {
 		return "", false
 	}

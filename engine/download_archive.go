@@ -178,7 +178,7 @@ func decodeRecorded(req *types.Request, resp *types.Response, lim DownloadLimits
 	if len(encs) == 0 || len(resp.Body) == 0 {
 		return nil
 	}
-	r, closers, failed, err := decoders(bytes.NewReader(resp.Body), encs)
+	r, closers, failed, err := decoders(bytes.NewReader(resp.Body), encs, nil)
 	defer closeAll(closers)
 	if err == nil {
 		max := lim.MaxSize

@@ -61,8 +61,14 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 		}
 		c.Transport = t
 	}
-	// Redirects are RedirectMiddleware's: a 3xx comes back as the response.
+	// Redirects are RedirectMiddleware's: a 3xx comes back as the response, its Location
+	// hidden from http.Client (see hideLocation).
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	c.Transport = hideLocation{rt}
 	h.client = &c
 	return h
 }
@@ -119,6 +125,12 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 	d.countRequest(method, reqBytes)
 
 	hresp, err := d.client.Do(hreq)
+	if err == nil {
+		if loc, ok := hresp.Header[hiddenLocation]; ok {
+			hresp.Header["Location"] = loc
+			delete(hresp.Header, hiddenLocation)
+		}
+	}
 	if err != nil {
 		var de *DownloadError
 		if errors.As(err, &de) {
@@ -202,7 +214,10 @@ func (d *httpHandler) readBody(ctx context.Context, req *types.Request, hresp *h
 		hresp.Request.Method != http.MethodHead {
 		encs = contentEncodings(hresp.Header.Get("Content-Encoding"))
 	}
-	r, closers, failed, err := decoders(raw, encs)
+	r, closers, failed, err := decoders(raw, encs, func(what string) {
+		d.stats.Inc(statDecodeRepaired, 1)
+		d.logger.Debug(fmt.Sprintf("Accepted the body of %s with %s (dropped, as curl does)", reqString(req), what))
+	})
 	defer closeAll(closers)
 	if err != nil {
 		if raw.n == 0 && raw.err == nil {
@@ -273,3 +288,32 @@ func bodyError(ctx context.Context, lim DownloadLimits, req *types.Request, hres
 
 // Interface guards
 var _ DownloadHandler = (*httpHandler)(nil)
+
+// statDecodeRepaired counts the responses whose Content-Encoding decoding dropped
+// trailing garbage, as curl accepts them (see gzipMembers).
+const statDecodeRepaired = "httpcompression/repaired_count"
+
+// hiddenLocation is the header hideLocation moves a 3xx response's Location to.
+const hiddenLocation = "X-Jscrawl-Hidden-Location"
+
+// hideLocation is the RoundTripper of the downloader's client: it moves the Location of a
+// 3xx response out of http.Client's sight, because the client parses it with net/url
+// before asking CheckRedirect and fails the request on a Location browsers and curl
+// follow (a tab inside, "\\host"); fetch puts it back for RedirectMiddleware, which
+// parses it as the WHATWG URL Standard says. Safe for concurrent use, as rt is.
+type hideLocation struct{ rt http.RoundTripper }
+
+// RoundTrip is rt's, with a 3xx response's Location moved to hiddenLocation.
+func (h hideLocation) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := h.rt.RoundTrip(req)
+	if err == nil && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		if loc, ok := resp.Header["Location"]; ok {
+			resp.Header[hiddenLocation] = loc
+			delete(resp.Header, "Location")
+		}
+	}
+	return resp, err
+}
+
+// Interface guards
+var _ http.RoundTripper = hideLocation{}

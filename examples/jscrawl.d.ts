@@ -598,28 +598,42 @@ declare const console: {
   error(...args: unknown[]): void;
 };
 
+/** The WHATWG URL Standard's URL, as browsers and Node have it. */
 declare class URL {
-  constructor(url: string, base?: string | URL);
+  constructor(url: string | URL, base?: string | URL);
+  static canParse(url: string | URL, base?: string | URL): boolean;
+  static parse(url: string | URL, base?: string | URL): URL | null;
   href: string;
-  origin: string;
+  readonly origin: string;
   protocol: string;
+  username: string;
+  password: string;
   host: string;
   hostname: string;
   port: string;
   pathname: string;
   search: string;
   hash: string;
+  /** Live: changing it changes search, and the other way round. */
   readonly searchParams: URLSearchParams;
   toString(): string;
+  toJSON(): string;
 }
 declare class URLSearchParams {
-  constructor(init?: string | Record<string, string> | [string, string][]);
+  constructor(init?: string | Record<string, string> | Iterable<[string, string]> | URLSearchParams);
+  readonly size: number;
   get(name: string): string | null;
   getAll(name: string): string[];
-  has(name: string): boolean;
+  has(name: string, value?: string): boolean;
   set(name: string, value: string): void;
   append(name: string, value: string): void;
-  delete(name: string): void;
+  delete(name: string, value?: string): void;
+  sort(): void;
+  forEach(callback: (value: string, name: string, params: URLSearchParams) => void, thisArg?: any): void;
+  entries(): IterableIterator<[string, string]>;
+  keys(): IterableIterator<string>;
+  values(): IterableIterator<string>;
+  [Symbol.iterator](): IterableIterator<[string, string]>;
   toString(): string;
 }
 
@@ -629,11 +643,11 @@ declare module "jscrawl" {
   /** A link found by a LinkExtractor (Scrapy: scrapy.link.Link). */
   export class Link {
     constructor(url: string, text?: string, fragment?: string, nofollow?: boolean);
-    /** Absolute; without its fragment unless the extractor has keepFragments. */
+    /** Absolute; with its #fragment, as Scrapy's, unless keepFragments: false or canonicalize. */
     url: string;
     /** The element's text, trimmed, white space collapsed. */
     text: string;
-    /** "" from a LinkExtractor, as Scrapy's (with keepFragments the fragment is in url). */
+    /** "" from a LinkExtractor, as Scrapy's (the fragment is in url). */
     fragment: string;
     /** The element's rel lists nofollow. */
     nofollow: boolean;
@@ -668,7 +682,7 @@ declare module "jscrawl" {
     unique?: boolean;
     /** Rewrites each value (already absolute); null or false drops it. A function or a spider method name. */
     processValue?: ((value: string) => string | null | undefined | false) | string;
-    /** Keep #fragments in URLs; default false. */
+    /** Keep #fragments in URLs; default true as in Scrapy (false with canonicalize). */
     keepFragments?: boolean;
     /** Extensions (without dot) to skip; default Scrapy's IGNORED_EXTENSIONS (images, archives, pdf...). */
     denyExtensions?: string[];

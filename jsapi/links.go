@@ -185,7 +185,13 @@ func (x linksClass) ExtractLinks(c goja.FunctionCall) (goja.Value, error) {
 	if err != nil {
 		return nil, err
 	}
-	ls := e.Extract(doc, page, h.urlEncoding(), roots, restricted, process)
+	ls, invalid := e.ExtractCounted(doc, page, h.urlEncoding(), roots, restricted, process)
+	if invalid > 0 {
+		if x.st.s.crawler != nil {
+			x.st.s.crawler.Stats().Inc(skippedExtract, int64(invalid))
+		}
+		x.st.s.logger.Debug(fmt.Sprintf("LinkExtractor: skipped %d link(s) on %s that are not valid URLs", invalid, page))
+	}
 	out := make([]any, len(ls))
 	for i, l := range ls {
 		o := rt.NewObject()
@@ -262,7 +268,14 @@ func (x linksClass) PageLinks(h *respHandle, c goja.FunctionCall) (goja.Value, e
 		}
 		base = baseOption(spec, links.BaseURL(d, page))
 	}
-	found, skipped := links.Hrefs(rs, base, h.urlEncoding(), s.downloadSchemes(), flag(spec, "dropFragments"), flag(spec, "unique"))
+	found, skipped, invalid := links.Hrefs(rs, base, h.urlEncoding(), s.downloadSchemes(), flag(spec, "dropFragments"), flag(spec, "unique"))
+	if invalid > 0 {
+		// As followAll(hrefs): skipped, the page's other links kept, and counted.
+		if s.crawler != nil {
+			s.crawler.Stats().Inc(skippedInvalid, int64(invalid))
+		}
+		s.logger.Debug(fmt.Sprintf("skipped %d links on %s that are not valid URLs", invalid, h.resp.URL))
+	}
 	if skipped > 0 {
 		// As response.follow: counted, and noted at DEBUG (once per call here).
 		if s.crawler != nil {

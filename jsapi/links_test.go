@@ -65,7 +65,7 @@ func TestLinkExtractor(t *testing.T) {
 	// Each want entry is "url|text|nofollow|fragment".
 	defaults := []string{
 		b + "/base/a.html|Alpha page|false|",
-		b + "/item/1|Item 1|true|", // no fragment in url or fragment, as Scrapy's default
+		b + "/item/1#top|Item 1|true|", // the fragment kept in url, as Scrapy's default (test_extract_all_links)
 
 		b + "/item/2|Item 2|false|",
 		"http://other.example/item/3|Other|false|",
@@ -88,6 +88,8 @@ func TestLinkExtractor(t *testing.T) {
 		{"restrictCss two roots", `{ restrictCss: ["#main", "#nav"], allow: /item/ }`, []string{defaults[2], defaults[3], defaults[1]}},
 		{"unique false", `{ unique: false, allow: /item\/2/ }`, []string{defaults[2], b + "/item/2|Item 2 again|false|"}},
 		{"keepFragments", `{ keepFragments: true, allow: /item\/1/ }`, []string{b + "/item/1#top|Item 1|true|"}},
+		{"keepFragments false", `{ keepFragments: false, allow: /item\/1/ }`, []string{b + "/item/1|Item 1|true|"}},
+		{"canonicalize drops fragments", `{ canonicalize: true, allow: /item\/1/ }`, []string{b + "/item/1|Item 1|true|"}},
 		{"canonicalize", `{ canonicalize: true, allow: /q/ }`, []string{b + "/q?a=0&a=1&b=2|query|false|"}},
 		{"tags and attrs", `{ tags: "span", attrs: ["data-href"] }`, []string{b + "/data/1|data|false|"}},
 		{"link tags", `{ tags: ["link"], denyExtensions: [] }`, []string{b + "/style.css||false|"}},

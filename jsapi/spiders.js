@@ -112,7 +112,8 @@
         denyAttrs: strs(o.denyAttrs),
         canonicalize: !!o.canonicalize,
         unique: o.unique === undefined ? true : !!o.unique,
-        keepFragments: !!o.keepFragments,
+        // Scrapy keeps a link's #fragment in its url, except when canonicalize drops it.
+        keepFragments: isNil(o.keepFragments) ? !o.canonicalize : !!o.keepFragments,
         denyExtensions: isNil(o.denyExtensions) ? null : strs(o.denyExtensions),
       });
       this.#xpaths = list(o.restrictXpaths).map(String);
@@ -407,7 +408,17 @@
           seen.add(link.url);
           const opts = { callback: "_callback", meta: { rule: i, link_text: link.text } };
           if (rule.errback) opts.errback = "_errback";
-          let req = new Request(link.url, opts);
+          let req;
+          try {
+            req = new Request(link.url, opts);
+          } catch (e) {
+            // One unusable link (a processLinks hook's) must not cost the page its other
+            // links: skip it, count it in crawlspider/skipped_invalid.
+            if (!(e instanceof TypeError)) throw e;
+            if (this.crawler) this.crawler.stats.inc("crawlspider/skipped_invalid");
+            this.logger.debug("CrawlSpider: rules[" + i + "] skipped link " + JSON.stringify(link.url) + " on " + response.url + ": " + e.message);
+            continue;
+          }
           if (rule.processRequest) {
             req = rule.processRequest(req, response);
             if (isNil(req) || req === false) continue;

@@ -66,7 +66,7 @@ func (u *urlsClass) resolve(who, b, href string, h *respHandle) (*url.URL, error
 	if base == nil {
 		return nil, typeError("%s: invalid base URL %s", who, b)
 	}
-	ref, err := types.ParseURL(href)
+	ref, err := types.ParseRef(base, href)
 	if err != nil {
 		return nil, typeError("%s: invalid URL %q: %v", who, href, urlReason(err))
 	}
@@ -148,8 +148,8 @@ func (u *urlsClass) join(base, rawHref, page string, lenient bool, h *respHandle
 		s.skipLink(page, href, fmt.Sprintf("scheme %q is not in DOWNLOAD_SCHEMES", sc), skippedScheme)
 		return "", nil
 	}
-	if lenient {
-		if _, err := types.ParseURL(href); err != nil {
+	if b, _ := u.base(base); lenient && b != nil {
+		if _, err := types.ParseRef(b, href); err != nil {
 			s.skipLink(page, href, "it is not a valid URL", skippedInvalid)
 			return "", nil
 		}
@@ -182,6 +182,9 @@ func optHandle(v goja.Value) *respHandle {
 const (
 	skippedScheme  = "follow/skipped_scheme"  // cannot be downloaded: mailto:, "#"...
 	skippedInvalid = "follow/skipped_invalid" // not a valid URL (followAll only)
+	// skippedExtract counts the links a LinkExtractor skipped as not valid URLs ("http://[x",
+	// an http(s) URL without a host); the page's other links are kept.
+	skippedExtract = "linkextractor/skipped_invalid"
 )
 
 // skipLink counts in stat and notes a link response.follow or followAll skipped; on the

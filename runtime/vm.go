@@ -14,7 +14,6 @@ import (
 	"github.com/dop251/goja"
 	"github.com/dop251/goja_nodejs/eventloop"
 	"github.com/dop251/goja_nodejs/require"
-	"github.com/dop251/goja_nodejs/url"
 )
 
 //go:embed prelude.js
@@ -93,6 +92,12 @@ func NewVM(opts Options) (*VM, error) {
 	reg := require.NewRegistry(require.WithLoader(func(path string) ([]byte, error) {
 		return nil, require.ModuleFileDoesNotExistError
 	}))
+	var urlModule *goja.Object
+	for _, name := range []string{"url", "node:url"} {
+		reg.RegisterNativeModule(name, func(rt *goja.Runtime, module *goja.Object) {
+			_ = module.Set("exports", urlModule)
+		})
+	}
 	for name, l := range opts.Modules {
 		reg.RegisterNativeModule(name, l)
 	}
@@ -113,7 +118,11 @@ func NewVM(opts Options) (*VM, error) {
 		vm.rt = rt
 		rt.SetFieldNameMapper(FieldNameMapper)
 		rt.SetPromiseRejectionTracker(vm.trackRejection)
-		url.Enable(rt)
+		m, err := installURL(rt)
+		if err != nil {
+			return err
+		}
+		urlModule = m
 		hooks := rt.NewObject()
 		if err := hooks.Set("log", vm.consoleLog); err != nil {
 			return err

@@ -714,3 +714,54 @@ func PunycodeHost(h string) string {
 	}
 	return h
 }
+
+// ParseRef parses the reference href for resolving against base (base.ResolveReference)
+// as Scrapy's urljoin (Python's urllib.parse.urljoin) and browsers do where Go's parser
+// differs: an href with base's special scheme and no "//" is relative ("http:foo.com"
+// against "http://example.org/foo/bar" is "http://example.org/foo/foo.com"); another
+// special scheme without "//" names a host as browsers read it ("https:foo.com" is
+// "https://foo.com"); and a first path segment with a ":" that is no scheme is a path
+// (":foo" is "./:foo", where Go's parser refuses it). Otherwise it is ParseURL.
+func ParseRef(base *url.URL, href string) (*url.URL, error) {
+	s := CleanURL(href)
+	if sc := refScheme(s); sc != "" && specialScheme(sc) {
+		rest := s[len(sc)+1:]
+		authority := len(rest) >= 2 && (rest[0] == '/' || rest[0] == '\\') && (rest[1] == '/' || rest[1] == '\\')
+		switch {
+		case strings.EqualFold(sc, base.Scheme) && !authority:
+			s = rest
+		case !strings.EqualFold(sc, base.Scheme) && !authority && sc != "file":
+			s = sc + "://" + strings.TrimLeft(rest, "/\\")
+		}
+	}
+	if refScheme(s) == "" {
+		end := len(s)
+		if i := strings.IndexAny(s, "/\\?#"); i >= 0 {
+			end = i
+		}
+		if strings.IndexByte(s[:end], ':') >= 0 {
+			s = "./" + s
+		}
+	}
+	return ParseURL(s)
+}
+
+// refScheme returns the lowercased scheme s starts with ("" for none), as RFC 3986
+// section 3.1 and the WHATWG scheme state read it.
+func refScheme(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+		case '0' <= c && c <= '9' || c == '+' || c == '-' || c == '.':
+			if i == 0 {
+				return ""
+			}
+		case c == ':' && i > 0:
+			return strings.ToLower(s[:i])
+		default:
+			return ""
+		}
+	}
+	return ""
+}

@@ -111,6 +111,15 @@ func punycode(domains []string) []string {
 // Unique. URLs are made safe as Resolve does, their queries encoded in enc, the page's
 // encoding (nil: UTF-8).
 func (e *Extractor) Extract(doc *selector.Document, page *url.URL, enc encoding.Encoding, roots []selector.Result, restricted bool, process ProcessFunc) []Link {
+	links, _ := e.ExtractCounted(doc, page, enc, roots, restricted, process)
+	return links
+}
+
+// ExtractCounted is Extract that also returns how many attribute values it skipped as
+// unusable: an href that does not parse as a URL ("http://[x", "http://h:port") or an
+// http(s) URL without a host. As in Scrapy (test_skip_bad_links), such a link is skipped
+// and the page's other links are kept.
+func (e *Extractor) ExtractCounted(doc *selector.Document, page *url.URL, enc encoding.Encoding, roots []selector.Result, restricted bool, process ProcessFunc) (_ []Link, invalid int) {
 	base := BaseURL(doc, page)
 	for _, q := range e.RestrictCSS {
 		roots = append(roots, q.Select(doc.Root())...)
@@ -129,13 +138,13 @@ func (e *Extractor) Extract(doc *selector.Document, page *url.URL, enc encoding.
 			continue
 		}
 		var links []Link
-		e.walk(r.Node, base, page, enc, process, cache, &links)
+		invalid += e.walk(r.Node, base, page, enc, process, cache, &links)
 		all = append(all, e.dedupe(links)...)
 	}
 	if restricted {
 		all = e.dedupe(all)
 	}
-	return all
+	return all, invalid
 }
 
 func (e *Extractor) dedupe(links []Link) []Link {
@@ -153,22 +162,28 @@ func (e *Extractor) dedupe(links []Link) []Link {
 	return out
 }
 
-func (e *Extractor) walk(n *html.Node, base, page *url.URL, enc encoding.Encoding, process ProcessFunc, cache map[string]resolved, out *[]Link) {
+// walk appends the links of n and its descendants to out and returns how many values it
+// skipped as invalid.
+func (e *Extractor) walk(n *html.Node, base, page *url.URL, enc encoding.Encoding, process ProcessFunc, cache map[string]resolved, out *[]Link) (invalid int) {
 	if n.Type == html.ElementNode && e.scanTag(n.Data) {
 		for _, a := range n.Attr {
 			if !e.scanAttr(attrName(a)) {
 				continue
 			}
-			if l, ok := e.link(n, a.Val, base, page, enc, process, cache); ok {
+			l, ok, bad := e.link(n, a.Val, base, page, enc, process, cache)
+			if ok {
 				*out = append(*out, l)
+			} else if bad {
+				invalid++
 			}
 		}
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type == html.ElementNode {
-			e.walk(c, base, page, enc, process, cache, out)
+			invalid += e.walk(c, base, page, enc, process, cache, out)
 		}
 	}
+	return invalid
 }
 
 // scanTag and scanAttr say whether links are looked for in a tag or an attribute (Scrapy:
@@ -198,15 +213,17 @@ func contains(list []string, s string) bool {
 }
 
 // resolved is what link computed from an attribute value: the URL, and whether it passed
-// the URL filters.
+// the URL filters or was not a usable URL at all (invalid).
 type resolved struct {
-	url string
-	ok  bool
+	url     string
+	ok      bool
+	invalid bool
 }
 
-// link makes the Link of one attribute value, or reports false when it is filtered out.
-// cache (nil with a process function) remembers the URL work per attribute value.
-func (e *Extractor) link(n *html.Node, val string, base, page *url.URL, enc encoding.Encoding, process ProcessFunc, cache map[string]resolved) (Link, bool) {
+// link makes the Link of one attribute value, or reports false when it is filtered out
+// (and invalid when it is not a usable URL). cache (nil with a process function)
+// remembers the URL work per attribute value.
+func (e *Extractor) link(n *html.Node, val string, base, page *url.URL, enc encoding.Encoding, process ProcessFunc, cache map[string]resolved) (_ Link, ok, invalid bool) {
 	r, hit := cache[val]
 	if !hit {
 		r = e.resolve(val, base, page, enc, process)
@@ -215,21 +232,21 @@ func (e *Extractor) link(n *html.Node, val string, base, page *url.URL, enc enco
 		}
 	}
 	if !r.ok {
-		return Link{}, false
+		return Link{}, false, r.invalid
 	}
 	l := Link{URL: r.url, NoFollow: relNoFollow(n)}
 	l.Text = CollapseSpace(selector.Result{Node: n, Kind: selector.KindElement}.Text())
 	if len(e.RestrictText) > 0 && !Any(e.RestrictText, l.Text) {
-		return Link{}, false
+		return Link{}, false, false
 	}
-	return l, true
+	return l, true, false
 }
 
 // resolve joins and filters one attribute value (everything but the text).
 func (e *Extractor) resolve(val string, base, page *url.URL, enc encoding.Encoding, process ProcessFunc) resolved {
 	u, ok := Resolve(base, val, enc)
 	if !ok {
-		return resolved{}
+		return resolved{invalid: true}
 	}
 	if process != nil {
 		v, keep := process(u.String())
@@ -237,11 +254,14 @@ func (e *Extractor) resolve(val string, base, page *url.URL, enc encoding.Encodi
 			return resolved{}
 		}
 		if u, ok = Resolve(page, v, enc); !ok {
-			return resolved{}
+			return resolved{invalid: true}
 		}
 	}
-	if !contains(e.Schemes, strings.ToLower(u.Scheme)) || (u.Host == "" && u.Opaque == "" && (u.Scheme == "http" || u.Scheme == "https")) {
+	if !contains(e.Schemes, strings.ToLower(u.Scheme)) {
 		return resolved{}
+	}
+	if u.Host == "" && (u.Scheme == "http" || u.Scheme == "https") {
+		return resolved{invalid: true}
 	}
 	if !e.KeepFragments {
 		DropFragment(u)
@@ -310,13 +330,14 @@ func CollapseSpace(s string) string {
 }
 
 // Hrefs returns the absolute URLs the elements of rs point to, in order: an element's href
-// (else its src), a text or attribute result's value, joined to base. Values that do not
-// parse are skipped; so are links that cannot be downloaded, which it counts in skipped:
-// empty and "#..." values (the page itself) and URLs whose scheme is not in schemes (lower
-// case: mailto:, tel:, javascript:...). URLs are made safe as Resolve does, queries encoded
-// in enc, the page's encoding. With dropFragments the fragments are removed; with unique
-// each URL comes once.
-func Hrefs(rs []selector.Result, base *url.URL, enc encoding.Encoding, schemes []string, dropFragments, unique bool) (out []*url.URL, skipped int) {
+// (else its src), a text or attribute result's value, joined to base. Values that are not
+// valid URLs (they do not parse, or an http(s) URL has no host) are skipped and counted in
+// invalid; links that cannot be downloaded are skipped and counted in skipped: empty and
+// "#..." values (the page itself) and URLs whose scheme is not in schemes (lower case:
+// mailto:, tel:, javascript:...). URLs are made safe as Resolve does, queries encoded in
+// enc, the page's encoding. With dropFragments the fragments are removed; with unique each
+// URL comes once.
+func Hrefs(rs []selector.Result, base *url.URL, enc encoding.Encoding, schemes []string, dropFragments, unique bool) (out []*url.URL, skipped, invalid int) {
 	var seen map[string]bool
 	if unique {
 		seen = map[string]bool{}
@@ -338,6 +359,7 @@ func Hrefs(rs []selector.Result, base *url.URL, enc encoding.Encoding, schemes [
 		}
 		u, ok := Resolve(base, val, enc)
 		if !ok {
+			invalid++
 			continue
 		}
 		if !contains(schemes, strings.ToLower(u.Scheme)) {
@@ -345,6 +367,7 @@ func Hrefs(rs []selector.Result, base *url.URL, enc encoding.Encoding, schemes [
 			continue
 		}
 		if u.Host == "" && (u.Scheme == "http" || u.Scheme == "https") {
+			invalid++
 			continue
 		}
 		if dropFragments {
@@ -359,7 +382,7 @@ func Hrefs(rs []selector.Result, base *url.URL, enc encoding.Encoding, schemes [
 		}
 		out = append(out, u)
 	}
-	return out, skipped
+	return out, skipped, invalid
 }
 
 func attr(n *html.Node, key string) (string, bool) {

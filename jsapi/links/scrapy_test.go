@@ -14,7 +14,8 @@ import (
 // The cases below are Scrapy's (github.com/scrapy/scrapy, tests/test_linkextractors.py,
 // class TestLxmlLinkExtractor); each names the test it comes from. testdata/
 // linkextractor.html is Scrapy's tests/sample_data/link_extractor/linkextractor.html.
-// Differences: jscrawl drops fragments unless keepFragments (Scrapy keeps them in url), so
+// Differences: the zero Extractor drops fragments (the JS LinkExtractor sets KeepFragments
+// unless canonicalize, as Scrapy keeps them in url: TestLinkExtractorLikeScrapy), so
 // the cases whose expected URLs have a fragment set KeepFragments; Scrapy accepts ftp: and
 // file: links, jscrawl the schemes of DOWNLOAD_SCHEMES (Schemes here). The cases jscrawl
 // cannot state are listed in docs/from-scrapy.md.

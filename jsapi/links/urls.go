@@ -23,7 +23,7 @@ func BaseURL(doc *selector.Document, page *url.URL) *url.URL {
 	if n := findBase(doc.Node()); n != nil {
 		for _, a := range n.Attr {
 			if a.Key == "href" && a.Namespace == "" {
-				if ref, err := types.ParseURL(a.Val); err == nil {
+				if ref, err := types.ParseRef(page, a.Val); err == nil {
 					return page.ResolveReference(ref)
 				}
 			}
@@ -61,13 +61,13 @@ func findBase(n *html.Node) *html.Node {
 // html5Space is the whitespace HTML strips from URL attributes.
 const html5Space = " \t\n\r\f"
 
-// Resolve joins href to base as a browser does (types.ParseURL: surrounding spaces and
+// Resolve joins href to base as a browser does (types.ParseRef: surrounding spaces and
 // controls stripped, tabs and newlines inside removed) and makes the result safe as
 // Scrapy's safe_url_string (types.MakeSafe): punycode host, UTF-8 path, and the query
 // percent-encoded in enc, the page's encoding (nil: UTF-8). ok is false for an href that
 // does not parse.
 func Resolve(base *url.URL, href string, enc encoding.Encoding) (*url.URL, bool) {
-	ref, err := types.ParseURL(href)
+	ref, err := types.ParseRef(base, href)
 	if err != nil {
 		return nil, false
 	}
