@@ -166,27 +166,13 @@ func dropCredentials(req, next *types.Request) {
 	}
 	fromScheme, toScheme := strings.ToLower(from.Scheme), strings.ToLower(to.Scheme)
 	sameHost := strings.EqualFold(from.Hostname(), to.Hostname())
-	if !sameHost || fromScheme != toScheme || originPort(from) != originPort(to) {
+	if !sameHost || fromScheme != toScheme || types.PortOf(from) != types.PortOf(to) {
 		next.Headers.Del("Authorization")
 		next.Headers.Del("Proxy-Authorization")
 	}
 	if !sameHost || fromScheme != toScheme && toScheme != "https" {
 		next.Headers.Del("Cookie")
 	}
-}
-
-// originPort returns u's port, or its scheme's default port when it has none.
-func originPort(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "http":
-		return "80"
-	case "https":
-		return "443"
-	}
-	return ""
 }
 
 // fail returns the MaxRedirectsError of a chain, counted in the exception stats (the

@@ -461,32 +461,7 @@ func formDecode(s string) string {
 	if !strings.ContainsAny(s, "+%") && utf8.ValidString(s) {
 		return s
 	}
-	b := make([]byte, 0, len(s))
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '+':
-			b = append(b, ' ')
-		case c == '%' && i+2 < len(s) && hexVal(s[i+1]) >= 0 && hexVal(s[i+2]) >= 0:
-			b = append(b, byte(hexVal(s[i+1])<<4|hexVal(s[i+2])))
-			i += 2
-		default:
-			b = append(b, c)
-		}
-	}
-	return strings.ToValidUTF8(string(b), "\uFFFD")
-}
-
-func hexVal(c byte) int {
-	switch {
-	case '0' <= c && c <= '9':
-		return int(c - '0')
-	case 'a' <= c && c <= 'f':
-		return int(c-'a') + 10
-	case 'A' <= c && c <= 'F':
-		return int(c-'A') + 10
-	}
-	return -1
+	return strings.ToValidUTF8(types.UnquotePlus(s), "\uFFFD")
 }
 
 // serializeForm writes list as application/x-www-form-urlencoded

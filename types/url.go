@@ -327,6 +327,21 @@ func quoteQuery(q string, enc encoding.Encoding, safe *byteSet) string {
 	return string(quote(make([]byte, 0, len(q)+16), q, safe))
 }
 
+// PortOf returns u's port, or its scheme's default port (80 for http, 443 for https) when
+// it has none: for comparing origins, where http://h and http://h:80 are one.
+func PortOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http":
+		return "80"
+	case "https":
+		return "443"
+	}
+	return ""
+}
+
 func unhex(c byte) int {
 	switch {
 	case '0' <= c && c <= '9':
@@ -541,7 +556,7 @@ func fastHostname(raw string) (string, bool) {
 }
 
 // fastQueryChars are the characters of a query appendCanonicalFast sorts: unreserved
-// ones, which unquotePlus and quotePlus leave as they are, and the separators.
+// ones, which UnquotePlus and quotePlus leave as they are, and the separators.
 var fastQueryChars = newByteSet(unreservedChars+"=&", "")
 
 // fastHostChars are the characters of a host name splitFastAuthority takes.
@@ -595,7 +610,7 @@ func canonicalQuery(b []byte, q string) []byte {
 			continue
 		}
 		k, v, _ := strings.Cut(part, "=")
-		pairs = append(pairs, queryArg{unquotePlus(k), unquotePlus(v)})
+		pairs = append(pairs, queryArg{UnquotePlus(k), UnquotePlus(v)})
 	}
 	if len(pairs) > 1 {
 		slices.SortStableFunc(pairs, compareArgs)
@@ -611,9 +626,10 @@ func canonicalQuery(b []byte, q string) []byte {
 	return b
 }
 
-// unquotePlus decodes "+" to a space and valid %XX escapes to their bytes, leaving
-// invalid escapes as they are (Python's unquote_plus on bytes).
-func unquotePlus(s string) string {
+// UnquotePlus decodes "+" to a space and valid %XX escapes to their bytes, leaving
+// invalid escapes as they are (Python's unquote_plus on bytes; the form decoding of
+// application/x-www-form-urlencoded before UTF-8).
+func UnquotePlus(s string) string {
 	if strings.IndexByte(s, '%') < 0 && strings.IndexByte(s, '+') < 0 {
 		return s
 	}

@@ -165,25 +165,12 @@ func (s Strategy) Allows(page, target *url.URL) bool {
 		return true
 	case SameOrigin:
 		return strings.EqualFold(page.Scheme, target.Scheme) && strings.EqualFold(page.Hostname(), target.Hostname()) &&
-			port(page) == port(target)
+			types.PortOf(page) == types.PortOf(target)
 	case SameDomain:
 		return RegistrableDomain(page.Hostname()) == RegistrableDomain(target.Hostname())
 	default:
 		return strings.EqualFold(page.Hostname(), target.Hostname())
 	}
-}
-
-func port(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "http":
-		return "80"
-	case "https":
-		return "443"
-	}
-	return ""
 }
 
 // RegistrableDomain returns host's registrable domain (eTLD+1 by the public suffix list,
