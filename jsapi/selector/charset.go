@@ -82,9 +82,24 @@ func detect(body []byte, contentType string) (enc encoding.Encoding, name string
 	return lookupLabelMust("windows-1252"), "windows-1252", false
 }
 
-// containsFold reports whether b contains the lower-case ASCII word w in any case.
+// containsFold reports whether b contains the lower-case ASCII word w in any case. A w
+// that starts with a byte without case ('<') is looked for with IndexByte, which skips
+// the text between candidates at memchr speed.
 func containsFold[T string | []byte](b T, w string) bool {
+	if w == "" {
+		return true
+	}
 	for i := 0; i+len(w) <= len(b); i++ {
+		if c := w[0]; c < 'a' || c > 'z' {
+			j := indexByte(b[i:], c)
+			if j < 0 {
+				return false
+			}
+			i += j
+			if i+len(w) > len(b) {
+				return false
+			}
+		}
 		j := 0
 		for ; j < len(w); j++ {
 			if lower(b[i+j]) != w[j] {
@@ -96,4 +111,15 @@ func containsFold[T string | []byte](b T, w string) bool {
 		}
 	}
 	return false
+}
+
+// indexByte is strings.IndexByte or bytes.IndexByte for b.
+func indexByte[T string | []byte](b T, c byte) int {
+	switch x := any(b).(type) {
+	case string:
+		return strings.IndexByte(x, c)
+	case []byte:
+		return bytes.IndexByte(x, c)
+	}
+	return -1
 }

@@ -78,3 +78,40 @@ func TestEncodingHTML5Lib(t *testing.T) {
 		t.Errorf("ran %d cases and skipped %d scripted, want 82 and 1 (the counts in docs/from-scrapy.md)", total, scripted)
 	}
 }
+
+func TestContainsFold(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		text, word string
+		want       bool
+	}{
+		{"<html><TABLE>", "<table", true},
+		{"<html><TaBlE", "<table", true},
+		{"<html><tabl", "<table", false},
+		{"<<table", "<table", true},
+		{"< table <tab <tablE x", "<table", true},
+		{"no tags here", "<table", false},
+		{"", "<table", false},
+		{"x<", "<table", false},
+		{"META charset", "meta", true},
+		{"met", "meta", false},
+		{"anything", "", true},
+	} {
+		if got := containsFold(tc.text, tc.word); got != tc.want {
+			t.Errorf("containsFold(%q, %q) = %v", tc.text, tc.word, got)
+		}
+		if got := containsFold([]byte(tc.text), tc.word); got != tc.want {
+			t.Errorf("containsFold([]byte(%q), %q) = %v", tc.text, tc.word, got)
+		}
+	}
+}
+
+func BenchmarkContainsFold(b *testing.B) {
+	page := []byte(strings.Repeat("<div class=\"product\"><a href=\"/x\">a book</a></div>\n", 1000))
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		if containsFold(page, "<table") {
+			b.Fatal("found")
+		}
+	}
+}
