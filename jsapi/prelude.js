@@ -143,12 +143,13 @@
   let trusted = null; // options jscrawl has checked already (requestWith)
   class Request {
     // new Request(url, options), or Scrapy's new Request(url, callback[, options]).
-    constructor(url, opts, more) {
+    constructor(url, ...rest) {
+      const opts = rest[0], more = rest[1];
       const t = trusted;
       trusted = null;
       this.url = url === checked && url !== null ? url : checkURL(url, "Request");
       checked = null;
-      const o = arguments.length < 2 || opts === t ? opts : requestOptions(opts, more, arguments.length, "new Request()", requestKeys);
+      const o = rest.length === 0 || opts === t ? opts : requestOptions(opts, more, rest.length + 1, "new Request()", requestKeys);
       if (o) {
         if (o.method) this.method = `${o.method}`.toUpperCase(); // a Symbol throws, as in fetch()
         if (o.headers) this.headers = o.headers; // the setter makes it a RequestHeaders
@@ -427,8 +428,8 @@
       return h === undefined ? urljoin(this.url, String(href)) : urljoinAt(h, String(href));
     }
     // follow(target, options), or Scrapy's follow(target, callback[, options]).
-    follow(target, opts, more) {
-      const o = arguments.length < 2 ? undefined : requestOptions(opts, more, arguments.length, "response.follow()", requestKeys);
+    follow(target, ...rest) {
+      const o = rest.length === 0 ? undefined : requestOptions(rest[0], rest[1], rest.length + 1, "response.follow()", requestKeys);
       return followRequest(this, target, o, false, this.#h);
     }
     // followAll(targets, options), or Scrapy's followAll(targets, callback[, options]).
