@@ -140,34 +140,12 @@
   // Request keeps only what was given as own properties; defaults live on the prototype and
   // headers/meta/cbKwargs objects are made on first use, so response.follow(href) is cheap.
   let checked = null; // a URL response.follow() has joined and checked already
-  let trusted = null; // options jscrawl has checked already (requestWith)
   class Request {
-    // new Request(url, options), or Scrapy's new Request(url, callback[, options]).
+    // new Request(url, options), or Scrapy's new Request(url, callback[, options]). The
+    // rest parameter counts the arguments (an explicit undefined is refused): goja builds
+    // an arguments object on every call, which costs more.
     constructor(url, ...rest) {
-      const opts = rest[0], more = rest[1];
-      const t = trusted;
-      trusted = null;
-      this.url = url === checked && url !== null ? url : checkURL(url, "Request");
-      checked = null;
-      const o = rest.length === 0 || opts === t ? opts : requestOptions(opts, more, rest.length + 1, "new Request()", requestKeys);
-      if (o) {
-        if (o.method) this.method = `${o.method}`.toUpperCase(); // a Symbol throws, as in fetch()
-        if (o.headers) this.headers = o.headers; // the setter makes it a RequestHeaders
-        if (o.body !== undefined && o.body !== null) {
-          if (typeof o.body === "symbol") throw new TypeError("Request(): body must be a string or bytes, got a Symbol");
-          this.body = o.body;
-        }
-        if (o.callback !== undefined && o.callback !== null) this.callback = methodName(o.callback, "callback");
-        if (o.errback !== undefined && o.errback !== null) this.errback = methodName(o.errback, "errback");
-        if (o.cbKwargs) this.cbKwargs = o.cbKwargs;
-        if (o.meta) this.meta = o.meta;
-        if (o.browser !== undefined && o.browser !== null && o.browser !== false) {
-          this.meta = Object.assign({}, o.meta, { browser: browserOption(o.browser) });
-        }
-        if (o.cookies) this.cookies = o.cookies;
-        if (o.priority) this.priority = Number(o.priority) | 0;
-        if (o.dontFilter) this.dontFilter = true;
-      }
+      initRequest(this, url, rest.length === 0 ? undefined : requestOptions(rest[0], rest[1], rest.length + 1, "new Request()", requestKeys));
     }
     replace(opts) {
       if (opts !== undefined && opts !== null) checkOptions(opts, replaceKeys, "request.replace()");
@@ -182,11 +160,34 @@
   }
   const RequestProto = Request.prototype;
   const replaceKeys = requestKeys.concat(["url"]);
-  // requestWith is new Request(url, o) for options o that are checked already.
+  // initRequest sets up r, a Request, from its URL and checked options o (undefined: none).
+  function initRequest(r, url, o) {
+    r.url = url === checked && url !== null ? url : checkURL(url, "Request");
+    checked = null;
+    if (!o) return;
+    if (o.method) r.method = `${o.method}`.toUpperCase(); // a Symbol throws, as in fetch()
+    if (o.headers) r.headers = o.headers; // the setter makes it a RequestHeaders
+    if (o.body !== undefined && o.body !== null) {
+      if (typeof o.body === "symbol") throw new TypeError("Request(): body must be a string or bytes, got a Symbol");
+      r.body = o.body;
+    }
+    if (o.callback !== undefined && o.callback !== null) r.callback = methodName(o.callback, "callback");
+    if (o.errback !== undefined && o.errback !== null) r.errback = methodName(o.errback, "errback");
+    if (o.cbKwargs) r.cbKwargs = o.cbKwargs;
+    if (o.meta) r.meta = o.meta;
+    if (o.browser !== undefined && o.browser !== null && o.browser !== false) {
+      r.meta = Object.assign({}, o.meta, { browser: browserOption(o.browser) });
+    }
+    if (o.cookies) r.cookies = o.cookies;
+    if (o.priority) r.priority = Number(o.priority) | 0;
+    if (o.dontFilter) r.dontFilter = true;
+  }
+  // requestWith is new Request(url, o) for options o that are checked already (or none),
+  // without the constructor's argument checks.
   function requestWith(url, o) {
-    if (o === undefined || o === null) return new Request(url);
-    trusted = o;
-    return new Request(url, o);
+    const r = Object.create(RequestProto);
+    initRequest(r, url, o === null ? undefined : o);
+    return r;
   }
   Object.assign(Request.prototype, { method: "GET", body: null, callback: null, errback: null, cookies: null, priority: 0, dontFilter: false });
 
