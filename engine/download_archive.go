@@ -1,12 +1,9 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -140,7 +137,7 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 		return nil, &DownloadError{Name: NameNotSupported, URL: req.URL,
 			Err: errors.New("a browser request with includePage needs a live page, which a replay does not have (--replay-fallback renders it)")}
 	}
-	resp, ok, err := h.archive.Lookup(req)
+	rec, ok, err := h.archive.LookupStream(req)
 	if err != nil {
 		return nil, &DownloadError{Name: NameBadResponse, URL: req.URL, Err: err}
 	}
@@ -152,12 +149,21 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 		return nil, &DownloadError{Name: NameNotInArchive, URL: req.URL,
 			Err: errors.New("not in the replayed archive (no response recorded for this method, URL and body)")}
 	}
-	if err := decodeRecorded(req, resp, lim); err != nil {
+	// The recorded body streams from the file through the live path's limits: refused
+	// past DOWNLOAD_MAXSIZE (raw or decoded: archives of other tools keep the bytes from
+	// the wire, jscrawl records bodies decoded) and held under DOWNLOAD_MEMORY_BUDGET.
+	defer rec.HTTP.Body.Close()
+	body, rawLen, err := h.env.readBody(ctx, req, rec.HTTP, lim)
+	if err != nil {
 		return nil, err
 	}
-	if lim.MaxSize > 0 && int64(len(resp.Body)) > lim.MaxSize {
-		return nil, &DownloadError{Name: NameMaxSize, URL: req.URL,
-			Err: fmt.Errorf("cancelling download: size (%d) larger than %s (%d)", len(resp.Body), types.DownloadMaxSize, lim.MaxSize)}
+	resp := &types.Response{
+		URL:      rec.URL,
+		Status:   rec.HTTP.StatusCode,
+		Headers:  rec.HTTP.Header,
+		Body:     body,
+		Request:  req,
+		Protocol: rec.HTTP.Proto,
 	}
 	// A browser response keeps the rendered page's URL, after the redirects Chromium
 	// followed (the archive has it).
@@ -166,41 +172,8 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 	}
 	h.env.stats.Inc("replay/response_count", 1)
 	h.env.countRequest(req.HTTPMethod(), len(req.HTTPMethod())+len(req.URL)+12+len(req.Body))
-	h.env.countResponse(resp.Status, len(resp.Body)+15)
+	h.env.countResponse(resp.Status, rawLen+15)
 	return resp, nil
-}
-
-// decodeRecorded decodes a recorded body that still has its Content-Encoding, as archives
-// of other tools keep the bytes from the wire (jscrawl records bodies decoded), and removes
-// the header then, as the http handler does.
-func decodeRecorded(req *types.Request, resp *types.Response, lim DownloadLimits) error {
-	encs := contentEncodings(resp.Headers.Get("Content-Encoding"))
-	if len(encs) == 0 || len(resp.Body) == 0 {
-		return nil
-	}
-	r, closers, failed, err := decoders(bytes.NewReader(resp.Body), encs, nil)
-	defer closeAll(closers)
-	if err == nil {
-		max := lim.MaxSize
-		if max <= 0 {
-			max = math.MaxInt64 - 1
-		}
-		var b []byte
-		if b, err = io.ReadAll(io.LimitReader(r, max+1)); err == nil {
-			if int64(len(b)) > max {
-				return &DownloadError{Name: NameMaxSize, URL: req.URL,
-					Err: fmt.Errorf("cancelling download: decoded body larger than %s (%d)", types.DownloadMaxSize, lim.MaxSize)}
-			}
-			resp.Body = b
-			resp.Headers.Del("Content-Encoding")
-			resp.Headers.Del("Content-Length")
-			return nil
-		}
-	}
-	if failed == "" {
-		failed = strings.Join(encs, ", ")
-	}
-	return &DownloadError{Name: NameBadResponse, URL: req.URL, Err: fmt.Errorf("recorded body does not decode as %s: %w", failed, err)}
 }
 
 // sentHeader implements headerSender with the inner handler's.

@@ -190,8 +190,8 @@ func (d *httpHandler) sentHeader(req *types.Request) http.Header {
 // readBody reads hresp.Body through its Content-Encoding decoders, enforcing the size
 // limits on the raw and the decoded bytes as they stream. It returns the decoded body and
 // the raw length, and removes Content-Encoding and Content-Length once decoded (Scrapy:
-// HttpCompressionMiddleware).
-func (d *httpHandler) readBody(ctx context.Context, req *types.Request, hresp *http.Response, lim DownloadLimits) ([]byte, int, error) {
+// HttpCompressionMiddleware). The replay reads recorded bodies with it too.
+func (d *downloadEnv) readBody(ctx context.Context, req *types.Request, hresp *http.Response, lim DownloadLimits) ([]byte, int, error) {
 	cl := hresp.ContentLength
 	if lim.MaxSize > 0 && cl > lim.MaxSize {
 		return nil, 0, &DownloadError{Name: NameMaxSize, URL: req.URL,

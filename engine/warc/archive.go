@@ -23,8 +23,10 @@ import (
 // key of its method, URL and body (types.Request.FingerprintSum, so the URL compares in
 // its canonical form) and where its response record is (the one it names in
 // WARC-Concurrent-To, else the next response of the same URL); a response no request
-// record names is indexed as a GET of its URL. Lookup reads a response record from its
-// file. Safe for concurrent use.
+// record names is indexed as a GET of its URL. Open reads the blocks of request records
+// only (bounded by maxRequestBlock) and skips those of the others as they stream, so
+// the index costs no payload's size in memory. LookupStream reads a response record from
+// its file, its body as a stream. Safe for concurrent use.
 type Archive struct {
 	files []*os.File
 	names []string
@@ -97,11 +99,7 @@ func (a *Archive) add(path string, x *scan) error {
 	fi := len(a.files)
 	a.files = append(a.files, f)
 	a.names = append(a.names, path)
-	r, err := newReader(io.NewSectionReader(f, 0, 1<<62))
-	if err != nil {
-		return fmt.Errorf("replay: %s: %w", path, err)
-	}
-	defer r.Close()
+	rr := newRecordReader(io.NewSectionReader(f, 0, 1<<62), 0)
 	// A response record ends where the next record begins, or at the end of the file.
 	last := ""
 	end := func(offset int64) {
@@ -112,33 +110,32 @@ func (a *Archive) add(path string, x *scan) error {
 			last = ""
 		}
 	}
-	for rec, err := range r.Records() {
+	for {
+		rec, err := rr.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
 		if err != nil {
-			return fmt.Errorf("replay: %s: record at offset %d: %w", path, rec.Offset, err)
+			return fmt.Errorf("replay: %s: %w", path, err)
 		}
 		end(rec.Offset)
-		wr := rec.WarcRecord
-		h := wr.WarcHeader()
-		switch wr.Type() {
-		case gowarc.Request:
-			p, err := readRequest(wr)
+		switch strings.ToLower(rec.Header.Get(gowarc.WarcType)) {
+		case "request":
+			p, err := readRequest(rec)
 			if err != nil {
-				_ = rec.Close()
 				return fmt.Errorf("replay: %s: request record at offset %d: %w", path, rec.Offset, err)
 			}
-			p.respIDs = h.GetAll(gowarc.WarcConcurrentTo)
-			for i, id := range p.respIDs {
-				p.respIDs[i] = strings.Trim(id, "<>")
+			for _, c := range rec.Header.Values(gowarc.WarcConcurrentTo) {
+				p.respIDs = append(p.respIDs, id(c))
 			}
 			x.requests = append(x.requests, p)
-		case gowarc.Response:
-			id := wr.RecordId()
-			x.responses[id] = location{file: fi, offset: rec.Offset}
-			x.order = append(x.order, id)
-			last = id
-			x.respURL[id] = h.Get(gowarc.WarcTargetURI)
+		case "response":
+			rid := id(rec.Header.Get(gowarc.WarcRecordID))
+			x.responses[rid] = location{file: fi, offset: rec.Offset}
+			x.order = append(x.order, rid)
+			last = rid
+			x.respURL[rid] = rec.Header.Get(gowarc.WarcTargetURI)
 		}
-		_ = rec.Close()
 	}
 	st, err := f.Stat()
 	if err != nil {
@@ -204,14 +201,17 @@ func (a *Archive) put(key [sha1.Size]byte, at location) {
 	a.count++
 }
 
+// maxRequestBlock bounds the block of a request record, which Open reads into memory
+// (the request body is part of the key).
+const maxRequestBlock = 64 << 20
+
 // readRequest reads a request record's method, URL and body into its key. It splits the
 // HTTP message itself: a recorded request body may have no Content-Length.
-func readRequest(wr gowarc.WarcRecord) (*pending, error) {
-	raw, err := wr.Block().RawBytes()
-	if err != nil {
-		return nil, err
+func readRequest(rec *rawRecord) (*pending, error) {
+	if rec.Length > maxRequestBlock {
+		return nil, fmt.Errorf("block of %d bytes, more than the %d a request record may have", rec.Length, maxRequestBlock)
 	}
-	msg, err := io.ReadAll(raw)
+	msg, err := io.ReadAll(rec.Block)
 	if err != nil {
 		return nil, err
 	}
@@ -220,9 +220,9 @@ func readRequest(wr gowarc.WarcRecord) (*pending, error) {
 	if !ok || method == "" {
 		return nil, errors.New("not an HTTP request")
 	}
-	target := wr.WarcHeader().Get(gowarc.WarcTargetURI)
+	target := rec.Header.Get(gowarc.WarcTargetURI)
 	req := &types.Request{Method: method, URL: target, Body: body}
-	if b := wr.WarcHeader().Get(BrowserHeader); b != "" {
+	if b := rec.Header.Get(BrowserHeader); b != "" {
 		var opts map[string]any
 		if err := json.Unmarshal([]byte(b), &opts); err != nil {
 			return nil, fmt.Errorf("%s: %w", BrowserHeader, err)
@@ -238,11 +238,24 @@ func (a *Archive) Len() int { return a.count }
 // Files returns the files read, in order.
 func (a *Archive) Files() []string { return slices.Clone(a.names) }
 
-// Lookup returns the recorded response to req (ok false when the archive has none). The
-// responses recorded for the same method, URL and body are served in the order they were
-// recorded; past the last, the last again. The response's Request is req and its URL the
-// request's.
-func (a *Archive) Lookup(req *types.Request) (resp *types.Response, ok bool, err error) {
+// Recorded is a response record found by LookupStream, its body not read yet: Body
+// streams the recorded payload (dechunked when the record has Transfer-Encoding
+// chunked, still in its Content-Encoding), straight from the file.
+type Recorded struct {
+	// URL is the page's URL as recorded: the rendered URL of a browser response, else
+	// the target URI.
+	URL string
+	// HTTP is the recorded response; its Request is a request of the looked-up method
+	// (for net/http's reading of a HEAD response), its ContentLength the recorded
+	// Content-Length (-1: unknown) and its Body the stream of the payload, which the
+	// caller closes.
+	HTTP *http.Response
+}
+
+// LookupStream finds the recorded response to req (ok false when the archive has none)
+// and reads its record up to the body. The responses recorded for the same method, URL
+// and body are served in the order they were recorded; past the last, the last again.
+func (a *Archive) LookupStream(req *types.Request) (rec *Recorded, ok bool, err error) {
 	key := req.FingerprintSum()
 	a.mu.Lock()
 	x := a.index[key]
@@ -253,55 +266,57 @@ func (a *Archive) Lookup(req *types.Request) (resp *types.Response, ok bool, err
 	at := x.at[min(x.served, len(x.at)-1)]
 	x.served++
 	a.mu.Unlock()
-	resp, err = a.read(at, req.HTTPMethod())
+	rec, err = a.open(at, req.HTTPMethod())
 	if err != nil {
 		return nil, true, fmt.Errorf("replay %s: %s at offset %d: %w", req.URL, a.names[at.file], at.offset, err)
 	}
-	resp.Request = req
-	return resp, true, nil
+	return rec, true, nil
 }
 
-// read reads the response record at at, the answer to a request of method.
-func (a *Archive) read(at location, method string) (*types.Response, error) {
-	r, err := newReader(io.NewSectionReader(a.files[at.file], at.offset, at.size))
-	if err != nil {
-		return nil, err
+// Lookup is LookupStream with the body read whole into the response (no size limit:
+// the engine's replay reads with LookupStream). The response's Request is req and its
+// URL Recorded.URL.
+func (a *Archive) Lookup(req *types.Request) (resp *types.Response, ok bool, err error) {
+	rec, ok, err := a.LookupStream(req)
+	if !ok || err != nil {
+		return nil, ok, err
 	}
-	defer r.Close()
-	rec, err := r.Next()
-	if err != nil {
-		return nil, err
-	}
-	defer rec.Close()
-	raw, err := rec.WarcRecord.Block().RawBytes()
-	if err != nil {
-		return nil, err
-	}
-	br := bufio.NewReader(raw)
-	hresp, err := http.ReadResponse(br, &http.Request{Method: method})
-	if err != nil {
-		return nil, err
-	}
-	defer hresp.Body.Close()
+	defer rec.HTTP.Body.Close()
 	var body []byte
-	if hresp.ContentLength >= 0 && hresp.ContentLength <= at.size*1024 {
-		body = make([]byte, 0, hresp.ContentLength)
+	if n := rec.HTTP.ContentLength; n >= 0 && n <= 64<<20 {
+		body = make([]byte, 0, n)
 	}
 	buf := bytes.NewBuffer(body)
-	if _, err := buf.ReadFrom(hresp.Body); err != nil {
-		return nil, err
-	}
-	u := rec.WarcRecord.WarcHeader().Get(RenderedURIHeader)
-	if u == "" {
-		u = rec.WarcRecord.WarcHeader().Get(gowarc.WarcTargetURI)
+	if _, err := buf.ReadFrom(rec.HTTP.Body); err != nil {
+		return nil, true, fmt.Errorf("replay %s: %w", req.URL, err)
 	}
 	return &types.Response{
-		URL:      u,
-		Status:   hresp.StatusCode,
-		Headers:  hresp.Header,
+		URL:      rec.URL,
+		Status:   rec.HTTP.StatusCode,
+		Headers:  rec.HTTP.Header,
 		Body:     buf.Bytes(),
-		Protocol: hresp.Proto,
-	}, nil
+		Request:  req,
+		Protocol: rec.HTTP.Proto,
+	}, true, nil
+}
+
+// open reads the response record at at, the answer to a request of method, up to its
+// HTTP body.
+func (a *Archive) open(at location, method string) (*Recorded, error) {
+	rr := newRecordReader(io.NewSectionReader(a.files[at.file], at.offset, at.size), at.offset)
+	rec, err := rr.next()
+	if err != nil {
+		return nil, err
+	}
+	hresp, err := http.ReadResponse(bufio.NewReader(rec.Block), &http.Request{Method: method})
+	if err != nil {
+		return nil, err
+	}
+	u := rec.Header.Get(RenderedURIHeader)
+	if u == "" {
+		u = rec.Header.Get(gowarc.WarcTargetURI)
+	}
+	return &Recorded{URL: u, HTTP: hresp}, nil
 }
 
 // Close closes the files.
