@@ -2,6 +2,7 @@ package jsapi
 
 import (
 	"bytes"
+	"errors"
 	"mime"
 	"strings"
 	"unicode/utf8"
@@ -63,6 +64,16 @@ func (x *feedsClass) SitemapError(c goja.FunctionCall) (goja.Value, error) {
 		return x.st.rt.ToValue(err.Error()), nil
 	}
 	return goja.Null(), nil
+}
+
+// SitemapTooLarge(reader) tells whether reading stopped at DOWNLOAD_MAXSIZE (the
+// decompressed size of a gzipped sitemap).
+func (x *feedsClass) SitemapTooLarge(c goja.FunctionCall) (goja.Value, error) {
+	r, err := sitemap(c.Argument(0))
+	if err != nil {
+		return nil, err
+	}
+	return x.st.rt.ToValue(errors.Is(r.Err(), feeds.ErrTooLarge)), nil
 }
 
 // SitemapNext(reader) → up to sitemapBatch entries { loc, lastmod?, changefreq?,

@@ -9,7 +9,7 @@
   // VM is set up.
   const { newLinkExtractor, extractLinks, linkMatches, pageLinks } = n.links;
   const { isHTMLResponse } = n.response;
-  const { sitemapOpen, sitemapType, sitemapError, sitemapNext, robotsSitemaps, feedNodes, csvRows } = n.feeds;
+  const { sitemapOpen, sitemapType, sitemapError, sitemapTooLarge, sitemapNext, robotsSitemaps, feedNodes, csvRows } = n.feeds;
   const { Request, Response, Spider, methodName, checkOptions, requestOptions, requestKeys, requestWith } = p;
   const currentSpider = p.spider;
 
@@ -492,7 +492,11 @@
       };
       const finish = () => {
         const err = sitemapError(reader);
-        if (err !== null) {
+        if (err !== null && sitemapTooLarge(reader)) {
+          // as a download over DOWNLOAD_MAXSIZE is cancelled (download/maxsize)
+          this.crawler.stats.inc("sitemap/maxsize");
+          this.logger.error("Cancelled sitemap " + response.url + " (kept the entries before the limit): " + err);
+        } else if (err !== null) {
           this.crawler.stats.inc("sitemap/broken");
           this.logger.warn("Broken sitemap " + response.url + " (kept the entries before the error): " + err);
         }

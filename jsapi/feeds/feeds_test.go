@@ -230,3 +230,36 @@ func TestReadCSV(t *testing.T) {
 		}
 	}
 }
+
+// TestSitemapBounds: runs of whitespace longer than maxSpaceRun, in a <loc> and between
+// entries, are cut and the entries read as they are; a run of text or a tag larger than
+// maxToken stops the reading with ErrTokenTooLarge, the entries before it kept.
+func TestSitemapBounds(t *testing.T) {
+	t.Parallel()
+	space := strings.Repeat(" \n", maxToken)
+	head := `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`
+	for _, tc := range []struct {
+		name string
+		doc  string
+		want []string
+		err  error
+	}{
+		{"space", head + `<url><loc>` + space + `https://a.example/1` + space + `</loc></url>` + space +
+			`<url><loc>https://a.example/2</loc></url></urlset>`, []string{"https://a.example/1", "https://a.example/2"}, nil},
+		{"text", head + `<url><loc>https://a.example/1</loc></url>` + strings.Repeat("x", 2*maxToken) +
+			`<url><loc>https://a.example/2</loc></url></urlset>`, []string{"https://a.example/1"}, ErrTokenTooLarge},
+		{"loc", head + `<url><loc>https://a.example/1</loc></url><url><loc>https://a.example/` + strings.Repeat("yyyy<b/>", maxToken/2) +
+			`</loc></url></urlset>`, []string{"https://a.example/1"}, ErrTokenTooLarge},
+		{"tag", head + `<url><loc>https://a.example/1</loc></url><url a="` + strings.Repeat("z", 2*maxToken) +
+			`"><loc>https://a.example/2</loc></url></urlset>`, []string{"https://a.example/1"}, ErrTokenTooLarge},
+	} {
+		r := NewSitemapReader(gzipped(t, tc.doc), 0)
+		var got []string
+		for _, e := range readAll(r, 100) {
+			got = append(got, e.Loc[:min(len(e.Loc), 80)])
+		}
+		if !slices.Equal(got, tc.want) || !errors.Is(r.Err(), tc.err) {
+			t.Errorf("%s: %q, err %v; want %q, %v", tc.name, got, r.Err(), tc.want, tc.err)
+		}
+	}
+}
