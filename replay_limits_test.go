@@ -20,12 +20,19 @@ import (
 )
 
 // writeGzipZeros writes to w one gzip member of prefix, then zeros MiB of zero bytes,
-// then suffix, without compressing the zeros one by one (2 GiB would take a minute under
-// -race): deflate's encoding of a MiB of zeros that follows at least 32 KiB of zeros
-// (the window) is the same block wherever it stands, so it is made once and repeated.
+// then suffix (writeGzipFill).
 func writeGzipZeros(w io.Writer, prefix []byte, zeros int, suffix []byte) error {
+	return writeGzipFill(w, prefix, 0, zeros, suffix)
+}
+
+// writeGzipFill writes to w one gzip member of prefix, then mibs MiB of the byte fill,
+// then suffix, without compressing the fill byte by byte (2 GiB would take a minute under
+// -race): deflate's encoding of a MiB of fill that follows at least 32 KiB of it (the
+// window) is the same block wherever it stands, so it is made once and repeated.
+func writeGzipFill(w io.Writer, prefix []byte, fill byte, mibs int, suffix []byte) error {
 	const mib = 1 << 20
-	zero := make([]byte, mib)
+	zero := bytes.Repeat([]byte{fill}, mib)
+	zeros := mibs
 	var buf bytes.Buffer
 	fw, err := flate.NewWriter(&buf, flate.BestSpeed)
 	if err != nil {
