@@ -3,6 +3,7 @@ package warc_test
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"crypto/sha1"
 	"encoding/base32"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	goruntime "runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -379,5 +381,54 @@ func TestContinueRecoversOpenFile(t *testing.T) {
 				t.Error("Create left the open file")
 			}
 		})
+	}
+}
+
+// TestArchiveStreamsRecords: opening an archive of a 64 MiB response record allocates a
+// small part of it (the index skips the block as it streams, gowarc cached it), and
+// LookupStream hands the body over as a stream of the declared length. Not parallel:
+// it counts the allocations of the whole process.
+func TestArchiveStreamsRecords(t *testing.T) {
+	const size = 64 << 20
+	path := filepath.Join(t.TempDir(), "big.warc.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := fmt.Sprintf("HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n", size)
+	zw, _ := gzip.NewWriterLevel(f, gzip.BestSpeed)
+	fmt.Fprintf(zw, "WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://example.com/big\r\n"+
+		"WARC-Record-ID: <urn:uuid:6c4b4f0e-0000-4000-8000-000000000001>\r\n"+
+		"Content-Type: application/http;msgtype=response\r\nContent-Length: %d\r\n\r\n%s", len(head)+size, head)
+	zero := make([]byte, 1<<20)
+	for range size >> 20 {
+		_, _ = zw.Write(zero)
+	}
+	_, _ = zw.Write([]byte("\r\n\r\n"))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var before, after goruntime.MemStats
+	goruntime.ReadMemStats(&before)
+	a, err := warc.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	rec, ok, err := a.LookupStream(&types.Request{URL: "http://example.com/big"})
+	if !ok || err != nil {
+		t.Fatalf("LookupStream: %v, %v", ok, err)
+	}
+	n, err := io.CopyN(io.Discard, rec.HTTP.Body, 1<<20)
+	_ = rec.HTTP.Body.Close()
+	goruntime.ReadMemStats(&after)
+	if n != 1<<20 || err != nil || rec.HTTP.ContentLength != size || rec.URL != "http://example.com/big" {
+		t.Errorf("read %d bytes (%v) of a body of %d at %s", n, err, rec.HTTP.ContentLength, rec.URL)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Errorf("opening and reading 1 MiB of a %d-byte record allocated %d bytes", size, alloc)
 	}
 }
