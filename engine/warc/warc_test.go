@@ -432,3 +432,26 @@ func TestArchiveStreamsRecords(t *testing.T) {
 		t.Errorf("opening and reading 1 MiB of a %d-byte record allocated %d bytes", size, alloc)
 	}
 }
+
+// TestArchiveLyingContentLength: a response record whose HTTP Content-Length is larger
+// than its block fails to read instead of having a reader trust it.
+func TestArchiveLyingContentLength(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "lie.warc")
+	msg := "HTTP/1.1 200 OK\r\nContent-Length: 1099511627776\r\n\r\nsmall"
+	doc := fmt.Sprintf("WARC/1.1\r\nWARC-Type: response\r\nWARC-Target-URI: http://example.com/lie\r\n"+
+		"WARC-Record-ID: <urn:uuid:6c4b4f0e-0000-4000-8000-000000000002>\r\n"+
+		"Content-Type: application/http;msgtype=response\r\nContent-Length: %d\r\n\r\n%s\r\n\r\n", len(msg), msg)
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := warc.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	_, ok, err := a.LookupStream(&types.Request{URL: "http://example.com/lie"})
+	if !ok || err == nil || !strings.Contains(err.Error(), "Content-Length 1099511627776 larger than the record's block") {
+		t.Errorf("LookupStream: %v, %v; want the Content-Length refused", ok, err)
+	}
+}
