@@ -315,7 +315,7 @@ func (a *Archive) open(at location, method string) (*Recorded, error) {
 	if hresp.ContentLength > rec.Length {
 		// A reader would trust it and allocate that much (with no DOWNLOAD_MAXSIZE).
 		_ = hresp.Body.Close()
-		return nil, fmt.Errorf("Content-Length %d larger than the record's block (%d bytes)", hresp.ContentLength, rec.Length)
+		return nil, fmt.Errorf("declared Content-Length %d larger than the record's block (%d bytes)", hresp.ContentLength, rec.Length)
 	}
 	u := rec.Header.Get(RenderedURIHeader)
 	if u == "" {

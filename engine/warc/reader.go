@@ -140,7 +140,7 @@ func readHeader(r *bufio.Reader) (http.Header, error) {
 		line, err := r.ReadSlice('\n')
 		size += len(line)
 		if errors.Is(err, bufio.ErrBufferFull) || size > maxHeaderBytes || i > maxHeaderLines {
-			return nil, errors.New("WARC header too long")
+			return nil, errors.New("record header too long")
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {

@@ -451,7 +451,7 @@ func TestArchiveLyingContentLength(t *testing.T) {
 	}
 	defer a.Close()
 	_, ok, err := a.LookupStream(&types.Request{URL: "http://example.com/lie"})
-	if !ok || err == nil || !strings.Contains(err.Error(), "Content-Length 1099511627776 larger than the record's block") {
+	if !ok || err == nil || !strings.Contains(err.Error(), "declared Content-Length 1099511627776 larger than the record's block") {
 		t.Errorf("LookupStream: %v, %v; want the Content-Length refused", ok, err)
 	}
 }
