@@ -91,6 +91,9 @@ func (rr *recordReader) next() (*rawRecord, error) {
 			break
 		}
 		if err != nil {
+			if len(bytes.TrimSpace(b)) == 0 && errors.Is(err, io.EOF) {
+				return nil, io.EOF // blank lines after the last record
+			}
 			return nil, fmt.Errorf("at offset %d: no WARC record (%w)", rr.offset(), err)
 		}
 		if _, err := rr.br.Discard(1); err != nil {
