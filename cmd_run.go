@@ -243,6 +243,9 @@ func runAction(c *cli.Context) error {
 	if frontierErr != nil {
 		return frontierFailed(frontierErr)
 	}
+	if final["finish_reason"] == "jobdir_error" && rj != nil {
+		return rj.storeFailed()
+	}
 	if err := runExit(final["finish_reason"], stopped(), ctx.Err() != nil, passed); err != nil || statsErr == nil {
 		return err
 	}
