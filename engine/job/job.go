@@ -418,11 +418,11 @@ func (j *Job) Commit(ctx context.Context, p engine.Progress) (err error) {
 }
 
 // resumable reports whether a crawl that ended with reason can be resumed: a stop (Ctrl-C,
-// SIGTERM), a memory limit or a failed feed or commit, not a crawl that finished or was
+// SIGTERM), a memory limit or a failed feed, WARC file or commit, not a crawl that finished or was
 // closed by a CLOSESPIDER_* limit.
 func resumable(reason string) bool {
 	switch reason {
-	case "shutdown", engine.ReasonMemUsageExceeded, "feed_error", "jobdir_error":
+	case "shutdown", engine.ReasonMemUsageExceeded, "feed_error", "jobdir_error", "warc_error":
 		return true
 	}
 	return false
