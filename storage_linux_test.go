@@ -1,0 +1,269 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jscrawl/jscrawl/engine/warc"
+)
+
+// fullDisk mounts a tmpfs of sizeMB on a new folder and returns it, unmounted at the
+// test's end. Without the right to mount (not root, a container without CAP_SYS_ADMIN)
+// the test is skipped with the reason, unless CI=true: then it fails.
+func fullDisk(t *testing.T, sizeMB int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "disk")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+strconv.Itoa(sizeMB)+"m"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("mount a tmpfs (CI=true): %v", err)
+		}
+		t.Skipf("a full disk needs a tmpfs, which this process may not mount: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+// fill writes the file path until the disk has less than leave bytes free (0: until a
+// write fails with ENOSPC).
+func fill(path string, leave int64) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(filepath.Dir(path), &st); err != nil {
+		return err
+	}
+	free := int64(st.Bavail) * st.Bsize
+	chunk := make([]byte, 4096)
+	for free-4096 >= leave {
+		if _, err := f.Write(chunk); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				return nil
+			}
+			return err
+		}
+		free -= 4096
+	}
+	return nil
+}
+
+// fillAt makes site fill the disk of path (to the last byte) as its download number n is
+// served, and free it again as download free is (0: never).
+func fillAt(t *testing.T, site *treeSite, path string, n, free int) {
+	t.Helper()
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	site.onHit = func(i int) {
+		switch i {
+		case n:
+			if err := fill(path, 0); err != nil {
+				t.Errorf("fill the disk: %v", err)
+			}
+		case free:
+			_ = os.Remove(path)
+		}
+	}
+}
+
+// noCrash checks that a run's log has no Go panic or stack trace.
+func noCrash(t *testing.T, out string) {
+	t.Helper()
+	for _, bad := range []string{"panic:", "goroutine ", "fatal error:"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("the run crashed (%q in its log):\n%s", bad, out)
+			return
+		}
+	}
+}
+
+// TestFullDiskJobdir: the disk of a --jobdir fills mid-crawl. The run ends with
+// finish_reason jobdir_error, exit code 1, its stats and one line naming the store's file
+// and the reason (no pebble panic, no exit 2); once space is freed, jscrawl run --jobdir
+// DIR alone resumes the job and its feed ends with every item exactly once.
+func TestFullDiskJobdir(t *testing.T) {
+	t.Parallel()
+	const total = 300
+	disk := fullDisk(t, 8)
+	site := newTreeSite(t, total)
+	site.delay = 2 * time.Millisecond // commits every 20 ms fall between the downloads
+	dir := t.TempDir()
+	writeFile(t, dir, "tree.js", treeSpider)
+	jobdir := filepath.Join(disk, "job")
+	filler := filepath.Join(disk, "filler")
+	fillAt(t, site, filler, 60, 0)
+	code, out := runJobCrawl(t, dir, "tree.js", "--jobdir", jobdir, "-o", "items.jsonl",
+		"-a", "baseUrl="+site.URL, "-s", "JOBDIR_COMMIT_INTERVAL=0.02")
+	noCrash(t, out)
+	if code != 1 {
+		t.Fatalf("run on a full disk: exit code %d, want 1\n%s", code, out)
+	}
+	_, stats := statsDump(t, out)
+	if stats["finish_reason"] != "jobdir_error" {
+		t.Errorf("finish_reason %v, want jobdir_error", stats["finish_reason"])
+	}
+	last := lastLine(out)
+	if !strings.HasPrefix(last, "jscrawl: ") || !strings.Contains(last, "jobdir_error") ||
+		!strings.Contains(last, jobdir) || !strings.Contains(last, "no space left on device") {
+		t.Errorf("the last line does not name the finish reason, the job's path and the reason: %q", last)
+	}
+	if strings.Contains(out, "damaged") {
+		t.Errorf("a full disk is reported as damage:\n%s", out)
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	code, out = runJobCrawl(t, dir, "--jobdir", jobdir)
+	noCrash(t, out)
+	if code != 0 {
+		t.Fatalf("resumed run: exit code %d\n%s", code, out)
+	}
+	eachOnce(t, filepath.Join(dir, "items.jsonl"), total)
+}
+
+// TestFullDiskNewJob: a job whose store cannot be created on a full disk (pebble's
+// MANIFEST, CURRENT or log cannot be written) fails with exit code 1 and the reason, and
+// is not reported damaged: once space is freed, the same command runs it to the end.
+func TestFullDiskNewJob(t *testing.T) {
+	t.Parallel()
+	const total = 40
+	for _, free := range []int64{4 << 10, 8 << 10, 16 << 10} {
+		t.Run(strconv.Itoa(int(free>>10))+"k", func(t *testing.T) {
+			t.Parallel()
+			disk := fullDisk(t, 2)
+			site := newTreeSite(t, total)
+			dir := t.TempDir()
+			writeFile(t, dir, "tree.js", treeSpider)
+			jobdir := filepath.Join(disk, "job")
+			filler := filepath.Join(disk, "filler")
+			if err := fill(filler, free); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"tree.js", "--jobdir", jobdir, "-o", "items.jsonl", "-a", "baseUrl=" + site.URL}
+			code, out := runJobCrawl(t, dir, args...)
+			noCrash(t, out)
+			if code != 1 || !strings.Contains(out, "no space left on device") {
+				t.Errorf("run with %d bytes free: exit code %d, want 1 with the reason\n%s", free, code, out)
+			}
+			if strings.Contains(out, "damaged") {
+				t.Errorf("a full disk is reported as damage:\n%s", out)
+			}
+			if err := os.Remove(filler); err != nil {
+				t.Fatal(err)
+			}
+			code, out = runJobCrawl(t, dir, args...)
+			if code != 0 {
+				t.Fatalf("run once space is freed: exit code %d\n%s", code, out)
+			}
+			eachOnce(t, filepath.Join(dir, "items.jsonl"), total)
+		})
+	}
+}
+
+// TestFullDiskWARC: the disk of a --warc file fills mid-crawl, and has room again a few
+// downloads later. With WARC_ERRORS=stop (the default) the crawl ends with
+// finish_reason warc_error and exit code 1; with ignore it finishes without recording
+// the rest. Either way the WARC file reads cleanly with the project's reader: every
+// record whole, none appended after a cut one.
+func TestFullDiskWARC(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, setting, reason string
+		code                  int
+	}{
+		{"stop", "WARC_ERRORS=stop", "warc_error", 1},
+		{"ignore", "WARC_ERRORS=ignore", "finished", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			const total = 200
+			disk := fullDisk(t, 4)
+			site := newTreeSite(t, total)
+			site.delay = time.Millisecond
+			dir := t.TempDir()
+			writeFile(t, dir, "tree.js", treeSpider)
+			archive := filepath.Join(disk, "crawl.warc")
+			filler := filepath.Join(disk, "filler")
+			fillAt(t, site, filler, 40, 50)
+			code, out := runJobCrawl(t, dir, "tree.js", "--warc", archive, "-o", "items.jsonl",
+				"-a", "baseUrl="+site.URL, "-s", tc.setting)
+			noCrash(t, out)
+			if code != tc.code {
+				t.Fatalf("exit code %d, want %d\n%s", code, tc.code, out)
+			}
+			_, stats := statsDump(t, out)
+			if stats["finish_reason"] != tc.reason {
+				t.Errorf("finish_reason %v, want %s", stats["finish_reason"], tc.reason)
+			}
+			if tc.code != 0 {
+				if last := lastLine(out); !strings.Contains(last, "warc_error") {
+					t.Errorf("the last line does not name warc_error: %q", last)
+				}
+			}
+			if !strings.Contains(out, "no space left on device") || !strings.Contains(out, archive) {
+				t.Errorf("the log does not name the WARC file and the reason:\n%s", out)
+			}
+			a, err := warc.Open(archive)
+			if err != nil {
+				t.Fatalf("the WARC file does not read: %v", err)
+			}
+			defer a.Close()
+			if a.Len() == 0 {
+				t.Error("the WARC file holds no exchange")
+			}
+		})
+	}
+}
+
+// TestFullDiskFeed: the disk of a feed fills mid-crawl: the crawl ends with finish_reason
+// feed_error, exit code 1, its stats and the feed's path and the reason in the log.
+func TestFullDiskFeed(t *testing.T) {
+	t.Parallel()
+	const total = 300
+	disk := fullDisk(t, 2)
+	site := newTreeSite(t, total)
+	site.delay = time.Millisecond
+	dir := t.TempDir()
+	writeFile(t, dir, "tree.js", treeSpider)
+	// Items of 4 KB: the feed's writes pass the page tmpfs gave it before the disk filled.
+	writeFile(t, dir, "tree.js", strings.Replace(treeSpider, `yield { n: Number(r.css("h1::text").get()) }`,
+		`yield { n: Number(r.css("h1::text").get()), pad: "x".repeat(4096) }`, 1))
+	feedPath := filepath.Join(disk, "items.jsonl")
+	filler := filepath.Join(disk, "filler")
+	fillAt(t, site, filler, 40, 0)
+	code, out := runJobCrawl(t, dir, "tree.js", "-o", feedPath, "-a", "baseUrl="+site.URL)
+	noCrash(t, out)
+	if code != 1 {
+		t.Fatalf("exit code %d, want 1\n%s", code, out)
+	}
+	_, stats := statsDump(t, out)
+	if stats["finish_reason"] != "feed_error" {
+		t.Errorf("finish_reason %v, want feed_error", stats["finish_reason"])
+	}
+	if !strings.Contains(lastLine(out), "feed_error") {
+		t.Errorf("the last line does not name feed_error: %q", lastLine(out))
+	}
+	if !strings.Contains(out, "no space left on device") || !strings.Contains(out, feedPath) {
+		t.Errorf("the log does not name the feed and the reason:\n%s", out)
+	}
+}
+
+// lastLine returns the last non-empty line of out.
+func lastLine(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	return lines[len(lines)-1]
+}
