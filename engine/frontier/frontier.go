@@ -175,10 +175,9 @@ func Open(dir string, opts Options) (_ *Frontier, err error) {
 		opts.MemTableSize = 32 << 20
 	}
 	fresh := !hasStoreFiles(dir)
-	if !fresh && !created(dir) {
-		// pebble writes CURRENT last when it creates a store, by a rename: without it the
-		// store was never created whole (a full disk at the first open) and holds no
-		// commit. Start it again rather than report it damaged.
+	if !fresh && unfinished(dir) {
+		// The store was never created whole (a full disk at the first open) and holds no
+		// commit: start it again rather than report it damaged.
 		if err := removeStoreFiles(dir); err != nil {
 			return nil, fmt.Errorf("frontier: %w", err)
 		}
@@ -284,11 +283,20 @@ func hasStoreFiles(dir string) bool {
 	return false
 }
 
-// created reports whether dir holds a store that pebble finished creating (its CURRENT
-// file).
-func created(dir string) bool {
-	_, err := os.Stat(filepath.Join(dir, "CURRENT"))
-	return err == nil
+// unfinished reports whether dir holds the files of a store pebble never finished
+// creating: pebble writes CURRENT (by a rename) once the first MANIFEST is whole, and the
+// OPTIONS file after it, so a store without either, with no table and no commit marker,
+// never held a commit. A store that lost its CURRENT file later still has its OPTIONS file:
+// that one is damaged.
+func unfinished(dir string) bool {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		n := e.Name()
+		if n == "CURRENT" || n == markerFile || strings.HasPrefix(n, "OPTIONS-") || strings.HasSuffix(n, ".sst") {
+			return false
+		}
+	}
+	return true
 }
 
 // removeStoreFiles removes the files of a store that was never created whole.
