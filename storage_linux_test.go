@@ -1,67 +1,17 @@
 package main
 
 import (
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/engine/warc"
 )
-
-// fullDisk mounts a tmpfs of sizeMB on a new folder and returns it, unmounted at the
-// test's end. Without the right to mount (not root, a container without CAP_SYS_ADMIN)
-// the test is skipped with the reason, unless CI=true: then it fails.
-func fullDisk(t *testing.T, sizeMB int) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "disk")
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+strconv.Itoa(sizeMB)+"m"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("mount a tmpfs (CI=true): %v", err)
-		}
-		t.Skipf("a full disk needs a tmpfs, which this process may not mount: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// fill writes the file path until the disk has less than leave bytes free (0: until a
-// write fails with ENOSPC).
-func fill(path string, leave int64) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(filepath.Dir(path), &st); err != nil {
-		return err
-	}
-	free := int64(st.Bavail) * st.Bsize
-	chunk := make([]byte, 4096)
-	for free-4096 >= leave {
-		if _, err := f.Write(chunk); err != nil {
-			if errors.Is(err, syscall.ENOSPC) {
-				return nil
-			}
-			return err
-		}
-		free -= 4096
-	}
-	return nil
-}
 
 // fillAt makes site fill the disk of path (to the last byte) as its download number n is
 // served, and free it again as download free is (0: never).
@@ -72,7 +22,7 @@ func fillAt(t *testing.T, site *treeSite, path string, n, free int) {
 	site.onHit = func(i int) {
 		switch i {
 		case n:
-			if err := fill(path, 0); err != nil {
+			if err := enginetest.Fill(path, 0); err != nil {
 				t.Errorf("fill the disk: %v", err)
 			}
 		case free:
@@ -99,7 +49,7 @@ func noCrash(t *testing.T, out string) {
 func TestFullDiskJobdir(t *testing.T) {
 	t.Parallel()
 	const total = 300
-	disk := fullDisk(t, 8)
+	disk := enginetest.TmpDisk(t, 8)
 	site := newTreeSite(t, total)
 	site.delay = 2 * time.Millisecond // commits every 20 ms fall between the downloads
 	dir := t.TempDir()
@@ -145,13 +95,13 @@ func TestFullDiskNewJob(t *testing.T) {
 	for _, free := range []int64{4 << 10, 8 << 10, 16 << 10} {
 		t.Run(strconv.Itoa(int(free>>10))+"k", func(t *testing.T) {
 			t.Parallel()
-			disk := fullDisk(t, 2)
+			disk := enginetest.TmpDisk(t, 2)
 			site := newTreeSite(t, total)
 			dir := t.TempDir()
 			writeFile(t, dir, "tree.js", treeSpider)
 			jobdir := filepath.Join(disk, "job")
 			filler := filepath.Join(disk, "filler")
-			if err := fill(filler, free); err != nil {
+			if err := enginetest.Fill(filler, free); err != nil {
 				t.Fatal(err)
 			}
 			args := []string{"tree.js", "--jobdir", jobdir, "-o", "items.jsonl", "-a", "baseUrl=" + site.URL}
@@ -202,7 +152,7 @@ func TestFullDiskWARC(t *testing.T) {
 			writeFile(t, dir, "tree.js", treeSpider)
 			disk, cause := dir, "file too large"
 			if !tc.fsize {
-				disk, cause = fullDisk(t, 4), "no space left on device"
+				disk, cause = enginetest.TmpDisk(t, 4), "no space left on device"
 				fillAt(t, site, filepath.Join(disk, "filler"), 40, 50)
 			}
 			archive := filepath.Join(disk, "crawl.warc")
@@ -254,7 +204,7 @@ func TestFullDiskWARC(t *testing.T) {
 func TestFullDiskFeed(t *testing.T) {
 	t.Parallel()
 	const total = 300
-	disk := fullDisk(t, 2)
+	disk := enginetest.TmpDisk(t, 2)
 	site := newTreeSite(t, total)
 	site.delay = time.Millisecond
 	dir := t.TempDir()

@@ -42,6 +42,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble"
 	"github.com/cockroachdb/pebble/bloom"
@@ -315,6 +316,9 @@ func removeStoreFiles(dir string) error {
 	}
 	return nil
 }
+
+// closeWait is how long Close waits for a store that failed to close.
+const closeWait = 5 * time.Second
 
 // storeLogger is the store's pebble Logger: quiet, and the end of pebble's failures.
 // pebble calls Fatalf where it cannot go on (its own logger exits the process), above all
@@ -998,10 +1002,22 @@ func (f *Frontier) Close() error {
 		return nil
 	}
 	if ferr := f.log.err(); ferr != nil {
-		// The store's commit pipeline is stuck: closing it could wait for ever. The
-		// process ends soon; its files are as the failed write left them, which Open reads
-		// as the last commit.
+		// The store's commit pipeline is stuck: closing it releases its lock and files,
+		// but is given closeWait at most (and its panic is recovered), then left behind.
+		// Its files are as the failed write left them, which Open reads as the last commit.
+		db := f.db
 		f.db = nil
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer func() { _ = recover() }()
+			_ = db.Close()
+		}()
+		select {
+		case <-done:
+			f.cache.Unref()
+		case <-time.After(closeWait):
+		}
 		f.bloom.free()
 		return fmt.Errorf("frontier %s: %w", f.dir, ferr)
 	}
