@@ -177,6 +177,17 @@ func demoAddr(jobdir string) string {
 	return "127.0.0.1:0"
 }
 
+// storeFailed is run's exit when the job's progress could not be saved (finish_reason
+// jobdir_error): one line with the path and the reason; the job resumes from its last
+// commit once the disk has room.
+func (r *runJob) storeFailed() error {
+	msg := "the job's progress could not be saved (finish_reason jobdir_error)"
+	if err := r.j.Err(); err != nil {
+		msg += ": " + err.Error()
+	}
+	return cli.Exit(msg+"; free space (or fix the disk) and resume", 1)
+}
+
 // ended tells the user how to resume a job the crawl left resumable.
 func (r *runJob) ended(w io.Writer, reason string) {
 	if job.Paused(reason) {

@@ -243,6 +243,9 @@ func runAction(c *cli.Context) error {
 	if frontierErr != nil {
 		return frontierFailed(frontierErr)
 	}
+	if final["finish_reason"] == "jobdir_error" && rj != nil {
+		return rj.storeFailed()
+	}
 	if err := runExit(final["finish_reason"], stopped(), ctx.Err() != nil, passed); err != nil || statsErr == nil {
 		return err
 	}
@@ -250,7 +253,7 @@ func runAction(c *cli.Context) error {
 }
 
 // runExit is run's exit status once the crawl ended with reason: 1 when the memory limit
-// was passed or a feed failed, 128+N when signal N stopped it (130 when it was stopped
+// was passed or a feed or the WARC file failed, 128+N when signal N stopped it (130 when it was stopped
 // another way), 99 when a threshold failed.
 func runExit(reason any, stopped os.Signal, interrupted, passed bool) error {
 	switch {
@@ -258,6 +261,8 @@ func runExit(reason any, stopped os.Signal, interrupted, passed bool) error {
 		return cli.Exit("the crawl was closed: its memory usage exceeded MEMUSAGE_LIMIT_MB", 1)
 	case reason == "feed_error":
 		return cli.Exit("a feed could not be written (finish_reason feed_error; the log says which and why): the items it stored are whole", 1)
+	case reason == "warc_error":
+		return cli.Exit("the WARC file could not be written (finish_reason warc_error; the log says which and why): the records it holds are whole", 1)
 	case stopped != nil:
 		return cli.Exit("", exitCodeFor(stopped))
 	case reason == "shutdown" || interrupted:

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine/warc"
@@ -54,9 +55,26 @@ func (e *Engine) archiveHandlers(d *HTTPDownloader) {
 	}
 	if e.warcOut != nil {
 		d.wrapHandlers(func(h DownloadHandler) DownloadHandler {
-			return &recordHandler{inner: h, w: e.warcOut, env: d.downloadEnv}
+			return &recordHandler{inner: h, w: e.warcOut, env: d.downloadEnv, failed: e.warcFailed}
 		})
 	}
+}
+
+// The values of WARC_ERRORS.
+const (
+	WARCErrorsStop   = "stop"   // a WARC file that fails closes the spider (finish_reason warc_error)
+	WARCErrorsIgnore = "ignore" // a WARC file that fails is left as it is; the crawl goes on
+)
+
+// warcFailed is called once when the WARC file cannot be written: the file holds whole
+// records only (see warc.Writer), and the crawl stops unless WARC_ERRORS is ignore.
+func (e *Engine) warcFailed(err error) {
+	if strings.EqualFold(e.settings.String(types.WARCErrors), WARCErrorsIgnore) {
+		e.logger.Error(fmt.Sprintf("WARC file failed, downloads are no longer recorded (WARC_ERRORS=ignore): %v", err))
+		return
+	}
+	e.logger.Error(fmt.Sprintf("WARC file failed, closing the spider (WARC_ERRORS=stop): %v", err))
+	e.CloseSpider("warc_error")
 }
 
 // isHTTP reports whether rawURL is http or https, the schemes an archive holds.
@@ -72,11 +90,14 @@ type headerSender interface {
 
 // recordHandler writes what its handler downloads over http(s) to a WARC file: a request
 // and a response record per download. A failed download writes nothing; a failed write
-// is logged and counted (warc/errors) and the download returned all the same.
+// is counted (warc/errors) and the download returned all the same. A write that leaves the
+// file unusable (a *warc.WriteError: a full disk) goes to failed, once.
 type recordHandler struct {
-	inner DownloadHandler
-	w     *warc.Writer
-	env   *downloadEnv
+	inner  DownloadHandler
+	w      *warc.Writer
+	env    *downloadEnv
+	failed func(err error)
+	once   sync.Once
 }
 
 // Download implements DownloadHandler.
@@ -92,7 +113,11 @@ func (h *recordHandler) Download(ctx context.Context, req *types.Request, lim Do
 	n, werr := h.w.Write(req, header, resp, time.Now())
 	if werr != nil {
 		h.env.stats.Inc("warc/errors", 1)
-		h.env.logger.Error(fmt.Sprintf("Could not record %s: %v", reqString(req), werr))
+		if !isFatal(werr) {
+			h.env.logger.Error(fmt.Sprintf("Could not record %s: %v", reqString(req), werr))
+		} else if h.failed != nil {
+			h.once.Do(func() { h.failed(werr) })
+		}
 		return resp, nil
 	}
 	h.env.stats.Inc("warc/record_count", 2)

@@ -151,6 +151,7 @@ type Engine struct {
 	tracks                                     map[*types.Request]*reqTrack // scheduled requests in flight
 
 	committer   Committer
+	commitErr   bool // a commit failed: later failures are counted, not logged again
 	commitEvery time.Duration
 
 	// spider_idle (idle.go): the holds of HoldIdle not yet done (taken from any goroutine);
@@ -905,18 +906,23 @@ func (e *Engine) hasCallback(req *types.Request) bool {
 }
 
 // commit asks the committer to save the job's progress, with no item being exported. A
-// failed commit closes the spider (finish_reason jobdir_error).
-func (e *Engine) commit(ctx context.Context, p Progress) {
+// failed commit closes the spider (finish_reason jobdir_error); it returns false then.
+func (e *Engine) commit(ctx context.Context, p Progress) bool {
 	e.exportMu.Lock()
 	err := e.committer.Commit(ctx, p)
 	e.exportMu.Unlock()
 	if err != nil {
 		e.stats.Inc("jobdir/commit_error_count", 1)
-		e.logger.Error(fmt.Sprintf("Could not save the job's progress: %v", err))
+		if !e.commitErr {
+			e.logger.Error(fmt.Sprintf("Could not save the job's progress: %v", err))
+		}
+		e.commitErr = true
 		if !p.Final {
 			e.closeWith("jobdir_error")
 		}
+		return false
 	}
+	return true
 }
 
 // callErrback calls Spider.Errback and reports its error; it returns the number of spider
@@ -961,8 +967,11 @@ func (e *Engine) finish(ctx context.Context, start time.Time) {
 	e.closePipelines(e.pipelines)
 	e.stats.Set("finish_reason", reason)
 	e.send(context.WithoutCancel(ctx), SignalEvent{Signal: SpiderClosed, Reason: reason})
-	if e.committer != nil {
-		e.commit(context.WithoutCancel(ctx), Progress{Final: true, Reason: reason, StartDone: e.startDone})
+	if e.committer != nil && !e.commit(context.WithoutCancel(ctx), Progress{Final: true, Reason: reason, StartDone: e.startDone}) &&
+		reason != ReasonMemUsageExceeded {
+		// The job's last progress is not saved: the crawl did not end the way the job says.
+		reason = "jobdir_error"
+		e.stats.Set("finish_reason", reason)
 	}
 	e.closeSpider()
 	if !e.closeExporters() && !strings.EqualFold(e.settings.String(types.FeedErrors), FeedErrorsIgnore) &&

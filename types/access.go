@@ -129,6 +129,7 @@ var Accesses = map[string]Access{
 	URLLengthLimit:                SpiderSets,
 	UserAgent:                     SpiderSets,
 	WARCFile:                      SpiderPath,
+	WARCErrors:                    SpiderSets,
 	WARCMaxSize:                   SpiderSets,
 }
 

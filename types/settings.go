@@ -115,6 +115,7 @@ const (
 const (
 	ReplayFallback = "REPLAY_FALLBACK"
 	ReplayFiles    = "REPLAY_FILES"
+	WARCErrors     = "WARC_ERRORS"
 	WARCFile       = "WARC_FILE"
 	WARCMaxSize    = "WARC_MAX_SIZE"
 )
@@ -249,6 +250,7 @@ var Defs = []Def{
 	{ReplayFallback, KindBool, false, "with REPLAY_FILES, download a request the archives lack instead of failing it with NotInArchive (--replay-fallback)"},
 	{ReplayFiles, KindList, []any{}, "WARC files that serve every http(s) download instead of the network (--replay; a rotated file is read with its -00001, ... parts)"},
 	{WARCFile, KindString, "", "WARC file to record every http(s) download to, a request and a response record each (--warc; a name ending .gz gzips each record; empty: none)"},
+	{WARCErrors, KindString, "stop", "a WARC file that cannot be written (a full disk): stop closes the spider (finish_reason warc_error, exit code 1), ignore goes on without recording"},
 	{WARCMaxSize, KindInt, 1 << 30, "bytes of a WARC file on disk before the next one starts (crawl-00001.warc.gz, ...; 0: no limit)"},
 }
 
@@ -330,6 +332,7 @@ var Ranges = map[string]Range{
 // Set refuses others. Text settings not listed take any value.
 var Choices = map[string][]string{
 	FeedErrors:           {"stop", "ignore"},
+	WARCErrors:           {"stop", "ignore"},
 	HTTPCachePolicy:      {"dummy", "rfc2616", "rfc9111"},
 	SchedulerMemoryQueue: {"lifo", "fifo"},
 }

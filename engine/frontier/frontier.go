@@ -41,6 +41,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"time"
 
 	"github.com/cockroachdb/pebble"
 	"github.com/cockroachdb/pebble/bloom"
@@ -133,6 +135,7 @@ type lease struct {
 type Frontier struct {
 	db    *pebble.DB
 	cache *pebble.Cache
+	log   *storeLogger
 	dir   string
 	fifo  bool
 	wo    *pebble.WriteOptions
@@ -173,12 +176,22 @@ func Open(dir string, opts Options) (_ *Frontier, err error) {
 		opts.MemTableSize = 32 << 20
 	}
 	fresh := !hasStoreFiles(dir)
+	if !fresh && unfinished(dir) {
+		// The store was never created whole (a full disk at the first open) and holds no
+		// commit: start it again rather than report it damaged.
+		if err := removeStoreFiles(dir); err != nil {
+			return nil, fmt.Errorf("frontier: %w", err)
+		}
+		fresh = true
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("frontier: %w", err)
 	}
+	logger := &storeLogger{}
 	cache := pebble.NewCache(opts.CacheSize)
 	f := &Frontier{
 		cache:   cache,
+		log:     logger,
 		dir:     dir,
 		fifo:    opts.FIFO,
 		wo:      pebble.NoSync,
@@ -192,10 +205,14 @@ func Open(dir string, opts Options) (_ *Frontier, err error) {
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			err = &CorruptError{Dir: dir, Err: fmt.Errorf("%v", p)}
+			if ferr := logger.err(); ferr != nil && types.IsStorageError(ferr) {
+				err = fmt.Errorf("frontier: open %s: %w", dir, ferr)
+			} else {
+				err = &CorruptError{Dir: dir, Err: fmt.Errorf("%v", p)}
+			}
 		}
 		if err != nil {
-			if f.db != nil {
+			if f.db != nil && logger.err() == nil {
 				func() {
 					defer func() { _ = recover() }()
 					_ = f.db.Close()
@@ -210,7 +227,7 @@ func Open(dir string, opts Options) (_ *Frontier, err error) {
 	po := &pebble.Options{
 		Cache:        cache,
 		MemTableSize: opts.MemTableSize,
-		Logger:       quietLogger{},
+		Logger:       logger,
 		MaxOpenFiles: 256,
 		// Fewer, bigger compactions: measured 128k → 178k enqueues/s at 3M requests.
 		L0CompactionThreshold: 8,
@@ -235,7 +252,7 @@ func Open(dir string, opts Options) (_ *Frontier, err error) {
 	}
 	db, err := pebble.Open(dir, po)
 	if err != nil {
-		if fresh {
+		if fresh || types.IsStorageError(err) {
 			return nil, fmt.Errorf("frontier: open %s: %w", dir, err)
 		}
 		return nil, &CorruptError{Dir: dir, Err: err}
@@ -245,6 +262,9 @@ func Open(dir string, opts Options) (_ *Frontier, err error) {
 		var ce *CorruptError
 		if errors.As(err, &ce) {
 			return nil, err
+		}
+		if types.IsStorageError(err) {
+			return nil, fmt.Errorf("frontier: open %s: %w", dir, err)
 		}
 		return nil, &CorruptError{Dir: dir, Err: err}
 	}
@@ -264,11 +284,97 @@ func hasStoreFiles(dir string) bool {
 	return false
 }
 
-type quietLogger struct{}
+// unfinished reports whether dir holds the files of a store pebble never finished
+// creating: pebble writes CURRENT (by a rename) once the first MANIFEST is whole, and the
+// OPTIONS file after it, so a store without either, with no table and no commit marker,
+// never held a commit. A store that lost its CURRENT file later still has its OPTIONS file:
+// that one is damaged.
+func unfinished(dir string) bool {
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		n := e.Name()
+		if n == "CURRENT" || n == markerFile || strings.HasPrefix(n, "OPTIONS-") || strings.HasSuffix(n, ".sst") {
+			return false
+		}
+	}
+	return true
+}
 
-func (quietLogger) Infof(string, ...any) {}
-func (quietLogger) Fatalf(format string, args ...any) {
-	panic(fmt.Sprintf(format, args...))
+// removeStoreFiles removes the files of a store that was never created whole.
+func removeStoreFiles(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// closeWait is how long Close waits for a store that failed to close.
+const closeWait = 5 * time.Second
+
+// storeLogger is the store's pebble Logger: quiet, and the end of pebble's failures.
+// pebble calls Fatalf where it cannot go on (its own logger exits the process), above all
+// "fatal commit error": a write to the store's log failed, a full disk for one. That one is
+// kept and Fatalf returns (pebble's commit then returns nil, and the Frontier's caller
+// reads the kept error); any other Fatalf is kept too and panics, which Open recovers.
+// After a kept error, nothing calls the store again: its commit pipeline is stuck.
+type storeLogger struct {
+	fatal atomic.Pointer[fatalError]
+}
+
+// fatalError is an error pebble reported through Fatalf, wrapping the first error among
+// its arguments (the file system's, for errors.Is).
+type fatalError struct {
+	msg string
+	err error
+}
+
+func (e *fatalError) Error() string { return e.msg }
+func (e *fatalError) Unwrap() error { return e.err }
+
+func (*storeLogger) Infof(string, ...any) {}
+
+func (l *storeLogger) Fatalf(format string, args ...any) {
+	fe := &fatalError{msg: fmt.Sprintf(format, args...)}
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			fe.err = err
+			break
+		}
+	}
+	l.fatal.CompareAndSwap(nil, fe)
+	if strings.HasPrefix(format, "pebble: fatal commit error") {
+		return
+	}
+	panic(fe.msg)
+}
+
+// err returns the error kept by Fatalf, or nil.
+func (l *storeLogger) err() error {
+	if fe := l.fatal.Load(); fe != nil {
+		return fe
+	}
+	return nil
+}
+
+// commitBatch commits b, returning the store's failure whether pebble returned it or
+// reported it through Fatalf.
+func (f *Frontier) commitBatch(b *pebble.Batch, wo *pebble.WriteOptions) error {
+	if err := f.log.err(); err != nil {
+		return err
+	}
+	if err := b.Commit(wo); err != nil {
+		return err
+	}
+	return f.log.err()
 }
 
 func (f *Frontier) get(key []byte) ([]byte, error) {
@@ -309,7 +415,7 @@ func (f *Frontier) load() error {
 		b := f.db.NewBatch()
 		_ = b.Set(keyFormat, []byte{formatVersion}, nil)
 		_ = b.Set(keyState, make([]byte, 16), nil)
-		if err := b.Commit(f.wo); err != nil {
+		if err := f.commitBatch(b, f.wo); err != nil {
 			return err
 		}
 		state = make([]byte, 16)
@@ -391,7 +497,7 @@ func (f *Frontier) load() error {
 	if err := it.Close(); err != nil {
 		return err
 	}
-	if err := clean.Commit(f.wo); err != nil {
+	if err := f.commitBatch(clean, f.wo); err != nil {
 		return err
 	}
 
@@ -735,10 +841,13 @@ func (f *Frontier) read(q *pq, s seg, desc bool) bool {
 // spill writes the buffered requests and fingerprints to the store without sync: Open
 // ignores them unless a Commit follows.
 func (f *Frontier) spill() {
+	if f.err != nil {
+		return
+	}
 	b := f.db.NewBatch()
 	defer b.Close()
 	f.writeBuffered(b)
-	if err := b.Commit(pebble.NoSync); err != nil {
+	if err := f.commitBatch(b, pebble.NoSync); err != nil {
 		f.setErr(err)
 	}
 }
@@ -860,7 +969,7 @@ func (f *Frontier) Commit(meta map[string][]byte) error {
 	state := binary.BigEndian.AppendUint64(nil, f.gen)
 	state = binary.BigEndian.AppendUint64(state, f.leaseSeq)
 	_ = b.Set(keyState, state, nil)
-	if err := b.Commit(f.wo); err != nil {
+	if err := f.commitBatch(b, f.wo); err != nil {
 		// What this batch held is lost from memory now: the frontier cannot go on.
 		f.setErr(err)
 		return f.err
@@ -891,6 +1000,26 @@ func (f *Frontier) Meta(key string) []byte {
 func (f *Frontier) Close() error {
 	if f.db == nil {
 		return nil
+	}
+	if ferr := f.log.err(); ferr != nil {
+		// The store's commit pipeline is stuck: closing it releases its lock and files,
+		// but is given closeWait at most (and its panic is recovered), then left behind.
+		// Its files are as the failed write left them, which Open reads as the last commit.
+		db := f.db
+		f.db = nil
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			defer func() { _ = recover() }()
+			_ = db.Close()
+		}()
+		select {
+		case <-done:
+			f.cache.Unref()
+		case <-time.After(closeWait):
+		}
+		f.bloom.free()
+		return fmt.Errorf("frontier %s: %w", f.dir, ferr)
 	}
 	var err error
 	if f.wo != pebble.Sync {

@@ -166,7 +166,13 @@ type Job struct {
 	feeds     []*feed.Feed
 	spider    StateSource
 	lastState []byte
+	err       error // the first failed commit's error
 }
+
+// Err returns the error of the first commit that failed (a full disk under the job
+// folder), or nil: the crawl then ended with finish_reason jobdir_error, and the job
+// resumes from its last commit.
+func (j *Job) Err() error { return j.err }
 
 // Open opens (creating if missing) the job in dir and locks it. It refuses a job another
 // process runs (*ErrRunning) or another spider's (*ErrOtherSpider); a damaged store is an
@@ -337,7 +343,12 @@ func restoreStats(stats *engine.Stats, saved map[string]any) {
 // Commit implements engine.Committer: it makes the feeds durable, then saves in one
 // transaction the frontier's changes since the last commit with the feeds' positions, the
 // stats, the spider's state and start()'s progress, and rewrites the status file.
-func (j *Job) Commit(ctx context.Context, p engine.Progress) error {
+func (j *Job) Commit(ctx context.Context, p engine.Progress) (err error) {
+	defer func() {
+		if err != nil && j.err == nil {
+			j.err = err
+		}
+	}()
 	positions := map[string]feed.Position{}
 	items := map[string]int64{}
 	for _, f := range j.feeds {
@@ -352,7 +363,6 @@ func (j *Job) Commit(ctx context.Context, p engine.Progress) error {
 		items[types.MaskURL(f.URI())] = pos.Items // the status file is for anyone to read
 	}
 	meta := map[string][]byte{}
-	var err error
 	if meta[metaFeeds], err = json.Marshal(positions); err != nil {
 		return err
 	}
@@ -408,11 +418,11 @@ func (j *Job) Commit(ctx context.Context, p engine.Progress) error {
 }
 
 // resumable reports whether a crawl that ended with reason can be resumed: a stop (Ctrl-C,
-// SIGTERM), a memory limit or a failed feed or commit, not a crawl that finished or was
+// SIGTERM), a memory limit or a failed feed, WARC file or commit, not a crawl that finished or was
 // closed by a CLOSESPIDER_* limit.
 func resumable(reason string) bool {
 	switch reason {
-	case "shutdown", engine.ReasonMemUsageExceeded, "feed_error", "jobdir_error":
+	case "shutdown", engine.ReasonMemUsageExceeded, "feed_error", "jobdir_error", "warc_error":
 		return true
 	}
 	return false

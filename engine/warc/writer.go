@@ -56,11 +56,34 @@ func recordOptions() []gowarc.WarcRecordOption {
 // other in WARC-Concurrent-To. A name ending in .gz gzips each record on its own, so a
 // reader can seek to any record. A file is written as NAME.open and renamed when it
 // closes. Safe for concurrent use: downloads are written one at a time.
+//
+// A record is whole or absent: when a write fails (a full disk), the file is cut back to
+// where the failed download's records began and closed, and every later Write returns the
+// same *WriteError without touching the disk.
 type Writer struct {
 	w    *gowarc.WarcFileWriter
 	opts []gowarc.WarcRecordOption
 	gen  *nameGenerator
+
+	mu     sync.Mutex // held by Write and Close
+	failed *WriteError
 }
+
+// WriteError is a Writer's failure to write its file (ENOSPC, EIO, ...): the file holds
+// the records written before it, whole, and the Writer writes nothing more.
+type WriteError struct {
+	Path string // the file that could not be written, or the folder when none was created
+	Err  error
+}
+
+func (e *WriteError) Error() string { return fmt.Sprintf("warc file %s: %v", e.Path, e.Err) }
+
+// Unwrap returns the file system's error.
+func (e *WriteError) Unwrap() error { return e.Err }
+
+// Fatal reports true: the Writer is unusable (the engine closes the spider with
+// finish_reason warc_error unless WARC_ERRORS is ignore).
+func (e *WriteError) Fatal() bool { return true }
 
 // Field is one line of a warcinfo record.
 type Field struct{ Name, Value string }
@@ -339,6 +362,12 @@ func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Respo
 	if err != nil {
 		return 0, fmt.Errorf("warc: response record of %s: %w", req.URL, err)
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.failed != nil {
+		_, _ = rq.Close(), rp.Close()
+		return 0, w.failed
+	}
 	var n int64
 	gowarcMu.Lock() // a new file's warcinfo record is built with gowarc's options
 	res := w.w.Write(rq, rp)
@@ -346,17 +375,89 @@ func (w *Writer) Write(req *types.Request, header http.Header, resp *types.Respo
 	if res == nil {
 		return 0, fmt.Errorf("warc: request %s: the writer is closed", req.URL)
 	}
-	for _, r := range res {
+	for i, r := range res {
 		if r.Err != nil {
-			return n, fmt.Errorf("warc: request %s: %w", req.URL, r.Err)
+			w.failed = w.cutBack(res, i)
+			return 0, w.failed
 		}
 		n += r.BytesWritten
 	}
 	return n, nil
 }
 
+// cutBack handles the failed write of res[failed]: it closes the file and cuts it back to
+// the start of the download's first record in it, so that it holds whole exchanges only. A
+// file whose first record (its warcinfo) failed is cut after its last whole record, or
+// removed when it has none.
+func (w *Writer) cutBack(res []gowarc.WriteResponse, failed int) *WriteError {
+	werr := &WriteError{Path: w.gen.dir, Err: res[failed].Err}
+	rerr := w.w.Rotate() // closes the file (NAME.open → NAME); the next one is never created
+	name, off := res[failed].FileName, res[failed].FileOffset
+	var path string
+	if name != "" {
+		path = filepath.Join(w.gen.dir, name)
+		for _, r := range res[:failed] {
+			if r.FileName == name {
+				off = min(off, r.FileOffset)
+			}
+		}
+	} else if files := w.Files(); len(files) > 0 {
+		path, off = files[len(files)-1], -1 // the warcinfo of a new file failed
+	}
+	if path == "" {
+		return werr
+	}
+	werr.Path = path
+	if rerr != nil {
+		werr.Err = errors.Join(werr.Err, rerr)
+		return werr
+	}
+	if err := cutFile(path, off); err != nil {
+		werr.Err = errors.Join(werr.Err, fmt.Errorf("cut back to its whole records: %w", err))
+		return werr
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		w.gen.mu.Lock()
+		w.gen.files = slices.DeleteFunc(w.gen.files, func(f string) bool { return f == path })
+		w.gen.mu.Unlock()
+	}
+	return werr
+}
+
+// cutFile truncates the WARC file path to off bytes, or (off < 0) after its last whole
+// record, removing it when none is whole.
+func cutFile(path string, off int64) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if off < 0 {
+		st, err := f.Stat()
+		if err != nil {
+			return err
+		}
+		if off, err = completeRecords(f, st.Size()); err != nil {
+			return err
+		}
+		if off == 0 {
+			_ = f.Close()
+			return os.Remove(path)
+		}
+	}
+	if err := f.Truncate(off); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
 // Close closes the current file (renaming it from NAME.open). Writes after Close fail.
 func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	gowarcMu.Lock()
 	defer gowarcMu.Unlock()
 	return w.w.Close()
