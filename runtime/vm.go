@@ -210,8 +210,7 @@ func (vm *VM) reportRejections() {
 
 // watch interrupts a job that has been running longer than limit.
 func (vm *VM) watch(limit time.Duration) {
-	tick := min(limit/4, time.Second)
-	t := time.NewTicker(max(tick, time.Millisecond))
+	t := time.NewTicker(watchTick(limit))
 	defer t.Stop()
 	for {
 		select {

@@ -129,7 +129,7 @@ func reTest(_ xpath.NodeNavigator, args []any) (any, error) {
 		return nil, err
 	}
 	m, err := re.re.FindStringMatch(s)
-	return m != nil, err
+	return m != nil, re.matchError(err)
 }
 
 // reMatch is EXSLT re:match(string, pattern, flags?) as lxml implements it: a node-set of
@@ -161,7 +161,7 @@ func reMatch(ctx xpath.NodeNavigator, args []any) (any, error) {
 		m, err = re.re.FindNextMatch(m)
 	}
 	if err != nil {
-		return nil, err
+		return nil, re.matchError(err)
 	}
 	var doc *Document
 	if n, ok := ctx.(*navigator); ok {
@@ -193,7 +193,11 @@ func reReplace(_ xpath.NodeNavigator, args []any) (any, error) {
 	if global {
 		count = -1
 	}
-	return re.re.Replace(s, pythonReplacement(xpathString(args[3])), -1, count)
+	out, err := re.re.Replace(s, pythonReplacement(xpathString(args[3])), -1, count)
+	if err != nil {
+		return nil, re.matchError(err)
+	}
+	return out, nil
 }
 
 // pythonReplacement rewrites a Python re.sub replacement to the .NET syntax of regexp2:
