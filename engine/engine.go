@@ -170,7 +170,7 @@ type Engine struct {
 	hardStop       context.CancelFunc
 	stopped        chan struct{}
 	drained        chan struct{} // closed once Run closed the spider (see Drained)
-	feedsClosed    bool // under exportMu: closeExporters ran
+	feedsClosed    bool          // under exportMu: closeExporters ran
 }
 
 type evKind uint8
