@@ -92,6 +92,19 @@ func CompileRegex(pattern, flags string) (*Regex, error) {
 	return r, err
 }
 
+// Within returns r with each match also bounded by d (d <= 0, or no shorter than r's match
+// timeout: r itself): the time left to the running callback (JS_CALLBACK_TIMEOUT), so a
+// match fails with ErrMatchTimeout before the watchdog has to break the VM. Safe for
+// concurrent use; r is not changed.
+func (r *Regex) Within(d time.Duration) *Regex {
+	if d <= 0 || d >= r.re.MatchTimeout {
+		return r
+	}
+	re := *r.re // regexp2 reads MatchTimeout from the Regexp a match runs on
+	re.MatchTimeout = d
+	return &Regex{re: &re, extract: r.extract}
+}
+
 // pythonToNET rewrites Python's named-group syntax, (?P<name>...) and (?P=name), to the
 // .NET one, and \Z (end of text in Python) to \z.
 func pythonToNET(p string) string {
@@ -179,5 +192,5 @@ func (r *Regex) matchError(err error) error {
 	if errors.Is(err, regexp2.ErrBacktrackingStackLimit) {
 		return fmt.Errorf("regular expression %s: %w", r.re.String(), err)
 	}
-	return fmt.Errorf("regular expression %s: %w after %s", r.re.String(), ErrMatchTimeout, r.re.MatchTimeout)
+	return fmt.Errorf("regular expression %s: %w after %s", r.re.String(), ErrMatchTimeout, r.re.MatchTimeout.Round(time.Millisecond))
 }
