@@ -74,7 +74,7 @@ func TestRegexMatchTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	_, err = re.Within(300 * time.Millisecond).Extract(text, true, false)
+	_, err = re.Within(300*time.Millisecond).Extract(text, true, false)
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the match took %v, want about 300ms", took)
 	}
