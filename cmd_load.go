@@ -277,6 +277,7 @@ func (ls *loadedSpider) setLog() error {
 // customSettings. An empty file loads no spider (fetch without --spider): the settings are
 // then final as they are.
 func (ls *loadedSpider) load(file string) error {
+	ls.limitRegexps()
 	if file == "" {
 		return ls.configure()
 	}
@@ -288,8 +289,15 @@ func (ls *loadedSpider) load(file string) error {
 	return ls.loadProgram(file, prog)
 }
 
+// limitRegexps bounds the matches of JS RegExps by the command line's JS_CALLBACK_TIMEOUT
+// (a spider can only lower it) before any VM compiles one (runtime.LimitRegexps).
+func (ls *loadedSpider) limitRegexps() {
+	runtime.LimitRegexps(ls.settings.Duration(types.JSCallbackTimeout))
+}
+
 // loadSource is load for a built-in spider (the shell's, bench's) given as source.
 func (ls *loadedSpider) loadSource(name, source string) error {
+	ls.limitRegexps()
 	prog, err := runtime.BundleSource(name+".js", source, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %v", name, err), 1)

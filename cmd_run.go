@@ -217,7 +217,10 @@ func runAction(c *cli.Context) error {
 		}()
 		stopStatus = func() { stop(); <-done }
 	}
+	runDone := make(chan struct{})
+	watchers.Go(func() { exitWhenStuck(eng, logger, stopped, runDone) })
 	err = eng.Run(ctx)
+	close(runDone)
 	stopWatch() // the spider is closed: nothing to reload
 	stopStatus()
 	var frontierErr error
@@ -394,6 +397,39 @@ func watchSignals(ctx context.Context, wg *sync.WaitGroup, logger *slog.Logger, 
 		s, _ := first.Load().(os.Signal)
 		return s
 	}
+}
+
+// stuckGrace is how long run waits, after a hard stop (the second signal, or a graceful
+// close's deadline), for the callbacks still running: one stuck in native code (a
+// backtracking regular expression, a deep JSON.stringify) cannot be interrupted.
+const stuckGrace = 3 * time.Second
+
+// exitWhenStuck ends the process when the crawl was stopped at once (eng.Stopped) and its
+// workers have not returned stuckGrace later (eng.Drained) while Run has not (runDone): it
+// closes the feeds, so the items scraped so far are whole, and exits with the stop's code
+// (128+N for signal N, else 1) without waiting for the stuck call.
+func exitWhenStuck(eng *engine.Engine, logger *slog.Logger, stopped func() os.Signal, runDone <-chan struct{}) {
+	select {
+	case <-runDone:
+		return
+	case <-eng.Stopped():
+	}
+	t := time.NewTimer(stuckGrace)
+	defer t.Stop()
+	select {
+	case <-runDone:
+		return
+	case <-eng.Drained():
+		return
+	case <-t.C:
+	}
+	logger.Error(fmt.Sprintf("The crawl was stopped but a callback still runs %s later, in native code no interrupt reaches (a backtracking regular expression, a deep JSON value): exiting without waiting for it", stuckGrace))
+	eng.CloseFeeds()
+	code := 1
+	if sig := stopped(); sig != nil {
+		code = exitCodeFor(sig)
+	}
+	os.Exit(code)
 }
 
 // signalName is a signal's conventional name, as Scrapy logs it: SIGINT, SIGTERM.

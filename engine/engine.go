@@ -164,11 +164,14 @@ type Engine struct {
 
 	// stopping is closed when the crawl starts closing (middlewares stop retrying);
 	// abortCtx is cancelled SHUTDOWN_TIMEOUT later, aborting the downloads still running;
-	// hardStop cancels Run's context.
+	// hardStop cancels Run's context; stopped is closed once it is cancelled (see Stopped).
 	stopping       chan struct{}
 	abortCtx       context.Context
 	abortDownloads context.CancelFunc
 	hardStop       context.CancelFunc
+	stopped        chan struct{}
+	drained        chan struct{} // closed once Run closed the spider (see Drained)
+	feedsClosed    bool          // under exportMu: closeExporters ran
 }
 
 type evKind uint8
@@ -214,7 +217,7 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	if settings == nil {
 		settings = types.NewSettings()
 	}
-	e := &Engine{spider: spider, settings: settings, wake: make(chan struct{}, 1), stopping: make(chan struct{})}
+	e := &Engine{spider: spider, settings: settings, wake: make(chan struct{}, 1), stopping: make(chan struct{}), stopped: make(chan struct{}), drained: make(chan struct{})}
 	e.abortCtx, e.abortDownloads = context.WithCancel(context.Background())
 	e.hardStop = func() {}
 	for _, o := range opts {
@@ -391,6 +394,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.inMu.Unlock()
 	ctx, e.hardStop = context.WithCancel(ctx)
 	defer e.hardStop()
+	context.AfterFunc(ctx, func() { close(e.stopped) })
 
 	start := time.Now()
 	e.stats.Set("start_time", start.UTC().Format(time.RFC3339))
@@ -974,6 +978,7 @@ func (e *Engine) finish(ctx context.Context, start time.Time) {
 		e.stats.Set("finish_reason", reason)
 	}
 	e.closeSpider()
+	close(e.drained)
 	if !e.closeExporters() && !strings.EqualFold(e.settings.String(types.FeedErrors), FeedErrorsIgnore) &&
 		(reason == "finished" || strings.HasPrefix(reason, "closespider_")) {
 		// A feed whose end could not be written: the crawl did not store what it scraped.

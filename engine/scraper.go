@@ -160,6 +160,9 @@ func (e *Engine) scraped(ctx context.Context, ready []readyItem) {
 // ignore; its items count in feedexport/failed_count/<format>.
 func (e *Engine) exportOne(item types.Item) bool {
 	x := &e.export
+	if e.feedsClosed {
+		return false // CloseFeeds ran: the process is exiting
+	}
 	if e.itemLimit > 0 && x.stored >= e.itemLimit {
 		e.stats.Inc("item_dropped_count", 1)
 		e.stats.Inc("item_dropped_reasons_count/closespider_itemcount", 1)
@@ -249,6 +252,10 @@ func (e *Engine) closePipelines(ps []Pipeline) {
 func (e *Engine) closeExporters() bool {
 	e.exportMu.Lock()
 	defer e.exportMu.Unlock()
+	if e.feedsClosed {
+		return true
+	}
+	e.feedsClosed = true
 	ok := true
 	for i, x := range e.exporters {
 		err := x.Close()

@@ -100,3 +100,22 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// Stopped returns a channel closed once the crawl was told to stop at once: a hard stop
+// (Run's context ended: the second Ctrl-C or SIGTERM), the end of a graceful close's
+// deadline (SHUTDOWN_TIMEOUT, then abortGrace), or Run returning. Run may still wait after
+// it for a callback stuck in native code, which nothing can interrupt; the command line
+// then gives up on it (see Drained and CloseFeeds). Safe from any goroutine.
+func (e *Engine) Stopped() <-chan struct{} { return e.stopped }
+
+// Drained returns a channel closed once Run has closed the pipelines and the spider, which
+// wait for the callbacks still running: what Run does after it (closing the feeds, the
+// stats) runs no spider code and always ends. Safe from any goroutine.
+func (e *Engine) Drained() <-chan struct{} { return e.drained }
+
+// CloseFeeds closes the feeds now, as Run does when the crawl ends, for a process that
+// exits without waiting for Run (a callback stuck in native code after a hard stop): the
+// items exported so far are flushed and the files whole. It reports whether every feed
+// closed without error. Later exports fail and Run's own close does nothing. Safe from any
+// goroutine.
+func (e *Engine) CloseFeeds() bool { return e.closeExporters() }

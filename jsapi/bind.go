@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/dop251/goja"
+	"github.com/jscrawl/jscrawl/jsapi/selector"
 	"github.com/jscrawl/jscrawl/runtime"
 )
 
@@ -57,6 +58,10 @@ func asTypeError(err error) error {
 // throwErr throws err to JS: a JS exception it carries as it is, a *jsError as its class,
 // anything else as an Error. On the loop; it does not return.
 func throwErr(rt *goja.Runtime, err error) {
+	if errors.Is(err, selector.ErrMatchTimeout) {
+		// A backtracking re() or re:test() cut by its match timeout: a runaway.
+		throwJS(rt, "TimeoutError", fmt.Errorf("%s (JS_CALLBACK_TIMEOUT)", matchTimeoutMessage(err)))
+	}
 	var je *jsError
 	if errors.As(err, &je) {
 		throwJS(rt, je.name, err)
@@ -190,3 +195,14 @@ func handleArg(c goja.FunctionCall, i int) (*respHandle, error) {
 
 // isNil reports whether v is missing, undefined or null.
 func isNil(v goja.Value) bool { return v == nil || goja.IsUndefined(v) || goja.IsNull(v) }
+
+// matchTimeoutMessage is the message of the selector's error in err wrapping
+// ErrMatchTimeout, without the wrappers' prefixes ("xpath: ...").
+func matchTimeoutMessage(err error) string {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if next := errors.Unwrap(e); errors.Is(e, selector.ErrMatchTimeout) && next == selector.ErrMatchTimeout {
+			return e.Error()
+		}
+	}
+	return err.Error()
+}

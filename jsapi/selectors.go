@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/jsapi/selector"
@@ -115,7 +116,7 @@ func (st *vmState) xpathAll(expr goja.Value, extra goja.Value, ns map[string]str
 	if err != nil {
 		return nil, asTypeError(err)
 	}
-	rs, err := q.Select(in...)
+	rs, err := q.SelectWithin(st.matchBudget(), in...)
 	if err != nil {
 		return nil, asTypeError(err)
 	}
@@ -167,12 +168,15 @@ func orNull(d goja.Value) goja.Value {
 }
 
 // jsRegex is a pattern given to re() or reFirst(), compiled.
-type jsRegex struct{ re *selector.Regex }
+type jsRegex struct {
+	re *selector.Regex
+	st *vmState
+}
 
 // regex compiles a re() pattern: a string in Python's re syntax, or a RegExp whose
 // source is read the same way with its i, m and s flags. An invalid pattern is a
 // SyntaxError.
-func regex(p goja.Value) (jsRegex, error) {
+func (st *vmState) regex(p goja.Value) (jsRegex, error) {
 	src, flags := p.String(), ""
 	if o, ok := p.(*goja.Object); ok && o.ClassName() == "RegExp" {
 		src, flags = o.Get("source").String(), o.Get("flags").String()
@@ -181,14 +185,33 @@ func regex(p goja.Value) (jsRegex, error) {
 	if err != nil {
 		return jsRegex{}, &jsError{"SyntaxError", err}
 	}
-	return jsRegex{re}, nil
+	return jsRegex{re, st}, nil
 }
+
+// matchBudget bounds a regular expression's match (re(), re:test()) by the time left to the
+// running callback (JS_CALLBACK_TIMEOUT) less matchMargin, so that it fails with a
+// TimeoutError naming the pattern before the watchdog must break the VM and the other
+// callbacks on it; 0 (no bound but the match timeout) outside a watched callback.
+func (st *vmState) matchBudget() time.Duration {
+	if st == nil || st.vm == nil {
+		return 0
+	}
+	left, ok := st.vm.Budget()
+	if !ok {
+		return 0
+	}
+	return max(left-matchMargin, time.Millisecond)
+}
+
+// matchMargin is how much sooner than the watchdog a match is cut: regexp2 looks at its
+// clock every 100 ms or so.
+const matchMargin = 200 * time.Millisecond
 
 // extract runs the pattern on text as parsel's extract_regex; replaceEntities false (and
 // only false) keeps the character references.
 func (r jsRegex) extract(text string, replaceEntities goja.Value, first bool) ([]string, error) {
 	keep := replaceEntities != nil && !goja.IsUndefined(replaceEntities) && !replaceEntities.ToBoolean()
-	return r.re.Extract(text, !keep, first)
+	return r.re.Within(r.st.matchBudget()).Extract(text, !keep, first)
 }
 
 func (st *vmState) attribObject(r selector.Result) goja.Value {
@@ -290,7 +313,7 @@ func (m selectorMethods) Getall(s *jsSelector, _ goja.FunctionCall) (goja.Value,
 
 // Re(pattern, replaceEntities) returns the matches of a regular expression in get().
 func (m selectorMethods) Re(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
-	re, err := regex(c.Argument(0))
+	re, err := m.st.regex(c.Argument(0))
 	if err != nil {
 		return nil, err
 	}
@@ -303,7 +326,7 @@ func (m selectorMethods) Re(s *jsSelector, c goja.FunctionCall) (goja.Value, err
 
 // ReFirst(pattern, default, replaceEntities) returns the first match, or default (null).
 func (m selectorMethods) ReFirst(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
-	re, err := regex(c.Argument(0))
+	re, err := m.st.regex(c.Argument(0))
 	if err != nil {
 		return nil, err
 	}
@@ -350,7 +373,7 @@ func (m listMethods) Getall(l *jsList, _ goja.FunctionCall) (goja.Value, error) 
 
 // Re(pattern, replaceEntities) returns the matches in every selector, in order.
 func (m listMethods) Re(l *jsList, c goja.FunctionCall) (goja.Value, error) {
-	re, err := regex(c.Argument(0))
+	re, err := m.st.regex(c.Argument(0))
 	if err != nil {
 		return nil, err
 	}
@@ -368,7 +391,7 @@ func (m listMethods) Re(l *jsList, c goja.FunctionCall) (goja.Value, error) {
 // ReFirst(pattern, default, replaceEntities) returns the first match in the selectors, or
 // default (null).
 func (m listMethods) ReFirst(l *jsList, c goja.FunctionCall) (goja.Value, error) {
-	re, err := regex(c.Argument(0))
+	re, err := m.st.regex(c.Argument(0))
 	if err != nil {
 		return nil, err
 	}

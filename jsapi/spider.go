@@ -18,6 +18,7 @@ import (
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/jsapi/selector"
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -598,6 +599,7 @@ func (s *Spider) newVM() (*runtime.VM, error) {
 	var timeout time.Duration
 	if s.crawler != nil {
 		timeout = s.crawler.Settings().Duration(types.JSCallbackTimeout)
+		selector.SetMatchTimeout(timeout) // re() and re:test() run in native code, out of the watchdog's reach
 	}
 	vm, err := runtime.NewVM(runtime.Options{
 		Modules: map[string]runtime.ModuleLoader{

@@ -81,6 +81,7 @@ type VM struct {
 	ranAway   atomic.Bool
 	runaway   atomic.Uint64
 	watching  atomic.Bool
+	limit     atomic.Int64 // StartWatchdog's limit in nanoseconds, 0 without a watchdog
 	closeOnce sync.Once
 	done      chan struct{}
 	stopWatch chan struct{}
@@ -167,7 +168,20 @@ func (vm *VM) StartWatchdog(limit time.Duration) {
 	if limit <= 0 || !vm.watching.CompareAndSwap(false, true) {
 		return
 	}
+	vm.limit.Store(int64(limit))
 	go vm.watch(limit)
+}
+
+// Budget is how long the job running now may still run before the watchdog interrupts it
+// (StartWatchdog's limit less the time it has run; at least 1 ns); ok is false without a
+// watchdog or outside a job. Native code that can run long (a backtracking match) bounds
+// itself with it and fails cleanly instead of breaking the VM. On the loop.
+func (vm *VM) Budget() (left time.Duration, ok bool) {
+	limit, since := vm.limit.Load(), vm.busySince.Load()
+	if limit == 0 || since == 0 {
+		return 0, false
+	}
+	return max(time.Duration(limit)-time.Since(time.Unix(0, since)), 1), true
 }
 
 func (vm *VM) consoleLog(level, msg string) {
@@ -210,8 +224,7 @@ func (vm *VM) reportRejections() {
 
 // watch interrupts a job that has been running longer than limit.
 func (vm *VM) watch(limit time.Duration) {
-	tick := min(limit/4, time.Second)
-	t := time.NewTicker(max(tick, time.Millisecond))
+	t := time.NewTicker(watchTick(limit))
 	defer t.Stop()
 	for {
 		select {

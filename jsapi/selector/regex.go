@@ -1,13 +1,29 @@
 package selector
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dlclark/regexp2/v2"
 )
+
+// ErrMatchTimeout is wrapped by the error of a match that ran longer than the match
+// timeout (SetMatchTimeout): a backtracking pattern on hostile text.
+var ErrMatchTimeout = errors.New("match timeout")
+
+// matchTimeout is SetMatchTimeout's duration in nanoseconds (0: none).
+var matchTimeout atomic.Int64
+
+// SetMatchTimeout bounds every match of the Regexes compiled from now on (re(), re_first(),
+// the EXSLT re: functions) to d (0 or less: no bound); a match that runs longer fails with
+// an error wrapping ErrMatchTimeout. jscrawl sets it to JS_CALLBACK_TIMEOUT: a match runs
+// in native code, where the callback watchdog's interrupt cannot stop it. Safe from any
+// goroutine; the last call wins.
+func SetMatchTimeout(d time.Duration) { matchTimeout.Store(max(int64(d), 0)) }
 
 // Regex is a compiled regular expression with the semantics of Python's re module, which
 // parsel's re() and re_first() use: \w, \d, \s and \b are Unicode-aware ("cumpleaños" is
@@ -36,7 +52,8 @@ type regexEntry struct {
 // cache. flags may contain i (IGNORECASE), m (MULTILINE) and s (DOTALL); other letters are
 // ignored (a JS RegExp's g, u, y and d have no meaning here).
 func CompileRegex(pattern, flags string) (*Regex, error) {
-	key := flags + "\x00" + pattern
+	timeout := time.Duration(matchTimeout.Load())
+	key := flags + "\x00" + timeout.String() + "\x00" + pattern
 	if v, ok := regexCache.m.Load(key); ok {
 		e, _ := v.(regexEntry) // only regexEntry values are stored
 		return e.re, e.err
@@ -57,6 +74,9 @@ func CompileRegex(pattern, flags string) (*Regex, error) {
 	if err != nil {
 		err = fmt.Errorf("invalid regular expression %q: %w", pattern, err)
 	} else {
+		if timeout > 0 {
+			re.MatchTimeout = timeout
+		}
 		r = &Regex{re: re, extract: -1}
 		for _, name := range re.GetGroupNames() {
 			if name == "extract" {
@@ -70,6 +90,19 @@ func CompileRegex(pattern, flags string) (*Regex, error) {
 	}
 	regexCache.m.Store(key, regexEntry{r, err})
 	return r, err
+}
+
+// Within returns r with each match also bounded by d (d <= 0, or no shorter than r's match
+// timeout: r itself): the time left to the running callback (JS_CALLBACK_TIMEOUT), so a
+// match fails with ErrMatchTimeout before the watchdog has to break the VM. Safe for
+// concurrent use; r is not changed.
+func (r *Regex) Within(d time.Duration) *Regex {
+	if d <= 0 || d >= r.re.MatchTimeout {
+		return r
+	}
+	re := *r.re // regexp2 reads MatchTimeout from the Regexp a match runs on
+	re.MatchTimeout = d
+	return &Regex{re: &re, extract: r.extract}
 }
 
 // pythonToNET rewrites Python's named-group syntax, (?P<name>...) and (?P=name), to the
@@ -112,7 +145,7 @@ func pythonToNET(p string) string {
 // groups, else the groups of every match in order ("" for a group that did not take
 // part). Unless replaceEntities is false, character references other than &lt; and &amp;
 // are replaced in each string (ReplaceEntities). A match that runs into regexp2's
-// backtracking limit is an error.
+// backtracking limit or past the match timeout (SetMatchTimeout) is an error.
 func (r *Regex) Extract(text string, replaceEntities bool, first bool) ([]string, error) {
 	var out []string
 	m, err := r.re.FindStringMatch(text)
@@ -139,7 +172,7 @@ func (r *Regex) Extract(text string, replaceEntities bool, first bool) ([]string
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("regular expression %s: %w", r.re.String(), err)
+		return nil, r.matchError(err)
 	}
 	if replaceEntities {
 		for i, s := range out {
@@ -147,4 +180,17 @@ func (r *Regex) Extract(text string, replaceEntities bool, first bool) ([]string
 		}
 	}
 	return out, nil
+}
+
+// matchError is err, returned by a match of r, with r's pattern; a timeout (regexp2's error
+// is a plain one: any error but the backtracking limit is the timeout) wraps
+// ErrMatchTimeout.
+func (r *Regex) matchError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, regexp2.ErrBacktrackingStackLimit) {
+		return fmt.Errorf("regular expression %s: %w", r.re.String(), err)
+	}
+	return fmt.Errorf("regular expression %s: %w after %s", r.re.String(), ErrMatchTimeout, r.re.MatchTimeout.Round(time.Millisecond))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/antchfx/xpath"
 	"golang.org/x/net/html"
@@ -109,7 +110,11 @@ func (q *XPathQuery) compile() (e *xpath.Expr, err error) {
 	xpathCompiles.Add(1)
 	defer func() {
 		if r := recover(); r != nil {
-			err = &XPathError{Expr: q.src, Err: fmt.Errorf("%v", r)}
+			e, ok := r.(error) // an extension function's error keeps its chain (ErrMatchTimeout)
+			if !ok {
+				e = fmt.Errorf("%v", r)
+			}
+			err = &XPathError{Expr: q.src, Err: e}
 		}
 	}()
 	if strings.TrimSpace(q.src) == "" {
@@ -176,6 +181,12 @@ func (d *Document) XPath(expr string) ([]Result, error) {
 // library's name matching: name() of an element in a default namespace is "*:local"
 // (local-name() is right). An evaluation error is an *XPathError. Safe for concurrent use.
 func (q *XPathQuery) Select(in ...Result) ([]Result, error) {
+	return q.SelectWithin(0, in...)
+}
+
+// SelectWithin is Select whose EXSLT regular expressions (re:test, re:match, re:replace)
+// are each bounded by within too (see Regex.Within; 0: by the match timeout only).
+func (q *XPathQuery) SelectWithin(within time.Duration, in ...Result) ([]Result, error) {
 	e := q.get()
 	defer q.put(e)
 	var out []Result
@@ -184,20 +195,24 @@ func (q *XPathQuery) Select(in ...Result) ([]Result, error) {
 			continue
 		}
 		var err error
-		if out, err = q.eval(e, out, r); err != nil {
+		if out, err = q.eval(e, out, r, within); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-func (q *XPathQuery) eval(e *xpath.Expr, out []Result, ctx Result) (_ []Result, err error) {
+func (q *XPathQuery) eval(e *xpath.Expr, out []Result, ctx Result, within time.Duration) (_ []Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = &XPathError{Expr: q.src, Err: fmt.Errorf("%v", r)}
+			e, ok := r.(error) // an extension function's error keeps its chain (ErrMatchTimeout)
+			if !ok {
+				e = fmt.Errorf("%v", r)
+			}
+			err = &XPathError{Expr: q.src, Err: e}
 		}
 	}()
-	nav := &navigator{doc: ctx.doc, curr: ctx.Node, attr: -1}
+	nav := &navigator{doc: ctx.doc, curr: ctx.Node, attr: -1, within: within}
 	if ctx.doc != nil {
 		nav.x = ctx.doc.xml
 	}
@@ -315,6 +330,8 @@ type navigator struct {
 	x    *xmlInfo // nil for HTML documents
 	curr *html.Node
 	attr int // index in curr.Attr, or -1 when on curr itself
+	// within bounds the regular expressions of the EXSLT functions (SelectWithin).
+	within time.Duration
 }
 
 func (n *navigator) result() Result {

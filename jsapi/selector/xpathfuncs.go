@@ -103,7 +103,7 @@ func xpathString(v any) string {
 
 // regexArgs reads (string, pattern, flags) of an EXSLT regular expression function, as
 // lxml's: the pattern is Python's re, flags "i" ignores case and "g" is returned apart.
-func regexArgs(name string, args []any, min int) (string, *Regex, bool, error) {
+func regexArgs(ctx xpath.NodeNavigator, name string, args []any, min int) (string, *Regex, bool, error) {
 	if len(args) < min || len(args) > min+1 {
 		return "", nil, false, fmt.Errorf("re:%s takes %d or %d arguments, got %d", name, min, min+1, len(args))
 	}
@@ -119,17 +119,20 @@ func regexArgs(name string, args []any, min int) (string, *Regex, bool, error) {
 	if err != nil {
 		return "", nil, false, err
 	}
+	if n, ok := ctx.(*navigator); ok {
+		re = re.Within(n.within)
+	}
 	return xpathString(args[0]), re, strings.Contains(flags, "g"), nil
 }
 
 // reTest is EXSLT re:test(string, pattern, flags?).
-func reTest(_ xpath.NodeNavigator, args []any) (any, error) {
-	s, re, _, err := regexArgs("test", args, 2)
+func reTest(ctx xpath.NodeNavigator, args []any) (any, error) {
+	s, re, _, err := regexArgs(ctx, "test", args, 2)
 	if err != nil {
 		return nil, err
 	}
 	m, err := re.re.FindStringMatch(s)
-	return m != nil, err
+	return m != nil, re.matchError(err)
 }
 
 // reMatch is EXSLT re:match(string, pattern, flags?) as lxml implements it: a node-set of
@@ -137,7 +140,7 @@ func reTest(_ xpath.NodeNavigator, args []any) (any, error) {
 // group did not take part), or with flag "g" one per match (the first group's text when
 // the pattern has groups).
 func reMatch(ctx xpath.NodeNavigator, args []any) (any, error) {
-	s, re, global, err := regexArgs("match", args, 2)
+	s, re, global, err := regexArgs(ctx, "match", args, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +164,7 @@ func reMatch(ctx xpath.NodeNavigator, args []any) (any, error) {
 		m, err = re.re.FindNextMatch(m)
 	}
 	if err != nil {
-		return nil, err
+		return nil, re.matchError(err)
 	}
 	var doc *Document
 	if n, ok := ctx.(*navigator); ok {
@@ -181,11 +184,11 @@ func reMatch(ctx xpath.NodeNavigator, args []any) (any, error) {
 // reReplace is EXSLT re:replace(string, pattern, flags, replacement): the first match
 // (every match with flag "g") replaced; the replacement may refer to groups as Python's
 // re.sub does (\1, \g<1>, \g<name>).
-func reReplace(_ xpath.NodeNavigator, args []any) (any, error) {
+func reReplace(ctx xpath.NodeNavigator, args []any) (any, error) {
 	if len(args) != 4 {
 		return nil, fmt.Errorf("re:replace takes 4 arguments, got %d", len(args))
 	}
-	s, re, global, err := regexArgs("replace", []any{args[0], args[1], args[2]}, 2)
+	s, re, global, err := regexArgs(ctx, "replace", []any{args[0], args[1], args[2]}, 2)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +196,11 @@ func reReplace(_ xpath.NodeNavigator, args []any) (any, error) {
 	if global {
 		count = -1
 	}
-	return re.re.Replace(s, pythonReplacement(xpathString(args[3])), -1, count)
+	out, err := re.re.Replace(s, pythonReplacement(xpathString(args[3])), -1, count)
+	if err != nil {
+		return nil, re.matchError(err)
+	}
+	return out, nil
 }
 
 // pythonReplacement rewrites a Python re.sub replacement to the .NET syntax of regexp2:
