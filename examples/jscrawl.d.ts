@@ -1060,6 +1060,8 @@ declare module "jscrawl" {
     REPLAY_FILES?: unknown[];
     /** WARC file to record every http(s) download to, a request and a response record each (--warc; a name ending .gz gzips each record; empty: none) (string). In customSettings: a relative path inside the working folder. */
     WARC_FILE?: string;
+    /** a WARC file that cannot be written (a full disk): stop closes the spider (finish_reason warc_error, exit code 1), ignore goes on without recording (string). */
+    WARC_ERRORS?: string;
     /** bytes of a WARC file on disk before the next one starts (crawl-00001.warc.gz, ...; 0: no limit) (integer). */
     WARC_MAX_SIZE?: number;
   }
