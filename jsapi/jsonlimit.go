@@ -126,7 +126,7 @@ func (w *depthWalk) deeper(o *goja.Object, depth int) bool {
 		w.path = append(w.path, o)
 		return true
 	}
-	if _, isFn := goja.AssertFunction(o); isFn {
+	if o.ClassName() == "Function" {
 		return false // stringify leaves functions out
 	}
 	w.path = append(w.path, o)
@@ -138,7 +138,10 @@ func (w *depthWalk) deeper(o *goja.Object, depth int) bool {
 			}
 		}
 	} else {
-		for _, k := range o.Keys() {
+		// All own names, not only the enumerable ones Keys returns: goja's enumerable
+		// iterator costs the walk twice as much, and a non-enumerable property holding an
+		// object is rare (it can only make the walk stricter).
+		for _, k := range o.GetOwnPropertyNames() {
 			if e, ok := o.Get(k).(*goja.Object); ok && w.deeper(e, depth+1) {
 				return true
 			}
