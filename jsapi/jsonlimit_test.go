@@ -50,3 +50,27 @@ func TestJSONMaxDepth(t *testing.T) {
 			`"cycle":"TypeError: Converting circular structure to JSON"}`,
 	}, res.log)
 }
+
+// TestJSONDeepPipelineItem: a JS pipeline that returns a 1,000,000-deep object fails the
+// item with the export limit's error in bounded time; checking whether the result was a
+// promise used to convert the whole tree to Go maps first, recursively in Go.
+func TestJSONDeepPipelineItem(t *testing.T) {
+	t.Parallel()
+	srv := newLinksServer(t, map[string]string{"/p": "x"})
+	start := time.Now()
+	res := crawl(t, srv, spec{src: `export class Deepen {
+  processItem(item) { let v = 1; for (let i = 0; i < 1000000; i++) v = { a: v }; return { deep: v }; }
+}
+export const pipelines = [Deepen];
+export default class S {
+  name = "deeppipe";
+  startUrls = ["BASE/p"];
+  async *parse(r) { yield { ok: 1 }; }
+}`})
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the crawl took %s", d)
+	}
+	if len(res.items) != 0 || !strings.Contains(res.log, "is nested deeper than 64 levels (a cycle?)") {
+		t.Errorf("items %v, log:\n%.3000s", res.items, res.log)
+	}
+}
