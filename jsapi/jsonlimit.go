@@ -64,20 +64,61 @@ func (st *vmState) installJSON() error {
 	}
 	return wrap("stringify", 3, func(c goja.FunctionCall) goja.Value {
 		limit := st.s.jsonDepth()
+		w := depthWalk{limit: limit}
 		if v, ok := c.Argument(0).(*goja.Object); ok {
-			w := depthWalk{limit: limit}
 			if w.deeper(v, 1) && !w.cyclic() {
-				throwJS(rt, "RangeError", fmt.Errorf("JSON.stringify: the value is nested deeper than JSON_MAX_DEPTH (%d)", limit))
+				throwJS(rt, "RangeError", stringifyDepthError(limit))
 			}
 			// A cycle within the limit goes to the native code, which throws its TypeError
 			// ("Converting circular structure to JSON") before it gets any deeper.
 		}
-		v, err := stringify(c.This, c.Arguments...)
+		args := c.Arguments
+		replacer, hasReplacer := goja.AssertFunction(c.Argument(1))
+		_, listed := c.Argument(1).(*goja.Object) // a property list (an array) stays as it is
+		if hasReplacer || w.dynamic && !listed {
+			// What a toJSON method or a replacer returns is only known as the native code
+			// runs: a replacer of ours counts the depth of each value it is handed.
+			args = []goja.Value{c.Argument(0), rt.ToValue(depthReplacer(rt, limit, replacer)), c.Argument(2)}
+		}
+		v, err := stringify(c.This, args...)
 		if err != nil {
 			panic(err)
 		}
 		return v
 	})
+}
+
+// stringifyDepthError is the RangeError's message of a value nested deeper than limit.
+func stringifyDepthError(limit int) error {
+	return fmt.Errorf("JSON.stringify: the value is nested deeper than JSON_MAX_DEPTH (%d)", limit)
+}
+
+// depthReplacer returns a JSON.stringify replacer that calls user (when not nil) and
+// throws a RangeError once a value it returns lies deeper than limit: stringify hands it
+// each value with its holder, so a value's depth is its holder's plus one.
+func depthReplacer(rt *goja.Runtime, limit int, user goja.Callable) func(goja.FunctionCall) goja.Value {
+	depths := map[*goja.Object]int{}
+	return func(c goja.FunctionCall) goja.Value {
+		v := c.Argument(1)
+		if user != nil {
+			r, err := user(c.This, c.Argument(0), v)
+			if err != nil {
+				panic(err)
+			}
+			v = r
+		}
+		if o, ok := v.(*goja.Object); ok {
+			d := 1 // the holder of the top value is stringify's own wrapper
+			if h, ok := c.This.(*goja.Object); ok {
+				d = depths[h] + 1
+			}
+			if d > limit {
+				throwJS(rt, "RangeError", stringifyDepthError(limit))
+			}
+			depths[o] = d
+		}
+		return v
+	}
 }
 
 // jsonTextDeeper reports whether JSON text s opens more than limit arrays and objects at
@@ -110,13 +151,14 @@ func jsonTextDeeper(s string, limit int) bool {
 	return false
 }
 
-// depthWalk looks for a path through a value's arrays and objects (own enumerable keys,
-// as JSON.stringify reads them) longer than limit. It does not call toJSON methods, so an
-// object whose toJSON hides a deep value counts as deep; a getter runs once more than
-// stringify alone runs it.
+// depthWalk looks for a path through a value's arrays and objects (own properties: the
+// enumerable ones JSON.stringify reads and a few more) longer than limit. It does not call
+// toJSON methods: an object with one is a leaf here, noted in dynamic. A getter runs once
+// more than stringify alone runs it.
 type depthWalk struct {
-	limit int
-	path  []*goja.Object // the objects from the root to the one being walked
+	limit   int
+	path    []*goja.Object // the objects from the root to the one being walked
+	dynamic bool           // an object with a toJSON method (not a Date) was seen
 }
 
 // deeper reports whether o, at depth depth, holds a path deeper than the limit; w.path
@@ -126,8 +168,15 @@ func (w *depthWalk) deeper(o *goja.Object, depth int) bool {
 		w.path = append(w.path, o)
 		return true
 	}
-	if o.ClassName() == "Function" {
+	switch o.ClassName() {
+	case "Function":
 		return false // stringify leaves functions out
+	case "Date":
+		return false // a string
+	}
+	if _, ok := goja.AssertFunction(o.Get("toJSON")); ok {
+		w.dynamic = true
+		return false
 	}
 	w.path = append(w.path, o)
 	if o.ClassName() == "Array" {

@@ -36,7 +36,12 @@ func TestJSONMaxDepth(t *testing.T) {
       notTooDeep: caught(() => JSON.parse("[".repeat(500) + "]".repeat(500))),
       tooDeep: caught(() => JSON.parse("[".repeat(501) + "]".repeat(501))),
       stringify: caught(() => JSON.stringify(v)), within: JSON.stringify(w).length,
-      cycle: caught(() => JSON.stringify(c)) };
+      cycle: caught(() => JSON.stringify(c)),
+      viaToJSON: caught(() => JSON.stringify({ x: { toJSON() { return v; } } })),
+      viaReplacer: caught(() => JSON.stringify({ x: 1 }, (k, x) => (k === "x" ? v : x))),
+      replaced: JSON.stringify({ a: 1, b: [2, { c: 3 }] }, (k, x) => (k === "a" ? undefined : x)),
+      listed: JSON.stringify({ a: 1, b: 2, t: { toJSON() { return { a: 3, b: 4 }; } } }, ["b", "t"]),
+      toJSON: JSON.stringify({ d: new Date(0), x: { toJSON() { return [1]; } } }) };
   }
 }`})
 	if d := time.Since(start); d > 60*time.Second {
@@ -47,7 +52,11 @@ func TestJSONMaxDepth(t *testing.T) {
 		`{"json":"{\"a\":[[1,\"[[[[\"]],\"b\":{\"c\":{}}}","parse":"{\"a\":[[1,\"[[[[\"]],\"b\":{\"c\":{}}}","len":"2,3,parse"}`,
 		`{"jsonErr":"` + syntax + `","parse":"` + syntax + `","notTooDeep":"no error","tooDeep":"` + syntax + `",` +
 			`"stringify":"RangeError: JSON.stringify: the value is nested deeper than JSON_MAX_DEPTH (500)","within":999,` +
-			`"cycle":"TypeError: Converting circular structure to JSON"}`,
+			`"cycle":"TypeError: Converting circular structure to JSON",` +
+			`"viaToJSON":"RangeError: JSON.stringify: the value is nested deeper than JSON_MAX_DEPTH (500)",` +
+			`"viaReplacer":"RangeError: JSON.stringify: the value is nested deeper than JSON_MAX_DEPTH (500)",` +
+			`"replaced":"{\"b\":[2,{\"c\":3}]}","listed":"{\"b\":2,\"t\":{\"b\":4}}",` +
+			`"toJSON":"{\"d\":\"1970-01-01T00:00:00.000Z\",\"x\":[1]}"}`,
 	}, res.log)
 }
 
