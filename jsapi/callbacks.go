@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"mime"
+	"reflect"
 	"strings"
 	"sync/atomic"
 
@@ -584,8 +585,17 @@ func (st *vmState) start(call func(rt *goja.Runtime) (goja.Value, error), settle
 	})
 }
 
+// promiseType is the Go type a JS promise exports to.
+var promiseType = reflect.TypeFor[*goja.Promise]()
+
 // settle calls cb once v (a value or a promise) has settled; on the loop.
 func settle(rt *goja.Runtime, v goja.Value, cb func(value, rejected goja.Value)) {
+	// ExportType first: Export of a plain object converts its whole tree to Go maps (a
+	// processItem's item, recursive in Go however deep it is).
+	if v.ExportType() != promiseType {
+		cb(v, nil)
+		return
+	}
 	if p, ok := v.Export().(*goja.Promise); ok {
 		switch p.State() {
 		case goja.PromiseStateFulfilled:

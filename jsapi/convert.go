@@ -15,6 +15,16 @@ import (
 	"github.com/jscrawl/jscrawl/types"
 )
 
+// The Go types of the JS values exportValue converts specially.
+var (
+	timeType   = reflect.TypeFor[time.Time]()
+	bigIntType = reflect.TypeFor[*big.Int]()
+)
+
+// maxExportDepth is the deepest nesting of arrays and objects exportValue converts: an
+// item, meta or cbKwargs deeper fails its callback (JSON_MAX_DEPTH bounds JSON itself).
+const maxExportDepth = 64
+
 // exportValue converts a JS value into a JSON-like Go value: nil, bool, int64, float64,
 // string, []any or types.Item (objects, keys in order). A Map becomes an object (its keys
 // as strings), a Set an array, a BigInt its decimal string, and an object with a toJSON
@@ -27,18 +37,24 @@ func exportValue(rt *goja.Runtime, v goja.Value, path string, depth int) (out an
 	if goja.IsNull(v) {
 		return nil, true, nil
 	}
-	if depth > 64 {
-		return nil, false, fmt.Errorf("%s is nested too deeply (a cycle?)", path)
+	if depth > maxExportDepth {
+		return nil, false, fmt.Errorf("%s is nested deeper than %d levels (a cycle?)", path, maxExportDepth)
 	}
 	if x, ok, scalar := exportScalar(v); scalar {
 		return x, ok, nil
 	}
-	switch x := v.Export().(type) {
-	case time.Time:
-		return x.UTC().Format("2006-01-02T15:04:05.000Z"), true, nil
-	case *big.Int:
-		// JSON.stringify throws on a BigInt; a decimal string keeps every digit.
-		return x.String(), true, nil
+	// ExportType, not Export: Export converts a whole object tree to Go maps, once per
+	// level here (quadratic in the depth, and recursive in Go).
+	switch v.ExportType() {
+	case timeType:
+		if x, ok := v.Export().(time.Time); ok {
+			return x.UTC().Format("2006-01-02T15:04:05.000Z"), true, nil
+		}
+	case bigIntType:
+		if x, ok := v.Export().(*big.Int); ok {
+			// JSON.stringify throws on a BigInt; a decimal string keeps every digit.
+			return x.String(), true, nil
+		}
 	}
 	obj, isObj := v.(*goja.Object)
 	if !isObj {
@@ -236,7 +252,7 @@ func exportObject(rt *goja.Runtime, obj *goja.Object, path string, depth int) (t
 	item := make(types.Item, 0, len(keys))
 	for _, k := range keys {
 		jv := obj.Get(k)
-		if depth < 64 {
+		if depth < maxExportDepth {
 			if x, ok, scalar := exportScalar(jv); scalar {
 				if ok {
 					item = append(item, types.Field{Key: k, Value: x})

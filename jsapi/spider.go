@@ -144,6 +144,8 @@ type Spider struct {
 	opened     bool                 // Open has prepared every VM; guarded by mu
 	// interrupted is the reason given to Interrupt (nil until then).
 	interrupted atomic.Pointer[string]
+	// jsonMaxDepth is JSON_MAX_DEPTH, set by Bind (0 before: the default, see jsonDepth).
+	jsonMaxDepth atomic.Int64
 
 	running  running        // callbacks and inline downloads in flight, for Running
 	argReads argReads       // the -a arguments read so far (ArgRead)
@@ -411,6 +413,7 @@ func (s *Spider) Pipelines() []engine.Pipeline {
 func (s *Spider) Bind(c Crawler) error {
 	s.crawler = c
 	s.schemes = c.Settings().StringList(types.DownloadSchemes)
+	s.jsonMaxDepth.Store(int64(c.Settings().Int(types.JSONMaxDepth)))
 	s.outputPlan = c.OutputPlan()
 	s.mu.Lock()
 	var wanted []engine.Signal
@@ -699,6 +702,9 @@ func (st *vmState) install() error {
 		if err := rt.Set(k, v); err != nil {
 			return err
 		}
+	}
+	if err := st.installJSON(); err != nil {
+		return err
 	}
 	st.installSelectors()
 	f, err := rt.RunProgram(preludeProg)

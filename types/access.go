@@ -90,6 +90,7 @@ var Accesses = map[string]Access{
 	HTTPProxyEnabled:              OperatorOnly,
 	HTTPUser:                      OperatorOnly,
 	JSCallbackTimeout:             SpiderTightens, // what interrupts a runaway callback
+	JSONMaxDepth:                  SpiderTightens, // what keeps goja's recursive JSON code off the Go stack limit
 	JSVMs:                         SpiderSets,
 	JobDir:                        SpiderPath,
 	JobDirCommitInterval:          SpiderSets,

@@ -61,6 +61,7 @@ const (
 	FrontierLeaseTimeout        = "FRONTIER_LEASE_TIMEOUT"
 	FrontierRetryTimeout        = "FRONTIER_RETRY_TIMEOUT"
 	JSCallbackTimeout           = "JS_CALLBACK_TIMEOUT"
+	JSONMaxDepth                = "JSON_MAX_DEPTH"
 	GCHeadroomMB                = "GC_HEADROOM_MB"
 	GCHeadroomPercent           = "GC_HEADROOM_PERCENT"
 	JSVMs                       = "JS_VMS"
@@ -211,6 +212,7 @@ var Defs = []Def{
 	{JSCallbackTimeout, KindDuration, 60.0, "seconds a callback may run synchronously before it is interrupted"},
 	{GCHeadroomMB, KindInt, 32, "after each Go garbage collection, the soft memory limit becomes the live heap and the runtime's other memory plus the larger of this many MiB and GC_HEADROOM_PERCENT of the live heap, so garbage cannot pile up past it (0: a fixed limit, twice DOWNLOAD_MEMORY_BUDGET + 512 MiB; GOMEMLIMIT overrides both)"},
 	{GCHeadroomPercent, KindInt, 50, "percent of the live heap the heap may grow by between collections, when above GC_HEADROOM_MB"},
+	{JSONMaxDepth, KindInt, 1000, "deepest nesting of arrays and objects that JSON.parse, response.json() and JSON.stringify accept; deeper text is a SyntaxError, a deeper value a RangeError"},
 	{JSVMs, KindInt, 1, "JS VMs, each with its own spider instance"},
 	{JobDir, KindString, "", "folder of a job that survives stops and crashes and resumes where it stopped (--jobdir; empty: none)"},
 	{JobDirCommitInterval, KindDuration, 1.0, "seconds between the commits of a job's progress (one fsync each)"},
@@ -316,6 +318,7 @@ var Ranges = map[string]Range{
 	FrontierRetryTimeout:          Above(0),
 	GCHeadroomMB:                  AtLeast(0),
 	GCHeadroomPercent:             AtLeast(1),
+	JSONMaxDepth:                  AtLeast(1),
 	JSVMs:                         AtLeast(1),
 	JobDirCommitInterval:          Above(0),
 	MemUsageCheckInterval:         Above(0),

@@ -9,12 +9,26 @@ import (
 	"github.com/jscrawl/jscrawl/types"
 )
 
+// maxJSONDepth is the deepest nesting of items and lists appendJSON writes: items from JS
+// stop at 64 levels, and an item a Go component built deeper (or a list that holds itself)
+// is an error instead of a goroutine stack overflow. It is encoding/json's limit on reading.
+const maxJSONDepth = 10000
+
 // appendJSON appends v as compact JSON to b. It writes the same bytes as types.Item.JSON
 // (encoding/json without HTML escaping, keys in item order) for the value kinds an item
 // holds, without encoding/json's per-value allocations; other values go through
-// encoding/json.
-func appendJSON(b []byte, v any) ([]byte, error) {
+// encoding/json. A value nested deeper than maxJSONDepth is an error.
+func appendJSON(b []byte, v any) ([]byte, error) { return appendJSONAt(b, v, 0) }
+
+// appendJSONAt is appendJSON for a value depth levels down.
+func appendJSONAt(b []byte, v any, depth int) ([]byte, error) {
 	var err error
+	switch v.(type) {
+	case types.Item, []any:
+		if depth++; depth > maxJSONDepth {
+			return b, fmt.Errorf("json: the value is nested deeper than %d levels (a cycle?)", maxJSONDepth)
+		}
+	}
 	switch v := v.(type) {
 	case nil:
 		return append(b, "null"...), nil
@@ -42,7 +56,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 			}
 			b = appendString(b, f.Key)
 			b = append(b, ':')
-			if b, err = appendJSON(b, f.Value); err != nil {
+			if b, err = appendJSONAt(b, f.Value, depth); err != nil {
 				return b, err
 			}
 		}
@@ -56,7 +70,7 @@ func appendJSON(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = appendJSON(b, e); err != nil {
+			if b, err = appendJSONAt(b, e, depth); err != nil {
 				return b, err
 			}
 		}
