@@ -90,6 +90,7 @@ var Accesses = map[string]Access{
 	HTTPProxyEnabled:              OperatorOnly,
 	HTTPUser:                      OperatorOnly,
 	JSCallbackTimeout:             SpiderTightens, // what interrupts a runaway callback
+	CallbackTimeout:               SpiderTightens, // what ends a callback that never settles
 	JSVMs:                         SpiderSets,
 	JobDir:                        SpiderPath,
 	JobDirCommitInterval:          SpiderSets,
@@ -154,6 +155,7 @@ var ZeroIsNoLimit = map[string]bool{
 	DownloadMaxSize:      true,
 	DownloadMemoryBudget: true,
 	JSCallbackTimeout:    true,
+	CallbackTimeout:      true,
 	MemUsageLimitMB:      true,
 	SchedulerMemoryMax:   true,
 	ShutdownTimeout:      true,
