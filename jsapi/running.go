@@ -99,6 +99,27 @@ func (r *running) removeInline(id uint64) {
 	r.mu.Unlock()
 }
 
+// awaitedBy describes the oldest inline download callback id awaits ("fetch GET URL
+// started at file:line:col"), or "" when it awaits none.
+func (r *running) awaitedBy(id uint64) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var oldest *InlineDownload
+	for _, d := range r.inline {
+		if d.Callback == id && (oldest == nil || d.ID < oldest.ID) {
+			oldest = d
+		}
+	}
+	if oldest == nil {
+		return ""
+	}
+	s := "the inline download " + oldest.Method + " " + oldest.URL
+	if oldest.Location != "" {
+		s += " started at " + oldest.Location
+	}
+	return s
+}
+
 // Running returns the callbacks running now, oldest first, each with the inline downloads
 // it awaits, and the inline downloads no callback started. Safe from any goroutine.
 func (s *Spider) Running() (callbacks []CallbackInfo, orphans []InlineDownload) {
