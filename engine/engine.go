@@ -206,6 +206,8 @@ type reqTrack struct {
 	calls int            // its callback and errback calls running
 	items int            // items it produced still before or in the pipelines
 	held  []readyItem    // a job's items out of the pipelines, exported when it is Done (exportMu)
+	// logged: its callback's start was recorded in the job's CallbackLog, its end not yet.
+	logged bool
 }
 
 // New returns an Engine for spider with settings (nil for the defaults).
@@ -601,6 +603,10 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 		e.downloaded(ctx, ev.req, ev.resp, ev.err)
 	case evParsed:
 		e.parsing--
+		if ev.tr != nil && ev.tr.logged {
+			ev.tr.logged = false
+			e.committer.(CallbackLog).CallbackEnded(ev.tr.req)
+		}
 		if ev.tr != nil {
 			ev.tr.calls--
 			e.maybeDone(ctx, ev.tr)
@@ -795,6 +801,14 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 			return
 		}
 	}
+	if cl, ok := e.committer.(CallbackLog); ok && tr != nil {
+		if died := cl.CallbackStarted(tr.req); died > e.settings.Int(types.RetryTimes) {
+			cl.CallbackEnded(tr.req)
+			e.giveUp(ctx, tr, resp, died)
+			return
+		}
+		tr.logged = true
+	}
 	e.parsing++
 	if tr != nil {
 		tr.calls++
@@ -837,6 +851,20 @@ func ClosePage(resp *types.Response) {
 	if resp != nil && resp.Page != nil {
 		_ = resp.Page.Close()
 	}
+}
+
+// giveUp fails tr's request, whose callback was running when died runs of the job died:
+// its callback is not run again; the failure is logged and counted as a spider error
+// (spider_exceptions/GaveUpError) and goes to the errback, as a failing callback's does.
+func (e *Engine) giveUp(ctx context.Context, tr *reqTrack, resp *types.Response, died int) {
+	err := &GaveUpError{Runs: died}
+	e.spiderError(ctx, "Gave up "+reqString(resp.Request)+": not running its callback "+resp.Request.CallbackName()+" again", err, resp)
+	if resp.Request.Errback != "" {
+		e.errback(ctx, tr, resp.Request, resp, err)
+		return
+	}
+	ClosePage(resp)
+	e.done(ctx, tr)
 }
 
 // errback calls the request's errback on a worker goroutine.

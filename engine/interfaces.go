@@ -74,6 +74,19 @@ type Committer interface {
 	Commit(ctx context.Context, p Progress) error
 }
 
+// CallbackLog is implemented by a Committer that remembers across the runs of a job the
+// requests whose callback was running when a run died (a crash, a kill, a hard stop): the
+// engine gives up a request whose callback took RETRY_TIMES + 1 runs down with it, so a job
+// whose page kills the process on every try still finishes. The engine goroutine calls it,
+// before a request's callback runs and once it has returned.
+type CallbackLog interface {
+	// CallbackStarted records that req's callback starts and returns how many earlier
+	// runs died while it ran.
+	CallbackStarted(req *types.Request) (died int)
+	// CallbackEnded records that req's callback returned (or its request was given up).
+	CallbackEnded(req *types.Request)
+}
+
 // Progress is what the engine tells a Committer besides what it shares with it (the
 // scheduler, the stats, the exporters).
 type Progress struct {
