@@ -11,9 +11,8 @@ import (
 	"time"
 )
 
-// budgetSpider yields three pages for parse and one for the callback named cb (with an
-// errback), on the stop test server; the pipeline, when pipe is set, never settles for
-// the item of /fast?i=1.
+// budgetSpider writes a spider that yields three pages of the stop test server for parse
+// and one for the callback named cb (with an errback), followed by extra (pipelines).
 func budgetSpider(t *testing.T, dir, base, cb, extra string) string {
 	t.Helper()
 	return writeFile(t, dir, "budget.js", `import { Request } from "jscrawl";
@@ -59,7 +58,7 @@ func TestCallbackTimeout(t *testing.T) {
 	}{
 		{
 			name: "a callback awaiting forever", cb: "forever",
-			log: []string{"TimeoutError: callback forever did not settle within CALLBACK_TIMEOUT (1s) processing <", "/fast?i=odd>"},
+			log:   []string{"TimeoutError: callback forever did not settle within CALLBACK_TIMEOUT (1s) processing <", "/fast?i=odd>"},
 			stats: map[string]float64{"spider_exceptions/TimeoutError": 1, "item_scraped_count": 4},
 			items: []string{"/fast?i=0", "/fast?i=1", "/fast?i=2", "TimeoutError"},
 		},
