@@ -150,8 +150,13 @@ type Engine struct {
 	startDone                                  bool
 	tracks                                     map[*types.Request]*reqTrack // scheduled requests in flight
 
-	committer   Committer
-	commitEvery time.Duration
+	committer Committer
+	// A job's callbacks (CallbackLog): logging counts those recorded as running; a suspect
+	// one (running when an earlier run died) runs alone, the others wait in held meanwhile.
+	logging        int
+	suspectRunning bool
+	held           []heldParse
+	commitEvery    time.Duration
 
 	// spider_idle (idle.go): the holds of HoldIdle not yet done (taken from any goroutine);
 	// owned by the engine goroutine: whether spider_idle was sent since the crawl was last
@@ -206,8 +211,9 @@ type reqTrack struct {
 	calls int            // its callback and errback calls running
 	items int            // items it produced still before or in the pipelines
 	held  []readyItem    // a job's items out of the pipelines, exported when it is Done (exportMu)
-	// logged: its callback's start was recorded in the job's CallbackLog, its end not yet.
-	logged bool
+	// logged: its callback's start was recorded in the job's CallbackLog, its end not yet;
+	// suspect: it was running when an earlier run of the job died.
+	logged, suspect bool
 }
 
 // New returns an Engine for spider with settings (nil for the defaults).
@@ -606,6 +612,11 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 		if ev.tr != nil && ev.tr.logged {
 			ev.tr.logged = false
 			e.committer.(CallbackLog).CallbackEnded(ev.tr.req)
+			e.logging--
+			if ev.tr.suspect {
+				ev.tr.suspect, e.suspectRunning = false, false
+			}
+			e.releaseHeld()
 		}
 		if ev.tr != nil {
 			ev.tr.calls--
@@ -801,18 +812,63 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 			return
 		}
 	}
-	if cl, ok := e.committer.(CallbackLog); ok && tr != nil {
-		if died := cl.CallbackStarted(tr.req); died > e.settings.Int(types.RetryTimes) {
+	cl, logged := e.committer.(CallbackLog)
+	logged = logged && tr != nil
+	suspect := false
+	if logged {
+		died := cl.CallbackDied(tr.req)
+		if died > e.settings.Int(types.RetryTimes) {
+			cl.CallbackStarted(tr.req) // and ended: the job forgets it
 			cl.CallbackEnded(tr.req)
 			e.giveUp(ctx, tr, resp, died)
 			return
 		}
-		tr.logged = true
+		suspect = died > 0
 	}
 	e.parsing++
 	if tr != nil {
 		tr.calls++
 	}
+	start := func() {
+		if logged {
+			cl.CallbackStarted(tr.req)
+			tr.logged, tr.suspect = true, suspect
+			e.logging++
+			e.suspectRunning = e.suspectRunning || suspect
+		}
+		e.parse(ctx, tr, resp)
+	}
+	if logged && (e.suspectRunning || len(e.held) > 0 || (suspect && e.logging > 0)) {
+		// A callback that was running when an earlier run died runs alone, so a run it
+		// takes down again takes no other callback with it (CallbackLog).
+		e.held = append(e.held, heldParse{start: start, suspect: suspect})
+		return
+	}
+	start()
+}
+
+// heldParse is a callback of a job waiting for a suspect callback (one that was running when
+// an earlier run of the job died) to end, or a suspect waiting for the others to end.
+type heldParse struct {
+	start   func()
+	suspect bool
+}
+
+// releaseHeld starts the held callbacks that may run now, in order.
+func (e *Engine) releaseHeld() {
+	for len(e.held) > 0 && !e.suspectRunning {
+		h := e.held[0]
+		if h.suspect && e.logging > 0 {
+			return
+		}
+		e.held[0] = heldParse{}
+		e.held = e.held[1:]
+		h.start()
+	}
+}
+
+// parse runs the callback of resp on a worker goroutine (e.parsing counts it already).
+func (e *Engine) parse(ctx context.Context, tr *reqTrack, resp *types.Response) {
 	e.parseWorkers.run(&e.wg, e.maxParsing, func() {
 		var errs int64
 		if perr := e.spider.Parse(ctx, resp, e.emitFor(resp, tr, true)); perr != nil && ctx.Err() == nil {

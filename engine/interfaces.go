@@ -77,12 +77,14 @@ type Committer interface {
 // CallbackLog is implemented by a Committer that remembers across the runs of a job the
 // requests whose callback was running when a run died (a crash, a kill, a hard stop): the
 // engine gives up a request whose callback took RETRY_TIMES + 1 runs down with it, so a job
-// whose page kills the process on every try still finishes. The engine goroutine calls it,
-// before a request's callback runs and once it has returned.
+// whose page kills the process on every try still finishes; and it runs such a suspect
+// callback alone, so the others are not taken down with it again. The engine goroutine
+// calls it, before a request's callback runs and once it has returned.
 type CallbackLog interface {
-	// CallbackStarted records that req's callback starts and returns how many earlier
-	// runs died while it ran.
-	CallbackStarted(req *types.Request) (died int)
+	// CallbackDied returns how many earlier runs died while req's callback ran.
+	CallbackDied(req *types.Request) int
+	// CallbackStarted records that req's callback starts.
+	CallbackStarted(req *types.Request)
 	// CallbackEnded records that req's callback returned (or its request was given up).
 	CallbackEnded(req *types.Request)
 }

@@ -108,19 +108,27 @@ func (l *callbackLog) close() {
 	}
 }
 
-// CallbackStarted implements engine.CallbackLog: it records that req's callback starts and
-// returns how many earlier runs of the job died while it ran. Called by the engine goroutine.
-func (j *Job) CallbackStarted(req *types.Request) int {
+// CallbackDied implements engine.CallbackLog: how many earlier runs of the job died while
+// req's callback ran. Called by the engine goroutine.
+func (j *Job) CallbackDied(req *types.Request) int {
+	if j.callbacks == nil || len(j.callbacks.died) == 0 {
+		return 0
+	}
+	return j.callbacks.died[req.Fingerprint()]
+}
+
+// CallbackStarted implements engine.CallbackLog: it records that req's callback starts.
+// Called by the engine goroutine.
+func (j *Job) CallbackStarted(req *types.Request) {
 	l := j.callbacks
 	if l == nil {
-		return 0
+		return
 	}
 	fp := req.Fingerprint()
 	l.running[fp]++
 	if l.f != nil {
 		_, _ = l.f.WriteString("+ " + fp + "\n")
 	}
-	return l.died[fp]
 }
 
 // CallbackEnded implements engine.CallbackLog: req's callback (started with
