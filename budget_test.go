@@ -22,7 +22,12 @@ export default class {
     for (let i = 0; i < 3; i++) yield new Request("`+base+`/fast?i=" + i, { priority: 2 });
     yield new Request("`+base+`/fast?i=odd", { callback: this.`+cb+`, errback: this.eb, priority: 1 });
   }
-  parse(r) { return { url: r.url }; }
+  slow = "";
+  parse(r) {
+    if (!this.slow) return { url: r.url };
+    // -a slow=1: a callback that starts spinning meanwhile holds it up.
+    return sleep(200).then(() => ({ url: r.url }));
+  }
   async forever(r) {
     this.logger.info("awaiting forever");
     await new Promise(() => {});
@@ -209,16 +214,29 @@ func TestGiveUp(t *testing.T) {
 	// JS_CALLBACK_TIMEOUT; a crash is the same to the job) is given up after RETRY_TIMES + 1
 	// runs of the job died with it: the next resume fails it with a GaveUpError (errback
 	// called) and finishes. Before, every resume ran it again and died again.
-	t.Run("killed every time", func(t *testing.T) {
-		t.Parallel()
+	//
+	// With one VM and four downloads at a time, the other pages' callbacks wait behind the
+	// spinning one and die with it in the first run; from then on each of them runs alone,
+	// so they finish and only the spinning page is given up.
+	for _, conc := range []string{"1", "4"} {
+		t.Run("killed every time, CONCURRENT_REQUESTS="+conc, func(t *testing.T) {
+			t.Parallel()
+			testKilledEveryTime(t, conc)
+		})
+	}
+}
+
+func testKilledEveryTime(t *testing.T, conc string) {
+	t.Helper()
+	{
 		srv := newStopServer(t)
 		dir := t.TempDir()
 		spider := budgetSpider(t, dir, srv.URL, "spin", "")
 		out := filepath.Join(dir, "items.jsonl")
 		stats := filepath.Join(dir, "stats.json")
 		args := []string{spider, "-o", out, "--jobdir", filepath.Join(dir, "job"), "--stats-json", stats,
-			"-s", "JS_CALLBACK_TIMEOUT=0", "-s", "CALLBACK_TIMEOUT=0", "-s", "RETRY_TIMES=1",
-			"-s", "CONCURRENT_REQUESTS=1", "-s", "ROBOTSTXT_OBEY=false", "-s", "JOBDIR_COMMIT_INTERVAL=0.1"}
+			"-s", "JS_CALLBACK_TIMEOUT=0", "-s", "CALLBACK_TIMEOUT=0", "-s", "RETRY_TIMES=1", "-s", "JS_VMS=1",
+			"-s", "CONCURRENT_REQUESTS=" + conc, "-s", "ROBOTSTXT_OBEY=false", "-s", "JOBDIR_COMMIT_INTERVAL=0.1", "-a", "slow=1"}
 		kills := 0
 		for run := 0; ; run++ {
 			if run == 5 {
@@ -251,7 +269,7 @@ func TestGiveUp(t *testing.T) {
 		if items := jsonLines(t, string(data)); len(items) != 4 || !strings.Contains(string(data), `"errback":"GaveUpError"`) {
 			t.Errorf("feed:\n%s", data)
 		}
-	})
+	}
 }
 
 // waitLineOrEnd waits for a log line containing s (true) or the crawl's end (false).
