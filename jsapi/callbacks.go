@@ -189,7 +189,9 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 		return produced.Load(), &runtime.ScriptError{Name: "Error", Message: where + ": the VM was closed (shutdown)"}
 	case <-expired:
 		abandoned.Store(true)
-		return produced.Load(), s.overBudget("callback "+where, url, id)
+		err := s.overBudget("callback "+where, url, id)
+		s.running.cancelInline(id) // the downloads it awaits are of no use now
+		return produced.Load(), err
 	case <-ctx.Done():
 		return produced.Load(), ctx.Err()
 	}
