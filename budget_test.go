@@ -15,7 +15,7 @@ import (
 // and one for the callback named cb (with an errback), followed by extra (pipelines).
 func budgetSpider(t *testing.T, dir, base, cb, extra string) string {
 	t.Helper()
-	return writeFile(t, dir, "budget.js", `import { Request } from "jscrawl";
+	return writeFile(t, dir, "budget.js", `import { Request, fetch } from "jscrawl";
 export default class {
   name = "budget";
   *start() {
@@ -32,6 +32,10 @@ export default class {
     this.logger.info("awaiting forever");
     await new Promise(() => {});
     return { never: true };
+  }
+  async awaitHang(r) {
+    const got = await fetch("`+base+`/hang");
+    return { got: got.status };
   }
   pollute(r) {
     Object.prototype.then = function () {};
@@ -64,6 +68,15 @@ func TestCallbackTimeout(t *testing.T) {
 		{
 			name: "a callback awaiting forever", cb: "forever",
 			log:   []string{"TimeoutError: callback forever did not settle within CALLBACK_TIMEOUT (1s) processing <", "/fast?i=odd>"},
+			stats: map[string]float64{"spider_exceptions/TimeoutError": 1, "item_scraped_count": 4},
+			items: []string{"/fast?i=0", "/fast?i=1", "/fast?i=2", "TimeoutError"},
+		},
+		{
+			// The error names the download it awaits and where the spider started it; the
+			// download is cancelled (it would hang for DOWNLOAD_TIMEOUT, 180 s).
+			name: "a callback awaiting a download", cb: "awaitHang",
+			log: []string{"TimeoutError: callback awaitHang did not settle within CALLBACK_TIMEOUT (1s)",
+				"; it awaits the inline download GET ", "/hang started at ", "budget.js:20:28"},
 			stats: map[string]float64{"spider_exceptions/TimeoutError": 1, "item_scraped_count": 4},
 			items: []string{"/fast?i=0", "/fast?i=1", "/fast?i=2", "TimeoutError"},
 		},
