@@ -829,16 +829,18 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 	if tr != nil {
 		tr.calls++
 	}
+	if !logged {
+		e.parse(ctx, tr, resp)
+		return
+	}
 	start := func() {
-		if logged {
-			cl.CallbackStarted(tr.req)
-			tr.logged, tr.suspect = true, suspect
-			e.logging++
-			e.suspectRunning = e.suspectRunning || suspect
-		}
+		cl.CallbackStarted(tr.req)
+		tr.logged, tr.suspect = true, suspect
+		e.logging++
+		e.suspectRunning = e.suspectRunning || suspect
 		e.parse(ctx, tr, resp)
 	}
-	if logged && (e.suspectRunning || len(e.held) > 0 || (suspect && e.logging > 0)) {
+	if e.suspectRunning || len(e.held) > 0 || (suspect && e.logging > 0) {
 		// A callback that was running when an earlier run died runs alone, so a run it
 		// takes down again takes no other callback with it (CallbackLog).
 		e.held = append(e.held, heldParse{start: start, suspect: suspect})
