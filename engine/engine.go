@@ -150,9 +150,14 @@ type Engine struct {
 	startDone                                  bool
 	tracks                                     map[*types.Request]*reqTrack // scheduled requests in flight
 
-	committer   Committer
-	commitErr   bool // a commit failed: later failures are counted, not logged again
-	commitEvery time.Duration
+	committer Committer
+	commitErr bool // a commit failed: later failures are counted, not logged again
+	// A job's callbacks (CallbackLog): logging counts those recorded as running; a suspect
+	// one (running when an earlier run died) runs alone, the others wait in held meanwhile.
+	logging        int
+	suspectRunning bool
+	held           []heldParse
+	commitEvery    time.Duration
 
 	// spider_idle (idle.go): the holds of HoldIdle not yet done (taken from any goroutine);
 	// owned by the engine goroutine: whether spider_idle was sent since the crawl was last
@@ -210,6 +215,9 @@ type reqTrack struct {
 	calls int            // its callback and errback calls running
 	items int            // items it produced still before or in the pipelines
 	held  []readyItem    // a job's items out of the pipelines, exported when it is Done (exportMu)
+	// logged: its callback's start was recorded in the job's CallbackLog, its end not yet;
+	// suspect: it was running when an earlier run of the job died.
+	logged, suspect bool
 }
 
 // New returns an Engine for spider with settings (nil for the defaults).
@@ -606,6 +614,15 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 		e.downloaded(ctx, ev.req, ev.resp, ev.err)
 	case evParsed:
 		e.parsing--
+		if ev.tr != nil && ev.tr.logged {
+			ev.tr.logged = false
+			e.committer.(CallbackLog).CallbackEnded(ev.tr.req)
+			e.logging--
+			if ev.tr.suspect {
+				ev.tr.suspect, e.suspectRunning = false, false
+			}
+			e.releaseHeld()
+		}
 		if ev.tr != nil {
 			ev.tr.calls--
 			e.maybeDone(ctx, ev.tr)
@@ -800,10 +817,65 @@ func (e *Engine) downloaded(ctx context.Context, req *types.Request, resp *types
 			return
 		}
 	}
+	cl, logged := e.committer.(CallbackLog)
+	logged = logged && tr != nil
+	suspect := false
+	if logged {
+		died := cl.CallbackDied(tr.req)
+		if died > e.settings.Int(types.RetryTimes) {
+			cl.CallbackStarted(tr.req) // and ended: the job forgets it
+			cl.CallbackEnded(tr.req)
+			e.giveUp(ctx, tr, resp, died)
+			return
+		}
+		suspect = died > 0
+	}
 	e.parsing++
 	if tr != nil {
 		tr.calls++
 	}
+	if !logged {
+		e.parse(ctx, tr, resp)
+		return
+	}
+	start := func() {
+		cl.CallbackStarted(tr.req)
+		tr.logged, tr.suspect = true, suspect
+		e.logging++
+		e.suspectRunning = e.suspectRunning || suspect
+		e.parse(ctx, tr, resp)
+	}
+	if e.suspectRunning || len(e.held) > 0 || (suspect && e.logging > 0) {
+		// A callback that was running when an earlier run died runs alone, so a run it
+		// takes down again takes no other callback with it (CallbackLog).
+		e.held = append(e.held, heldParse{start: start, suspect: suspect})
+		return
+	}
+	start()
+}
+
+// heldParse is a callback of a job waiting for a suspect callback (one that was running when
+// an earlier run of the job died) to end, or a suspect waiting for the others to end.
+type heldParse struct {
+	start   func()
+	suspect bool
+}
+
+// releaseHeld starts the held callbacks that may run now, in order.
+func (e *Engine) releaseHeld() {
+	for len(e.held) > 0 && !e.suspectRunning {
+		h := e.held[0]
+		if h.suspect && e.logging > 0 {
+			return
+		}
+		e.held[0] = heldParse{}
+		e.held = e.held[1:]
+		h.start()
+	}
+}
+
+// parse runs the callback of resp on a worker goroutine (e.parsing counts it already).
+func (e *Engine) parse(ctx context.Context, tr *reqTrack, resp *types.Response) {
 	e.parseWorkers.run(&e.wg, e.maxParsing, func() {
 		var errs int64
 		if perr := e.spider.Parse(ctx, resp, e.emitFor(resp, tr, true)); perr != nil && ctx.Err() == nil {
@@ -842,6 +914,20 @@ func ClosePage(resp *types.Response) {
 	if resp != nil && resp.Page != nil {
 		_ = resp.Page.Close()
 	}
+}
+
+// giveUp fails tr's request, whose callback was running when died runs of the job died:
+// its callback is not run again; the failure is logged and counted as a spider error
+// (spider_exceptions/GaveUpError) and goes to the errback, as a failing callback's does.
+func (e *Engine) giveUp(ctx context.Context, tr *reqTrack, resp *types.Response, died int) {
+	err := &GaveUpError{Runs: died}
+	e.spiderError(ctx, "Gave up "+reqString(resp.Request)+": not running its callback "+resp.Request.CallbackName()+" again", err, resp)
+	if resp.Request.Errback != "" {
+		e.errback(ctx, tr, resp.Request, resp, err)
+		return
+	}
+	ClosePage(resp)
+	e.done(ctx, tr)
 }
 
 // errback calls the request's errback on a worker goroutine.

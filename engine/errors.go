@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"syscall"
 
 	"github.com/jscrawl/jscrawl/types"
@@ -168,3 +169,26 @@ func (e *RescheduleError) Error() string { return "rescheduled as " + e.Request.
 
 // Reschedule returns a *RescheduleError for r.
 func Reschedule(r *types.Request) error { return &RescheduleError{Request: r} }
+
+// NameGaveUp is the error name of a request given up (GaveUpError).
+const NameGaveUp = "GaveUpError"
+
+// GaveUpError is the failure of a job's request whose callback was running when Runs runs
+// of the job died (a crash, a kill, a hard stop): more than RETRY_TIMES, so the engine
+// gave it up instead of running the callback again (see CallbackLog).
+type GaveUpError struct {
+	Runs int
+}
+
+func (e *GaveUpError) Error() string {
+	return fmt.Sprintf("%s: its callback was running when %d runs of the job died (a crash, a kill or a hard stop), more than RETRY_TIMES allows",
+		NameGaveUp, e.Runs)
+}
+
+// ErrorName returns NameGaveUp.
+func (e *GaveUpError) ErrorName() string { return NameGaveUp }
+
+// ErrorMessage returns the message without the name.
+func (e *GaveUpError) ErrorMessage() string {
+	return strings.TrimPrefix(e.Error(), NameGaveUp+": ")
+}

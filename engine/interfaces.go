@@ -74,6 +74,21 @@ type Committer interface {
 	Commit(ctx context.Context, p Progress) error
 }
 
+// CallbackLog is implemented by a Committer that remembers across the runs of a job the
+// requests whose callback was running when a run died (a crash, a kill, a hard stop): the
+// engine gives up a request whose callback took RETRY_TIMES + 1 runs down with it, so a job
+// whose page kills the process on every try still finishes; and it runs such a suspect
+// callback alone, so the others are not taken down with it again. The engine goroutine
+// calls it, before a request's callback runs and once it has returned.
+type CallbackLog interface {
+	// CallbackDied returns how many earlier runs died while req's callback ran.
+	CallbackDied(req *types.Request) int
+	// CallbackStarted records that req's callback starts.
+	CallbackStarted(req *types.Request)
+	// CallbackEnded records that req's callback returned (or its request was given up).
+	CallbackEnded(req *types.Request)
+}
+
 // Progress is what the engine tells a Committer besides what it shares with it (the
 // scheduler, the stats, the exporters).
 type Progress struct {

@@ -14,8 +14,18 @@ import (
 // running abortGrace after that are stopped as in a hard stop. So a graceful close always
 // ends, whatever the servers and the spider do, and the feeds are closed either way.
 
-// abortGrace is how long callbacks may still run after the downloads were aborted.
+//
+// Downloads are what SHUTDOWN_TIMEOUT waits for: once none is in flight (none was when the
+// close began, or the last one ended), callbacks get abortGrace, not the rest of
+// SHUTDOWN_TIMEOUT, so a callback stuck on a promise that never settles does not hold a
+// stop for SHUTDOWN_TIMEOUT.
+
+// abortGrace is how long callbacks may still run after the downloads were aborted or ended.
 const abortGrace = 5 * time.Second
+
+// downloadPoll is how often stage 0 of a close looks whether downloads are still in flight
+// (inline downloads end without an engine event).
+const downloadPoll = 250 * time.Millisecond
 
 // stoppingKey carries the engine's stopping channel in a download's context.
 type stoppingKey struct{}
@@ -45,8 +55,10 @@ func isStopping(ctx context.Context) bool {
 
 // shutdown is the engine goroutine's clock of a graceful close.
 type shutdown struct {
-	timer *time.Timer
-	stage int // 0: waiting for SHUTDOWN_TIMEOUT, 1: downloads aborted, waiting abortGrace
+	timer    *time.Timer
+	stage    int       // 0: waiting for SHUTDOWN_TIMEOUT, 1: downloads aborted or ended, waiting abortGrace
+	deadline time.Time // stage 0: when SHUTDOWN_TIMEOUT ends
+	aborted  bool      // downloads were aborted at SHUTDOWN_TIMEOUT
 }
 
 // c returns the channel of the running stage's timer (nil before a close).
@@ -67,27 +79,42 @@ func (s *shutdown) stop() {
 func (e *Engine) startShutdown() {
 	close(e.stopping)
 	if d := e.settings.Duration(types.ShutdownTimeout); d > 0 {
-		e.shut.timer = time.NewTimer(d)
+		e.shut.deadline = time.Now().Add(d)
+		e.shut.timer = time.NewTimer(0) // the first tick looks at the downloads at once
 	}
 }
 
-// shutdownTick handles the close's clock: first abort the downloads still running, then,
-// after abortGrace, stop whatever still runs.
+// shutdownTick handles the close's clock: first abort the downloads still running at
+// SHUTDOWN_TIMEOUT (or go on at once when none is left), then, after abortGrace, stop
+// whatever still runs.
 func (e *Engine) shutdownTick() {
 	switch e.shut.stage {
 	case 0:
 		n := len(e.Downloads())
-		if n > 0 {
-			e.logger.Warn(fmt.Sprintf("Aborting %d downloads still running %s after the spider began closing (SHUTDOWN_TIMEOUT)",
-				n, e.settings.Duration(types.ShutdownTimeout)))
-			e.stats.Inc("shutdown/aborted_downloads", int64(n))
+		if n == 0 {
+			// Nothing left for SHUTDOWN_TIMEOUT to wait for: the callbacks get abortGrace.
+			e.shut.stage = 1
+			e.shut.timer = time.NewTimer(abortGrace)
+			return
 		}
+		if left := time.Until(e.shut.deadline); left > 0 {
+			e.shut.timer = time.NewTimer(min(left, downloadPoll))
+			return
+		}
+		e.logger.Warn(fmt.Sprintf("Aborting %d downloads still running %s after the spider began closing (SHUTDOWN_TIMEOUT)",
+			n, e.settings.Duration(types.ShutdownTimeout)))
+		e.stats.Inc("shutdown/aborted_downloads", int64(n))
 		e.abortDownloads()
+		e.shut.aborted = true
 		e.shut.stage = 1
 		e.shut.timer = time.NewTimer(abortGrace)
 	case 1:
-		e.logger.Warn(fmt.Sprintf("Stopping %d callbacks and %d items still running %s after the downloads were aborted",
-			e.parsing+btoi(e.starting), e.itemsActive+len(e.itemQ), abortGrace))
+		after := "no download was left"
+		if e.shut.aborted {
+			after = "the downloads were aborted"
+		}
+		e.logger.Warn(fmt.Sprintf("Stopping %d callbacks and %d items still running %s after %s",
+			e.parsing+btoi(e.starting), e.itemsActive+len(e.itemQ), abortGrace, after))
 		e.shut.stage = 2
 		e.shut.timer = nil
 		e.hardStop()

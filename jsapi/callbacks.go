@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
@@ -92,7 +93,23 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 	defer s.running.removeCallback(id)
 	done := make(chan error, 1)
 	var produced atomic.Int64
+	// CALLBACK_TIMEOUT: the whole callback, awaited time included; for start() (lazy), each
+	// step from one value to the next, not counting its pauses for the backlog.
+	budget := s.budget()
+	var expired <-chan time.Time
+	var clock *time.Timer
+	if budget > 0 {
+		clock = time.NewTimer(budget)
+		defer clock.Stop()
+		expired = clock.C
+	}
+	// abandoned is set once the callback is over its budget: what it produces later is
+	// dropped.
+	var abandoned atomic.Bool
 	onValue := func(v goja.Value) goja.Value {
+		if abandoned.Load() {
+			return nil
+		}
 		if produced.Add(1) <= skip {
 			return nil // emitted by the run this one repeats
 		}
@@ -106,7 +123,17 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 			return st.rt.ToValue(p)
 		}
 		if s.crawler.Backlog() >= s.startHighWater() {
-			return st.waitBacklog(ctx)
+			if clock != nil {
+				clock.Stop()
+			}
+			return st.waitBacklog(ctx, func() {
+				if clock != nil {
+					clock.Reset(budget)
+				}
+			})
+		}
+		if clock != nil {
+			clock.Reset(budget)
 		}
 		return nil
 	}
@@ -161,9 +188,40 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 			return produced.Load(), s.namedTimeout(runtime.InterruptError("TimeoutError", "interrupted", nil), where, vm)
 		}
 		return produced.Load(), &runtime.ScriptError{Name: "Error", Message: where + ": the VM was closed (shutdown)"}
+	case <-expired:
+		abandoned.Store(true)
+		err := s.overBudget("callback "+where, url, id)
+		s.running.cancelInline(id) // the downloads it awaits are of no use now
+		return produced.Load(), err
 	case <-ctx.Done():
 		return produced.Load(), ctx.Err()
 	}
+}
+
+// budget is CALLBACK_TIMEOUT, the wall-clock time a callback or a pipeline or middleware
+// call may take, awaited time included (0: no limit, and without a crawler).
+func (s *Spider) budget() time.Duration {
+	if s.crawler == nil {
+		return 0
+	}
+	return s.crawler.Settings().Duration(types.CallbackTimeout)
+}
+
+// overBudget is the error of callback id (where, processing url) still unsettled at the
+// end of its CALLBACK_TIMEOUT: a TimeoutError naming the spider code that started the
+// inline downloads it awaits, if any. The callback is left pending on its VM (nothing can
+// cancel an await from Go); what it produces later is dropped.
+func (s *Spider) overBudget(where, url string, id uint64) error {
+	msg := fmt.Sprintf("%s did not settle within CALLBACK_TIMEOUT (%s)", where, s.budget())
+	if url != "" {
+		msg += " processing <" + url + ">"
+	}
+	if id != 0 {
+		if at := s.running.awaitedBy(id); at != "" {
+			msg += "; it awaits " + at
+		}
+	}
+	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg}
 }
 
 // Interrupt stops the JS running on every VM and closes the VMs; the callbacks running
@@ -257,9 +315,10 @@ func (s *Spider) startHighWater() int {
 }
 
 // waitBacklog returns a promise that settles once the backlog is below half the high-water
-// mark, and never when ctx ends first; on the loop. The engine wakes the wait off the loop
+// mark, and never when ctx ends first; on the loop. resumed is called (off the loop) just
+// before it settles. The engine wakes the wait off the loop
 // (Crawler.WaitBacklog).
-func (st *vmState) waitBacklog(ctx context.Context) goja.Value {
+func (st *vmState) waitBacklog(ctx context.Context, resumed func()) goja.Value {
 	p, resolve, _ := st.rt.NewPromise()
 	enqueue := st.vm.Reserve()
 	low := st.s.startHighWater() / 2
@@ -270,6 +329,7 @@ func (st *vmState) waitBacklog(ctx context.Context) goja.Value {
 			enqueue(func(*goja.Runtime) error { return nil })
 			return
 		}
+		resumed()
 		enqueue(func(*goja.Runtime) error { return resolve(nil) })
 	}()
 	return st.rt.ToValue(p)
@@ -510,8 +570,9 @@ func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmSta
 		}
 		st := p.s.state(vm)
 		// Listed by jscrawl ps while it runs, as a callback is.
-		id := p.s.running.addCallback(fmt.Sprintf("pipelines[%d].%s", p.index, method), "", vm)
-		err = st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
+		where := fmt.Sprintf("pipelines[%d].%s", p.index, method)
+		id := p.s.running.addCallback(where, "", vm)
+		err = st.awaitWithin(ctx, where, "", func(rt *goja.Runtime) (goja.Value, error) {
 			obj := st.pipelines[p.index]
 			fn, isFn := goja.AssertFunction(obj.Get(method))
 			if !isFn {
@@ -535,11 +596,29 @@ func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmSta
 // rejection is returned as a *runtime.ScriptError.
 func (st *vmState) await(ctx context.Context, call func(rt *goja.Runtime) (goja.Value, error),
 	onResult func(v goja.Value) error) error {
+	return st.awaitWithin(ctx, "", "", call, onResult)
+}
+
+// awaitWithin is await under CALLBACK_TIMEOUT when where is not "": a call (where names it,
+// processing url) still unsettled then fails with a TimeoutError, and its result, if it
+// ever settles, is ignored.
+func (st *vmState) awaitWithin(ctx context.Context, where, url string, call func(rt *goja.Runtime) (goja.Value, error),
+	onResult func(v goja.Value) error) error {
 	if st == nil {
 		return runtime.ErrClosed // a broken VM, already forgotten
 	}
+	var expired <-chan time.Time
+	if d := st.s.budget(); where != "" && d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		expired = t.C
+	}
+	var abandoned atomic.Bool
 	done := make(chan error, 1)
 	if !st.start(call, func(v goja.Value, err error) {
+		if abandoned.Load() {
+			return
+		}
 		if err == nil {
 			err = onResult(v)
 		}
@@ -548,6 +627,9 @@ func (st *vmState) await(ctx context.Context, call func(rt *goja.Runtime) (goja.
 		return runtime.ErrClosed
 	}
 	select {
+	case <-expired:
+		abandoned.Store(true)
+		return st.s.overBudget(where, url, 0)
 	case err := <-done:
 		return err
 	case <-st.vm.Done():

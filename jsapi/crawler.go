@@ -248,8 +248,9 @@ func (st *vmState) download(v goja.Value, callback uint64) (goja.Value, goja.Val
 		return rt.ToValue(p), goja.Undefined(), nil
 	}
 	enqueue := st.vm.Reserve()
-	id := st.s.running.addInline(InlineDownload{URL: req.URL, Method: req.HTTPMethod(), Callback: callback, Location: userLocation(rt)})
-	ctx, cancel := context.WithCancel(engine.WithOrigin(st.s.ctx, id))
+	base, cancel := context.WithCancel(st.s.ctx)
+	id := st.s.running.addInline(InlineDownload{URL: req.URL, Method: req.HTTPMethod(), Callback: callback, Location: userLocation(rt), cancel: cancel})
+	ctx := engine.WithOrigin(base, id)
 	go func() {
 		defer cancel()
 		resp, err := crawler.Download(ctx, req)

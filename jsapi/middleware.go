@@ -128,12 +128,13 @@ func (m *DownloaderMiddlewares) hook(ctx context.Context, js *jsRequest, i int, 
 		return outcome{}, req, err
 	}
 	st := m.s.state(vm)
-	id := m.s.running.addCallback(fmt.Sprintf("downloaderMiddlewares[%d].%s", m.idx[i], method), req.URL, vm)
+	where := fmt.Sprintf("downloaderMiddlewares[%d].%s", m.idx[i], method)
+	id := m.s.running.addCallback(where, req.URL, vm)
 	defer m.s.running.removeCallback(id)
 	var out outcome
 	updated := req
 	var jsReq goja.Value
-	err = st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
+	err = st.awaitWithin(ctx, where, req.URL, func(rt *goja.Runtime) (goja.Value, error) {
 		obj := st.dlmws[m.idx[i]]
 		fn, ok := goja.AssertFunction(obj.Get(method))
 		if !ok {

@@ -40,6 +40,8 @@ type InlineDownload struct {
 	// Callback is the ID of the callback that started it, 0 when none did (a signal handler,
 	// a pipeline, a middleware).
 	Callback uint64 `json:"callback,omitempty"`
+	// cancel cancels the download (a callback over CALLBACK_TIMEOUT cancels those it awaits).
+	cancel func()
 }
 
 // running is the registry of callbacks and inline downloads in flight: a mutex'd map insert
@@ -97,6 +99,42 @@ func (r *running) removeInline(id uint64) {
 	r.mu.Lock()
 	delete(r.inline, id)
 	r.mu.Unlock()
+}
+
+// awaitedBy describes the oldest inline download callback id awaits ("fetch GET URL
+// started at file:line:col"), or "" when it awaits none.
+func (r *running) awaitedBy(id uint64) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var oldest *InlineDownload
+	for _, d := range r.inline {
+		if d.Callback == id && (oldest == nil || d.ID < oldest.ID) {
+			oldest = d
+		}
+	}
+	if oldest == nil {
+		return ""
+	}
+	s := "the inline download " + oldest.Method + " " + oldest.URL
+	if oldest.Location != "" {
+		s += " started at " + oldest.Location
+	}
+	return s
+}
+
+// cancelInline cancels the inline downloads callback id started that have not finished.
+func (r *running) cancelInline(id uint64) {
+	var cancels []func()
+	r.mu.Lock()
+	for _, d := range r.inline {
+		if d.Callback == id && d.cancel != nil {
+			cancels = append(cancels, d.cancel)
+		}
+	}
+	r.mu.Unlock()
+	for _, c := range cancels {
+		c()
+	}
 }
 
 // Running returns the callbacks running now, oldest first, each with the inline downloads

@@ -14,7 +14,9 @@
   const currentSpider = p.spider;
 
   const isNil = (v) => v === undefined || v === null;
-  const isThenable = (x) => x !== null && (typeof x === "object" || typeof x === "function") && typeof x.then === "function";
+  // A then inherited from Object.prototype (a spider's pollution) does not make a thenable.
+  const isThenable = (x) => x !== null && (typeof x === "object" || typeof x === "function") && typeof x.then === "function" &&
+    (x.then !== Object.prototype.then || Object.prototype.hasOwnProperty.call(x, "then"));
   // list reads an option that takes one value or many.
   const list = (v) => {
     if (isNil(v)) return [];

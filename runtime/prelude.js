@@ -48,8 +48,18 @@
     return it;
   }
 
+  // isThenable: a value whose then is a function of its own or of a prototype other than
+  // Object.prototype. A then a spider put on Object.prototype would otherwise make every item
+  // a thenable, and the driver would wait for it forever.
+  const objectProto = Object.prototype;
+  const hasOwn = Object.prototype.hasOwnProperty;
+  function ownThen(x, then) {
+    return then !== objectProto.then || hasOwn.call(x, "then");
+  }
   function isThenable(x) {
-    return x !== null && (typeof x === "object" || typeof x === "function") && typeof x.then === "function";
+    if (x === null || (typeof x !== "object" && typeof x !== "function")) return false;
+    const then = x.then;
+    return typeof then === "function" && ownThen(x, then);
   }
 
   // drive consumes whatever a callback returned: a lowered async generator, a sync
@@ -247,7 +257,8 @@
         let pause;
         // Inlined isThenable and emit: this loop runs once per yielded value.
         if (x !== null && typeof x === "object") {
-          if (typeof x.then === "function") {
+          const then = x.then;
+          if (typeof then === "function" && ownThen(x, then)) {
             x.then((y) => {
               let p;
               try { p = this.emit(y); } catch (e) { return this.step("throw", e); }

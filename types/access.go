@@ -91,6 +91,7 @@ var Accesses = map[string]Access{
 	HTTPUser:                      OperatorOnly,
 	JSCallbackTimeout:             SpiderTightens, // what interrupts a runaway callback
 	JSONMaxDepth:                  SpiderTightens, // what keeps goja's recursive JSON code off the Go stack limit
+	CallbackTimeout:               SpiderTightens, // what ends a callback that never settles
 	JSVMs:                         SpiderSets,
 	JobDir:                        SpiderPath,
 	JobDirCommitInterval:          SpiderSets,
@@ -156,6 +157,7 @@ var ZeroIsNoLimit = map[string]bool{
 	DownloadMaxSize:      true,
 	DownloadMemoryBudget: true,
 	JSCallbackTimeout:    true,
+	CallbackTimeout:      true,
 	MemUsageLimitMB:      true,
 	SchedulerMemoryMax:   true,
 	ShutdownTimeout:      true,

@@ -166,7 +166,8 @@ type Job struct {
 	feeds     []*feed.Feed
 	spider    StateSource
 	lastState []byte
-	err       error // the first failed commit's error
+	err       error        // the first failed commit's error
+	callbacks *callbackLog // nil for a finished job
 }
 
 // Err returns the error of the first commit that failed (a full disk under the job
@@ -200,7 +201,7 @@ func Open(dir string, opts Options) (*Job, error) {
 		}
 	}()
 	if opts.Fresh {
-		for _, name := range []string{"frontier", statusFile} {
+		for _, name := range []string{"frontier", statusFile, callbacksFile} {
 			if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 				return nil, fmt.Errorf("--fresh: %w", err)
 			}
@@ -246,6 +247,9 @@ func Open(dir string, opts Options) (*Job, error) {
 			}
 		}
 		j.lastState = j.front.Meta(metaState)
+	}
+	if j.callbacks, err = openCallbackLog(dir); err != nil {
+		return nil, err
 	}
 	j.sched = &Scheduler{f: j.front}
 	if b := j.front.Meta(metaDone); b != nil {
@@ -400,6 +404,12 @@ func (j *Job) Commit(ctx context.Context, p engine.Progress) (err error) {
 	if err := j.front.Commit(meta); err != nil {
 		return fmt.Errorf("commit the job in %s: %w", j.dir, err)
 	}
+	if j.callbacks != nil {
+		// Compacted: the requests done by now are forgotten.
+		if err := j.callbacks.rewrite(j.dir); err != nil {
+			j.logger.Error(err.Error())
+		}
+	}
 	j.status.Pending, j.status.Leased = j.front.Len(), j.front.Leased()
 	j.status.Done, j.status.Seen = j.sched.done, j.front.SeenCount()
 	j.status.Items = items
@@ -451,6 +461,7 @@ func (j *Job) writeStatus() error {
 // commit did.
 func (j *Job) Close() error {
 	var err error
+	j.callbacks.close()
 	if j.front != nil {
 		err = j.front.Close()
 		j.front = nil
@@ -486,4 +497,7 @@ func ReadStatus(dir string) (Status, error) {
 }
 
 // Interface guards
-var _ engine.Committer = (*Job)(nil)
+var (
+	_ engine.Committer   = (*Job)(nil)
+	_ engine.CallbackLog = (*Job)(nil)
+)
