@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	goruntime "runtime"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -15,16 +16,29 @@ var ErrPanicked = errors.New("go panic in a js call")
 // PanicError returns the JS error for the Go panic value r: a RangeError "Invalid array
 // length" or "Invalid string length" for a length or size out of range (makeslice,
 // growslice, strings.Repeat), else an InternalError. It wraps ErrPanicked.
-func PanicError(r any) *ScriptError {
+func PanicError(r any) *ScriptError { return panicError(r, "") }
+
+// panicError is PanicError for a panic raised in builtin ("String.prototype.repeat", ""
+// when unknown): a length panic there is a string's when builtin is a String method.
+func panicError(r any, builtin string) *ScriptError {
 	text := fmt.Sprint(r)
 	name, msg := "InternalError", "Go panic in a built-in or native function"
+	if builtin != "" {
+		msg = "Go panic in " + builtin
+	}
 	lower := strings.ToLower(text)
+	isString := strings.HasPrefix(builtin, "String.")
 	switch {
+	case isString && (strings.Contains(lower, "out of range") || strings.Contains(lower, "makeslice") || strings.Contains(lower, "growslice")):
+		name, msg = "RangeError", "Invalid string length"
 	case strings.Contains(lower, "string") && (strings.Contains(lower, "length") || strings.Contains(lower, "overflow") || strings.Contains(lower, "count")):
 		name, msg = "RangeError", "Invalid string length"
 	case strings.Contains(lower, "out of range") && (strings.Contains(lower, "len") || strings.Contains(lower, "cap") || strings.Contains(lower, "size")),
 		strings.Contains(lower, "makeslice"), strings.Contains(lower, "growslice"), strings.Contains(lower, "makemap"):
 		name, msg = "RangeError", "Invalid array length"
+	}
+	if builtin != "" && name == "RangeError" {
+		msg += " in " + builtin
 	}
 	msg += " (" + text + ")"
 	var err error = ErrPanicked
@@ -47,7 +61,7 @@ func PanicError(r any) *ScriptError {
 func (vm *VM) guard(rt *goja.Runtime, fn func(rt *goja.Runtime)) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			_ = vm.recovered(r)
+			_ = vm.recoveredIn(r, panickedBuiltin())
 			ok = false
 		}
 	}()
@@ -55,9 +69,43 @@ func (vm *VM) guard(rt *goja.Runtime, fn func(rt *goja.Runtime)) (ok bool) {
 	return true
 }
 
+// panickedBuiltin names the goja built-in on the stack of the panic being recovered
+// ("String.prototype.repeat"), or "". It must be called from the deferred function that
+// recovers: goja recovers and panics again inside its own deferred functions, so the
+// frames of the first panic are still on the stack then.
+func panickedBuiltin() string {
+	pcs := make([]uintptr, 64)
+	frames := goruntime.CallersFrames(pcs[:goruntime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		if i := strings.Index(f.Function, "goja.(*Runtime)."); i >= 0 {
+			fn := f.Function[i+len("goja.(*Runtime)."):]
+			for prefix, name := range builtinPrefixes {
+				if rest, ok := strings.CutPrefix(fn, prefix); ok && rest != "" {
+					return name + rest
+				}
+			}
+		}
+		if !more {
+			return ""
+		}
+	}
+}
+
+// builtinPrefixes maps goja's Go names of built-ins (stringproto_repeat) to JS names.
+var builtinPrefixes = map[string]string{
+	"stringproto_": "String.prototype.", "arrayproto_": "Array.prototype.",
+	"typedArrayProto_": "TypedArray.prototype.", "arrayBufferProto_": "ArrayBuffer.prototype.",
+	"builtin_new": "new ", "builtinJSON_": "JSON.", "regexpproto_": "RegExp.prototype.",
+	"objectproto_": "Object.prototype.", "object_": "Object.", "array_": "Array.",
+}
+
 // recovered breaks the VM after the panic r and returns its error. On the loop.
-func (vm *VM) recovered(r any) *ScriptError {
-	se := PanicError(r)
+func (vm *VM) recovered(r any) *ScriptError { return vm.recoveredIn(r, "") }
+
+// recoveredIn is recovered for a panic raised in builtin ("" when unknown).
+func (vm *VM) recoveredIn(r any, builtin string) *ScriptError {
+	se := panicError(r, builtin)
 	if vm.panicked.CompareAndSwap(nil, se) {
 		vm.panicTag.Store(vm.scopeTag())
 		vm.broken.Store(true)
@@ -65,4 +113,12 @@ func (vm *VM) recovered(r any) *ScriptError {
 		go vm.Close() // waiters see Done
 	}
 	return se
+}
+
+// WithMessage returns a copy of e with message msg (and a stack of "Name: msg"), wrapping
+// what e wraps.
+func (e *ScriptError) WithMessage(msg string) *ScriptError {
+	c := *e
+	c.Message, c.Stack = msg, e.Name+": "+msg
+	return &c
 }

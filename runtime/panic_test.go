@@ -84,23 +84,26 @@ func TestPanicInNativeBreaksVM(t *testing.T) {
 		name, panics string
 		tag          uint64
 		wantName     string
+		wantMsg      string
 	}{
-		{"makeslice in a callback", "makeslice", 7, "RangeError"},
-		{"nil map in a callback", "nilmap", 9, "InternalError"},
+		{"makeslice in a callback", "makeslice", 7, "RangeError", "Invalid array length (runtime error: makeslice: len out of range)"},
+		{"nil map in a callback", "nilmap", 9, "InternalError", "assignment to entry in nil map"},
+		// MaxAllocation lets the call through to goja's own repeat, which panics.
+		{"goja's repeat", "repeat", 3, "RangeError", "Invalid string length in String.prototype.repeat (runtime error: makeslice: len out of range)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			prog, err := runtime.BundleSource("panic.js", `
 import { boom } from "boom";
 export function cb(kind) {
-  try { boom(kind); } catch (e) { return "caught " + e; } finally { globalThis.finallyRan = true; }
+  try { if (kind === "repeat") "a".repeat(2 ** 53 - 1); else boom(kind); } catch (e) { return "caught " + e; } finally { globalThis.finallyRan = true; }
   return "returned";
 }
 `, runtime.BundleOptions{External: []string{"boom"}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			vm, err := runtime.NewVM(runtime.Options{Modules: map[string]runtime.ModuleLoader{
+			vm, err := runtime.NewVM(runtime.Options{MaxAllocation: 1 << 62, Modules: map[string]runtime.ModuleLoader{
 				"boom": func(rt *goja.Runtime, module *goja.Object) {
 					exports := rt.NewObject()
 					_ = exports.Set("boom", func(kind string) {
@@ -145,7 +148,7 @@ export function cb(kind) {
 			if tag != tc.tag || se.Name != tc.wantName || !errors.Is(se, runtime.ErrPanicked) {
 				t.Fatalf("Panicked() = %d, %q (%v): want tag %d, %s wrapping ErrPanicked", tag, se.Name, se, tc.tag, tc.wantName)
 			}
-			if tc.wantName == "RangeError" && !strings.Contains(se.Message, "Invalid array length") {
+			if !strings.Contains(se.Message, tc.wantMsg) {
 				t.Fatalf("message %q", se.Message)
 			}
 			if vm.Go(func(*goja.Runtime) {}) {

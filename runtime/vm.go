@@ -305,7 +305,7 @@ func (vm *VM) Do(ctx context.Context, fn func(rt *goja.Runtime) error) error {
 	ok := vm.loop.RunOnLoop(vm.job(func(rt *goja.Runtime) {
 		defer func() {
 			if r := recover(); r != nil {
-				errc <- vm.recovered(r)
+				errc <- vm.recoveredIn(r, panickedBuiltin())
 			}
 		}()
 		errc <- fn(rt)
