@@ -4,12 +4,17 @@
 // sees. Each guard throws a RangeError before the allocation when the call would need more
 // than maxBytes (JS_MAX_ALLOCATION_MB), then calls the original with its arguments already
 // converted (so a valueOf or toString runs once). Strings count 2 bytes a character,
-// array elements 16 bytes (a goja Value).
-(function (g, maxBytes) {
+// array elements 16 bytes (a goja Value). It returns setMax(bytes), which changes the limit.
+(function (g, bytes) {
   "use strict";
-  const maxChars = Math.floor(maxBytes / 2);
-  const maxElems = Math.floor(maxBytes / 16);
-  const mib = Math.round(maxBytes / 1048576);
+  let maxBytes, maxChars, maxElems, mib;
+  const setMax = (b) => {
+    maxBytes = b;
+    maxChars = Math.floor(b / 2);
+    maxElems = Math.floor(b / 16);
+    mib = Math.round(b / 1048576);
+  };
+  setMax(bytes);
   const over = (what) => new RangeError(what + " (over JS_MAX_ALLOCATION_MB, " + mib + " MiB)");
   const apply = Reflect.apply;
   const toInt = (v) => { const n = Math.trunc(+v); return n !== n ? 0 : n; };
@@ -101,4 +106,5 @@
       return typeof n === "number" ? toLength(n) * bpe : 0;
     }, "Invalid typed array length");
   }
+  return setMax;
 })

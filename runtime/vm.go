@@ -83,7 +83,8 @@ type VM struct {
 	drive    goja.Callable
 	call     goja.Callable
 	inspect  goja.Callable
-	cur      *goja.Object // the prelude's cur: cur.scope is the running callback's scope
+	setMax   goja.Callable // limits.js's setMax(bytes)
+	cur      *goja.Object  // the prelude's cur: cur.scope is the running callback's scope
 	rejected map[*goja.Promise]struct{}
 	runs     map[int64]run // the runs Drive and Call started that have not ended, by id
 	lastRun  int64
@@ -142,7 +143,7 @@ func NewVM(opts Options) (*VM, error) {
 			return err
 		}
 		urlModule = m
-		if err := installLimits(rt, opts.MaxAllocation); err != nil {
+		if vm.setMax, err = installLimits(rt, opts.MaxAllocation); err != nil {
 			return err
 		}
 		hooks := rt.NewObject()
@@ -251,18 +252,35 @@ func (vm *VM) watch(limit time.Duration) {
 	}
 }
 
-// installLimits runs limits.js, the allocation guards, with max bytes (0: the default).
-func installLimits(rt *goja.Runtime, max int64) error {
+// installLimits runs limits.js, the allocation guards, with max bytes (0: the default),
+// and returns its setMax.
+func installLimits(rt *goja.Runtime, max int64) (goja.Callable, error) {
 	if max <= 0 {
 		max = DefaultMaxAllocation
 	}
 	f, err := rt.RunProgram(limitsProg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	install, _ := goja.AssertFunction(f)
-	_, err = install(goja.Undefined(), rt.GlobalObject(), rt.ToValue(max))
-	return err
+	setMax, err := install(goja.Undefined(), rt.GlobalObject(), rt.ToValue(max))
+	if err != nil {
+		return nil, err
+	}
+	fn, _ := goja.AssertFunction(setMax)
+	return fn, nil
+}
+
+// SetMaxAllocation changes Options.MaxAllocation (0: the default) and waits until it is in
+// effect. Not from the loop.
+func (vm *VM) SetMaxAllocation(max int64) error {
+	if max <= 0 {
+		max = DefaultMaxAllocation
+	}
+	return vm.Do(context.Background(), func(rt *goja.Runtime) error {
+		_, err := vm.setMax(goja.Undefined(), rt.ToValue(max))
+		return err
+	})
 }
 
 // job wraps fn with the watchdog clock, the panic guard and the rejection report.

@@ -90,6 +90,7 @@ var Accesses = map[string]Access{
 	HTTPProxyEnabled:              OperatorOnly,
 	HTTPUser:                      OperatorOnly,
 	JSCallbackTimeout:             SpiderTightens, // what interrupts a runaway callback
+	JSMaxAllocationMB:             SpiderTightens, // what keeps a built-in from exhausting memory
 	JSVMs:                         SpiderSets,
 	JobDir:                        SpiderPath,
 	JobDirCommitInterval:          SpiderSets,

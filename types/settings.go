@@ -61,6 +61,7 @@ const (
 	FrontierLeaseTimeout        = "FRONTIER_LEASE_TIMEOUT"
 	FrontierRetryTimeout        = "FRONTIER_RETRY_TIMEOUT"
 	JSCallbackTimeout           = "JS_CALLBACK_TIMEOUT"
+	JSMaxAllocationMB           = "JS_MAX_ALLOCATION_MB"
 	GCHeadroomMB                = "GC_HEADROOM_MB"
 	GCHeadroomPercent           = "GC_HEADROOM_PERCENT"
 	JSVMs                       = "JS_VMS"
@@ -208,6 +209,7 @@ var Defs = []Def{
 	{FrontierLeaseTimeout, KindDuration, 60.0, "seconds a worker's lease on a request of a shared frontier lasts unless renewed; an expired lease goes to another worker"},
 	{FrontierRetryTimeout, KindDuration, 300.0, "seconds a worker retries an unreachable Redis frontier before it exits with an error"},
 	{JSCallbackTimeout, KindDuration, 60.0, "seconds a callback may run synchronously before it is interrupted"},
+	{JSMaxAllocationMB, KindInt, 512, "MiB one call of an allocating built-in (repeat, padStart, padEnd, join, fill, new ArrayBuffer, typed arrays) may ask for; past it the call throws a RangeError"},
 	{GCHeadroomMB, KindInt, 32, "after each Go garbage collection, the soft memory limit becomes the live heap and the runtime's other memory plus the larger of this many MiB and GC_HEADROOM_PERCENT of the live heap, so garbage cannot pile up past it (0: a fixed limit, twice DOWNLOAD_MEMORY_BUDGET + 512 MiB; GOMEMLIMIT overrides both)"},
 	{GCHeadroomPercent, KindInt, 50, "percent of the live heap the heap may grow by between collections, when above GC_HEADROOM_MB"},
 	{JSVMs, KindInt, 1, "JS VMs, each with its own spider instance"},
@@ -314,6 +316,7 @@ var Ranges = map[string]Range{
 	FrontierRetryTimeout:          Above(0),
 	GCHeadroomMB:                  AtLeast(0),
 	GCHeadroomPercent:             AtLeast(1),
+	JSMaxAllocationMB:             AtLeast(1),
 	JSVMs:                         AtLeast(1),
 	JobDirCommitInterval:          Above(0),
 	MemUsageCheckInterval:         Above(0),
