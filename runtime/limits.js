@@ -7,16 +7,21 @@
 // array elements 16 bytes (a goja Value). It returns setMax(bytes), which changes the limit.
 (function (g, bytes) {
   "use strict";
-  let maxBytes, maxChars, maxElems, mib;
+  // fastJoin: arrays up to this length joined with a separator of up to 64 characters
+  // cannot pass maxChars (the common case, checked without conversions).
+  let maxBytes, maxChars, maxElems, mib, fastJoin;
   const setMax = (b) => {
     maxBytes = b;
     maxChars = Math.floor(b / 2);
     maxElems = Math.floor(b / 16);
     mib = Math.round(b / 1048576);
+    fastJoin = Math.floor(maxChars / 64);
   };
   setMax(bytes);
   const over = (what) => new RangeError(what + " (over JS_MAX_ALLOCATION_MB, " + mib + " MiB)");
   const apply = Reflect.apply;
+  // call(f)(self, ...args) calls f, immune to later changes of Function.prototype.call.
+  const call = (f) => Function.prototype.call.bind(f);
   const toInt = (v) => { const n = Math.trunc(+v); return n !== n ? 0 : n; };
   const toLength = (v) => { const n = toInt(v); return n <= 0 ? 0 : Math.min(n, Number.MAX_SAFE_INTEGER); };
   const replace = (o, name, f) => {
@@ -25,28 +30,42 @@
 
   const S = g.String.prototype;
   const origRepeat = S.repeat, origPadStart = S.padStart, origPadEnd = S.padEnd;
+  const callRepeat = call(origRepeat);
   replace(S, "repeat", {
     repeat(count) {
+      if (typeof this === "string" && typeof count === "number" && (this.length * count <= maxChars || count === Infinity)) {
+        return callRepeat(this, count); // the common case: no conversion
+      }
       if (this === null || this === undefined) return apply(origRepeat, this, [count]);
       const s = String(this), n = toInt(count);
       if (s.length > 0 && n > 0 && n !== Infinity && s.length * n > maxChars) throw over("Invalid string length");
       return apply(origRepeat, s, [n === Infinity ? count : n]);
     },
   }.repeat);
-  const pad = (orig) => function (maxLength, fillString) {
+  const pad = (orig) => {
+    const callPad = call(orig);
+    return function (maxLength, fillString) {
+    if (typeof this === "string" && typeof maxLength === "number" && maxLength <= maxChars) {
+      return callPad(this, maxLength, fillString);
+    }
     if (this === null || this === undefined) return apply(orig, this, [maxLength, fillString]);
     const s = String(this), n = toLength(maxLength);
     const fill = fillString === undefined ? undefined : String(fillString);
     if (n > s.length && n > maxChars && fill !== "") throw over("Invalid string length");
     return apply(orig, s, [n, fill]);
+    };
   };
   replace(S, "padStart", { padStart: pad(origPadStart) }.padStart);
   replace(S, "padEnd", { padEnd: pad(origPadEnd) }.padEnd);
 
   const A = g.Array.prototype;
   const origJoin = A.join, origFill = A.fill;
+  const callJoin = call(origJoin), isArray = Array.isArray;
   replace(A, "join", {
     join(separator) {
+      if (isArray(this) && this.length <= fastJoin && (separator === undefined || (typeof separator === "string" && separator.length <= 64))) {
+        return callJoin(this, separator);
+      }
       if (this === null || this === undefined) return apply(origJoin, this, [separator]);
       const o = Object(this), n = toLength(o.length);
       const sep = separator === undefined ? "," : String(separator);
