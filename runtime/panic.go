@@ -29,12 +29,9 @@ func panicError(r any, builtin string) *ScriptError {
 	lower := strings.ToLower(text)
 	isString := strings.HasPrefix(builtin, "String.")
 	switch {
-	case isString && (strings.Contains(lower, "out of range") || strings.Contains(lower, "makeslice") || strings.Contains(lower, "growslice")):
+	case (isString || strings.Contains(lower, "strings: ")) && isSizePanic(lower):
 		name, msg = "RangeError", "Invalid string length"
-	case strings.Contains(lower, "string") && (strings.Contains(lower, "length") || strings.Contains(lower, "overflow") || strings.Contains(lower, "count")):
-		name, msg = "RangeError", "Invalid string length"
-	case strings.Contains(lower, "out of range") && (strings.Contains(lower, "len") || strings.Contains(lower, "cap") || strings.Contains(lower, "size")),
-		strings.Contains(lower, "makeslice"), strings.Contains(lower, "growslice"), strings.Contains(lower, "makemap"):
+	case isSizePanic(lower):
 		name, msg = "RangeError", "Invalid array length"
 	}
 	if builtin != "" && name == "RangeError" {
@@ -46,6 +43,18 @@ func panicError(r any, builtin string) *ScriptError {
 		err = errors.Join(ErrPanicked, e)
 	}
 	return &ScriptError{Name: name, Message: msg, Stack: name + ": " + msg, err: err}
+}
+
+// isSizePanic reports whether a panic's text (lower-cased) is Go refusing a length or size
+// (makeslice: len out of range, growslice: len out of range, makemap: size out of range,
+// strings: Repeat output length overflow), not an index out of range or another bug.
+func isSizePanic(lower string) bool {
+	for _, s := range []string{"len out of range", "cap out of range", "size out of range", "makeslice", "growslice", "makemap", "length overflow", "count overflow"} {
+		if strings.Contains(lower, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // guard runs fn, recovering a Go panic that escaped goja: it reports false then, with the
@@ -100,10 +109,18 @@ var builtinPrefixes = map[string]string{
 	"objectproto_": "Object.prototype.", "object_": "Object.", "array_": "Array.",
 }
 
-// recovered breaks the VM after the panic r and returns its error. On the loop.
-func (vm *VM) recovered(r any) *ScriptError { return vm.recoveredIn(r, "") }
+// isJSThrow reports whether the panic value r is a JS exception as goja's API raises them
+// (a thrown value, an *Exception, an interrupt) rather than a Go runtime error.
+func isJSThrow(r any) bool {
+	switch r.(type) {
+	case *goja.Exception, *goja.InterruptedError, goja.Value:
+		return true
+	}
+	return false
+}
 
-// recoveredIn is recovered for a panic raised in builtin ("" when unknown).
+// recoveredIn breaks the VM after the panic r, raised in builtin ("" when unknown), and
+// returns its error. On the loop.
 func (vm *VM) recoveredIn(r any, builtin string) *ScriptError {
 	se := panicError(r, builtin)
 	if vm.panicked.CompareAndSwap(nil, se) {

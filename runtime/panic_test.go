@@ -164,3 +164,33 @@ export function cb(kind) {
 		})
 	}
 }
+
+// TestPanicInDo: a Go runtime error in a Do's function breaks the VM and comes back as
+// Panicked's error (an InternalError: an index out of range is a bug, not a size); a JS exception that goja's API raises there does not break it.
+func TestPanicInDo(t *testing.T) {
+	t.Parallel()
+	vm, err := runtime.NewVM(runtime.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vm.Close()
+	err = vm.Do(context.Background(), func(rt *goja.Runtime) error {
+		goja.Null().ToObject(rt) // panics with a TypeError
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "TypeError") || vm.Broken() {
+		t.Fatalf("a JS throw in Do: err %v, Broken %v: want a TypeError, not broken", err, vm.Broken())
+	}
+	err = vm.Do(context.Background(), func(rt *goja.Runtime) error {
+		var s []int
+		_ = s[len(s)+1]
+		return nil
+	})
+	var se *runtime.ScriptError
+	if !errors.As(err, &se) || !errors.Is(err, runtime.ErrPanicked) || !vm.Broken() {
+		t.Fatalf("a Go panic in Do: err %v, Broken %v: want ErrPanicked, broken", err, vm.Broken())
+	}
+	if _, perr, ok := vm.Panicked(); !ok || perr.Name != "InternalError" || !strings.Contains(perr.Message, "index out of range") {
+		t.Fatalf("Panicked() = %v, %v", perr, ok)
+	}
+}

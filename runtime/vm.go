@@ -323,6 +323,12 @@ func (vm *VM) Do(ctx context.Context, fn func(rt *goja.Runtime) error) error {
 	ok := vm.loop.RunOnLoop(vm.job(func(rt *goja.Runtime) {
 		defer func() {
 			if r := recover(); r != nil {
+				if isJSThrow(r) {
+					// A JS exception that goja's API raised in fn's Go code: the Runtime is
+					// consistent, the caller decides.
+					errc <- fmt.Errorf("panic on the JS loop: %v", r)
+					return
+				}
 				errc <- vm.recoveredIn(r, panickedBuiltin())
 			}
 		}()
