@@ -530,22 +530,25 @@ func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmSta
 		st := p.s.state(vm)
 		// Listed by jscrawl ps while it runs, as a callback is.
 		id := p.s.running.addCallback(fmt.Sprintf("pipelines[%d].%s", p.index, method), "", vm)
+		var returned atomic.Bool
 		err = st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
 			obj := st.pipelines[p.index]
 			fn, isFn := goja.AssertFunction(obj.Get(method))
 			if !isFn {
 				return nil, nil
 			}
-			return fn(obj, args(st)...)
+			v, err := fn(obj, args(st)...)
+			returned.Store(true) // not reached when goja panics
+			return v, err
 		}, func(v goja.Value) error { return onResult(st, v) })
 		p.s.running.removeCallback(id)
-		if tag, perr, panicked := vm.Panicked(); panicked && errors.Is(err, runtime.ErrClosed) &&
+		if _, perr, panicked := vm.Panicked(); panicked && errors.Is(err, runtime.ErrClosed) &&
 			p.s.interrupted.Load() == nil && ctx.Err() == nil {
-			if again || tag == 0 || p.s.pool == nil {
-				// No callback's code was running: this call's was.
+			if again || !returned.Load() || p.s.pool == nil {
+				// goja panicked in this call's synchronous code (or twice).
 				return panicError(perr, fmt.Sprintf("pipelines[%d].%s", p.index, method))
 			}
-			p.s.logger.Warn(fmt.Sprintf("pipelines[%d].%s: a callback made goja panic on its VM, which was discarded: calling it again on a fresh VM", p.index, method))
+			p.s.logger.Warn(fmt.Sprintf("pipelines[%d].%s: other code on its VM made goja panic, which was discarded: calling it again on a fresh VM", p.index, method))
 			continue
 		}
 		if _, ranAway := vm.Runaway(); !again && ranAway && errors.Is(err, runtime.ErrClosed) &&

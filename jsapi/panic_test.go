@@ -124,3 +124,26 @@ export const pipelines = [P];
 		t.Errorf("the log does not name the panic and the pipeline:\n%s", res.log)
 	}
 }
+
+// TestPanicInDownloaderMiddleware: a processRequest hook whose code makes goja panic fails
+// that download with a RangeError naming the hook; the other pages are scraped.
+func TestPanicInDownloaderMiddleware(t *testing.T) {
+	t.Parallel()
+	src := `import { Request } from "jscrawl";
+export default class S {
+  name = "mwboom";
+  *start() { for (const p of ["/a", "/b", "/c"]) yield new Request(this.baseUrl + p); }
+  parse(r) { return { path: new URL(r.url).pathname }; }
+}
+export const downloaderMiddlewares = [{
+  processRequest(request) { if (request.url.endsWith("/b")) "a".repeat(2 ** 53 - 1); },
+}];
+`
+	srv := newServer(t)
+	res := crawl(t, srv, spec{settings: map[string]string{"JS_VMS": "1", "JS_MAX_ALLOCATION_MB": huge, "ROBOTSTXT_OBEY": "false", "RETRY_ENABLED": "false", "HTTPERROR_ALLOW_ALL": "true"},
+		args: map[string]string{"baseUrl": srv.URL}, src: src})
+	equalLines(t, "items", res.sorted(t), []string{`{"path":"/a"}`, `{"path":"/c"}`}, res.log)
+	if !strings.Contains(res.log, "Invalid string length in String.prototype.repeat (runtime error: makeslice: len out of range) in downloaderMiddlewares[0].processRequest") {
+		t.Errorf("the log does not name the panic and the hook:\n%s", res.log)
+	}
+}
