@@ -530,8 +530,9 @@ func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmSta
 		st := p.s.state(vm)
 		// Listed by jscrawl ps while it runs, as a callback is.
 		id := p.s.running.addCallback(fmt.Sprintf("pipelines[%d].%s", p.index, method), "", vm)
-		var returned atomic.Bool
+		var started, returned atomic.Bool // this call's code started, returned (a panic: not)
 		err = st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
+			started.Store(true)
 			obj := st.pipelines[p.index]
 			fn, isFn := goja.AssertFunction(obj.Get(method))
 			if !isFn {
@@ -544,7 +545,7 @@ func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmSta
 		p.s.running.removeCallback(id)
 		if _, perr, panicked := vm.Panicked(); panicked && errors.Is(err, runtime.ErrClosed) &&
 			p.s.interrupted.Load() == nil && ctx.Err() == nil {
-			if again || !returned.Load() || p.s.pool == nil {
+			if again || (started.Load() && !returned.Load()) || p.s.pool == nil {
 				// goja panicked in this call's synchronous code (or twice).
 				return panicError(perr, fmt.Sprintf("pipelines[%d].%s", p.index, method))
 			}

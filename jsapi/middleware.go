@@ -134,7 +134,8 @@ func (m *DownloaderMiddlewares) hook(ctx context.Context, js *jsRequest, i int, 
 }
 
 // hookOnce is one call of hook; innocent reports that the VM was lost to a goja panic in
-// other code after this hook's own synchronous code had returned (hook calls it again).
+// other code, before this hook's own synchronous code started or after it returned (hook
+// calls it again).
 func (m *DownloaderMiddlewares) hookOnce(ctx context.Context, js *jsRequest, i int, method string, req *types.Request,
 	resp *types.Response, failure error) (outcome, *types.Request, bool, error) {
 	vm, err := m.s.vm0()
@@ -147,8 +148,9 @@ func (m *DownloaderMiddlewares) hookOnce(ctx context.Context, js *jsRequest, i i
 	var out outcome
 	updated := req
 	var jsReq goja.Value
-	var returned atomic.Bool
+	var started, returned atomic.Bool // this hook's code started, returned (a panic: not)
 	err = st.await(ctx, func(rt *goja.Runtime) (goja.Value, error) {
+		started.Store(true)
 		obj := st.dlmws[m.idx[i]]
 		fn, ok := goja.AssertFunction(obj.Get(method))
 		if !ok {
@@ -215,7 +217,7 @@ func (m *DownloaderMiddlewares) hookOnce(ctx context.Context, js *jsRequest, i i
 		return nil
 	})
 	if _, perr, panicked := vm.Panicked(); panicked && errors.Is(err, runtime.ErrClosed) {
-		if returned.Load() {
+		if !started.Load() || returned.Load() {
 			return out, updated, true, err
 		}
 		// goja panicked in this hook's synchronous code.
