@@ -978,6 +978,10 @@ declare module "jscrawl" {
     FRONTIER_RETRY_TIMEOUT?: number;
     /** seconds a callback may run synchronously before it is interrupted (number of seconds). In customSettings: tighter than the default only. */
     JS_CALLBACK_TIMEOUT?: number;
+    /** seconds of wall-clock time a callback, errback, start() step, pipeline call or JS middleware hook may take, awaited time included, before it fails with a TimeoutError (Crawlee: requestHandlerTimeoutSecs; 0: no limit) (number of seconds). In customSettings: tighter than the default only. */
+    CALLBACK_TIMEOUT?: number;
+    /** MiB one call of an allocating built-in (repeat, padStart, padEnd, join, fill, new ArrayBuffer, typed arrays) may ask for; past it the call throws a RangeError (integer). In customSettings: tighter than the default only. */
+    JS_MAX_ALLOCATION_MB?: number;
     /** after each Go garbage collection, the soft memory limit becomes the live heap and the runtime's other memory plus the larger of this many MiB and GC_HEADROOM_PERCENT of the live heap, so garbage cannot pile up past it (0: a fixed limit, twice DOWNLOAD_MEMORY_BUDGET + 512 MiB; GOMEMLIMIT overrides both) (integer). Operator only: a spider's customSettings may not set it (-s GC_HEADROOM_MB=VALUE). */
     GC_HEADROOM_MB?: number;
     /** percent of the live heap the heap may grow by between collections, when above GC_HEADROOM_MB (integer). Operator only: a spider's customSettings may not set it (-s GC_HEADROOM_PERCENT=VALUE). */

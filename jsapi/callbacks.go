@@ -67,8 +67,12 @@ func (s *Spider) run(ctx context.Context, getVM func() (*runtime.VM, func(), err
 		if s.crawler != nil {
 			s.crawler.Stats().Inc("spider/callback_rerun_count", 1)
 		}
-		s.logger.Warn(fmt.Sprintf("%s (%s): another callback exceeded JS_CALLBACK_TIMEOUT on its VM, which was discarded: running %s again on a fresh VM, skipping the %d values it had produced",
-			where, url, where, emitted))
+		cause := "another callback exceeded JS_CALLBACK_TIMEOUT on its VM"
+		if _, perr, panicked := vm.Panicked(); panicked {
+			cause = "other code on its VM made goja panic (" + perr.Name + ")"
+		}
+		s.logger.Warn(fmt.Sprintf("%s (%s): %s, which was discarded: running %s again on a fresh VM, skipping the %d values it had produced",
+			where, url, cause, where, emitted))
 	}
 }
 
@@ -151,7 +155,9 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 		vm.CallTagged(id, inv.fn, inv.this, inv.args, inv.wrap, onValue, func(err error) { done <- err })
 	})
 	if !ok {
-		if _, ranAway := vm.Runaway(); ranAway {
+		_, ranAway := vm.Runaway()
+		_, _, panicked := vm.Panicked()
+		if ranAway || panicked {
 			return 0, errInnocent // broken between getVM and now
 		}
 		return 0, fmt.Errorf("%s: %w", where, runtime.ErrClosed)
@@ -181,6 +187,12 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 		if tag, ranAway := vm.Runaway(); ranAway {
 			if tag == id {
 				return produced.Load(), s.namedTimeout(runtime.InterruptError("TimeoutError", "interrupted", nil), where, vm)
+			}
+			return produced.Load(), errInnocent
+		}
+		if tag, perr, panicked := vm.Panicked(); panicked {
+			if tag == id {
+				return produced.Load(), panicError(perr, where)
 			}
 			return produced.Load(), errInnocent
 		}
@@ -222,6 +234,14 @@ func (s *Spider) overBudget(where, url string, id uint64) error {
 		}
 	}
 	return &runtime.ScriptError{Name: "TimeoutError", Message: msg, Stack: "TimeoutError: " + msg}
+}
+
+// panicError is the error of the callback (or pipeline call) where, whose code made goja
+// panic: perr (a RangeError or an InternalError, see runtime.PanicError) naming where,
+// with the same name, so it is counted in spider_exceptions/<name>.
+func panicError(perr *runtime.ScriptError, where string) error {
+	msg := perr.Message + " in " + where + ": goja panicked, so its VM was discarded (no catch or finally block ran)"
+	return perr.WithMessage(msg)
 }
 
 // Interrupt stops the JS running on every VM and closes the VMs; the callbacks running
@@ -572,15 +592,28 @@ func (p *Pipeline) await(ctx context.Context, method string, args func(st *vmSta
 		// Listed by jscrawl ps while it runs, as a callback is.
 		where := fmt.Sprintf("pipelines[%d].%s", p.index, method)
 		id := p.s.running.addCallback(where, "", vm)
+		var started, returned atomic.Bool // this call's code started, returned (a panic: not)
 		err = st.awaitWithin(ctx, where, "", func(rt *goja.Runtime) (goja.Value, error) {
+			started.Store(true)
 			obj := st.pipelines[p.index]
 			fn, isFn := goja.AssertFunction(obj.Get(method))
 			if !isFn {
 				return nil, nil
 			}
-			return fn(obj, args(st)...)
+			v, err := fn(obj, args(st)...)
+			returned.Store(true) // not reached when goja panics
+			return v, err
 		}, func(v goja.Value) error { return onResult(st, v) })
 		p.s.running.removeCallback(id)
+		if _, perr, panicked := vm.Panicked(); panicked && errors.Is(err, runtime.ErrClosed) &&
+			p.s.interrupted.Load() == nil && ctx.Err() == nil {
+			if again || (started.Load() && !returned.Load()) || p.s.pool == nil {
+				// goja panicked in this call's synchronous code (or twice).
+				return panicError(perr, fmt.Sprintf("pipelines[%d].%s", p.index, method))
+			}
+			p.s.logger.Warn(fmt.Sprintf("pipelines[%d].%s: other code on its VM made goja panic, which was discarded: calling it again on a fresh VM", p.index, method))
+			continue
+		}
 		if _, ranAway := vm.Runaway(); !again && ranAway && errors.Is(err, runtime.ErrClosed) &&
 			p.s.interrupted.Load() == nil && ctx.Err() == nil && p.s.pool != nil {
 			p.s.logger.Warn(fmt.Sprintf("pipelines[%d].%s: a callback exceeded JS_CALLBACK_TIMEOUT on its VM, which was discarded: calling it again on a fresh VM", p.index, method))

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -123,9 +125,22 @@ type jsRequest struct {
 
 func (m *DownloaderMiddlewares) hook(ctx context.Context, js *jsRequest, i int, method string, req *types.Request,
 	resp *types.Response, failure error) (outcome, *types.Request, error) {
+	out, updated, innocent, err := m.hookOnce(ctx, js, i, method, req, resp, failure)
+	if innocent && ctx.Err() == nil && m.s.interrupted.Load() == nil {
+		m.s.logger.Warn(fmt.Sprintf("downloaderMiddlewares[%d].%s (%s): other code on its VM made goja panic, which was discarded: calling it again on a fresh VM", m.idx[i], method, req.URL))
+		out, updated, _, err = m.hookOnce(ctx, js, i, method, req, resp, failure)
+	}
+	return out, updated, err
+}
+
+// hookOnce is one call of hook; innocent reports that the VM was lost to a goja panic in
+// other code, before this hook's own synchronous code started or after it returned (hook
+// calls it again).
+func (m *DownloaderMiddlewares) hookOnce(ctx context.Context, js *jsRequest, i int, method string, req *types.Request,
+	resp *types.Response, failure error) (outcome, *types.Request, bool, error) {
 	vm, err := m.s.vm0()
 	if err != nil {
-		return outcome{}, req, err
+		return outcome{}, req, false, err
 	}
 	st := m.s.state(vm)
 	where := fmt.Sprintf("downloaderMiddlewares[%d].%s", m.idx[i], method)
@@ -134,7 +149,9 @@ func (m *DownloaderMiddlewares) hook(ctx context.Context, js *jsRequest, i int, 
 	var out outcome
 	updated := req
 	var jsReq goja.Value
+	var started, returned atomic.Bool // this hook's code started, returned (a panic: not)
 	err = st.awaitWithin(ctx, where, req.URL, func(rt *goja.Runtime) (goja.Value, error) {
+		started.Store(true)
 		obj := st.dlmws[m.idx[i]]
 		fn, ok := goja.AssertFunction(obj.Get(method))
 		if !ok {
@@ -159,7 +176,9 @@ func (m *DownloaderMiddlewares) hook(ctx context.Context, js *jsRequest, i int, 
 		case failure != nil:
 			args = append(args, st.jsError(failure, req))
 		}
-		return fn(obj, append(args, st.spider)...)
+		v, err := fn(obj, append(args, st.spider)...)
+		returned.Store(true) // not reached when goja panics
+		return v, err
 	}, func(v goja.Value) error {
 		if method == "processRequest" && jsReq != nil {
 			nr, err := requestFromJS(st.rt, jsReq.ToObject(st.rt))
@@ -198,7 +217,14 @@ func (m *DownloaderMiddlewares) hook(ctx context.Context, js *jsRequest, i int, 
 		}
 		return nil
 	})
-	return out, updated, err
+	if _, perr, panicked := vm.Panicked(); panicked && errors.Is(err, runtime.ErrClosed) {
+		if !started.Load() || returned.Load() {
+			return out, updated, true, err
+		}
+		// goja panicked in this hook's synchronous code.
+		err = panicError(perr, fmt.Sprintf("downloaderMiddlewares[%d].%s", m.idx[i], method))
+	}
+	return out, updated, false, err
 }
 
 // responseHandle returns the Go side of a JS Response.

@@ -425,6 +425,10 @@ func (s *Spider) Bind(c Crawler) error {
 		s.connectSignal(sig)
 	}
 	s.first.StartWatchdog(c.Settings().Duration(types.JSCallbackTimeout))
+	// The first VM was made before the crawler's settings were known.
+	if err := s.first.SetMaxAllocation(int64(c.Settings().Int(types.JSMaxAllocationMB)) << 20); err != nil {
+		return err
+	}
 	n := max(c.Settings().Int(types.JSVMs), 1)
 	pool, err := runtime.NewPool(n, func(i int) (*runtime.VM, error) {
 		s.mu.Lock()
@@ -600,9 +604,11 @@ func (s *Spider) state(vm *runtime.VM) *vmState {
 func (s *Spider) newVM() (*runtime.VM, error) {
 	st := &vmState{s: s}
 	var timeout time.Duration
+	var maxAlloc int64
 	if s.crawler != nil {
 		timeout = s.crawler.Settings().Duration(types.JSCallbackTimeout)
 		selector.SetMatchTimeout(timeout) // re() and re:test() run in native code, out of the watchdog's reach
+		maxAlloc = int64(s.crawler.Settings().Int(types.JSMaxAllocationMB)) << 20
 	}
 	vm, err := runtime.NewVM(runtime.Options{
 		Modules: map[string]runtime.ModuleLoader{
@@ -610,6 +616,7 @@ func (s *Spider) newVM() (*runtime.VM, error) {
 		},
 		Logger:          slog.New(spiderLogHandler{s}),
 		CallbackTimeout: timeout,
+		MaxAllocation:   maxAlloc,
 		OnUnhandledRejection: func(err *runtime.ScriptError) {
 			s.countException(err)
 			s.logger.Error(err.Error())

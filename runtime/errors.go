@@ -126,7 +126,7 @@ var pcSuffix = regexp.MustCompile(`(:\d+:\d+)\(\d+\)`)
 // InternalSources are the names of jscrawl's own JS sources: their frames, like those of
 // Go functions ("native"), are left out of the stacks shown to users.
 var InternalSources = map[string]bool{
-	"prelude.js": true, "jscrawl-prelude.js": true, "jscrawl-spiders.js": true, "jscrawl-shell.js": true,
+	"prelude.js": true, "jscrawl-prelude.js": true, "jscrawl-limits.js": true, "jscrawl-spiders.js": true, "jscrawl-shell.js": true,
 }
 
 // framePos matches the position at the end of a stack frame: "file.ts:12:5".

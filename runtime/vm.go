@@ -21,6 +21,15 @@ var preludeSrc string
 
 var preludeProg = goja.MustCompile("prelude.js", preludeSrc, true)
 
+//go:embed limits.js
+var limitsSrc string
+
+var limitsProg = goja.MustCompile("jscrawl-limits.js", limitsSrc, true)
+
+// DefaultMaxAllocation is the largest allocation in bytes one call of a built-in may ask for
+// when Options.MaxAllocation is 0 (JS_MAX_ALLOCATION_MB's default).
+const DefaultMaxAllocation = 512 << 20
+
 // FieldNameMapper is how every VM names Go fields and methods in JS: a field by its js
 // tag, a method by its name with the first letter lowercased (Css → css). jsapi names the
 // natives it binds with it.
@@ -53,6 +62,12 @@ type Options struct {
 	// OnUnhandledRejection is called on the loop with a promise rejection that nothing
 	// handled by the end of a job (nil: it is logged at ERROR).
 	OnUnhandledRejection func(err *ScriptError)
+	// MaxAllocation is the most bytes one call of an allocating built-in may ask for
+	// (String.prototype.repeat, padStart, padEnd, Array.prototype.join, fill, the ArrayBuffer
+	// and typed array constructors): past it the call throws a RangeError instead of
+	// allocating (0: DefaultMaxAllocation). goja would allocate it in Go, where too large a
+	// size is a fatal out-of-memory error or a panic that no catch sees.
+	MaxAllocation int64
 }
 
 // VM is one goja Runtime with its own event loop (goja_nodejs eventloop, started in the
@@ -68,7 +83,8 @@ type VM struct {
 	drive    goja.Callable
 	call     goja.Callable
 	inspect  goja.Callable
-	cur      *goja.Object // the prelude's cur: cur.scope is the running callback's scope
+	setMax   goja.Callable // limits.js's setMax(bytes)
+	cur      *goja.Object  // the prelude's cur: cur.scope is the running callback's scope
 	rejected map[*goja.Promise]struct{}
 	runs     map[int64]run // the runs Drive and Call started that have not ended, by id
 	lastRun  int64
@@ -78,10 +94,14 @@ type VM struct {
 	broken    atomic.Bool
 	// ranAway is set when the watchdog broke the VM; runaway is then the tag of the scope
 	// whose code was interrupted (0: none or untagged), recorded on the loop before Done.
-	ranAway   atomic.Bool
-	runaway   atomic.Uint64
-	watching  atomic.Bool
-	limit     atomic.Int64 // StartWatchdog's limit in nanoseconds, 0 without a watchdog
+	ranAway  atomic.Bool
+	runaway  atomic.Uint64
+	watching atomic.Bool
+	limit    atomic.Int64 // StartWatchdog's limit in nanoseconds, 0 without a watchdog
+	// panicked holds the error of a Go panic that escaped goja while a job ran (the VM is
+	// then broken); panicTag is the tag of the scope whose code was running then.
+	panicked  atomic.Pointer[ScriptError]
+	panicTag  atomic.Uint64
 	closeOnce sync.Once
 	done      chan struct{}
 	stopWatch chan struct{}
@@ -124,6 +144,9 @@ func NewVM(opts Options) (*VM, error) {
 			return err
 		}
 		urlModule = m
+		if vm.setMax, err = installLimits(rt, opts.MaxAllocation); err != nil {
+			return err
+		}
 		hooks := rt.NewObject()
 		if err := hooks.Set("log", vm.consoleLog); err != nil {
 			return err
@@ -242,15 +265,49 @@ func (vm *VM) watch(limit time.Duration) {
 	}
 }
 
-// job wraps fn with the watchdog clock and the rejection report.
+// installLimits runs limits.js, the allocation guards, with max bytes (0: the default),
+// and returns its setMax.
+func installLimits(rt *goja.Runtime, max int64) (goja.Callable, error) {
+	if max <= 0 {
+		max = DefaultMaxAllocation
+	}
+	f, err := rt.RunProgram(limitsProg)
+	if err != nil {
+		return nil, err
+	}
+	install, _ := goja.AssertFunction(f)
+	setMax, err := install(goja.Undefined(), rt.GlobalObject(), rt.ToValue(max))
+	if err != nil {
+		return nil, err
+	}
+	fn, _ := goja.AssertFunction(setMax)
+	return fn, nil
+}
+
+// SetMaxAllocation changes Options.MaxAllocation (0: the default) and waits until it is in
+// effect. Not from the loop.
+func (vm *VM) SetMaxAllocation(max int64) error {
+	if max <= 0 {
+		max = DefaultMaxAllocation
+	}
+	return vm.Do(context.Background(), func(rt *goja.Runtime) error {
+		_, err := vm.setMax(goja.Undefined(), rt.ToValue(max))
+		return err
+	})
+}
+
+// job wraps fn with the watchdog clock, the panic guard and the rejection report.
 func (vm *VM) job(fn func(rt *goja.Runtime)) func(*goja.Runtime) {
 	return func(rt *goja.Runtime) {
 		if vm.broken.Load() {
 			return
 		}
 		vm.busySince.Store(time.Now().UnixNano())
-		fn(rt)
+		ok := vm.guard(rt, fn)
 		vm.busySince.Store(0)
+		if !ok || vm.panicked.Load() != nil {
+			return // broken by a Go panic (a Do's fn recovers its own)
+		}
 		if vm.ranAway.Load() {
 			// Interrupted by the watchdog: goja skipped the finally blocks, so cur.scope
 			// still names the callback whose code ran.
@@ -279,7 +336,13 @@ func (vm *VM) Do(ctx context.Context, fn func(rt *goja.Runtime) error) error {
 	ok := vm.loop.RunOnLoop(vm.job(func(rt *goja.Runtime) {
 		defer func() {
 			if r := recover(); r != nil {
-				errc <- fmt.Errorf("panic on the JS loop: %v", r)
+				if isJSThrow(r) {
+					// A JS exception that goja's API raised in fn's Go code: the Runtime is
+					// consistent, the caller decides.
+					errc <- fmt.Errorf("panic on the JS loop: %v", r)
+					return
+				}
+				errc <- vm.recoveredIn(r, panickedBuiltin())
 			}
 		}()
 		errc <- fn(rt)
@@ -488,6 +551,16 @@ func (vm *VM) scopeTag() uint64 {
 // the VM (goja does not let an interrupted VM go on: see Options.CallbackTimeout).
 func (vm *VM) Runaway() (tag uint64, ok bool) {
 	return vm.runaway.Load(), vm.ranAway.Load()
+}
+
+// Panicked reports whether a Go panic escaped goja while the VM ran a job (a built-in or a
+// native function that panicked), which broke the VM, and if so its error (a RangeError
+// for a length or size out of range, else an InternalError, naming the panic) and the tag
+// (see CallTagged) of the callback whose code was running then (0: none). Valid once Done is
+// closed. As after an interrupt, the other callbacks in flight on the VM are innocent.
+func (vm *VM) Panicked() (tag uint64, err *ScriptError, ok bool) {
+	err = vm.panicked.Load()
+	return vm.panicTag.Load(), err, err != nil
 }
 
 // Broken reports whether the VM was interrupted; a broken VM runs nothing more.

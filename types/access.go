@@ -92,6 +92,7 @@ var Accesses = map[string]Access{
 	JSCallbackTimeout:             SpiderTightens, // what interrupts a runaway callback
 	JSONMaxDepth:                  SpiderTightens, // what keeps goja's recursive JSON code off the Go stack limit
 	CallbackTimeout:               SpiderTightens, // what ends a callback that never settles
+	JSMaxAllocationMB:             SpiderTightens, // what keeps a built-in from exhausting memory
 	JSVMs:                         SpiderSets,
 	JobDir:                        SpiderPath,
 	JobDirCommitInterval:          SpiderSets,

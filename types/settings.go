@@ -63,6 +63,7 @@ const (
 	JSCallbackTimeout           = "JS_CALLBACK_TIMEOUT"
 	JSONMaxDepth                = "JSON_MAX_DEPTH"
 	CallbackTimeout             = "CALLBACK_TIMEOUT"
+	JSMaxAllocationMB           = "JS_MAX_ALLOCATION_MB"
 	GCHeadroomMB                = "GC_HEADROOM_MB"
 	GCHeadroomPercent           = "GC_HEADROOM_PERCENT"
 	JSVMs                       = "JS_VMS"
@@ -212,6 +213,7 @@ var Defs = []Def{
 	{FrontierRetryTimeout, KindDuration, 300.0, "seconds a worker retries an unreachable Redis frontier before it exits with an error"},
 	{JSCallbackTimeout, KindDuration, 60.0, "seconds a callback may run synchronously before it is interrupted"},
 	{CallbackTimeout, KindDuration, 180.0, "seconds of wall-clock time a callback, errback, start() step, pipeline call or JS middleware hook may take, awaited time included, before it fails with a TimeoutError (Crawlee: requestHandlerTimeoutSecs; 0: no limit)"},
+	{JSMaxAllocationMB, KindInt, 512, "MiB one call of an allocating built-in (repeat, padStart, padEnd, join, fill, new ArrayBuffer, typed arrays) may ask for; past it the call throws a RangeError"},
 	{GCHeadroomMB, KindInt, 32, "after each Go garbage collection, the soft memory limit becomes the live heap and the runtime's other memory plus the larger of this many MiB and GC_HEADROOM_PERCENT of the live heap, so garbage cannot pile up past it (0: a fixed limit, twice DOWNLOAD_MEMORY_BUDGET + 512 MiB; GOMEMLIMIT overrides both)"},
 	{GCHeadroomPercent, KindInt, 50, "percent of the live heap the heap may grow by between collections, when above GC_HEADROOM_MB"},
 	{JSONMaxDepth, KindInt, 1000, "deepest nesting of arrays and objects that JSON.parse, response.json() and JSON.stringify accept; deeper text is a SyntaxError, a deeper value a RangeError"},
@@ -321,6 +323,7 @@ var Ranges = map[string]Range{
 	GCHeadroomMB:                  AtLeast(0),
 	GCHeadroomPercent:             AtLeast(1),
 	JSONMaxDepth:                  AtLeast(1),
+	JSMaxAllocationMB:             AtLeast(1),
 	JSVMs:                         AtLeast(1),
 	JobDirCommitInterval:          Above(0),
 	MemUsageCheckInterval:         Above(0),
