@@ -5,9 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 )
 
 // huge lets "a".repeat(2 ** 53 - 1) through the allocation guard to goja, where it is a Go
@@ -20,18 +18,7 @@ const huge = "1000000000000"
 // item once (spider/callback_rerun_count).
 func TestPanicInCallbackRerunsOthers(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	holds := 0
-	first, second := make(chan struct{}), make(chan struct{})
-	wait := func(r *http.Request, ch chan struct{}) bool {
-		select {
-		case <-ch:
-			return true
-		case <-time.After(15 * time.Second):
-		case <-r.Context().Done():
-		}
-		return false
-	}
+	gate := newRerunGate()
 	mux := http.NewServeMux()
 	page := func(w http.ResponseWriter, title string) {
 		w.Header().Set("Content-Type", "text/html")
@@ -40,23 +27,10 @@ func TestPanicInCallbackRerunsOthers(t *testing.T) {
 	mux.HandleFunc("/wait", func(w http.ResponseWriter, r *http.Request) { page(w, "wait") })
 	// /hold answers once it was requested twice: by the first run of wait's callback, then
 	// by its run on the fresh VM.
-	mux.HandleFunc("/hold", func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		holds++
-		switch holds {
-		case 1:
-			close(first)
-		case 2:
-			close(second)
-		}
-		mu.Unlock()
-		if wait(r, second) {
-			fmt.Fprint(w, "held")
-		}
-	})
+	mux.HandleFunc("/hold", gate.hold)
 	// /boom answers once wait's callback awaits /hold.
 	mux.HandleFunc("/boom", func(w http.ResponseWriter, r *http.Request) {
-		if wait(r, first) {
+		if gate.afterFirst(r) {
 			page(w, "boom")
 		}
 	})

@@ -130,43 +130,17 @@ export default class S {
 // item reaches the feed.
 func TestRunawaySparesPipelines(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	holds := 0
-	first, second := make(chan struct{}), make(chan struct{})
-	wait := func(r *http.Request, ch chan struct{}) bool {
-		tm := time.NewTimer(15 * time.Second)
-		defer tm.Stop()
-		select {
-		case <-ch:
-			return true
-		case <-tm.C:
-		case <-r.Context().Done():
-		}
-		return false
-	}
+	gate := newRerunGate()
 	mux := http.NewServeMux()
 	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, "<html><body><h1>page</h1></body></html>")
 	})
 	// /hold answers once it was requested twice: by the pipeline, then by its second call.
-	mux.HandleFunc("/hold", func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		holds++
-		switch holds {
-		case 1:
-			close(first)
-		case 2:
-			close(second)
-		}
-		mu.Unlock()
-		if wait(r, second) {
-			fmt.Fprint(w, "held")
-		}
-	})
+	mux.HandleFunc("/hold", gate.hold)
 	// /spin answers once the pipeline awaits /hold.
 	mux.HandleFunc("/spin", func(w http.ResponseWriter, r *http.Request) {
-		if wait(r, first) {
+		if gate.afterFirst(r) {
 			w.Header().Set("Content-Type", "text/html")
 			fmt.Fprint(w, "<html><body><h1>spin</h1></body></html>")
 		}
@@ -201,4 +175,49 @@ export const pipelines = [Hold];
 	if n := res.stat("item_error_count"); n != 0 {
 		t.Errorf("item_error_count = %d, want 0\n%s", n, res.log)
 	}
+}
+
+// rerunGate orders the loopback requests of a test in which a call is re-run on a fresh
+// VM: its hold handler answers once it was requested twice (by the call, then by its
+// re-run), and afterFirst waits until hold was first requested. Waits give up after 15 s
+// or when the client does.
+type rerunGate struct {
+	mu            sync.Mutex
+	holds         int
+	first, second chan struct{}
+}
+
+func newRerunGate() *rerunGate {
+	return &rerunGate{first: make(chan struct{}), second: make(chan struct{})}
+}
+
+// hold is the handler that answers "held" on its second request.
+func (g *rerunGate) hold(w http.ResponseWriter, r *http.Request) {
+	g.mu.Lock()
+	g.holds++
+	switch g.holds {
+	case 1:
+		close(g.first)
+	case 2:
+		close(g.second)
+	}
+	g.mu.Unlock()
+	if gateWait(r, g.second) {
+		fmt.Fprint(w, "held")
+	}
+}
+
+// afterFirst waits until hold was requested once; false if r's client gave up first.
+func (g *rerunGate) afterFirst(r *http.Request) bool { return gateWait(r, g.first) }
+
+func gateWait(r *http.Request, ch chan struct{}) bool {
+	tm := time.NewTimer(15 * time.Second)
+	defer tm.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-tm.C:
+	case <-r.Context().Done():
+	}
+	return false
 }
