@@ -283,42 +283,14 @@ func TestProxyConnect(t *testing.T) {
 	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("u:p"))
 	var mu sync.Mutex
 	var connects []string
-	var open []net.Conn // both ends of each tunnel, closed at the end
-	var tunnels sync.WaitGroup
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	proxy := connectProxy(t, tlsSrv.Listener.Addr().String(), func(r *http.Request) bool {
 		if r.Method != http.MethodConnect || r.Header.Get("Proxy-Authorization") != want {
-			http.Error(w, "CONNECT with credentials only", http.StatusProxyAuthRequired)
-			return
+			return false
 		}
 		mu.Lock()
 		connects = append(connects, r.Host)
 		mu.Unlock()
-		up, err := net.Dial("tcp", tlsSrv.Listener.Addr().String())
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		w.WriteHeader(http.StatusOK)
-		c, buf, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			up.Close()
-			return
-		}
-		mu.Lock()
-		open = append(open, c, up)
-		mu.Unlock()
-		tunnels.Go(func() { io.Copy(up, buf); up.Close() })
-		io.Copy(c, up)
-		c.Close()
-	}))
-	t.Cleanup(func() {
-		mu.Lock()
-		for _, c := range open {
-			c.Close() // the crawler's Transport keeps the tunnel alive
-		}
-		mu.Unlock()
-		proxy.Close()
-		tunnels.Wait()
+		return true
 	})
 
 	e, _ := newEngine(t, &enginetest.Spider{}, nil, engine.WithHTTPClient(tlsSrv.Client()))
@@ -336,4 +308,48 @@ func TestProxyConnect(t *testing.T) {
 	if got != "[example.com:443]" {
 		t.Errorf("CONNECTs %s", got)
 	}
+}
+
+// connectProxy starts an HTTP proxy that answers CONNECT requests ok accepts (407
+// otherwise) with a tunnel to upstream, the address of a test server whatever host the
+// request names. Its tunnels are closed and waited for when the test ends (the crawler's
+// Transport would keep them alive).
+func connectProxy(t *testing.T, upstream string, ok func(r *http.Request) bool) *httptest.Server {
+	t.Helper()
+	var mu sync.Mutex
+	var open []net.Conn // both ends of each tunnel
+	var tunnels sync.WaitGroup
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !ok(r) {
+			http.Error(w, "CONNECT with credentials only", http.StatusProxyAuthRequired)
+			return
+		}
+		up, err := net.Dial("tcp", upstream)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.WriteHeader(http.StatusOK)
+		c, buf, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			up.Close()
+			return
+		}
+		mu.Lock()
+		open = append(open, c, up)
+		mu.Unlock()
+		tunnels.Go(func() { _, _ = buf.WriteTo(up); up.Close() })
+		_, _ = io.Copy(c, up)
+		c.Close()
+	}))
+	t.Cleanup(func() {
+		mu.Lock()
+		for _, c := range open {
+			c.Close()
+		}
+		mu.Unlock()
+		proxy.Close()
+		tunnels.Wait()
+	})
+	return proxy
 }

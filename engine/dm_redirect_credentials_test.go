@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -217,42 +216,11 @@ func TestRedirectSchemeProxy(t *testing.T) {
 		http.Redirect(w, r, "https://site.test/echo", http.StatusFound)
 	}))
 	t.Cleanup(httpProxy.Close)
-	var open []net.Conn
-	var tunnels sync.WaitGroup
-	httpsProxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	httpsProxy := connectProxy(t, s.Listener.Addr().String(), func(r *http.Request) bool {
 		mu.Lock()
 		seen = append(seen, "https "+r.Method+" "+r.Host+" "+r.Header.Get("Proxy-Authorization"))
 		mu.Unlock()
-		if r.Method != http.MethodConnect || r.Header.Get("Proxy-Authorization") != httpsCreds {
-			http.Error(w, "CONNECT with credentials only", http.StatusProxyAuthRequired)
-			return
-		}
-		up, err := net.Dial("tcp", s.Listener.Addr().String())
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		w.WriteHeader(http.StatusOK)
-		c, buf, err := http.NewResponseController(w).Hijack()
-		if err != nil {
-			up.Close()
-			return
-		}
-		mu.Lock()
-		open = append(open, c, up)
-		mu.Unlock()
-		tunnels.Go(func() { _, _ = buf.WriteTo(up); up.Close() })
-		_, _ = io.Copy(c, up)
-		c.Close()
-	}))
-	t.Cleanup(func() {
-		mu.Lock()
-		for _, c := range open {
-			c.Close() // the crawler's Transport keeps the tunnel alive
-		}
-		mu.Unlock()
-		httpsProxy.Close()
-		tunnels.Wait()
+		return r.Method == http.MethodConnect && r.Header.Get("Proxy-Authorization") == httpsCreds
 	})
 	forScheme := map[string]*url.URL{
 		"http":  {Scheme: "http", Host: strings.TrimPrefix(httpProxy.URL, "http://")},
