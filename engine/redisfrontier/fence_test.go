@@ -135,19 +135,7 @@ func TestFenceLease(t *testing.T) {
 		o.Capacity = 3
 		o.Stats = aStats
 	})
-	for i := range 3 {
-		a.Enqueue(req(fmt.Sprintf("http://example.com/%d", i)))
-	}
-	flushed(t, a)
-	startNothing(t, a)
-	var held []*types.Request
-	for range 3 {
-		rq := next(a, 10*time.Second)
-		if rq == nil {
-			t.Fatal("a got no request")
-		}
-		held = append(held, rq)
-	}
+	held := leaseAll(t, a, 3)
 	a.Freeze()
 	child := &types.Request{URL: "http://example.com/child", DontFilter: true}
 	if !a.EnqueueFrom(held[0], child) { // yielded while a's lease is live: queued

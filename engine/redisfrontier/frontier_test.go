@@ -65,19 +65,7 @@ func TestLeaseRenewedThenRecovered(t *testing.T) {
 	c := client(t, r)
 	ctx := context.Background()
 	a := open(t, r, "lease", func(o *redisfrontier.Options) { o.LeaseTimeout = 600 * time.Millisecond; o.Capacity = 5 })
-	for i := range 5 {
-		a.Enqueue(req(fmt.Sprintf("http://example.com/%d", i)))
-	}
-	flushed(t, a)
-	startNothing(t, a)
-	var held []*types.Request
-	for range 5 {
-		rq := next(a, 10*time.Second)
-		if rq == nil {
-			t.Fatal("worker a got no request")
-		}
-		held = append(held, rq)
-	}
+	held := leaseAll(t, a, 5)
 	first, err := c.ZRangeWithScores(ctx, "jscrawl:lease:leased", 0, 0).Result()
 	if err != nil || len(first) != 1 {
 		t.Fatalf("leased: %v %v", first, err)
@@ -497,4 +485,24 @@ func TestStateLost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// leaseAll enqueues n requests (http://example.com/0, /1, ...) on f, which has no start(),
+// and takes the n leases on them.
+func leaseAll(t *testing.T, f *redisfrontier.Frontier, n int) []*types.Request {
+	t.Helper()
+	for i := range n {
+		f.Enqueue(req(fmt.Sprintf("http://example.com/%d", i)))
+	}
+	flushed(t, f)
+	startNothing(t, f)
+	var held []*types.Request
+	for range n {
+		rq := next(f, 10*time.Second)
+		if rq == nil {
+			t.Fatal("the worker got no request")
+		}
+		held = append(held, rq)
+	}
+	return held
 }
