@@ -617,8 +617,8 @@ const fenceSpider = `export default class {
 // frozen VM) and stays stopped past FRONTIER_LEASE_TIMEOUT, with downloads in flight (the
 // site holds them); a second worker takes start() over. After SIGCONT, Redis refuses the
 // start requests the first one yields for its lost lease, and it logs that and stops its
-// start(); the downloads it had in flight are not processed (the leases went to the other
-// worker). Both finish the crawl, and each of the dontFilter start requests' items is in
+// start(); the downloads it had in flight are processed only if it renewed their leases
+// before the other worker recovered them. Both finish the crawl, and each of the dontFilter start requests' items is in
 // the feeds exactly once.
 func TestFenceStartOwnerStopped(t *testing.T) {
 	t.Parallel()
@@ -671,9 +671,11 @@ func TestFenceStartOwnerStopped(t *testing.T) {
 	if n, _ := sa["frontier/start_fenced"].(float64); n != 1 {
 		t.Errorf("a: frontier/start_fenced = %v, want 1", sa["frontier/start_fenced"])
 	}
-	if n, _ := sa["frontier/responses_lease_lost"].(float64); n == 0 {
-		t.Errorf("a processed every download it had in flight when stopped, though their leases went to b")
-	}
+	// Whether a's in-flight downloads lost their leases depends on which comes first after
+	// SIGCONT, a's renewal or b's recovery of them (either is right; the items above are
+	// exactly once either way), so it is reported, not required: CI's loaded run had a
+	// renew first.
+	t.Logf("a: frontier/responses_lease_lost = %v", sa["frontier/responses_lease_lost"])
 }
 
 // TestClearCrawlIDWithColon: frontier clear --crawl-id A deletes the crawl A and nothing
