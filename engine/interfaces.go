@@ -7,7 +7,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"time"
 
+	"github.com/jscrawl/jscrawl/engine/frontier"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -26,6 +28,31 @@ type Scheduler interface {
 	Done(req *types.Request)
 	// Len returns the number of stored requests not leased.
 	Len() int
+}
+
+// SlotScheduler is a Scheduler that queues requests per download slot (SlotKey) and hands
+// out only requests whose slot can start a download now, so that a request for an idle
+// host never waits behind requests for hosts waiting out their delays (a host-aware
+// frontier). The engine gives it the download slots' Readiness before the crawl and tells
+// it when a slot's state changed; Next returns nil while every slot with queued requests
+// waits or is busy, and reserves the slot of the request it returns
+// (frontier.Readiness.Reserve). Every scheduler of jscrawl is one; the ordering of slots is
+// frontier.SlotIndex's. Called on the engine goroutine.
+type SlotScheduler interface {
+	Scheduler
+	// UseSlots sets the Readiness that Next asks.
+	UseSlots(r frontier.Readiness)
+	// SlotChanged tells the scheduler that slot key may be ready sooner than it knew (a
+	// download of it ended or was sent).
+	SlotChanged(key string)
+	// NextReady returns when a slot waiting on a time becomes ready; false when none waits
+	// on a time.
+	NextReady() (time.Time, bool)
+	// Recheck asks the Readiness about every slot again.
+	Recheck()
+	// SlotCounts returns how many slots have queued requests, how many of them are ready
+	// and how many wait on a time (a delay, a pause).
+	SlotCounts() (slots, ready, waiting int)
 }
 
 // SharedScheduler is a Scheduler that the processes of one crawl share (the Redis

@@ -1,0 +1,265 @@
+package frontier
+
+import (
+	"container/heap"
+	"time"
+)
+
+// Readiness tells a host-aware frontier when each download slot can start its next
+// download (engine.SlotDownloader implements it; the slot's rules live there). A slot is
+// named by engine.SlotKey: meta.downloadSlot or the request's host.
+type Readiness interface {
+	// ReadyAt returns when slot key can start a download: at, not after now, when it can
+	// start one now (the zero Time when nothing holds it back); ok false when it cannot
+	// until its state changes (all its concurrency in use, or its previous start not yet
+	// sent), which the frontier learns from SlotIndex.Changed.
+	ReadyAt(key string) (at time.Time, ok bool)
+	// Reserve records that a request of slot key was handed out to be downloaded: the slot
+	// counts it as one of its downloads from now on.
+	Reserve(key string)
+}
+
+// SlotIndex orders the download slots of a host-aware frontier: which slot's best request
+// goes next. A slot with queued requests is ready (it can start a download now), waiting
+// (until a time: its delay, Crawl-delay, Retry-After pause or AutoThrottle delay) or
+// blocked (until Changed: its concurrency is in use). Among ready slots the one whose best
+// request has the highest priority goes first, then the one ready longest, then the one
+// filed first (so slots of equal priority take turns). Waiting slots sit in a heap keyed
+// by their ready time, ready ones in a heap by that order, blocked ones in neither: a
+// slot costs nothing until its time comes or its state changes. A slot whose state
+// changed in a way the index was not told of (a pause set after it was filed) is asked
+// again when it comes to the top. The frontier owns the queues; it tells the index each
+// slot's best priority (Update) and what it took (Took). Only one goroutine may call it.
+// The zero value is ready to use, with every slot always ready (no Readiness).
+type SlotIndex struct {
+	view    Readiness
+	slots   map[string]*slotEntry
+	ready   readyHeap
+	waiting waitHeap
+	seq     uint64
+}
+
+// Where a slot is filed.
+const (
+	filedNone uint8 = iota // blocked, or just taken: in no heap
+	filedReady
+	filedWaiting
+)
+
+type slotEntry struct {
+	key   string
+	head  int       // priority of its best queued request
+	where uint8     // filed*
+	at    time.Time // ready: since when (zero: always); waiting: when
+	seq   uint64    // when it was filed ready, for ties
+	hi    int       // index in its heap
+}
+
+// Use sets the Readiness the index asks (nil: every slot always ready) and asks it again
+// about every slot.
+func (x *SlotIndex) Use(r Readiness) {
+	x.view = r
+	x.Recheck()
+}
+
+func (x *SlotIndex) readyAt(key string) (time.Time, bool) {
+	if x.view == nil {
+		return time.Time{}, true
+	}
+	return x.view.ReadyAt(key)
+}
+
+// Update records that slot key's best queued request has priority head (has false: the
+// slot has no queued request any more, and the index forgets it).
+func (x *SlotIndex) Update(key string, head int, has bool) {
+	e := x.slots[key]
+	if !has {
+		if e != nil {
+			x.unfile(e)
+			delete(x.slots, key)
+		}
+		return
+	}
+	if e == nil {
+		if x.slots == nil {
+			x.slots = map[string]*slotEntry{}
+		}
+		e = &slotEntry{key: key, head: head}
+		x.slots[key] = e
+		x.file(e)
+		return
+	}
+	if e.head == head {
+		return
+	}
+	e.head = head
+	if e.where == filedReady {
+		heap.Fix(&x.ready, e.hi)
+	}
+}
+
+// Changed asks the Readiness about slot key again (its state changed: a download of it
+// ended or was sent). A slot without queued requests is ignored.
+func (x *SlotIndex) Changed(key string) {
+	if e := x.slots[key]; e != nil {
+		x.unfile(e)
+		x.file(e)
+	}
+}
+
+// Recheck asks the Readiness about every slot again.
+func (x *SlotIndex) Recheck() {
+	for _, e := range x.slots {
+		x.unfile(e)
+		x.file(e)
+	}
+}
+
+// file puts e where the Readiness says it belongs.
+func (x *SlotIndex) file(e *slotEntry) {
+	at, ok := x.readyAt(e.key)
+	switch {
+	case !ok:
+		e.where = filedNone
+	case at.After(time.Now()):
+		e.where, e.at = filedWaiting, at
+		heap.Push(&x.waiting, e)
+	default:
+		x.seq++
+		e.where, e.at, e.seq = filedReady, at, x.seq
+		heap.Push(&x.ready, e)
+	}
+}
+
+func (x *SlotIndex) unfile(e *slotEntry) {
+	switch e.where {
+	case filedReady:
+		heap.Remove(&x.ready, e.hi)
+	case filedWaiting:
+		heap.Remove(&x.waiting, e.hi)
+	}
+	e.where = filedNone
+}
+
+// Next returns the best slot that can start a download at now, or false when none can.
+// The caller takes that slot's best request and then calls Took, before anything else.
+func (x *SlotIndex) Next(now time.Time) (string, bool) {
+	for len(x.waiting) > 0 && !x.waiting[0].at.After(now) {
+		e := heap.Pop(&x.waiting).(*slotEntry)
+		x.seq++
+		e.where, e.seq = filedReady, x.seq
+		heap.Push(&x.ready, e)
+	}
+	for len(x.ready) > 0 {
+		e := heap.Pop(&x.ready).(*slotEntry)
+		e.where = filedNone
+		at, ok := x.readyAt(e.key)
+		switch {
+		case !ok:
+			continue // blocked: filed again when Changed
+		case at.After(now):
+			e.where, e.at = filedWaiting, at
+			heap.Push(&x.waiting, e)
+			continue
+		}
+		return e.key, true
+	}
+	return "", false
+}
+
+// Took records that the caller took a request of slot key, Next's answer: it reserves the
+// slot in the Readiness and files the slot again, by head, its best request left (has
+// false: none is left).
+func (x *SlotIndex) Took(key string, head int, has bool) {
+	if x.view != nil {
+		x.view.Reserve(key)
+	}
+	e := x.slots[key]
+	if e == nil {
+		return
+	}
+	if !has {
+		x.unfile(e)
+		delete(x.slots, key)
+		return
+	}
+	e.head = head
+	x.unfile(e)
+	x.file(e)
+}
+
+// NextAt returns when the first waiting slot becomes ready; false when no slot waits on a
+// time.
+func (x *SlotIndex) NextAt() (time.Time, bool) {
+	if len(x.waiting) == 0 {
+		return time.Time{}, false
+	}
+	return x.waiting[0].at, true
+}
+
+// Counts returns how many slots have queued requests, how many of them are ready (filed
+// ready, or waiting on a time that has come) and how many wait on a time.
+func (x *SlotIndex) Counts(now time.Time) (slots, ready, waiting int) {
+	ready = len(x.ready)
+	for _, e := range x.waiting {
+		if !e.at.After(now) {
+			ready++
+		} else {
+			waiting++
+		}
+	}
+	return len(x.slots), ready, waiting
+}
+
+// readyHeap orders ready slots: highest head priority, then ready longest, then filed
+// first.
+type readyHeap []*slotEntry
+
+func (h readyHeap) Len() int { return len(h) }
+func (h readyHeap) Less(i, j int) bool {
+	a, b := h[i], h[j]
+	if a.head != b.head {
+		return a.head > b.head
+	}
+	if !a.at.Equal(b.at) {
+		return a.at.Before(b.at)
+	}
+	return a.seq < b.seq
+}
+func (h readyHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].hi = i; h[j].hi = j }
+func (h *readyHeap) Push(v any) {
+	e := v.(*slotEntry)
+	e.hi = len(*h)
+	*h = append(*h, e)
+}
+func (h *readyHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return e
+}
+
+// waitHeap orders waiting slots by ready time, then filed first.
+type waitHeap []*slotEntry
+
+func (h waitHeap) Len() int { return len(h) }
+func (h waitHeap) Less(i, j int) bool {
+	if !h[i].at.Equal(h[j].at) {
+		return h[i].at.Before(h[j].at)
+	}
+	return h[i].seq < h[j].seq
+}
+func (h waitHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].hi = i; h[j].hi = j }
+func (h *waitHeap) Push(v any) {
+	e := v.(*slotEntry)
+	e.hi = len(*h)
+	*h = append(*h, e)
+}
+func (h *waitHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = nil
+	*h = old[:len(old)-1]
+	return e
+}
