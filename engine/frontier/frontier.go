@@ -1,6 +1,9 @@
 // Package frontier is a crash-safe on-disk request queue and seen-set (a crawl frontier)
-// on an embedded pebble store, with the ordering of engine.MemoryScheduler: higher
-// Priority first, LIFO or FIFO within one priority, duplicates dropped by fingerprint
+// on an embedded pebble store, with the ordering of engine.MemoryScheduler: requests are
+// queued per download slot (Options.SlotKey; engine.SlotKey, the host or
+// meta.downloadSlot), within a slot higher Priority first, LIFO or FIFO within one
+// priority, and across slots the order of SlotIndex (the priority of each slot's best
+// request, then the slot's readiness, then turns); duplicates are dropped by fingerprint
 // unless DontFilter.
 //
 // Every request is PENDING (queued), LEASED (returned by Next, not yet Done) or gone.
@@ -10,29 +13,44 @@
 //
 // # Layout
 //
-// Keys are one-byte prefixed:
+// Keys are one-byte prefixed; a slot is named in the keys by its id, allocated from a
+// counter in the state record (ids are not reused):
 //
-//	q <prio:8> <pos:8>  a pending request, its record (codec.go)
-//	i <prio:8>          a priority's committed range lo, hi and count
-//	s <fp:16>           a seen fingerprint; value: the generation (commit number) that added it
-//	l <id:8>            a request leased at a commit, not done then
-//	m <key>             caller metadata (Commit's meta)
-//	g                   committed generation, lease counter
-//	f                   format version
+//	q <slot:4> <prio:8> <pos:8>  a pending request, its record (codec.go)
+//	i <slot:4> <prio:8>          a slot's priority: its committed range lo, hi and count
+//	k <slot:4>                   a slot with pending requests: its name (the SlotKey)
+//	s <fp:16>                    a seen fingerprint; value: the generation (commit number) that added it
+//	l <id:8>                     a request leased at a commit, not done then
+//	m <key>                      caller metadata (Commit's meta)
+//	g                            committed generation, lease counter, slot counter
+//	f                            format version (2; a store of format 1, without slots, is
+//	                             moved to this layout by Open in one atomic batch)
 //
-// A priority's pending requests live at positions [lo, hi) (priority bytes order higher
-// priorities first). Enqueues take fresh positions at the top: FIFO pops at the bottom,
-// LIFO at the top. Between commits, nothing that a commit needs is overwritten or deleted:
-// dequeued keys stay until the next Commit deletes their ranges (range tombstones, which
-// readers skip at once, unlike point tombstones), and new keys go to positions above the
-// committed range. Up to Options.BufferLimit new requests and fingerprints stay in memory;
-// past that they are written to the store without sync, where Open ignores them if no
-// Commit followed (positions outside the committed ranges, fingerprints of a newer
-// generation) and deletes them.
+// A slot's priority's pending requests live at positions [lo, hi) (priority bytes order
+// higher priorities first). Enqueues take fresh positions at the top: FIFO pops at the
+// bottom, LIFO at the top. Between commits, nothing that a commit needs is overwritten or
+// deleted: dequeued keys stay until the next Commit deletes their ranges (range
+// tombstones, which readers skip at once, unlike point tombstones), new keys go to
+// positions above the committed range, and a new slot's name is written by the commit
+// that first holds its requests (an emptied slot's, by the commit that deletes its last
+// range). Up to Options.BufferLimit new requests and fingerprints stay in memory; past
+// that they are written to the store without sync, where Open ignores them if no Commit
+// followed (positions outside the committed ranges, slots without a name record,
+// fingerprints of a newer generation) and deletes them.
+//
+// # Memory
+//
+// A slot costs its name, a small record per priority it holds and its entry in the
+// SlotIndex (a few hundred bytes), whatever its queue's length: its requests are in the
+// store. Requests read ahead from the store are capped for the whole frontier
+// (readAheadBudget): a slot reads ahead up to readChunk requests when few slots have
+// work, fewer when many do, and the read-ahead of the slots popped least recently is
+// dropped past the cap.
 package frontier
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -66,6 +84,11 @@ type Options struct {
 	CacheSize int64
 	// MemTableSize is the store's memtable size in bytes; 0 means 32 MiB.
 	MemTableSize uint64
+	// SlotKey names the download slot a request is queued in (engine.SlotKey); nil queues
+	// every request in one slot "", in the order of a frontier without slots. A store
+	// must be opened with the same function every time: requests stay in the slot they
+	// were queued in.
+	SlotKey func(*types.Request) string
 }
 
 // CorruptError reports a damaged store: what is wrong (Err), and what can be recovered
@@ -89,9 +112,16 @@ func (e *CorruptError) Error() string {
 func (e *CorruptError) Unwrap() error { return e.Err }
 
 const (
-	formatVersion = 1
-	readChunk     = 128 // requests read from the store at once
+	formatVersion = 2
+	formatV1      = 1 // without slots: q <prio:8> <pos:8>, i <prio:8>, g of 16 bytes
 	posStart      = 1 << 62
+	// readChunk is the most requests a queue reads from the store at once, when
+	// readAheadBudget shared among the slots with work allows; minReadChunk the least.
+	readChunk    = 128
+	minReadChunk = 4
+	// readAheadBudget caps the requests read ahead from the store, for all queues.
+	readAheadBudget = 1 << 14
+	maxSlotID       = 1<<32 - 1
 )
 
 // markerFile, next to the store's files, holds the last generation committed with Sync,
@@ -104,28 +134,6 @@ var (
 	keyState  = []byte("g")
 )
 
-// seg is a range of positions [lo, hi) of one priority whose stored (or buffered) keys
-// are all pending.
-type seg struct{ lo, hi uint64 }
-
-type entry struct {
-	pos uint64
-	req *types.Request
-}
-
-// pq is one priority's queue.
-type pq struct {
-	prio   int
-	segs   []seg  // ascending; the top one takes pushes
-	cAlloc uint64 // hi at the last commit: positions below may hold committed keys
-	wlo    uint64 // wbuf holds positions [wlo, top.hi)
-	wbuf   []*types.Request
-	rbuf   []entry // requests read ahead from the store, in pop order
-	ri     int
-	cnt    int
-	dirty  bool // changed since the last commit
-}
-
 type lease struct {
 	id        uint64
 	persisted bool // written as an l key by a commit
@@ -133,18 +141,27 @@ type lease struct {
 
 // Frontier is a crash-safe on-disk request frontier. Only one goroutine may call it.
 type Frontier struct {
-	db    *pebble.DB
-	cache *pebble.Cache
-	log   *storeLogger
-	dir   string
-	fifo  bool
-	wo    *pebble.WriteOptions
-	limit int
+	db      *pebble.DB
+	cache   *pebble.Cache
+	log     *storeLogger
+	dir     string
+	fifo    bool
+	wo      *pebble.WriteOptions
+	limit   int
+	slotKey func(*types.Request) string
 
 	gen      uint64 // generation of the changes since the last commit (= committed + 1)
-	queues   map[int]*pq
-	order    []int // priorities with pending requests, highest first
+	slots    map[string]*slot
+	slotSeq  uint64 // the last slot id allocated
+	active   int    // slots with pending requests
+	idx      SlotIndex
 	n        int
+	dirtyQ   []*pq   // queues changed since the last commit
+	dirtyS   []*slot // their slots
+	wq       []*pq   // queues with buffered requests (wbuf)
+	raFirst  *pq     // the queues holding read-ahead, least recently read first
+	raLast   *pq
+	raHeld   int // requests read ahead, not popped
 	leases   map[*types.Request]*lease
 	leaseSeq uint64
 	doneIDs  []uint64 // persisted leases done since the last commit
@@ -157,6 +174,7 @@ type Frontier struct {
 	hot, warm  map[[16]byte]struct{}
 	buffered   int // requests in the wbufs
 	recovered  int
+	migrated   int // requests moved from a format-1 store by Open
 	err        error
 	kbuf, vbuf []byte
 }
@@ -196,7 +214,8 @@ func Open(dir string, opts Options) (_ *Frontier, err error) {
 		fifo:    opts.FIFO,
 		wo:      pebble.NoSync,
 		limit:   opts.BufferLimit,
-		queues:  map[int]*pq{},
+		slotKey: opts.SlotKey,
+		slots:   map[string]*slot{},
 		leases:  map[*types.Request]*lease{},
 		newSeen: map[[16]byte]struct{}{},
 	}
@@ -389,8 +408,8 @@ func (f *Frontier) get(key []byte) ([]byte, error) {
 	return v, c.Close()
 }
 
-// load reads the committed state, removes what uncommitted writes left, and returns the
-// leases to pending.
+// load reads the committed state (moving a format-1 store to this layout first), removes
+// what uncommitted writes left, and returns the leases to pending.
 func (f *Frontier) load() error {
 	format, err := f.get(keyFormat)
 	if err != nil {
@@ -412,23 +431,33 @@ func (f *Frontier) load() error {
 		if err := os.Remove(filepath.Join(f.dir, markerFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
+		state = f.stateRecord(0)
 		b := f.db.NewBatch()
 		_ = b.Set(keyFormat, []byte{formatVersion}, nil)
-		_ = b.Set(keyState, make([]byte, 16), nil)
+		_ = b.Set(keyState, state, nil)
 		if err := f.commitBatch(b, f.wo); err != nil {
 			return err
 		}
-		state = make([]byte, 16)
+		format = []byte{formatVersion}
+	}
+	if len(format) == 1 && format[0] == formatV1 {
+		if state, err = f.migrate(state); err != nil {
+			return err
+		}
 		format = []byte{formatVersion}
 	}
 	if len(format) != 1 || format[0] != formatVersion {
 		return fmt.Errorf("unknown format version %v", format)
 	}
-	if len(state) != 16 {
+	if len(state) != 24 {
 		return errors.New("bad state record")
 	}
 	committed := binary.BigEndian.Uint64(state)
 	f.leaseSeq = binary.BigEndian.Uint64(state[8:])
+	f.slotSeq = binary.BigEndian.Uint64(state[16:])
+	if f.slotSeq > maxSlotID {
+		return errors.New("bad state record: slot counter out of range")
+	}
 	if m, err := os.ReadFile(filepath.Join(f.dir, markerFile)); err == nil && len(m) == 8 {
 		if g := binary.BigEndian.Uint64(m); g > committed {
 			return &CorruptError{Dir: f.dir,
@@ -441,37 +470,84 @@ func (f *Frontier) load() error {
 
 	clean := f.db.NewBatch()
 	defer clean.Close()
-	// Priorities and their committed ranges; everything outside them in q is garbage.
-	it, err := f.db.NewIter(&pebble.IterOptions{LowerBound: []byte("i"), UpperBound: []byte("j")})
+	// The slots, by id.
+	byID := map[uint32]*slot{}
+	it, err := f.db.NewIter(&pebble.IterOptions{LowerBound: []byte("k"), UpperBound: []byte("l")})
+	if err != nil {
+		return err
+	}
+	for it.First(); it.Valid(); it.Next() {
+		k := it.Key()
+		if len(k) != 5 {
+			_ = it.Close()
+			return errors.New("bad slot record")
+		}
+		id := binary.BigEndian.Uint32(k[1:])
+		name := string(it.Value())
+		if uint64(id) > f.slotSeq || id == 0 || f.slots[name] != nil {
+			_ = it.Close()
+			return fmt.Errorf("bad slot record %d (%q)", id, name)
+		}
+		s := &slot{name: name, id: id, persisted: true}
+		byID[id] = s
+		f.slots[name] = s
+	}
+	if err := it.Close(); err != nil {
+		return err
+	}
+	// The slots' priorities and their committed ranges; everything outside them in q is
+	// garbage.
+	it, err = f.db.NewIter(&pebble.IterOptions{LowerBound: []byte("i"), UpperBound: []byte("j")})
 	if err != nil {
 		return err
 	}
 	prev := []byte("q")
 	for it.First(); it.Valid(); it.Next() {
 		k, v := it.Key(), it.Value()
-		if len(k) != 9 || len(v) != 24 {
+		if len(k) != 13 || len(v) != 24 {
 			_ = it.Close()
 			return errors.New("bad priority record")
 		}
-		p := decodePrio(k[1:])
+		id, p := binary.BigEndian.Uint32(k[1:]), decodePrio(k[5:])
+		s := byID[id]
 		lo, hi, cnt := binary.BigEndian.Uint64(v), binary.BigEndian.Uint64(v[8:]), binary.BigEndian.Uint64(v[16:])
-		if lo > hi || cnt > hi-lo {
+		switch {
+		case s == nil:
 			_ = it.Close()
-			return fmt.Errorf("bad range for priority %d", p)
+			return fmt.Errorf("priority record of slot %d, which has no slot record", id)
+		case lo > hi || cnt > hi-lo || cnt == 0:
+			_ = it.Close()
+			return fmt.Errorf("bad range for slot %q, priority %d", s.name, p)
 		}
-		q := &pq{prio: p, segs: []seg{{lo, hi}}, cAlloc: hi, wlo: hi, cnt: int(cnt)}
-		f.queues[p] = q
-		if cnt > 0 {
-			f.order = append(f.order, p) // i keys sort highest priority first
-			f.n += int(cnt)
-		}
-		_ = clean.DeleteRange(prev, qkey(nil, p, lo), nil)
-		prev = qkey(nil, p, hi)
+		q := &pq{slot: s, prio: p, segs: []seg{{lo, hi}}, cAlloc: hi, wlo: hi, cnt: int(cnt)}
+		s.qs = append(s.qs, q) // i keys sort highest priority first
+		s.n += int(cnt)
+		f.n += int(cnt)
+		_ = clean.DeleteRange(prev, qkey(nil, id, p, lo), nil)
+		prev = qkey(nil, id, p, hi)
 	}
 	if err := it.Close(); err != nil {
 		return err
 	}
 	_ = clean.DeleteRange(prev, []byte("r"), nil)
+	ids := make([]uint32, 0, len(byID))
+	for id, s := range byID {
+		if s.n == 0 {
+			// Not written by a commit (an emptied slot's record goes with its last range).
+			_ = clean.Delete(kkey(id), nil)
+			delete(f.slots, s.name)
+			continue
+		}
+		ids = append(ids, id)
+	}
+	// Slots are filed in the index in the order they were made.
+	slices.Sort(ids)
+	for _, id := range ids {
+		s := byID[id]
+		s.best = s.qs[0].prio
+		f.active++
+		f.idx.Update(s.name, s.best, true)
+	}
 
 	// The seen-set: fingerprints of a generation after the committed one are garbage.
 	f.bloom = newBloomChain(1 << 20)
@@ -524,6 +600,9 @@ func (f *Frontier) load() error {
 	if err := it.Close(); err != nil {
 		return err
 	}
+	if f.err != nil {
+		return f.err
+	}
 	if f.recovered > 0 {
 		return f.Commit(nil)
 	}
@@ -548,17 +627,29 @@ func decodePrio(b []byte) int {
 	return int(int64(^binary.BigEndian.Uint64(b) ^ 1<<63))
 }
 
-func qkey(b []byte, p int, pos uint64) []byte {
+func qkey(b []byte, slot uint32, p int, pos uint64) []byte {
 	b = append(b, 'q')
+	b = binary.BigEndian.AppendUint32(b, slot)
 	b = encodePrio(b, p)
 	return binary.BigEndian.AppendUint64(b, pos)
 }
 
-func ikey(p int) []byte { return encodePrio([]byte("i"), p) }
+func ikey(slot uint32, p int) []byte {
+	return encodePrio(binary.BigEndian.AppendUint32([]byte("i"), slot), p)
+}
+
+func kkey(slot uint32) []byte { return binary.BigEndian.AppendUint32([]byte("k"), slot) }
 
 func skey(b []byte, fp *[16]byte) []byte { return append(append(b, 's'), fp[:]...) }
 
 func lkey(id uint64) []byte { return binary.BigEndian.AppendUint64([]byte("l"), id) }
+
+// stateRecord is the g record: committed generation, lease counter, slot counter.
+func (f *Frontier) stateRecord(gen uint64) []byte {
+	state := binary.BigEndian.AppendUint64(nil, gen)
+	state = binary.BigEndian.AppendUint64(state, f.leaseSeq)
+	return binary.BigEndian.AppendUint64(state, f.slotSeq)
+}
 
 func (f *Frontier) setErr(err error) {
 	if f.err == nil && err != nil {
@@ -662,233 +753,6 @@ func (f *Frontier) remember(fp *[16]byte) {
 	f.hot[*fp] = struct{}{}
 }
 
-// push adds req on top of its priority's queue.
-func (f *Frontier) push(req *types.Request) {
-	q := f.queues[req.Priority]
-	if q == nil {
-		q = &pq{prio: req.Priority, cAlloc: posStart, wlo: posStart}
-		f.queues[req.Priority] = q
-	}
-	if q.cnt == 0 {
-		i, _ := slices.BinarySearchFunc(f.order, req.Priority, func(a, b int) int { return b - a })
-		f.order = slices.Insert(f.order, i, req.Priority)
-	}
-	if len(q.segs) > 0 && q.segs[len(q.segs)-1].hi >= q.cAlloc {
-		q.segs[len(q.segs)-1].hi++
-	} else {
-		// The top is below the committed allocation (a LIFO queue dipped since the last
-		// commit, or it is empty): a new range above it, not to overwrite committed keys.
-		q.segs = append(q.segs, seg{q.cAlloc, q.cAlloc + 1})
-		q.wlo = q.cAlloc
-		q.rbuf, q.ri = nil, 0
-	}
-	q.wbuf = append(q.wbuf, req)
-	q.cnt++
-	q.dirty = true
-	f.n++
-	f.buffered++
-}
-
-// Next returns the next pending request, now leased, or nil when none is pending (or a
-// store error happened: see Err).
-func (f *Frontier) Next() *types.Request {
-	if f.n == 0 || f.err != nil {
-		return nil
-	}
-	q := f.queues[f.order[0]]
-	var req *types.Request
-	if f.fifo {
-		req = f.popBottom(q)
-	} else {
-		req = f.popTop(q)
-	}
-	if req == nil {
-		if f.err == nil {
-			f.setErr(fmt.Errorf("priority %d: %d requests counted, none stored", q.prio, q.cnt))
-		}
-		return nil
-	}
-	q.cnt--
-	q.dirty = true
-	f.n--
-	if q.cnt == 0 {
-		f.order = f.order[1:]
-		q.segs, q.rbuf, q.ri, q.wbuf = q.segs[:0], nil, 0, nil
-	}
-	f.leaseSeq++
-	f.leases[req] = &lease{id: f.leaseSeq}
-	return req
-}
-
-// popTop pops the top request of q (LIFO).
-func (f *Frontier) popTop(q *pq) *types.Request {
-	for len(q.segs) > 0 {
-		top := &q.segs[len(q.segs)-1]
-		if n := len(q.wbuf); n > 0 {
-			req := q.wbuf[n-1]
-			q.wbuf[n-1] = nil
-			q.wbuf = q.wbuf[:n-1]
-			f.buffered--
-			top.hi--
-			if top.lo >= top.hi {
-				q.segs = q.segs[:len(q.segs)-1]
-				q.rbuf, q.ri = nil, 0
-			}
-			return req
-		}
-		if q.ri == len(q.rbuf) && !f.read(q, *top, true) {
-			if f.err != nil {
-				return nil
-			}
-			q.segs = q.segs[:len(q.segs)-1] // no key left in it
-			q.rbuf, q.ri = nil, 0
-			continue
-		}
-		e := q.rbuf[q.ri]
-		q.rbuf[q.ri] = entry{}
-		q.ri++
-		top.hi = e.pos
-		q.wlo = e.pos
-		if top.lo >= top.hi {
-			q.segs = q.segs[:len(q.segs)-1]
-			q.rbuf, q.ri = nil, 0
-		}
-		return e.req
-	}
-	return nil
-}
-
-// popBottom pops the bottom request of q (FIFO).
-func (f *Frontier) popBottom(q *pq) *types.Request {
-	for len(q.segs) > 0 {
-		bot := &q.segs[0]
-		isTop := len(q.segs) == 1
-		diskHi := bot.hi
-		if isTop {
-			diskHi = q.wlo
-		}
-		if q.ri < len(q.rbuf) || bot.lo < diskHi && f.read(q, seg{bot.lo, diskHi}, false) {
-			e := q.rbuf[q.ri]
-			q.rbuf[q.ri] = entry{}
-			q.ri++
-			bot.lo = e.pos + 1
-			f.dropEmptyBottom(q)
-			return e.req
-		}
-		if f.err != nil {
-			return nil
-		}
-		if isTop && len(q.wbuf) > 0 {
-			req := q.wbuf[0]
-			q.wbuf[0] = nil
-			q.wbuf = q.wbuf[1:]
-			f.buffered--
-			q.wlo++
-			bot.lo = q.wlo
-			f.dropEmptyBottom(q)
-			return req
-		}
-		bot.lo = diskHi // no key left below diskHi: the range is empty
-		f.dropEmptyBottom(q)
-	}
-	return nil
-}
-
-func (f *Frontier) dropEmptyBottom(q *pq) {
-	if q.segs[0].lo >= q.segs[0].hi {
-		q.segs = q.segs[1:]
-		q.rbuf, q.ri = nil, 0
-	}
-}
-
-// read fills q.rbuf with up to readChunk stored requests of range s, from its top down
-// (desc) or bottom up. It reports whether it found any.
-func (f *Frontier) read(q *pq, s seg, desc bool) bool {
-	q.rbuf, q.ri = q.rbuf[:0], 0
-	if s.lo >= s.hi {
-		return false
-	}
-	it, err := f.db.NewIter(&pebble.IterOptions{
-		LowerBound: qkey(nil, q.prio, s.lo),
-		UpperBound: qkey(nil, q.prio, s.hi),
-	})
-	if err != nil {
-		f.setErr(err)
-		return false
-	}
-	valid := it.First
-	step := it.Next
-	if desc {
-		valid, step = it.Last, it.Prev
-	}
-	for ok := valid(); ok && len(q.rbuf) < readChunk; ok = step() {
-		req, err := DecodeRequest(it.Value())
-		if err != nil {
-			f.setErr(&CorruptError{Dir: f.dir, Err: fmt.Errorf("request at priority %d: %w", q.prio, err)})
-			break
-		}
-		q.rbuf = append(q.rbuf, entry{binary.BigEndian.Uint64(it.Key()[9:]), req})
-	}
-	if err := it.Close(); err != nil {
-		f.setErr(err)
-	}
-	if f.err != nil {
-		q.rbuf = q.rbuf[:0]
-	}
-	return len(q.rbuf) > 0
-}
-
-// spill writes the buffered requests and fingerprints to the store without sync: Open
-// ignores them unless a Commit follows.
-func (f *Frontier) spill() {
-	if f.err != nil {
-		return
-	}
-	b := f.db.NewBatch()
-	defer b.Close()
-	f.writeBuffered(b)
-	if err := f.commitBatch(b, pebble.NoSync); err != nil {
-		f.setErr(err)
-	}
-}
-
-// writeBuffered adds the buffered requests and fingerprints to b in key order, which
-// makes the store's memtable inserts sequential (about 3× cheaper than random ones).
-func (f *Frontier) writeBuffered(b *pebble.Batch) {
-	prios := make([]int, 0, len(f.queues))
-	for p, q := range f.queues {
-		if len(q.wbuf) > 0 {
-			prios = append(prios, p)
-		}
-		q.rbuf, q.ri = nil, 0 // a LIFO read-ahead is no longer the top
-	}
-	slices.Sort(prios)
-	slices.Reverse(prios) // higher priorities have lower keys
-	for _, p := range prios {
-		q := f.queues[p]
-		for i, req := range q.wbuf {
-			f.kbuf = qkey(f.kbuf[:0], q.prio, q.wlo+uint64(i))
-			f.vbuf = EncodeRequest(f.vbuf[:0], req)
-			_ = b.Set(f.kbuf, f.vbuf, nil)
-		}
-		q.wlo = q.segs[len(q.segs)-1].hi
-		q.wbuf = nil
-	}
-	fps := make([][16]byte, 0, len(f.newSeen))
-	for fp := range f.newSeen {
-		fps = append(fps, fp)
-	}
-	slices.SortFunc(fps, func(a, b [16]byte) int { return bytes.Compare(a[:], b[:]) })
-	f.vbuf = binary.AppendUvarint(f.vbuf[:0], f.gen)
-	for i := range fps {
-		f.kbuf = skey(f.kbuf[:0], &fps[i])
-		_ = b.Set(f.kbuf, f.vbuf, nil)
-		f.remember(&fps[i])
-	}
-	f.buffered = 0
-	f.newSeen = make(map[[16]byte]struct{}, len(fps))
-}
-
 // Done ends the lease of req, a request returned by Next (identified by pointer): it was
 // processed, or failed for good. Done of anything else does nothing.
 func (f *Frontier) Done(req *types.Request) {
@@ -925,20 +789,30 @@ func (f *Frontier) Commit(meta map[string][]byte) error {
 	b := f.db.NewBatch()
 	defer b.Close()
 	f.writeBuffered(b)
-	for _, q := range f.queues {
-		if !q.dirty {
-			continue
+	slices.SortFunc(f.dirtyQ, func(a, b *pq) int { // in key order
+		if c := cmp.Compare(a.slot.id, b.slot.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.prio, a.prio)
+	})
+	for _, q := range f.dirtyQ {
+		q.dirty = false
+		s := q.slot
+		if !s.dirty {
+			s.dirty = true
+			f.dirtyS = append(f.dirtyS, s)
 		}
 		// Delete everything outside the pending ranges: dequeued and garbage keys.
-		from := qkey(nil, q.prio, 0)
-		for _, s := range q.segs {
-			_ = b.DeleteRange(from, qkey(nil, q.prio, s.lo), nil)
-			from = qkey(nil, q.prio, s.hi)
+		from := qkey(nil, s.id, q.prio, 0)
+		for _, sg := range q.segs {
+			_ = b.DeleteRange(from, qkey(nil, s.id, q.prio, sg.lo), nil)
+			from = qkey(nil, s.id, q.prio, sg.hi)
 		}
-		_ = b.DeleteRange(from, qkey(nil, q.prio, ^uint64(0)), nil)
+		_ = b.DeleteRange(from, qkey(nil, s.id, q.prio, ^uint64(0)), nil)
 		if q.cnt == 0 {
-			_ = b.Delete(ikey(q.prio), nil)
-			delete(f.queues, q.prio)
+			_ = b.Delete(ikey(s.id, q.prio), nil)
+			f.dropReadAhead(q)
+			s.removeQueue(q)
 			continue
 		}
 		lo, hi := q.segs[0].lo, q.segs[len(q.segs)-1].hi
@@ -947,9 +821,25 @@ func (f *Frontier) Commit(meta map[string][]byte) error {
 		v := binary.BigEndian.AppendUint64(nil, lo)
 		v = binary.BigEndian.AppendUint64(v, hi)
 		v = binary.BigEndian.AppendUint64(v, uint64(q.cnt))
-		_ = b.Set(ikey(q.prio), v, nil)
-		q.dirty = false
+		_ = b.Set(ikey(s.id, q.prio), v, nil)
 	}
+	clear(f.dirtyQ)
+	f.dirtyQ = f.dirtyQ[:0]
+	for _, s := range f.dirtyS {
+		s.dirty = false
+		switch {
+		case len(s.qs) == 0: // emptied: forgotten, its id not reused
+			if s.persisted {
+				_ = b.Delete(kkey(s.id), nil)
+			}
+			delete(f.slots, s.name)
+		case !s.persisted:
+			_ = b.Set(kkey(s.id), []byte(s.name), nil)
+			s.persisted = true
+		}
+	}
+	clear(f.dirtyS)
+	f.dirtyS = f.dirtyS[:0]
 	for req, l := range f.leases {
 		if !l.persisted {
 			_ = b.Set(lkey(l.id), EncodeRequest(nil, req), nil)
@@ -966,8 +856,7 @@ func (f *Frontier) Commit(meta map[string][]byte) error {
 			_ = b.Set(append([]byte("m"), k...), v, nil)
 		}
 	}
-	state := binary.BigEndian.AppendUint64(nil, f.gen)
-	state = binary.BigEndian.AppendUint64(state, f.leaseSeq)
+	state := f.stateRecord(f.gen)
 	_ = b.Set(keyState, state, nil)
 	if err := f.commitBatch(b, f.wo); err != nil {
 		// What this batch held is lost from memory now: the frontier cannot go on.

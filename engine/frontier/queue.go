@@ -1,0 +1,494 @@
+package frontier
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/cockroachdb/pebble"
+
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// slot is one download slot's queue: a queue per priority it holds.
+type slot struct {
+	name      string
+	id        uint32
+	qs        []*pq // its priorities' queues, highest first (emptied ones until the next commit)
+	n         int   // pending requests
+	best      int   // the highest priority with pending requests, when n > 0
+	persisted bool  // its k record is committed
+	dirty     bool  // in Frontier.dirtyS
+}
+
+// queue returns s's queue of priority prio, or nil.
+func (s *slot) queue(prio int) *pq {
+	if i, ok := slices.BinarySearchFunc(s.qs, prio, func(q *pq, p int) int { return cmp.Compare(p, q.prio) }); ok {
+		return s.qs[i]
+	}
+	return nil
+}
+
+// addQueue adds q to s.qs, which has no queue of q's priority.
+func (s *slot) addQueue(q *pq) {
+	i, _ := slices.BinarySearchFunc(s.qs, q.prio, func(q *pq, p int) int { return cmp.Compare(p, q.prio) })
+	s.qs = slices.Insert(s.qs, i, q)
+}
+
+// removeQueue removes q from s.qs.
+func (s *slot) removeQueue(q *pq) {
+	if i := slices.Index(s.qs, q); i >= 0 {
+		s.qs = slices.Delete(s.qs, i, i+1)
+	}
+}
+
+// head returns the highest priority of s with pending requests.
+func (s *slot) head() (int, bool) {
+	for _, q := range s.qs {
+		if q.cnt > 0 {
+			return q.prio, true
+		}
+	}
+	return 0, false
+}
+
+// seg is a range of positions [lo, hi) of one queue whose stored (or buffered) keys are
+// all pending.
+type seg struct{ lo, hi uint64 }
+
+type entry struct {
+	pos uint64
+	req *types.Request
+}
+
+// pq is one slot's queue of one priority.
+type pq struct {
+	slot   *slot
+	prio   int
+	segs   []seg  // ascending; the top one takes pushes
+	cAlloc uint64 // hi at the last commit: positions below may hold committed keys
+	wlo    uint64 // wbuf holds positions [wlo, top.hi)
+	wbuf   []*types.Request
+	rbuf   []entry // requests read ahead from the store, in pop order
+	ri     int
+	cnt    int
+	dirty  bool // changed since the last commit (in Frontier.dirtyQ)
+	inWQ   bool // in Frontier.wq
+	// raPrev and raNext link the queues holding read-ahead (Frontier.raFirst).
+	raPrev, raNext *pq
+	inRA           bool
+}
+
+func (f *Frontier) markDirty(q *pq) {
+	if !q.dirty {
+		q.dirty = true
+		f.dirtyQ = append(f.dirtyQ, q)
+	}
+}
+
+// slotFor returns the slot named key, made (with a new id) when missing.
+func (f *Frontier) slotFor(key string) *slot {
+	s := f.slots[key]
+	if s == nil {
+		if f.slotSeq >= maxSlotID {
+			f.setErr(fmt.Errorf("more than %d slots made", uint64(maxSlotID)))
+		} else {
+			f.slotSeq++
+		}
+		s = &slot{name: key, id: uint32(f.slotSeq)}
+		f.slots[key] = s
+	}
+	return s
+}
+
+func (f *Frontier) keyOf(req *types.Request) string {
+	if f.slotKey == nil {
+		return ""
+	}
+	return f.slotKey(req)
+}
+
+// push adds req on top of its slot's queue of its priority.
+func (f *Frontier) push(req *types.Request) {
+	s := f.slotFor(f.keyOf(req))
+	q := s.queue(req.Priority)
+	if q == nil {
+		q = &pq{slot: s, prio: req.Priority, cAlloc: posStart, wlo: posStart}
+		s.addQueue(q)
+	}
+	if len(q.segs) > 0 && q.segs[len(q.segs)-1].hi >= q.cAlloc {
+		q.segs[len(q.segs)-1].hi++
+	} else {
+		// The top is below the committed allocation (a LIFO queue dipped since the last
+		// commit, or it is empty): a new range above it, not to overwrite committed keys.
+		q.segs = append(q.segs, seg{q.cAlloc, q.cAlloc + 1})
+		q.wlo = q.cAlloc
+		f.dropReadAhead(q)
+	}
+	q.wbuf = append(q.wbuf, req)
+	if !q.inWQ {
+		q.inWQ = true
+		f.wq = append(f.wq, q)
+	}
+	q.cnt++
+	f.markDirty(q)
+	f.n++
+	f.buffered++
+	s.n++
+	switch {
+	case s.n == 1:
+		f.active++
+		s.best = req.Priority
+		f.idx.Update(s.name, s.best, true)
+	case req.Priority > s.best:
+		s.best = req.Priority
+		f.idx.Update(s.name, s.best, true)
+	}
+}
+
+// Next returns the next pending request, now leased: the best request of the best slot
+// that can start a download now (SlotIndex, asking the Readiness given to UseSlots). It
+// returns nil when none is pending, when no slot with pending requests is ready, or when
+// a store error happened (see Err).
+func (f *Frontier) Next() *types.Request {
+	if f.n == 0 || f.err != nil {
+		return nil
+	}
+	key, ok := f.idx.Next(time.Now())
+	if !ok {
+		return nil
+	}
+	s := f.slots[key]
+	var q *pq
+	if s != nil && s.n > 0 {
+		q = s.queue(s.best)
+	}
+	if q == nil || q.cnt == 0 {
+		f.setErr(fmt.Errorf("slot %q: indexed with nothing pending", key))
+		return nil
+	}
+	var req *types.Request
+	if f.fifo {
+		req = f.popBottom(q)
+	} else {
+		req = f.popTop(q)
+	}
+	if req == nil {
+		if f.err == nil {
+			f.setErr(fmt.Errorf("slot %q, priority %d: %d requests counted, none stored", key, q.prio, q.cnt))
+		}
+		return nil
+	}
+	q.cnt--
+	f.markDirty(q)
+	f.n--
+	s.n--
+	if q.cnt == 0 {
+		q.segs, q.wbuf = q.segs[:0], nil
+		f.dropReadAhead(q)
+		if s.n > 0 {
+			s.best, _ = s.head()
+		}
+	}
+	if s.n == 0 {
+		f.active--
+	}
+	f.idx.Took(key, s.best, s.n > 0)
+	f.leaseSeq++
+	f.leases[req] = &lease{id: f.leaseSeq}
+	return req
+}
+
+// popTop pops the top request of q (LIFO).
+func (f *Frontier) popTop(q *pq) *types.Request {
+	for len(q.segs) > 0 {
+		top := &q.segs[len(q.segs)-1]
+		if n := len(q.wbuf); n > 0 {
+			req := q.wbuf[n-1]
+			q.wbuf[n-1] = nil
+			q.wbuf = q.wbuf[:n-1]
+			f.buffered--
+			top.hi--
+			if top.lo >= top.hi {
+				q.segs = q.segs[:len(q.segs)-1]
+				f.dropReadAhead(q)
+			}
+			return req
+		}
+		if q.ri == len(q.rbuf) && !f.read(q, *top, true) {
+			if f.err != nil {
+				return nil
+			}
+			q.segs = q.segs[:len(q.segs)-1] // no key left in it
+			f.dropReadAhead(q)
+			continue
+		}
+		e := f.popReadAhead(q)
+		top.hi = e.pos
+		q.wlo = e.pos
+		if top.lo >= top.hi {
+			q.segs = q.segs[:len(q.segs)-1]
+			f.dropReadAhead(q)
+		}
+		return e.req
+	}
+	return nil
+}
+
+// popBottom pops the bottom request of q (FIFO).
+func (f *Frontier) popBottom(q *pq) *types.Request {
+	for len(q.segs) > 0 {
+		bot := &q.segs[0]
+		isTop := len(q.segs) == 1
+		diskHi := bot.hi
+		if isTop {
+			diskHi = q.wlo
+		}
+		if q.ri < len(q.rbuf) || bot.lo < diskHi && f.read(q, seg{bot.lo, diskHi}, false) {
+			e := f.popReadAhead(q)
+			bot.lo = e.pos + 1
+			f.dropEmptyBottom(q)
+			return e.req
+		}
+		if f.err != nil {
+			return nil
+		}
+		if isTop && len(q.wbuf) > 0 {
+			req := q.wbuf[0]
+			q.wbuf[0] = nil
+			q.wbuf = q.wbuf[1:]
+			f.buffered--
+			q.wlo++
+			bot.lo = q.wlo
+			f.dropEmptyBottom(q)
+			return req
+		}
+		bot.lo = diskHi // no key left below diskHi: the range is empty
+		f.dropEmptyBottom(q)
+	}
+	return nil
+}
+
+func (f *Frontier) dropEmptyBottom(q *pq) {
+	if q.segs[0].lo >= q.segs[0].hi {
+		q.segs = q.segs[1:]
+		f.dropReadAhead(q)
+	}
+}
+
+// popReadAhead pops q's next request read ahead.
+func (f *Frontier) popReadAhead(q *pq) entry {
+	e := q.rbuf[q.ri]
+	q.rbuf[q.ri] = entry{}
+	q.ri++
+	f.raHeld--
+	return e
+}
+
+// dropReadAhead forgets the requests q read ahead (they stay in the store).
+func (f *Frontier) dropReadAhead(q *pq) {
+	f.raHeld -= len(q.rbuf) - q.ri
+	q.rbuf, q.ri = nil, 0 // its memory too: it may not be read again for long
+	if q.inRA {
+		f.raUnlink(q)
+	}
+}
+
+func (f *Frontier) raUnlink(q *pq) {
+	if q.raPrev != nil {
+		q.raPrev.raNext = q.raNext
+	} else {
+		f.raFirst = q.raNext
+	}
+	if q.raNext != nil {
+		q.raNext.raPrev = q.raPrev
+	} else {
+		f.raLast = q.raPrev
+	}
+	q.raPrev, q.raNext, q.inRA = nil, nil, false
+}
+
+func (f *Frontier) raAppend(q *pq) {
+	q.raPrev, q.raNext, q.inRA = f.raLast, nil, true
+	if f.raLast != nil {
+		f.raLast.raNext = q
+	} else {
+		f.raFirst = q
+	}
+	f.raLast = q
+}
+
+// readChunkSize is how many requests a queue reads ahead: readAheadBudget shared among
+// the slots with pending requests, within [minReadChunk, readChunk].
+func (f *Frontier) readChunkSize() int {
+	return max(minReadChunk, min(readChunk, readAheadBudget/max(1, f.active)))
+}
+
+// read fills q.rbuf, which holds nothing unpopped, with stored requests of range s, from
+// its top down (desc) or bottom up, and drops the read-ahead of the queues read least
+// recently past readAheadBudget. It reports whether it found any.
+func (f *Frontier) read(q *pq, s seg, desc bool) bool {
+	f.raHeld -= len(q.rbuf) - q.ri
+	clear(q.rbuf[q.ri:])
+	q.rbuf, q.ri = q.rbuf[:0], 0 // its memory is kept: the queue is being popped
+	if s.lo >= s.hi {
+		return false
+	}
+	id := q.slot.id
+	it, err := f.db.NewIter(&pebble.IterOptions{
+		LowerBound: qkey(nil, id, q.prio, s.lo),
+		UpperBound: qkey(nil, id, q.prio, s.hi),
+	})
+	if err != nil {
+		f.setErr(err)
+		return false
+	}
+	valid := it.First
+	step := it.Next
+	if desc {
+		valid, step = it.Last, it.Prev
+	}
+	chunk := f.readChunkSize()
+	if cap(q.rbuf) < chunk {
+		q.rbuf = make([]entry, 0, chunk)
+	}
+	for ok := valid(); ok && len(q.rbuf) < chunk; ok = step() {
+		req, err := DecodeRequest(it.Value())
+		if err != nil {
+			f.setErr(&CorruptError{Dir: f.dir, Err: fmt.Errorf("request of slot %q at priority %d: %w", q.slot.name, q.prio, err)})
+			break
+		}
+		q.rbuf = append(q.rbuf, entry{binary.BigEndian.Uint64(it.Key()[13:]), req})
+	}
+	if err := it.Close(); err != nil {
+		f.setErr(err)
+	}
+	if f.err != nil {
+		q.rbuf = q.rbuf[:0]
+	}
+	if len(q.rbuf) == 0 {
+		return false
+	}
+	f.raHeld += len(q.rbuf)
+	if q.inRA {
+		f.raUnlink(q)
+	}
+	f.raAppend(q)
+	for f.raHeld > readAheadBudget && f.raFirst != q {
+		f.dropReadAhead(f.raFirst)
+	}
+	return true
+}
+
+// spill writes the buffered requests and fingerprints to the store without sync: Open
+// ignores them unless a Commit follows.
+func (f *Frontier) spill() {
+	if f.err != nil {
+		return
+	}
+	b := f.db.NewBatch()
+	defer b.Close()
+	f.writeBuffered(b)
+	if err := f.commitBatch(b, pebble.NoSync); err != nil {
+		f.setErr(err)
+	}
+}
+
+// writeBuffered adds the buffered requests and fingerprints to b in key order, which
+// makes the store's memtable inserts sequential (about 3× cheaper than random ones).
+func (f *Frontier) writeBuffered(b *pebble.Batch) {
+	slices.SortFunc(f.wq, func(a, b *pq) int {
+		if c := cmp.Compare(a.slot.id, b.slot.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.prio, a.prio) // higher priorities have lower keys
+	})
+	for _, q := range f.wq {
+		q.inWQ = false
+		if len(q.wbuf) == 0 {
+			continue
+		}
+		f.dropReadAhead(q) // a LIFO read-ahead is no longer the top
+		for i, req := range q.wbuf {
+			f.kbuf = qkey(f.kbuf[:0], q.slot.id, q.prio, q.wlo+uint64(i))
+			f.vbuf = EncodeRequest(f.vbuf[:0], req)
+			_ = b.Set(f.kbuf, f.vbuf, nil)
+		}
+		q.wlo = q.segs[len(q.segs)-1].hi
+		q.wbuf = nil
+	}
+	clear(f.wq)
+	f.wq = f.wq[:0]
+	fps := make([][16]byte, 0, len(f.newSeen))
+	for fp := range f.newSeen {
+		fps = append(fps, fp)
+	}
+	slices.SortFunc(fps, func(a, b [16]byte) int { return bytes.Compare(a[:], b[:]) })
+	f.vbuf = binary.AppendUvarint(f.vbuf[:0], f.gen)
+	for i := range fps {
+		f.kbuf = skey(f.kbuf[:0], &fps[i])
+		_ = b.Set(f.kbuf, f.vbuf, nil)
+		f.remember(&fps[i])
+	}
+	f.buffered = 0
+	f.newSeen = make(map[[16]byte]struct{}, len(fps))
+}
+
+// UseSlots sets the Readiness that Next asks which slots can start a download now (nil:
+// every slot always can), and asks it about every slot (engine.SlotScheduler).
+func (f *Frontier) UseSlots(r Readiness) { f.idx.Use(r) }
+
+// SlotChanged tells the frontier that slot key may be ready sooner than it knew: a
+// download of it ended or was sent (engine.SlotScheduler).
+func (f *Frontier) SlotChanged(key string) { f.idx.Changed(key) }
+
+// NextReady returns when a slot waiting on a time becomes ready; false when none waits on
+// a time (engine.SlotScheduler).
+func (f *Frontier) NextReady() (time.Time, bool) { return f.idx.NextAt() }
+
+// Recheck asks the Readiness about every slot with pending requests again
+// (engine.SlotScheduler).
+func (f *Frontier) Recheck() { f.idx.Recheck() }
+
+// SlotCounts returns how many slots have pending requests, how many of them are ready and
+// how many wait on a time (engine.SlotScheduler).
+func (f *Frontier) SlotCounts() (slots, ready, waiting int) { return f.idx.Counts(time.Now()) }
+
+// SlotSize is the number of pending requests of one download slot.
+type SlotSize struct {
+	Key     string `json:"key"`
+	Pending int    `json:"pending"`
+}
+
+// SlotSizes returns the n slots with the most pending requests, the biggest first (equal
+// ones by key), for `jscrawl stats` and `ps`. It looks at each slot once and keeps n.
+func (f *Frontier) SlotSizes(n int) []SlotSize {
+	if n <= 0 {
+		return nil
+	}
+	less := func(a, b SlotSize) int { // the bigger first
+		if c := cmp.Compare(b.Pending, a.Pending); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Key, b.Key)
+	}
+	top := make([]SlotSize, 0, min(n, f.active))
+	for _, s := range f.slots {
+		if s.n == 0 {
+			continue
+		}
+		e := SlotSize{Key: s.name, Pending: s.n}
+		if len(top) == n && less(e, top[n-1]) >= 0 {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, e, less)
+		if len(top) == n {
+			top = top[:n-1]
+		}
+		top = slices.Insert(top, i, e)
+	}
+	return top
+}
