@@ -14,16 +14,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/frontier"
 	"github.com/jscrawl/jscrawl/types"
 )
 
 // crashState is what the helper process commits as meta along with each commit: the
-// generation and the URLs pending or leased (those a reopen finds pending).
+// generation, and per slot and priority the requests a reopen finds pending, bottom to
+// top (the pending ones, then the leased ones in lease order).
 type crashState struct {
-	Gen  int      `json:"gen"`
-	URLs []string `json:"urls"`
-	Seen int64    `json:"seen"`
+	Gen    int                         `json:"gen"`
+	Queues map[string]map[int][]string `json:"queues"`
+	Seen   int64                       `json:"seen"`
+}
+
+// crashOpts are the options of the store of TestCrashSafety's round.
+func crashOpts(round int) frontier.Options {
+	return frontier.Options{Sync: true, BufferLimit: 40, FIFO: round%2 == 0, SlotKey: engine.SlotKey}
 }
 
 // TestHelperProcess is the child of TestCrashSafety: it enqueues, leases, acknowledges
@@ -35,7 +42,7 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("helper process of TestCrashSafety")
 	}
 	round, _ := strconv.Atoi(os.Getenv("FRONTIER_CRASH_ROUND"))
-	opts := frontier.Options{Sync: true, BufferLimit: 40, FIFO: round%2 == 0}
+	opts := crashOpts(round)
 	f, err := frontier.Open(dir, opts)
 	if err != nil {
 		fmt.Println("error", err)
@@ -48,9 +55,14 @@ func TestHelperProcess(t *testing.T) {
 			os.Exit(1)
 		}
 	}
-	live := map[string]bool{}
-	for _, u := range st.URLs {
-		live[u] = true
+	// The model of what the store holds, checked at every Next.
+	model := &slotModel{fifo: opts.FIFO, q: map[string]map[int][]string{}}
+	for slot, ps := range st.Queues {
+		for p, l := range ps {
+			for _, u := range l {
+				model.push(slot, p, u)
+			}
+		}
 	}
 	rng := rand.New(rand.NewPCG(uint64(round), 7))
 	var leased []*types.Request
@@ -58,32 +70,49 @@ func TestHelperProcess(t *testing.T) {
 		for range rng.IntN(200) {
 			switch r := rng.IntN(10); {
 			case r < 5:
-				// New URLs, and some already seen (dropped) from earlier rounds.
-				u := fmt.Sprintf("http://h/%d/%d", round, rng.IntN(100000))
+				// New URLs of 6 slots, and some already seen (dropped) from earlier rounds.
+				u := fmt.Sprintf("http://h%d/%d/%d", rng.IntN(6), round, rng.IntN(100000))
 				if rng.IntN(4) == 0 && round > 0 {
-					u = fmt.Sprintf("http://h/%d/%d", rng.IntN(round), rng.IntN(100000))
+					u = fmt.Sprintf("http://h%d/%d/%d", rng.IntN(6), rng.IntN(round), rng.IntN(100000))
 				}
-				if f.Enqueue(&types.Request{URL: u, Priority: rng.IntN(3)}) {
-					live[u] = true
+				rq := &types.Request{URL: u, Priority: rng.IntN(3)}
+				if f.Enqueue(rq) {
+					model.push(engine.SlotKey(rq), rq.Priority, u)
 				}
 			case r < 8:
 				if req := f.Next(); req != nil {
+					if err := model.take(engine.SlotKey(req), req.Priority, req.URL); err != nil {
+						fmt.Println("error", strings.ReplaceAll(err.Error(), " ", "_"))
+						os.Exit(1)
+					}
 					leased = append(leased, req)
 				}
 			default:
 				if len(leased) > 0 {
 					i := rng.IntN(len(leased))
 					f.Done(leased[i])
-					delete(live, leased[i].URL)
 					leased = slices.Delete(leased, i, i+1)
 				}
 			}
 		}
-		st = crashState{Gen: gen, Seen: f.SeenCount()}
-		for u := range live {
-			st.URLs = append(st.URLs, u)
+		st = crashState{Gen: gen, Seen: f.SeenCount(), Queues: map[string]map[int][]string{}}
+		for slot, ps := range model.q {
+			for p, l := range ps {
+				if len(l) > 0 {
+					if st.Queues[slot] == nil {
+						st.Queues[slot] = map[int][]string{}
+					}
+					st.Queues[slot][p] = slices.Clone(l)
+				}
+			}
 		}
-		slices.Sort(st.URLs)
+		for _, rq := range leased {
+			slot := engine.SlotKey(rq)
+			if st.Queues[slot] == nil {
+				st.Queues[slot] = map[int][]string{}
+			}
+			st.Queues[slot][rq.Priority] = append(st.Queues[slot][rq.Priority], rq.URL)
+		}
 		m, _ := json.Marshal(st)
 		fmt.Println("pre", gen)
 		if err := f.Commit(map[string][]byte{"state": m}); err != nil {
@@ -147,7 +176,7 @@ func TestCrashSafety(t *testing.T) {
 			t.Fatalf("round %d: helper ended without being killed: %v", round, err)
 		}
 
-		f, err := frontier.Open(dir, frontier.Options{Sync: true})
+		f, err := frontier.Open(dir, crashOpts(round))
 		if err != nil {
 			t.Fatalf("round %d: reopen after kill: %v", round, err)
 		}
@@ -158,11 +187,22 @@ func TestCrashSafety(t *testing.T) {
 		if st.Gen != post && st.Gen != pre {
 			t.Fatalf("round %d: store at commit %d, want %d (done) or %d (under way)", round, st.Gen, post, pre)
 		}
-		got := drain(t, f)
-		slices.Sort(got)
-		if !slices.Equal(got, st.URLs) || f.SeenCount() != st.Seen {
-			t.Fatalf("round %d, commit %d: store holds %d requests and %d fingerprints, the commit %d and %d",
-				round, st.Gen, len(got), f.SeenCount(), len(st.URLs), st.Seen)
+		// Each slot's queue is the commit's, in its order.
+		model := &slotModel{fifo: crashOpts(round).FIFO, q: st.Queues}
+		want := model.len()
+		var got []string
+		for rq := f.Next(); rq != nil; rq = f.Next() {
+			if err := model.take(engine.SlotKey(rq), rq.Priority, rq.URL); err != nil {
+				t.Fatalf("round %d, commit %d, after %d requests: %v", round, st.Gen, len(got), err)
+			}
+			got = append(got, rq.URL)
+		}
+		if f.Err() != nil || model.len() != 0 || f.SeenCount() != st.Seen {
+			t.Fatalf("round %d, commit %d: store holds %d requests and %d fingerprints, the commit %d and %d (err %v)",
+				round, st.Gen, len(got), f.SeenCount(), want, st.Seen, f.Err())
+		}
+		if len(st.Queues) < 2 && round > 0 {
+			t.Fatalf("round %d: %d slots pending: the test needs more", round, len(st.Queues))
 		}
 		t.Logf("round %d: killed after commit %d (under way %d); %d pending, %d seen, %d leases recovered",
 			round, post, pre, len(got), st.Seen, f.Recovered())

@@ -162,6 +162,7 @@ type Frontier struct {
 	raFirst  *pq     // the queues holding read-ahead, least recently read first
 	raLast   *pq
 	raHeld   int // requests read ahead, not popped
+	raBudget int // the most requests read ahead (readAheadBudget)
 	leases   map[*types.Request]*lease
 	leaseSeq uint64
 	doneIDs  []uint64 // persisted leases done since the last commit
@@ -208,16 +209,17 @@ func Open(dir string, opts Options) (_ *Frontier, err error) {
 	logger := &storeLogger{}
 	cache := pebble.NewCache(opts.CacheSize)
 	f := &Frontier{
-		cache:   cache,
-		log:     logger,
-		dir:     dir,
-		fifo:    opts.FIFO,
-		wo:      pebble.NoSync,
-		limit:   opts.BufferLimit,
-		slotKey: opts.SlotKey,
-		slots:   map[string]*slot{},
-		leases:  map[*types.Request]*lease{},
-		newSeen: map[[16]byte]struct{}{},
+		cache:    cache,
+		log:      logger,
+		dir:      dir,
+		fifo:     opts.FIFO,
+		wo:       pebble.NoSync,
+		limit:    opts.BufferLimit,
+		slotKey:  opts.SlotKey,
+		raBudget: readAheadBudget,
+		slots:    map[string]*slot{},
+		leases:   map[*types.Request]*lease{},
+		newSeen:  map[[16]byte]struct{}{},
 	}
 	if opts.Sync {
 		f.wo = pebble.Sync

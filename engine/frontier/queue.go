@@ -321,15 +321,15 @@ func (f *Frontier) raAppend(q *pq) {
 	f.raLast = q
 }
 
-// readChunkSize is how many requests a queue reads ahead: readAheadBudget shared among
+// readChunkSize is how many requests a queue reads ahead: the read-ahead budget shared among
 // the slots with pending requests, within [minReadChunk, readChunk].
 func (f *Frontier) readChunkSize() int {
-	return max(minReadChunk, min(readChunk, readAheadBudget/max(1, f.active)))
+	return max(minReadChunk, min(readChunk, f.raBudget/max(1, f.active)))
 }
 
 // read fills q.rbuf, which holds nothing unpopped, with stored requests of range s, from
 // its top down (desc) or bottom up, and drops the read-ahead of the queues read least
-// recently past readAheadBudget. It reports whether it found any.
+// recently past the read-ahead budget. It reports whether it found any.
 func (f *Frontier) read(q *pq, s seg, desc bool) bool {
 	f.raHeld -= len(q.rbuf) - q.ri
 	clear(q.rbuf[q.ri:])
@@ -377,7 +377,7 @@ func (f *Frontier) read(q *pq, s seg, desc bool) bool {
 		f.raUnlink(q)
 	}
 	f.raAppend(q)
-	for f.raHeld > readAheadBudget && f.raFirst != q {
+	for f.raHeld > f.raBudget && f.raFirst != q {
 		f.dropReadAhead(f.raFirst)
 	}
 	return true
