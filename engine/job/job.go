@@ -43,27 +43,32 @@ const (
 	metaReason    = "finish_reason"
 )
 
+// statusSlots is how many of the biggest slots the status file lists.
+const statusSlots = 10
+
 // statusFile is the job's summary, rewritten (atomically) at every commit: what `jscrawl job`
 // reads, also while the job runs and holds the store.
 const statusFile = "job.json"
 
 // Status is what `jscrawl job DIR --json` prints.
 type Status struct {
-	Spider       string           `json:"spider"`
-	File         string           `json:"file,omitempty"` // the spider file of the last run
-	State        string           `json:"state"`
-	PID          int              `json:"pid,omitempty"` // of the run, while running
-	Pending      int              `json:"pending"`
-	Leased       int              `json:"leased"`
-	Done         int64            `json:"done"`
-	Seen         int64            `json:"seen"`
-	Items        map[string]int64 `json:"items"` // per feed URI, its credentials masked (types.MaskURL)
-	LastCommit   string           `json:"lastCommit,omitempty"`
-	FinishReason string           `json:"finishReason,omitempty"`
-	Resumes      int64            `json:"resumes"`
-	Started      string           `json:"started,omitempty"` // when the job began (RFC 3339, UTC)
-	Demo         string           `json:"demo,omitempty"`    // the address of run --demo's site, kept for a resume
-	Command      *Command         `json:"command,omitempty"` // what the job was started with, to resume it
+	Spider       string              `json:"spider"`
+	File         string              `json:"file,omitempty"` // the spider file of the last run
+	State        string              `json:"state"`
+	PID          int                 `json:"pid,omitempty"` // of the run, while running
+	Pending      int                 `json:"pending"`
+	Leased       int                 `json:"leased"`
+	Done         int64               `json:"done"`
+	Seen         int64               `json:"seen"`
+	Slots        int                 `json:"slots,omitempty"`    // download slots with pending requests
+	TopSlots     []frontier.SlotSize `json:"topSlots,omitempty"` // the slots with the most pending requests
+	Items        map[string]int64    `json:"items"`              // per feed URI, its credentials masked (types.MaskURL)
+	LastCommit   string              `json:"lastCommit,omitempty"`
+	FinishReason string              `json:"finishReason,omitempty"`
+	Resumes      int64               `json:"resumes"`
+	Started      string              `json:"started,omitempty"` // when the job began (RFC 3339, UTC)
+	Demo         string              `json:"demo,omitempty"`    // the address of run --demo's site, kept for a resume
+	Command      *Command            `json:"command,omitempty"` // what the job was started with, to resume it
 }
 
 // Command is the run a job was started with, kept in its status file so that
@@ -229,7 +234,7 @@ func Open(dir string, opts Options) (*Job, error) {
 		return nil, &ErrDamaged{Dir: dir, Missing: fmt.Sprintf("its frontier/ folder is missing (%s says %d requests done, last commit %s)", statusFile, j.status.Done, j.status.LastCommit)}
 	}
 	_, serr := os.Stat(filepath.Join(dir, statusFile))
-	j.front, err = frontier.Open(fdir, frontier.Options{FIFO: opts.FIFO, Sync: true})
+	j.front, err = frontier.Open(fdir, frontier.Options{FIFO: opts.FIFO, Sync: true, SlotKey: engine.SlotKey})
 	if err != nil {
 		return nil, fmt.Errorf("job in %s: %w", dir, err)
 	}
@@ -250,6 +255,9 @@ func Open(dir string, opts Options) (*Job, error) {
 	}
 	if j.callbacks, err = openCallbackLog(dir); err != nil {
 		return nil, err
+	}
+	if n := j.front.Migrated(); n > 0 {
+		j.logger.Info(fmt.Sprintf("Moved the %d pending requests of the job in %s to per-slot queues (its frontier's new format)", n, dir))
 	}
 	j.sched = &Scheduler{f: j.front}
 	if b := j.front.Meta(metaDone); b != nil {
@@ -412,6 +420,8 @@ func (j *Job) Commit(ctx context.Context, p engine.Progress) (err error) {
 	}
 	j.status.Pending, j.status.Leased = j.front.Len(), j.front.Leased()
 	j.status.Done, j.status.Seen = j.sched.done, j.front.SeenCount()
+	j.status.Slots, _, _ = j.front.SlotCounts()
+	j.status.TopSlots = j.front.SlotSizes(statusSlots)
 	j.status.Items = items
 	j.status.LastCommit = time.Now().UTC().Format(time.RFC3339)
 	if j.stats != nil {

@@ -1,12 +1,15 @@
 package job
 
 import (
+	"time"
+
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/frontier"
 	"github.com/jscrawl/jscrawl/types"
 )
 
-// Scheduler is a job's engine.Scheduler: the on-disk frontier, counting Scrapy's stats
+// Scheduler is a job's engine.SlotScheduler: the on-disk frontier, with its requests
+// queued per download slot (engine.SlotKey), counting Scrapy's stats
 // (scheduler/enqueued/disk, scheduler/dequeued/disk, dupefilter/filtered) and the requests
 // done. Only the engine goroutine calls it.
 type Scheduler struct {
@@ -51,5 +54,24 @@ func (s *Scheduler) Done(req *types.Request) {
 // Len implements engine.Scheduler.
 func (s *Scheduler) Len() int { return s.f.Len() }
 
+// UseSlots implements engine.SlotScheduler.
+func (s *Scheduler) UseSlots(r frontier.Readiness) { s.f.UseSlots(r) }
+
+// SlotChanged implements engine.SlotScheduler.
+func (s *Scheduler) SlotChanged(key string) { s.f.SlotChanged(key) }
+
+// NextReady implements engine.SlotScheduler.
+func (s *Scheduler) NextReady() (time.Time, bool) { return s.f.NextReady() }
+
+// Recheck implements engine.SlotScheduler.
+func (s *Scheduler) Recheck() { s.f.Recheck() }
+
+// SlotCounts implements engine.SlotScheduler.
+func (s *Scheduler) SlotCounts() (slots, ready, waiting int) { return s.f.SlotCounts() }
+
+// SlotSizes returns the n slots with the most pending requests, the biggest first, for
+// `jscrawl stats` and `ps`.
+func (s *Scheduler) SlotSizes(n int) []frontier.SlotSize { return s.f.SlotSizes(n) }
+
 // Interface guards
-var _ engine.Scheduler = (*Scheduler)(nil)
+var _ engine.SlotScheduler = (*Scheduler)(nil)
