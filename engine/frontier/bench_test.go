@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/frontier"
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -184,6 +185,148 @@ func TestBig(t *testing.T) {
 			heap, hwm := mp.end()
 			t.Logf("%d requests: %.0f enqueues/s, %.0f dequeues/s, peak Go heap %d MiB, peak RSS %d MiB",
 				n, float64(n)/enq.Seconds(), float64(n)/deq.Seconds(), heap>>20, hwm>>20)
+			if f.Len() != 0 || f.SeenCount() != int64(n) {
+				t.Fatalf("len %d, seen %d", f.Len(), f.SeenCount())
+			}
+		})
+	}
+}
+
+// slotReq is benchReq in one of slots hosts.
+func slotReq(i, slots int) *types.Request {
+	return &types.Request{
+		URL:      "http://h" + strconv.Itoa(i%slots) + ".example.com/section/" + strconv.Itoa(i%997) + "/page?id=" + strconv.Itoa(i),
+		Callback: "parseItem",
+		Depth:    3,
+		Priority: -(i % 4),
+	}
+}
+
+// BenchmarkDequeueSlots is BenchmarkDequeue with the requests in 10,000 slots
+// (engine.SlotKey), all ready: the slots take turns, so each Next pops another slot.
+func BenchmarkDequeueSlots(b *testing.B) {
+	for _, fifo := range []bool{false, true} {
+		b.Run(fmt.Sprintf("fifo=%v", fifo), func(b *testing.B) {
+			f := open(b, b.TempDir(), frontier.Options{FIFO: fifo, SlotKey: engine.SlotKey})
+			defer f.Close()
+			for i := range b.N {
+				f.Enqueue(slotReq(i, 10000))
+			}
+			if err := f.Commit(nil); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				r := f.Next()
+				if r == nil {
+					b.Fatal("empty")
+				}
+				f.Done(r)
+				if i%10000 == 9999 {
+					if err := f.Commit(nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "dequeues/s")
+		})
+	}
+}
+
+// BenchmarkEnqueueSlots is BenchmarkEnqueue with the requests in 10,000 slots.
+func BenchmarkEnqueueSlots(b *testing.B) {
+	f := open(b, b.TempDir(), frontier.Options{SlotKey: engine.SlotKey})
+	defer f.Close()
+	reqs := make([]*types.Request, 10000)
+	b.ResetTimer()
+	for i := range b.N {
+		if i%len(reqs) == 0 {
+			b.StopTimer()
+			for j := range reqs {
+				reqs[j] = slotReq(i+j, 10000)
+			}
+			b.StartTimer()
+			if err := f.Commit(nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if !f.Enqueue(reqs[i%len(reqs)]) {
+			b.Fatal("dropped")
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "enqueues/s")
+}
+
+// TestBigSlots is TestBig with the requests in 10,000 slots (FRONTIER_BIG_SLOTS): it
+// also reports the Go heap once every slot holds requests (after a GC) and half-way
+// through the drain, while the slots take turns; the same run with
+// FRONTIER_BIG_SLOTS=1 gives what does not depend on the slots.
+//
+//	go test -run TestBigSlots -frontier.big -v ./engine/frontier/
+func TestBigSlots(t *testing.T) {
+	if !*big {
+		t.Skip("needs -frontier.big")
+	}
+	n, slots := 10_000_000, 10_000
+	if s := os.Getenv("FRONTIER_BIG_N"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	if s := os.Getenv("FRONTIER_BIG_SLOTS"); s != "" {
+		slots, _ = strconv.Atoi(s)
+	}
+	for _, fifo := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fifo=%v", fifo), func(t *testing.T) {
+			goruntime.GC()
+			var ms goruntime.MemStats
+			goruntime.ReadMemStats(&ms)
+			base := ms.HeapAlloc
+			mp := startMemPeak()
+			f := open(t, t.TempDir(), frontier.Options{FIFO: fifo, Sync: true, SlotKey: engine.SlotKey})
+			defer f.Close()
+			start := time.Now()
+			for i := range n {
+				if !f.Enqueue(slotReq(i, slots)) {
+					t.Fatal("dropped")
+				}
+				if i%100000 == 99999 {
+					if err := f.Commit(nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := f.Commit(nil); err != nil {
+				t.Fatal(err)
+			}
+			enq := time.Since(start)
+			heapOf := func() uint64 {
+				goruntime.GC()
+				goruntime.ReadMemStats(&ms)
+				return ms.HeapAlloc - base
+			}
+			queued := heapOf()
+			start = time.Now()
+			var turning uint64
+			for i := range n {
+				r := f.Next()
+				if r == nil {
+					t.Fatalf("empty after %d: %v", i, f.Err())
+				}
+				f.Done(r)
+				if i%100000 == 99999 {
+					if err := f.Commit(nil); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if i == n/2 {
+					turning = heapOf()
+				}
+			}
+			deq := time.Since(start)
+			heap, hwm := mp.end()
+			t.Logf("%d requests in %d slots: %.0f enqueues/s, %.0f dequeues/s, peak Go heap %d MiB, peak RSS %d MiB; "+
+				"Go heap once queued %d MiB (%d B a slot, bloom filter included), half drained %d MiB (%d B a slot)",
+				n, slots, float64(n)/enq.Seconds(), float64(n)/deq.Seconds(), heap>>20, hwm>>20,
+				queued>>20, queued/uint64(slots), turning>>20, turning/uint64(slots))
 			if f.Len() != 0 || f.SeenCount() != int64(n) {
 				t.Fatalf("len %d, seen %d", f.Len(), f.SeenCount())
 			}

@@ -30,8 +30,11 @@
 // higher priorities first). Enqueues take fresh positions at the top: FIFO pops at the
 // bottom, LIFO at the top. Between commits, nothing that a commit needs is overwritten or
 // deleted: dequeued keys stay until the next Commit deletes their ranges (range
-// tombstones, which readers skip at once, unlike point tombstones), new keys go to
-// positions above the committed range, and a new slot's name is written by the commit
+// tombstones, which readers skip at once, unlike point tombstones; a range of at most
+// pointDeletes positions key by key, as thousands of slots popped a few times each would
+// leave thousands of range tombstones in the memtable, which pebble fragments for every
+// new iterator), new keys go to positions above the committed range, and a new slot's
+// name is written by the commit
 // that first holds its requests (an emptied slot's, by the commit that deletes its last
 // range). Up to Options.BufferLimit new requests and fingerprints stay in memory; past
 // that they are written to the store without sync, where Open ignores them if no Commit
@@ -521,7 +524,7 @@ func (f *Frontier) load() error {
 			_ = it.Close()
 			return fmt.Errorf("bad range for slot %q, priority %d", s.name, p)
 		}
-		q := &pq{slot: s, prio: p, segs: []seg{{lo, hi}}, cAlloc: hi, wlo: hi, cnt: int(cnt)}
+		q := &pq{slot: s, prio: p, segs: []seg{{lo, hi}}, cAlloc: hi, wlo: hi, clo: lo, top: hi, cnt: int(cnt)}
 		s.qs = append(s.qs, q) // i keys sort highest priority first
 		s.n += int(cnt)
 		f.n += int(cnt)
@@ -805,12 +808,12 @@ func (f *Frontier) Commit(meta map[string][]byte) error {
 			f.dirtyS = append(f.dirtyS, s)
 		}
 		// Delete everything outside the pending ranges: dequeued and garbage keys.
-		from := qkey(nil, s.id, q.prio, 0)
+		from := q.clo
 		for _, sg := range q.segs {
-			_ = b.DeleteRange(from, qkey(nil, s.id, q.prio, sg.lo), nil)
-			from = qkey(nil, s.id, q.prio, sg.hi)
+			f.deletePositions(b, q, from, sg.lo)
+			from = sg.hi
 		}
-		_ = b.DeleteRange(from, qkey(nil, s.id, q.prio, ^uint64(0)), nil)
+		f.deletePositions(b, q, from, q.top)
 		if q.cnt == 0 {
 			_ = b.Delete(ikey(s.id, q.prio), nil)
 			f.dropReadAhead(q)
@@ -819,7 +822,7 @@ func (f *Frontier) Commit(meta map[string][]byte) error {
 		}
 		lo, hi := q.segs[0].lo, q.segs[len(q.segs)-1].hi
 		q.segs = append(q.segs[:0], seg{lo, hi})
-		q.cAlloc, q.wlo = hi, hi
+		q.cAlloc, q.wlo, q.clo, q.top = hi, hi, lo, hi
 		v := binary.BigEndian.AppendUint64(nil, lo)
 		v = binary.BigEndian.AppendUint64(v, hi)
 		v = binary.BigEndian.AppendUint64(v, uint64(q.cnt))
@@ -875,6 +878,27 @@ func (f *Frontier) Commit(meta map[string][]byte) error {
 	}
 	f.gen++
 	return nil
+}
+
+// pointDeletes is the longest range of positions Commit deletes key by key: a range
+// tombstone costs every reader of the memtable that holds it (pebble fragments them all
+// for each new iterator), so thousands of slots each popped a few times between commits
+// leave point tombstones, which only a read of their own positions would meet (none: they
+// are outside the pending ranges).
+const pointDeletes = 16
+
+// deletePositions adds to b the deletion of q's keys at positions [lo, hi).
+func (f *Frontier) deletePositions(b *pebble.Batch, q *pq, lo, hi uint64) {
+	switch {
+	case lo >= hi:
+	case hi-lo <= pointDeletes:
+		for p := lo; p < hi; p++ {
+			f.kbuf = qkey(f.kbuf[:0], q.slot.id, q.prio, p)
+			_ = b.Delete(f.kbuf, nil)
+		}
+	default:
+		_ = b.DeleteRange(qkey(nil, q.slot.id, q.prio, lo), qkey(nil, q.slot.id, q.prio, hi), nil)
+	}
 }
 
 // Meta returns the value of key as of the last commit, or nil.

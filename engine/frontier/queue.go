@@ -70,6 +70,9 @@ type pq struct {
 	prio   int
 	segs   []seg  // ascending; the top one takes pushes
 	cAlloc uint64 // hi at the last commit: positions below may hold committed keys
+	// Every key of the queue in the store is at a position in [clo, top): clo is lo at the
+	// last commit, top past the highest position taken since.
+	clo, top uint64
 	wlo    uint64 // wbuf holds positions [wlo, top.hi)
 	wbuf   []*types.Request
 	rbuf   []entry // requests read ahead from the store, in pop order
@@ -116,7 +119,7 @@ func (f *Frontier) push(req *types.Request) {
 	s := f.slotFor(f.keyOf(req))
 	q := s.queue(req.Priority)
 	if q == nil {
-		q = &pq{slot: s, prio: req.Priority, cAlloc: posStart, wlo: posStart}
+		q = &pq{slot: s, prio: req.Priority, cAlloc: posStart, wlo: posStart, clo: posStart, top: posStart}
 		s.addQueue(q)
 	}
 	if len(q.segs) > 0 && q.segs[len(q.segs)-1].hi >= q.cAlloc {
@@ -128,6 +131,7 @@ func (f *Frontier) push(req *types.Request) {
 		q.wlo = q.cAlloc
 		f.dropReadAhead(q)
 	}
+	q.top = max(q.top, q.segs[len(q.segs)-1].hi)
 	q.wbuf = append(q.wbuf, req)
 	if !q.inWQ {
 		q.inWQ = true
@@ -157,7 +161,11 @@ func (f *Frontier) Next() *types.Request {
 	if f.n == 0 || f.err != nil {
 		return nil
 	}
-	key, ok := f.idx.Next(time.Now())
+	var now time.Time // without a Readiness every slot is always ready: no clock read
+	if f.idx.view != nil {
+		now = time.Now()
+	}
+	key, ok := f.idx.Next(now)
 	if !ok {
 		return nil
 	}

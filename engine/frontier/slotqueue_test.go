@@ -245,13 +245,17 @@ func TestSlotStorage(t *testing.T) {
 		budget int // read-ahead budget (0: the default)
 		commit int // one op in commit commits (0: never)
 		reopen bool
+		slots  int
 	}{
-		{"lifo/spill", false, 5, 0, 0, false},
-		{"fifo/spill", true, 5, 0, 0, false},
-		{"lifo/budget", false, 3, 20, 40, false},
-		{"fifo/budget", true, 3, 20, 40, false},
-		{"lifo/reopen", false, 3, 20, 40, true},
-		{"fifo/reopen", true, 3, 20, 40, true},
+		{"lifo/spill", false, 5, 0, 0, false, 40},
+		{"fifo/spill", true, 5, 0, 0, false, 40},
+		{"lifo/budget", false, 3, 20, 40, false, 40},
+		{"fifo/budget", true, 3, 20, 40, false, 40},
+		{"lifo/reopen", false, 3, 20, 40, true, 40},
+		{"fifo/reopen", true, 3, 20, 40, true, 40},
+		// Commits far apart: long ranges of dequeued positions (range tombstones).
+		{"lifo/reopen/2 slots", false, 3, 0, 400, true, 2},
+		{"fifo/reopen/2 slots", true, 3, 0, 400, true, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, uint64(len(tc.name))))
@@ -281,8 +285,8 @@ func TestSlotStorage(t *testing.T) {
 			for op := range 8000 {
 				switch x := rng.IntN(100); {
 				case x < 50:
-					slot := fmt.Sprintf("h%d", rng.IntN(40))
-					rq := &types.Request{URL: fmt.Sprintf("http://%s/%d", slot, rng.IntN(400)), Priority: rng.IntN(3) - 1}
+					slot := fmt.Sprintf("h%d", rng.IntN(tc.slots))
+					rq := &types.Request{URL: fmt.Sprintf("http://%s/%d", slot, rng.IntN(400*40/tc.slots)), Priority: rng.IntN(3) - 1}
 					ok := f.Enqueue(rq)
 					if ref != nil && ref.Enqueue(rq) != ok {
 						t.Fatalf("op %d: Enqueue(%s) differs", op, rq.URL)
@@ -291,7 +295,7 @@ func TestSlotStorage(t *testing.T) {
 						m.push(slot, rq.Priority, rq.URL)
 					}
 				case x < 55:
-					slot := fmt.Sprintf("h%d", rng.IntN(40))
+					slot := fmt.Sprintf("h%d", rng.IntN(tc.slots))
 					r.set(slot, []string{"ready", "wait", "block"}[rng.IntN(3)])
 					f.SlotChanged(slot)
 					if ref != nil {
@@ -330,7 +334,7 @@ func TestSlotStorage(t *testing.T) {
 					if err := f.Commit(nil); err != nil {
 						t.Fatal(err)
 					}
-					if tc.reopen && rng.IntN(5) == 0 {
+					if tc.reopen && rng.IntN(max(1, 200/tc.commit)) == 0 {
 						if err := f.Close(); err != nil {
 							t.Fatal(err)
 						}
