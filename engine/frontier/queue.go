@@ -73,13 +73,13 @@ type pq struct {
 	// Every key of the queue in the store is at a position in [clo, top): clo is lo at the
 	// last commit, top past the highest position taken since.
 	clo, top uint64
-	wlo    uint64 // wbuf holds positions [wlo, top.hi)
-	wbuf   []*types.Request
-	rbuf   []entry // requests read ahead from the store, in pop order
-	ri     int
-	cnt    int
-	dirty  bool // changed since the last commit (in Frontier.dirtyQ)
-	inWQ   bool // in Frontier.wq
+	wlo      uint64 // wbuf holds positions [wlo, top.hi)
+	wbuf     []*types.Request
+	rbuf     []entry // requests read ahead from the store, in pop order
+	ri       int
+	cnt      int
+	dirty    bool // changed since the last commit (in Frontier.dirtyQ)
+	inWQ     bool // in Frontier.wq
 	// raPrev and raNext link the queues holding read-ahead (Frontier.raFirst).
 	raPrev, raNext *pq
 	inRA           bool
