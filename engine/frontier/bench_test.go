@@ -9,6 +9,7 @@ import (
 	goruntime "runtime"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +17,18 @@ import (
 	"github.com/jscrawl/jscrawl/engine/frontier"
 	"github.com/jscrawl/jscrawl/types"
 )
+
+// cpuTime returns the CPU time the process used so far (user and system): a benchmark's
+// cpu-ns/op, steadier than ns/op on a shared machine.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func reportCPU(b *testing.B, since time.Duration) {
+	b.ReportMetric(float64(cpuTime()-since)/float64(b.N), "cpu-ns/op")
+}
 
 var big = flag.Bool("frontier.big", false, "run TestBig: 10 million requests enqueued then drained")
 
@@ -35,6 +48,7 @@ func BenchmarkEnqueue(b *testing.B) {
 	defer f.Close()
 	reqs := make([]*types.Request, 10000)
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := range b.N {
 		if i%len(reqs) == 0 {
 			b.StopTimer()
@@ -51,6 +65,7 @@ func BenchmarkEnqueue(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "enqueues/s")
+	reportCPU(b, cpu0)
 }
 
 // BenchmarkDequeue measures Next+Done from a store of b.N requests written to disk, with a
@@ -67,6 +82,7 @@ func BenchmarkDequeue(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for i := range b.N {
 				r := f.Next()
 				if r == nil {
@@ -80,6 +96,7 @@ func BenchmarkDequeue(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "dequeues/s")
+			reportCPU(b, cpu0)
 		})
 	}
 }
@@ -216,6 +233,7 @@ func BenchmarkDequeueSlots(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ResetTimer()
+			cpu0 := cpuTime()
 			for i := range b.N {
 				r := f.Next()
 				if r == nil {
@@ -229,6 +247,7 @@ func BenchmarkDequeueSlots(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "dequeues/s")
+			reportCPU(b, cpu0)
 		})
 	}
 }
@@ -239,6 +258,7 @@ func BenchmarkEnqueueSlots(b *testing.B) {
 	defer f.Close()
 	reqs := make([]*types.Request, 10000)
 	b.ResetTimer()
+	cpu0 := cpuTime()
 	for i := range b.N {
 		if i%len(reqs) == 0 {
 			b.StopTimer()
@@ -255,6 +275,7 @@ func BenchmarkEnqueueSlots(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "enqueues/s")
+	reportCPU(b, cpu0)
 }
 
 // TestBigSlots is TestBig with the requests in 10,000 slots (FRONTIER_BIG_SLOTS): it

@@ -551,7 +551,9 @@ func (f *Frontier) load() error {
 		s := byID[id]
 		s.best = s.qs[0].prio
 		f.active++
-		f.idx.Update(s.name, s.best, true)
+		if !f.plain() {
+			f.idx.Update(s.name, s.best, true)
+		}
 	}
 
 	// The seen-set: fingerprints of a generation after the committed one are garbage.

@@ -146,12 +146,19 @@ func (f *Frontier) push(req *types.Request) {
 	case s.n == 1:
 		f.active++
 		s.best = req.Priority
-		f.idx.Update(s.name, s.best, true)
 	case req.Priority > s.best:
 		s.best = req.Priority
+	default:
+		return
+	}
+	if !f.plain() {
 		f.idx.Update(s.name, s.best, true)
 	}
 }
+
+// plain reports whether the frontier has one slot ("", no Options.SlotKey) and no
+// Readiness: that slot is always the one, and the index is left out (UseSlots files it).
+func (f *Frontier) plain() bool { return f.slotKey == nil && f.idx.view == nil }
 
 // Next returns the next pending request, now leased: the best request of the best slot
 // that can start a download now (SlotIndex, asking the Readiness given to UseSlots). It
@@ -161,13 +168,17 @@ func (f *Frontier) Next() *types.Request {
 	if f.n == 0 || f.err != nil {
 		return nil
 	}
-	var now time.Time // without a Readiness every slot is always ready: no clock read
-	if f.idx.view != nil {
-		now = time.Now()
-	}
-	key, ok := f.idx.Next(now)
-	if !ok {
-		return nil
+	plain := f.plain()
+	key := ""
+	if !plain {
+		var now time.Time // without a Readiness every slot is always ready: no clock read
+		if f.idx.view != nil {
+			now = time.Now()
+		}
+		var ok bool
+		if key, ok = f.idx.Next(now); !ok {
+			return nil
+		}
 	}
 	s := f.slots[key]
 	var q *pq
@@ -204,7 +215,9 @@ func (f *Frontier) Next() *types.Request {
 	if s.n == 0 {
 		f.active--
 	}
-	f.idx.Took(key, s.best, s.n > 0)
+	if !plain {
+		f.idx.Took(key, s.best, s.n > 0)
+	}
 	f.leaseSeq++
 	f.leases[req] = &lease{id: f.leaseSeq}
 	return req
@@ -447,7 +460,17 @@ func (f *Frontier) writeBuffered(b *pebble.Batch) {
 
 // UseSlots sets the Readiness that Next asks which slots can start a download now (nil:
 // every slot always can), and asks it about every slot (engine.SlotScheduler).
-func (f *Frontier) UseSlots(r Readiness) { f.idx.Use(r) }
+func (f *Frontier) UseSlots(r Readiness) {
+	if f.plain() {
+		// The one slot was left out of the index.
+		if s := f.slots[""]; s != nil && s.n > 0 {
+			f.idx.Update("", s.best, true)
+		} else {
+			f.idx.Update("", 0, false)
+		}
+	}
+	f.idx.Use(r)
+}
 
 // SlotChanged tells the frontier that slot key may be ready sooner than it knew: a
 // download of it ended or was sent (engine.SlotScheduler).
@@ -463,7 +486,12 @@ func (f *Frontier) Recheck() { f.idx.Recheck() }
 
 // SlotCounts returns how many slots have pending requests, how many of them are ready and
 // how many wait on a time (engine.SlotScheduler).
-func (f *Frontier) SlotCounts() (slots, ready, waiting int) { return f.idx.Counts(time.Now()) }
+func (f *Frontier) SlotCounts() (slots, ready, waiting int) {
+	if f.plain() {
+		return f.active, f.active, 0
+	}
+	return f.idx.Counts(time.Now())
+}
 
 // SlotSize is the number of pending requests of one download slot.
 type SlotSize struct {

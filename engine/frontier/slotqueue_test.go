@@ -367,3 +367,34 @@ func TestSlotStorage(t *testing.T) {
 
 // Interface guards
 var _ engine.SlotScheduler = (*frontier.Frontier)(nil)
+
+// TestOneSlotReadiness: a frontier without Options.SlotKey keeps its requests in slot "",
+// which a Readiness given later holds back like any other.
+func TestOneSlotReadiness(t *testing.T) {
+	f := open(t, t.TempDir(), frontier.Options{})
+	defer f.Close()
+	f.Enqueue(sreq("a", 1, 0))
+	f.Enqueue(sreq("b", 1, 0))
+	if n, ready, _ := f.SlotCounts(); n != 1 || ready != 1 {
+		t.Fatalf("SlotCounts = %d, %d; want 1, 1", n, ready)
+	}
+	r := newFakeSlots()
+	r.set("", "wait")
+	f.UseSlots(r)
+	if rq := f.Next(); rq != nil {
+		t.Fatalf("Next = %s while slot \"\" waits", rq.URL)
+	}
+	if n, ready, waiting := f.SlotCounts(); n != 1 || ready != 0 || waiting != 1 {
+		t.Fatalf("SlotCounts = %d, %d, %d; want 1, 0, 1", n, ready, waiting)
+	}
+	r.set("", "ready")
+	f.SlotChanged("")
+	if got := drain(t, f); !slices.Equal(got, []string{"http://b/1", "http://a/1"}) || !slices.Equal(r.reserved, []string{"", ""}) {
+		t.Fatalf("drained %q, reserved %q", got, r.reserved)
+	}
+	f.UseSlots(nil)
+	f.Enqueue(sreq("c", 1, 0))
+	if got := drain(t, f); !slices.Equal(got, []string{"http://c/1"}) {
+		t.Fatalf("without a Readiness: %q", got)
+	}
+}
