@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strings"
@@ -123,6 +124,13 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 		}
 	}
 	d.countRequest(method, reqBytes)
+	if ctx.Value(slotStartKey{}) != nil {
+		// The slot's delay counts from when the server gets the request, not from when
+		// the download got its turn: a slow connect must not shorten the next gap.
+		hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteHeaders: func() { SlotSent(ctx) },
+		}))
+	}
 
 	hresp, err := d.client.Do(hreq)
 	if err == nil {

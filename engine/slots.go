@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jscrawl/jscrawl/types"
@@ -49,6 +50,10 @@ type SlotDownloader struct {
 	gate      SlotGate       // nil: the slots are this process's own
 	logger    *slog.Logger
 	prepare   func(*types.Request) // SlotPrepare's; nil: none
+	notify    func(key string)     // SlotNotify's; nil: none
+	// pause, when set, says until when a response pauses its slot (RetryMiddleware's
+	// Retry-After rule), applied before the slot lets its next download start.
+	pause func(*types.Request, *types.Response) (time.Time, bool)
 
 	mu     sync.Mutex
 	slots  map[string]*slot
@@ -77,14 +82,17 @@ type slot struct {
 	randomize bool
 
 	// Guarded by SlotDownloader.mu.
-	refs        int // downloads holding or waiting for the slot
+	refs        int // downloads holding or waiting for the slot, reservations included
+	reserved    int // reservations (Reserve) no download has taken yet
+	started     int // downloads holding the slot whose start was stamped (sent)
 	lastSeen    time.Time
 	minDelay    time.Duration // SetMinDelay; not randomized
 	pausedUntil time.Time     // PauseUntil
 	atDelay     time.Duration // AutoThrottle's current delay
+	lastStart   time.Time     // when the latest download reached the server (see sent)
+	factor      float64       // RANDOMIZE_DOWNLOAD_DELAY's factor for the next gap; 0: 1
 
-	startMu   sync.Mutex // serializes the delay waits of the slot's downloads
-	lastStart time.Time  // guarded by startMu
+	startMu sync.Mutex // serializes the delay waits of the slot's downloads
 }
 
 // SlotOption configures a SlotDownloader in NewSlotDownloader.
@@ -100,6 +108,17 @@ func SlotLogger(l *slog.Logger) SlotOption { return func(d *SlotDownloader) { d.
 // once it is up.
 func SlotPrepare(f func(*types.Request)) SlotOption {
 	return func(d *SlotDownloader) { d.prepare = f }
+}
+
+// SlotNotify gives the SlotDownloader a function to call, from any goroutine and without
+// blocking, when slot key may be ready sooner than a Readiness answer said (a download of
+// it ended, was sent, or a reservation was dropped). The engine passes it on to its
+// SlotScheduler.
+func SlotNotify(f func(key string)) SlotOption { return func(d *SlotDownloader) { d.notify = f } }
+
+// pauseOn sets the rule by which a response pauses its slot (see SlotDownloader.pause).
+func (d *SlotDownloader) pauseOn(f func(*types.Request, *types.Response) (time.Time, bool)) {
+	d.pause = f
 }
 
 // SharedSlots makes the slots' limits hold across the processes of a crawl through g (nil:
@@ -257,7 +276,9 @@ func (s *slot) idle(now time.Time, keep time.Duration) bool {
 	return s.refs == 0 && s.minDelay == 0 && !now.Before(s.pausedUntil) && now.Sub(s.lastSeen) > keep
 }
 
-func (d *SlotDownloader) acquireSlot(key string) *slot {
+// acquireSlot returns the slot for key, counting a download in it unless res holds a
+// reservation of key that this download takes over.
+func (d *SlotDownloader) acquireSlot(key string, res *slotReservation) *slot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := time.Now()
@@ -270,18 +291,117 @@ func (d *SlotDownloader) acquireSlot(key string) *slot {
 		}
 	}
 	s := d.slotLocked(key)
+	if res != nil && res.key == key && res.taken.CompareAndSwap(false, true) && s.reserved > 0 {
+		s.reserved--
+		return s
+	}
 	s.refs++
 	return s
 }
 
-func (d *SlotDownloader) releaseSlot(key string, s *slot) {
+// releaseSlot ends a download's use of s; started reports whether its start was stamped.
+func (d *SlotDownloader) releaseSlot(key string, s *slot, started bool) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
 	s.refs--
+	if started {
+		s.started--
+	}
 	s.lastSeen = time.Now()
 	if s.delay == 0 && d.throttle == nil && s.idle(s.lastSeen, -1) && d.slots[key] == s {
 		delete(d.slots, key) // nothing to remember without a delay
 	}
+	d.mu.Unlock()
+	d.changed(key)
+}
+
+func (d *SlotDownloader) changed(key string) {
+	if d.notify != nil {
+		d.notify(key)
+	}
+}
+
+// slotReservation is a request handed out by a SlotScheduler, whose slot Reserve counted
+// already: the first download of its slot in the request's context takes the reservation
+// over (a robots.txt download of the host may be that one); unreserve drops it when none
+// did.
+type slotReservation struct {
+	key   string
+	taken atomic.Bool
+}
+
+type slotReservationKey struct{}
+
+// withReservation returns ctx carrying the reservation of slot key that a SlotScheduler
+// made (Reserve) for the request to be downloaded in ctx, and the reservation, for
+// unreserve once the download is over.
+func withReservation(ctx context.Context, key string) (context.Context, *slotReservation) {
+	r := &slotReservation{key: key}
+	return context.WithValue(ctx, slotReservationKey{}, r), r
+}
+
+// ReadyAt implements frontier.Readiness: a slot can start a download when fewer than its
+// concurrency use it (reservations included) and, when it has a delay, when the previous
+// start reached the server (see sent) the delay ago and no other start is on its way, and
+// when no pause holds it. With a SlotGate the gate spaces the starts: only the
+// concurrency, one start on its way at a time and the pauses are known here.
+func (d *SlotDownloader) ReadyAt(key string) (time.Time, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.slots[key]
+	if s == nil {
+		return time.Time{}, true
+	}
+	if s.refs >= cap(s.sem) {
+		return time.Time{}, false
+	}
+	floor := d.floorLocked(s)
+	if floor > 0 && s.refs > s.started {
+		return time.Time{}, false // a start is on its way: the next one is timed from it
+	}
+	at := s.pausedUntil
+	if floor > 0 && !s.lastStart.IsZero() {
+		at = later(at, s.lastStart.Add(floor))
+	}
+	return at, true
+}
+
+// Reserve implements frontier.Readiness: a request of slot key is on its way to a
+// download, which takes the reservation over (withReservation), or unreserve drops it.
+func (d *SlotDownloader) Reserve(key string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.slotLocked(key)
+	s.refs++
+	s.reserved++
+}
+
+// unreserve drops r when no download took it over (the request was answered from a cache,
+// dropped by a middleware, or failed before its slot). Safe to call more than once.
+func (d *SlotDownloader) unreserve(r *slotReservation) {
+	if r == nil || !r.taken.CompareAndSwap(false, true) {
+		return
+	}
+	d.mu.Lock()
+	if s := d.slots[r.key]; s != nil && s.reserved > 0 {
+		s.reserved--
+		s.refs--
+		s.lastSeen = time.Now()
+	}
+	d.mu.Unlock()
+	d.changed(r.key)
+}
+
+// floorLocked returns the gap between two starts of s: its delay (AutoThrottle's when on),
+// times its randomization factor, at least its minimum delay. Called with d.mu held.
+func (d *SlotDownloader) floorLocked(s *slot) time.Duration {
+	delay := s.delay
+	if d.throttle != nil {
+		delay = s.atDelay
+	}
+	if s.randomize && s.factor > 0 {
+		delay = time.Duration(float64(delay) * s.factor)
+	}
+	return max(delay, s.minDelay)
 }
 
 // SetMinDelay sets a floor under the delay between download starts of slot key, whatever
@@ -316,20 +436,25 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		d.prepare(req)
 	}
 	key := SlotKey(req)
-	s := d.acquireSlot(key)
-	defer d.releaseSlot(key, s)
+	res, _ := ctx.Value(slotReservationKey{}).(*slotReservation)
+	s := d.acquireSlot(key, res)
+	st := &slotStart{d: d, s: s, key: key}
+	defer func() { d.releaseSlot(key, s, st.stamp()) }()
 	select {
 	case s.sem <- struct{}{}:
 	case <-ctx.Done():
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: ctx.Err()}
 	}
 	defer func() { <-s.sem }()
-	delay, err := d.wait(ctx, s)
+	delay, locked, err := d.wait(ctx, s)
 	if err != nil {
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
 	}
+	st.locked = locked
+	ctx = context.WithValue(ctx, slotStartKey{}, st)
 	var throttle time.Duration // AutoThrottle's new delay, shared when the gate's hold ends
 	if d.gate != nil {
+		st.stamp() // the gate spaces the starts
 		hold, err := d.gate.AcquireSlot(ctx, key, cap(s.sem), delay)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -350,12 +475,14 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: ctx.Err()}
 	}
 	defer func() { <-d.global }()
-	if d.throttle == nil {
-		return d.next.Fetch(ctx, req)
-	}
 	start := time.Now()
 	resp, err := d.next.Fetch(ctx, req)
-	if err == nil && resp != nil {
+	if d.pause != nil && err == nil {
+		if t, ok := d.pause(req, resp); ok {
+			d.PauseUntil(key, t)
+		}
+	}
+	if d.throttle != nil && err == nil && resp != nil {
 		// The latency includes the body: Fetch returns after reading it. Scrapy measures up
 		// to the headers; for pages of ordinary size the difference is small.
 		throttle = d.adjust(key, s, time.Since(start), resp)
@@ -363,27 +490,68 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 	return resp, err
 }
 
+// slotStart is a download's start in its slot, stamped once: when its request reached the
+// server (SlotSent, from the HTTP handler once the request's headers are written), or when
+// the download ended without saying so (another handler, an error before sending). The
+// slot's next start is timed from the stamp, and waits for it: a download that took long
+// to connect does not let the next one reach the server less than the delay after it.
+type slotStart struct {
+	d      *SlotDownloader
+	s      *slot
+	key    string
+	locked bool // holds s.startMu until stamped (the slot has a delay)
+	once   sync.Once
+	did    bool
+}
+
+type slotStartKey struct{}
+
+// stamp records the start (the first call only) and reports whether the download got as far
+// as its start.
+func (st *slotStart) stamp() bool {
+	st.once.Do(func() {
+		if !st.locked {
+			return // it never passed its wait, or its slot has no delay
+		}
+		st.did = true
+		d, s := st.d, st.s
+		d.mu.Lock()
+		if d.gate == nil {
+			s.lastStart = time.Now()
+		}
+		if s.randomize {
+			s.factor = 0.5 + rand.Float64()
+		}
+		s.started++
+		d.mu.Unlock()
+		s.startMu.Unlock()
+		d.changed(st.key)
+	})
+	return st.did
+}
+
+// SlotSent tells the download slots that the request downloaded in ctx reached the server
+// (its headers were written): the slot's delay counts from now. Download handlers call it;
+// one that does not is stamped when its download ends.
+func SlotSent(ctx context.Context) {
+	if st, ok := ctx.Value(slotStartKey{}).(*slotStart); ok {
+		st.stamp()
+	}
+}
+
 // wait blocks until the slot's delay has passed since its previous start and any pause is
 // over, and returns that delay (randomized, at least the minimum delay). A pause set while
 // waiting is noticed when the wait ends. With a SlotGate it waits for a pause only: the
-// gate spaces the starts, from the returned delay.
-func (d *SlotDownloader) wait(ctx context.Context, s *slot) (time.Duration, error) {
+// gate spaces the starts, from the returned delay. When the delay is above 0 it returns
+// holding s.startMu (locked), which the start's stamp releases: the slot's next download
+// waits for it.
+func (d *SlotDownloader) wait(ctx context.Context, s *slot) (time.Duration, bool, error) {
 	s.startMu.Lock()
-	defer s.startMu.Unlock()
-	d.mu.Lock()
-	delay := s.delay
-	if d.throttle != nil {
-		delay = s.atDelay
-	}
-	d.mu.Unlock()
-	if s.randomize {
-		delay = jitter(delay)
-	}
 	var floor time.Duration
 	for {
 		d.mu.Lock()
 		until := s.pausedUntil
-		floor = max(delay, s.minDelay)
+		floor = d.floorLocked(s)
 		if !s.lastStart.IsZero() { // always zero with a gate
 			until = later(until, s.lastStart.Add(floor))
 		}
@@ -397,13 +565,15 @@ func (d *SlotDownloader) wait(ctx context.Context, s *slot) (time.Duration, erro
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return 0, ctx.Err()
+			s.startMu.Unlock()
+			return 0, false, ctx.Err()
 		}
 	}
-	if d.gate == nil {
-		s.lastStart = time.Now()
+	if floor == 0 {
+		s.startMu.Unlock() // nothing to time: starts need not wait for each other
+		return 0, false, nil
 	}
-	return floor, nil
+	return floor, true, nil
 }
 
 // jitter returns d times a random factor in [0.5, 1.5) (Scrapy: RANDOMIZE_DOWNLOAD_DELAY).
