@@ -236,3 +236,31 @@ func TestDelayCountsFromTheServersView(t *testing.T) {
 		}
 	}
 }
+
+// TestSlotKey: a request's slot is meta.downloadSlot, else its host name in lower case,
+// without port or credentials, as net/url reads it (the fast path without a parse agrees).
+func TestSlotKey(t *testing.T) {
+	for _, tc := range []struct {
+		url, slot string
+		meta      string
+	}{
+		{url: "http://example.com/a", slot: "example.com"},
+		{url: "https://Example.COM:8443/a?b#c", slot: "example.com"},
+		{url: "http://user:pa:ss@host.test:81/", slot: "host.test"},
+		{url: "http://127.0.2.7:8080", slot: "127.0.2.7"},
+		{url: "http://[::1]:8080/x", slot: "::1"},
+		{url: "http://[2001:DB8::1]/", slot: "2001:db8::1"},
+		{url: "http://ÉCOLE.fr/", slot: "école.fr"},
+		{url: "http://a.test?x=1", slot: "a.test"},
+		{url: "http://a.test#top", slot: "a.test"},
+		{url: "http://a.test/", meta: "shared", slot: "shared"},
+	} {
+		req := &types.Request{URL: tc.url}
+		if tc.meta != "" {
+			req.Meta = types.Item{{Key: types.MetaDownloadSlot, Value: tc.meta}}
+		}
+		if got := engine.SlotKey(req); got != tc.slot {
+			t.Errorf("SlotKey(%q) = %q, want %q", tc.url, got, tc.slot)
+		}
+	}
+}

@@ -137,6 +137,7 @@ func (s *MemoryScheduler) enqueueThen(req *types.Request, prepare func(*types.Re
 	key := SlotKey(req)
 	sq := s.slots[key]
 	if sq == nil {
+		key = strings.Clone(key) // SlotKey's answer may be part of the URL
 		sq = &slotQueue{}
 		s.slots[key] = sq
 	}
@@ -173,7 +174,11 @@ func (s *MemoryScheduler) Next() *types.Request {
 	if s.n == 0 {
 		return nil
 	}
-	key, ok := s.index.Next(time.Now())
+	var now time.Time // without a Readiness no slot waits on a time
+	if s.view != nil {
+		now = time.Now()
+	}
+	key, ok := s.index.Next(now)
 	if !ok {
 		return nil
 	}

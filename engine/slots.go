@@ -228,10 +228,28 @@ func SlotKey(req *types.Request) string {
 	if i := strings.LastIndexByte(u, '@'); i >= 0 {
 		u = u[i+1:]
 	}
+	if !strings.ContainsAny(u, "[%") {
+		// The common case, without a parse: a name or IPv4 address and maybe a port.
+		if i := strings.LastIndexByte(u, ':'); i >= 0 {
+			u = u[:i]
+		}
+		return lowerASCII(u)
+	}
 	if pu, err := url.Parse("//" + u); err == nil {
 		return strings.ToLower(pu.Hostname())
 	}
 	return strings.ToLower(u)
+}
+
+// lowerASCII returns s in lower case, s itself when it has no upper-case ASCII letter (a
+// host name that is not ASCII is lower-cased by strings.ToLower).
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' || c >= 0x80 {
+			return strings.ToLower(s)
+		}
+	}
+	return s
 }
 
 // newSlot makes the slot for key from the settings and DOWNLOAD_SLOTS. Called with d.mu held.
@@ -451,7 +469,9 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
 	}
 	st.locked = locked
-	ctx = context.WithValue(ctx, slotStartKey{}, st)
+	if locked {
+		ctx = context.WithValue(ctx, slotStartKey{}, st) // for SlotSent
+	}
 	var throttle time.Duration // AutoThrottle's new delay, shared when the gate's hold ends
 	if d.gate != nil {
 		st.stamp() // the gate spaces the starts
