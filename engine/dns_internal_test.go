@@ -1,0 +1,346 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/netip"
+	goruntime "runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/net/dns/dnsmessage"
+
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// dnsResponder is a DNS server on 127.0.0.1 for the tests: it answers the A questions of
+// its hosts, says NXDOMAIN to other names, never answers silent, holds its answers to
+// gated until gate is closed, and counts the A questions per name.
+type dnsResponder struct {
+	conn   net.PacketConn
+	hosts  map[string]netip.Addr // FQDN ("a.test.") → its address
+	silent string                // FQDN never answered
+	gated  string                // FQDN answered once gate is closed
+	gate   chan struct{}
+
+	mu      sync.Mutex
+	queries map[string]int // A questions per FQDN
+	wg      sync.WaitGroup
+}
+
+// newDNSResponder starts a responder answering a.test, b.test, c.test and gated.test
+// (127.0.1.7, .8, .9, .10), silent for silent.test.
+func newDNSResponder(t *testing.T) *dnsResponder {
+	t.Helper()
+	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dnsResponder{
+		conn: conn,
+		hosts: map[string]netip.Addr{
+			"a.test.":     netip.MustParseAddr("127.0.1.7"),
+			"b.test.":     netip.MustParseAddr("127.0.1.8"),
+			"c.test.":     netip.MustParseAddr("127.0.1.9"),
+			"gated.test.": netip.MustParseAddr("127.0.1.10"),
+		},
+		silent:  "silent.test.",
+		gated:   "gated.test.",
+		gate:    make(chan struct{}),
+		queries: map[string]int{},
+	}
+	d.wg.Go(d.serve)
+	t.Cleanup(func() {
+		conn.Close()
+		d.release()
+		d.wg.Wait()
+	})
+	return d
+}
+
+// release lets the answers to gated go.
+func (d *dnsResponder) release() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	select {
+	case <-d.gate:
+	default:
+		close(d.gate)
+	}
+}
+
+func (d *dnsResponder) serve() {
+	buf := make([]byte, 65535)
+	for {
+		n, addr, err := d.conn.ReadFrom(buf)
+		if err != nil {
+			return
+		}
+		var p dnsmessage.Parser
+		h, err := p.Start(buf[:n])
+		if err != nil {
+			continue
+		}
+		q, err := p.Question()
+		if err != nil {
+			continue
+		}
+		name := strings.ToLower(q.Name.String())
+		if q.Type == dnsmessage.TypeA {
+			d.mu.Lock()
+			d.queries[name]++
+			d.mu.Unlock()
+		}
+		if name == d.silent {
+			continue
+		}
+		msg := d.answer(h, q, name)
+		if name == d.gated {
+			d.wg.Go(func() {
+				<-d.gate
+				d.conn.WriteTo(msg, addr)
+			})
+			continue
+		}
+		d.conn.WriteTo(msg, addr)
+	}
+}
+
+// answer is the response to question q of header h: its A record, no AAAA record, or
+// NXDOMAIN for a name it does not know.
+func (d *dnsResponder) answer(h dnsmessage.Header, q dnsmessage.Question, name string) []byte {
+	ip, known := d.hosts[name]
+	rh := dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true,
+		RecursionDesired: h.RecursionDesired, RecursionAvailable: true}
+	if !known {
+		rh.RCode = dnsmessage.RCodeNameError
+	}
+	b := dnsmessage.NewBuilder(nil, rh)
+	b.StartQuestions()
+	b.Question(q)
+	b.StartAnswers()
+	if known && q.Type == dnsmessage.TypeA {
+		b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Type: dnsmessage.TypeA, Class: dnsmessage.ClassINET, TTL: 60},
+			dnsmessage.AResource{A: ip.As4()})
+	}
+	msg, err := b.Finish()
+	if err != nil {
+		panic(err)
+	}
+	return msg
+}
+
+// count returns the A questions asked about host so far.
+func (d *dnsResponder) count(host string) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.queries[strings.ToLower(host)+"."]
+}
+
+// resolver returns a pure-Go resolver that asks d.
+func (d *dnsResponder) resolver() *net.Resolver {
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var dl net.Dialer
+		return dl.DialContext(ctx, "udp", d.conn.LocalAddr().String())
+	}}
+}
+
+// newTestDNSCache returns a DNSCache with settings kv, asking d, closed at the end of t.
+func newTestDNSCache(t *testing.T, d *dnsResponder, kv map[string]any) (*DNSCache, *Stats) {
+	t.Helper()
+	s := types.NewSettings()
+	for k, v := range kv {
+		if err := s.Set(k, v, types.PriorityCmdline); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stats := NewStats()
+	c := NewDNSCache(s, d.resolver(), stats)
+	t.Cleanup(c.Close)
+	return c, stats
+}
+
+// lookup looks host up in c and fails t unless it resolves to want.
+func lookup(t *testing.T, c *DNSCache, host, want string) {
+	t.Helper()
+	addrs, err := c.Lookup(t.Context(), host)
+	if err != nil {
+		t.Fatalf("Lookup(%s): %v", host, err)
+	}
+	if len(addrs) != 1 || addrs[0].String() != want {
+		t.Fatalf("Lookup(%s) = %v, want [%s]", host, addrs, want)
+	}
+}
+
+func wantStats(t *testing.T, stats *Stats, hit, miss, errs int64) {
+	t.Helper()
+	for k, want := range map[string]int64{"dnscache/hit": hit, "dnscache/miss": miss, "dnscache/error": errs} {
+		if got := stats.Int(k); got != want {
+			t.Errorf("%s = %d, want %d", k, got, want)
+		}
+	}
+}
+
+// TestDNSCacheHit: a second lookup of a name is answered from the cache, without a query,
+// and Cached knows the address once the first lookup is done.
+func TestDNSCacheHit(t *testing.T) {
+	t.Parallel()
+	d := newDNSResponder(t)
+	c, stats := newTestDNSCache(t, d, nil)
+	if ip, ok := c.Cached("a.test"); ok {
+		t.Errorf("Cached(a.test) before a lookup = %q, true", ip)
+	}
+	lookup(t, c, "a.test", "127.0.1.7")
+	lookup(t, c, "A.TEST", "127.0.1.7")
+	if n := d.count("a.test"); n != 1 {
+		t.Errorf("%d queries for a.test, want 1", n)
+	}
+	wantStats(t, stats, 1, 1, 0)
+	if ip, ok := c.Cached("a.test"); !ok || ip != "127.0.1.7" {
+		t.Errorf("Cached(a.test) = %q, %v, want 127.0.1.7, true", ip, ok)
+	}
+}
+
+// TestDNSCacheIPLiteral: an IP literal is its own answer: no query, no stats, and Cached
+// returns it.
+func TestDNSCacheIPLiteral(t *testing.T) {
+	t.Parallel()
+	d := newDNSResponder(t)
+	c, stats := newTestDNSCache(t, d, nil)
+	lookup(t, c, "127.0.1.7", "127.0.1.7")
+	lookup(t, c, "::1", "::1")
+	if ip, ok := c.Cached("127.0.1.7"); !ok || ip != "127.0.1.7" {
+		t.Errorf("Cached(127.0.1.7) = %q, %v", ip, ok)
+	}
+	d.mu.Lock()
+	n := len(d.queries)
+	d.mu.Unlock()
+	if n != 0 {
+		t.Errorf("queries for IP literals: %v", d.queries)
+	}
+	wantStats(t, stats, 0, 0, 0)
+}
+
+// TestDNSCacheConcurrentLookupsShareOneQuery: lookups of one name while its query is in
+// flight wait for that query instead of asking again. The name is spelt in several cases:
+// net.Resolver shares the concurrent lookups of one spelling by itself, not of a name.
+func TestDNSCacheConcurrentLookupsShareOneQuery(t *testing.T) {
+	t.Parallel()
+	d := newDNSResponder(t)
+	c, stats := newTestDNSCache(t, d, nil)
+	const n = 20
+	spellings := []string{"gated.test", "GATED.TEST", "Gated.Test", "gated.TEST"}
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			addrs, err := c.Lookup(t.Context(), spellings[i%len(spellings)])
+			if err == nil && (len(addrs) != 1 || addrs[0].String() != "127.0.1.10") {
+				err = errors.New("wrong answer " + addrs[0].String())
+			}
+			errs <- err
+		})
+	}
+	// Every lookup counts its miss, under the lock that joins it to the query in flight,
+	// before it waits: once all n have, the answer may go.
+	for stats.Int("dnscache/miss") < n {
+		if t.Context().Err() != nil {
+			t.Fatal("lookups did not start")
+		}
+		goruntime.Gosched()
+	}
+	d.release()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if q := d.count("gated.test"); q != 1 {
+		t.Errorf("%d queries for %d concurrent lookups, want 1", q, n)
+	}
+	wantStats(t, stats, 0, n, 0)
+}
+
+// TestDNSCacheSizeEvicts: past DNSCACHE_SIZE names, the least recently used is dropped and
+// looked up again when asked for.
+func TestDNSCacheSizeEvicts(t *testing.T) {
+	t.Parallel()
+	d := newDNSResponder(t)
+	c, stats := newTestDNSCache(t, d, map[string]any{types.DNSCacheSize: 2})
+	lookup(t, c, "a.test", "127.0.1.7")
+	lookup(t, c, "b.test", "127.0.1.8")
+	lookup(t, c, "a.test", "127.0.1.7") // a is now the most recently used
+	lookup(t, c, "c.test", "127.0.1.9") // drops b
+	if _, ok := c.Cached("b.test"); ok {
+		t.Error("b.test still cached past DNSCACHE_SIZE")
+	}
+	lookup(t, c, "a.test", "127.0.1.7")
+	lookup(t, c, "b.test", "127.0.1.8") // drops c
+	for host, want := range map[string]int{"a.test": 1, "b.test": 2, "c.test": 1} {
+		if n := d.count(host); n != want {
+			t.Errorf("%d queries for %s, want %d", n, host, want)
+		}
+	}
+	wantStats(t, stats, 2, 4, 0)
+}
+
+// TestDNSCacheDisabled: with DNSCACHE_ENABLED false every lookup is a query, and Cached
+// knows nothing.
+func TestDNSCacheDisabled(t *testing.T) {
+	t.Parallel()
+	d := newDNSResponder(t)
+	c, stats := newTestDNSCache(t, d, map[string]any{types.DNSCacheEnabled: false})
+	for range 3 {
+		lookup(t, c, "a.test", "127.0.1.7")
+	}
+	if n := d.count("a.test"); n != 3 {
+		t.Errorf("%d queries for 3 lookups, want 3", n)
+	}
+	if ip, ok := c.Cached("a.test"); ok {
+		t.Errorf("Cached(a.test) = %q, true with the cache disabled", ip)
+	}
+	wantStats(t, stats, 0, 0, 0)
+}
+
+// TestDNSCacheExpires: an answer is used for DNSCacheTTL and a failure for DNSNegativeTTL;
+// then the name is looked up again. An expired answer still serves Cached.
+func TestDNSCacheExpires(t *testing.T) {
+	t.Parallel()
+	d := newDNSResponder(t)
+	c, stats := newTestDNSCache(t, d, nil)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	c.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+
+	lookup(t, c, "a.test", "127.0.1.7")
+	_, err1 := c.Lookup(t.Context(), "nx.test")
+	_, err2 := c.Lookup(t.Context(), "nx.test")
+	var de *net.DNSError
+	if !errors.As(err1, &de) || !de.IsNotFound || !errors.As(err2, &de) {
+		t.Fatalf("nx.test: %v, %v; want no such host twice", err1, err2)
+	}
+	if _, ok := c.Cached("nx.test"); ok {
+		t.Error("Cached(nx.test) ok for a failed lookup")
+	}
+	advance(DNSNegativeTTL)
+	c.Lookup(t.Context(), "nx.test")
+	lookup(t, c, "a.test", "127.0.1.7")
+	if n, m := d.count("nx.test"), d.count("a.test"); n != 2 || m != 1 {
+		t.Errorf("queries after %s: nx.test %d (want 2), a.test %d (want 1)", DNSNegativeTTL, n, m)
+	}
+	advance(DNSCacheTTL)
+	if ip, ok := c.Cached("a.test"); !ok || ip != "127.0.1.7" {
+		t.Errorf("Cached(a.test) past its TTL = %q, %v, want the old answer", ip, ok)
+	}
+	lookup(t, c, "a.test", "127.0.1.7")
+	if n := d.count("a.test"); n != 2 {
+		t.Errorf("%d queries for a.test after %s, want 2", n, DNSCacheTTL)
+	}
+	wantStats(t, stats, 2, 4, 2)
+}
