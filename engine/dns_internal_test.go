@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	goruntime "runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -343,4 +346,127 @@ func TestDNSCacheExpires(t *testing.T) {
 		t.Errorf("%d queries for a.test after %s, want 2", n, DNSCacheTTL)
 	}
 	wantStats(t, stats, 2, 4, 2)
+}
+
+// TestDNSTimeout: a query not answered within DNS_TIMEOUT fails the download with a
+// DNSLookupError (as Scrapy's resolver), counted in dnscache/error and the downloader's
+// exception stats.
+func TestDNSTimeout(t *testing.T) {
+	t.Parallel()
+	d := newDNSResponder(t)
+	stats := NewStats()
+	dl := newTestDNSDownloader(t, d, stats, map[string]any{types.DNSTimeout: 0.1, types.DownloadTimeout: 30})
+	start := time.Now()
+	_, err := dl.Fetch(t.Context(), &types.Request{URL: "http://silent.test/"})
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %s for a DNS_TIMEOUT of 0.1 s", took)
+	}
+	if name := ErrorName(err); name != NameDNSLookup {
+		t.Fatalf("error %v named %q, want %s", err, name, NameDNSLookup)
+	}
+	if !strings.Contains(err.Error(), "silent.test") || !strings.Contains(err.Error(), types.DNSTimeout) {
+		t.Errorf("error %q does not name the host and %s", err, types.DNSTimeout)
+	}
+	if d.count("silent.test") == 0 {
+		t.Error("no query reached the responder")
+	}
+	for k, want := range map[string]int64{
+		"dnscache/error": 1,
+		"downloader/exception_type_count/" + NameDNSLookup: 1,
+	} {
+		if got := stats.Int(k); got != want {
+			t.Errorf("%s = %d, want %d", k, got, want)
+		}
+	}
+}
+
+// newTestDNSDownloader returns an HTTPDownloader whose http(s) handler resolves through d.
+func newTestDNSDownloader(t *testing.T, d *dnsResponder, stats *Stats, kv map[string]any) *HTTPDownloader {
+	t.Helper()
+	s := types.NewSettings()
+	for k, v := range kv {
+		if err := s.Set(k, v, types.PriorityCmdline); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dl := NewHTTPDownloader(s, nil, stats)
+	h, ok := dl.handlers["http"].(*httpHandler)
+	if !ok {
+		t.Fatalf("http handler is %T", dl.handlers["http"])
+	}
+	h.dns.resolver = d.resolver()
+	t.Cleanup(h.dns.Close)
+	return dl
+}
+
+// serveOn starts an HTTP server on ip that answers "served by HOST for REQUEST-URI", closing
+// each connection (so that every download dials), and returns its port.
+func serveOn(t *testing.T, ip string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", ip+":0")
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", ip, err)
+	}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Connection", "close")
+		w.Write([]byte("served by " + r.Host + " for " + r.RequestURI))
+	}))
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// TestDNSCacheDownload: a download of http://a.test:PORT/ reaches the server listening on
+// a.test's address through the cache, and a second connection needs no query.
+func TestDNSCacheDownload(t *testing.T) {
+	t.Parallel()
+	port := serveOn(t, "127.0.1.7")
+	d := newDNSResponder(t)
+	stats := NewStats()
+	dl := newTestDNSDownloader(t, d, stats, nil)
+	for range 2 {
+		resp, err := dl.Fetch(t.Context(), &types.Request{URL: "http://a.test:" + port + "/"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := "served by a.test:" + port + " for /"; resp.Status != 200 || string(resp.Body) != want {
+			t.Fatalf("got %d %q, want 200 %q", resp.Status, resp.Body, want)
+		}
+	}
+	if n := d.count("a.test"); n != 1 {
+		t.Errorf("%d queries for a.test, want 1", n)
+	}
+	wantStats(t, stats, 1, 1, 0)
+	_, err := dl.Fetch(t.Context(), &types.Request{URL: "http://nx.test:" + port + "/"})
+	if name := ErrorName(err); name != NameDNSLookup {
+		t.Errorf("nx.test: error %v named %q, want %s", err, name, NameDNSLookup)
+	}
+}
+
+// TestDNSCacheProxyDial: through a proxy (meta.proxy), the cache resolves the proxy's host
+// name; the target's is the proxy's to resolve.
+func TestDNSCacheProxyDial(t *testing.T) {
+	t.Parallel()
+	port := serveOn(t, "127.0.1.7")
+	d := newDNSResponder(t)
+	stats := NewStats()
+	dl := newTestDNSDownloader(t, d, stats, nil)
+	u, err := parseProxy("http://a.test:" + port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.WithValue(t.Context(), proxyKey{}, proxyChoice{u})
+	resp, err := dl.Fetch(ctx, &types.Request{URL: "http://target.test/page"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "served by target.test for http://target.test/page"; string(resp.Body) != want {
+		t.Errorf("proxy got %q, want %q", resp.Body, want)
+	}
+	if a, tg := d.count("a.test"), d.count("target.test"); a != 1 || tg != 0 {
+		t.Errorf("queries: a.test %d (want 1), target.test %d (want 0)", a, tg)
+	}
+	wantStats(t, stats, 0, 1, 0)
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -25,6 +24,7 @@ import (
 type httpHandler struct {
 	*downloadEnv
 	client         *http.Client
+	dns            *DNSCache // resolves the hosts the Transport dials
 	userAgent      string
 	defaultHeaders [][2]string
 }
@@ -33,9 +33,11 @@ type httpHandler struct {
 // Transport sized to CONCURRENT_REQUESTS; the client is copied and its CheckRedirect
 // replaced by one that never follows. An *http.Transport of client is cloned to honour
 // meta.proxy (see HTTPProxyMiddleware) and, with DOWNLOAD_VERIFY_TLS false, to skip
-// certificate verification.
+// certificate verification; it dials through the handler's DNSCache unless it has a dial
+// of its own.
 func newHTTPHandler(settings *types.Settings, client *http.Client, env *downloadEnv) *httpHandler {
 	h := &httpHandler{downloadEnv: env, userAgent: settings.String(types.UserAgent)}
+	h.dns = NewDNSCache(settings, nil, env.stats)
 	for k, v := range settings.Map(types.DefaultRequestHeaders) {
 		h.defaultHeaders = append(h.defaultHeaders, [2]string{http.CanonicalHeaderKey(k), fmt.Sprint(v)})
 	}
@@ -47,6 +49,9 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 		c = *client
 		if t, ok := c.Transport.(*http.Transport); ok {
 			t = t.Clone()
+			if t.DialContext == nil && t.Dial == nil { // Dial: deprecated, still honoured
+				t.DialContext = h.dns.DialContext
+			}
 			t.Proxy = proxyFunc(proxyEnabled, t.Proxy)
 			if !verify {
 				skipVerify(t)
@@ -54,7 +59,7 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 			c.Transport = t
 		}
 	} else {
-		t := newTransport(max(settings.Int(types.ConcurrentRequests), 1))
+		t := newTransport(max(settings.Int(types.ConcurrentRequests), 1), h.dns)
 		t.Proxy = proxyFunc(proxyEnabled, http.ProxyFromEnvironment)
 		if !verify {
 			skipVerify(t)
@@ -80,13 +85,12 @@ func skipVerify(t *http.Transport) {
 	t.TLSClientConfig.InsecureSkipVerify = true
 }
 
-func newTransport(conc int) *http.Transport {
+// newTransport returns a keep-alive Transport for conc downloads at once that dials
+// through dns (its connections, and a proxy's, get their addresses from the cache).
+func newTransport(conc int, dns *DNSCache) *http.Transport {
 	return &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		DialContext: (&net.Dialer{
-			Timeout:   30 * time.Second,
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dns.DialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          max(100, 4*conc),
 		MaxIdleConnsPerHost:   conc,
