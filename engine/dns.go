@@ -221,8 +221,12 @@ func (c *DNSCache) query(ctx context.Context, host string) ([]netip.Addr, error)
 // Cached returns the first address the cache holds for host, without waiting or querying:
 // ok is false when host has not been resolved yet, its lookup failed or the cache is
 // disabled. An answer past DNSCacheTTL is still returned until a lookup replaces it, so a
-// download slot keyed by it does not change every TTL. An IP literal is its own answer.
+// download slot keyed by it does not change every TTL. host is a URL's Hostname(); an IP
+// literal is its own answer. A nil DNSCache knows nothing.
 func (c *DNSCache) Cached(host string) (ip string, ok bool) {
+	if c == nil {
+		return "", false
+	}
 	if a, err := netip.ParseAddr(host); err == nil {
 		return a.Unmap().String(), true
 	}

@@ -439,6 +439,9 @@ func TestDNSCacheDownload(t *testing.T) {
 		t.Errorf("%d queries for a.test, want 1", n)
 	}
 	wantStats(t, stats, 1, 1, 0)
+	if ip, ok := dl.DNSCache().Cached("a.test"); !ok || ip != "127.0.1.7" {
+		t.Errorf("the downloader's DNSCache().Cached(a.test) = %q, %v, want 127.0.1.7, true", ip, ok)
+	}
 	_, err := dl.Fetch(t.Context(), &types.Request{URL: "http://nx.test:" + port + "/"})
 	if name := ErrorName(err); name != NameDNSLookup {
 		t.Errorf("nx.test: error %v named %q, want %s", err, name, NameDNSLookup)
@@ -469,4 +472,43 @@ func TestDNSCacheProxyDial(t *testing.T) {
 		t.Errorf("queries: a.test %d (want 1), target.test %d (want 0)", a, tg)
 	}
 	wantStats(t, stats, 0, 1, 0)
+}
+
+// TestDNSCacheOfDownloader: HTTPDownloader.DNSCache finds the http(s) handler's cache, and
+// is nil (knowing nothing) when no handler serves http and https.
+func TestDNSCacheOfDownloader(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		handlers map[string]any
+		wrapped  bool // under the --replay and --warc wrappers
+		want     bool
+	}{
+		{"default", nil, false, true},
+		{"https only", map[string]any{"http": nil}, false, true},
+		{"wrapped", nil, true, true},
+		{"none", map[string]any{"http": nil, "https": nil}, false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := types.NewSettings()
+			if tc.handlers != nil {
+				if err := s.Set(types.DownloadHandlers, tc.handlers, types.PriorityCmdline); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d := NewHTTPDownloader(s, nil, nil)
+			if tc.wrapped {
+				d.wrapHandlers(func(h DownloadHandler) DownloadHandler { return &replayHandler{inner: h} })
+				d.wrapHandlers(func(h DownloadHandler) DownloadHandler { return &recordHandler{inner: h} })
+			}
+			c := d.DNSCache()
+			if (c != nil) != tc.want {
+				t.Fatalf("DNSCache() = %v, want a cache: %v", c, tc.want)
+			}
+			if ip, ok := c.Cached("127.0.0.1"); ok != tc.want || (ok && ip != "127.0.0.1") {
+				t.Errorf("Cached(127.0.0.1) = %q, %v", ip, ok)
+			}
+		})
+	}
 }

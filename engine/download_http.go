@@ -78,6 +78,28 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 	return h
 }
 
+// DNSCache returns the DNSCache the http(s) download handler dials through (under the
+// --replay and --warc wrappers), for the download slots of SLOT_BY=ip; nil when
+// DOWNLOAD_HANDLERS leaves http and https without HTTPDownloadHandler.
+func (d *HTTPDownloader) DNSCache() *DNSCache {
+	for _, scheme := range []string{"http", "https"} {
+		h := d.handlers[scheme]
+		for h != nil {
+			switch x := h.(type) {
+			case *httpHandler:
+				return x.dns
+			case *replayHandler:
+				h = x.inner
+			case *recordHandler:
+				h = x.inner
+			default:
+				h = nil
+			}
+		}
+	}
+	return nil
+}
+
 func skipVerify(t *http.Transport) {
 	if t.TLSClientConfig == nil {
 		t.TLSClientConfig = &tls.Config{}
