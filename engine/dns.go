@@ -47,6 +47,7 @@ const DNSNegativeTTL = 5 * time.Second
 type DNSCache struct {
 	resolver *net.Resolver
 	dialer   net.Dialer
+	dialAddr func(ctx context.Context, network, addr string) (net.Conn, error) // tests: replaces dialer
 	enabled  bool
 	size     int
 	timeout  time.Duration
@@ -248,9 +249,12 @@ func (c *DNSCache) Cached(host string) (ip string, ok bool) {
 }
 
 // DialContext connects to address ("host:port") on network as net.Dialer does, resolving
-// host with Lookup; it has the signature of http.Transport.DialContext. The addresses are
-// tried in order, one after another, sharing the dial timeout (30 s) as net.Dialer does;
-// the first address's error is returned when none connects.
+// host with Lookup; it has the signature of http.Transport.DialContext. The addresses of
+// the first address's family are tried in order, one after another, sharing the dial
+// timeout (30 s); with addresses of both families the others are tried the same way from
+// DNSFallbackDelay on, or as soon as the first family fails, and the first connection wins
+// (happy eyeballs, RFC 8305, as net.Dialer does). When none connects the error is the first
+// family's first one.
 func (c *DNSCache) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
@@ -265,6 +269,89 @@ func (c *DNSCache) DialContext(ctx context.Context, network, address string) (ne
 		return nil, &net.OpError{Op: "dial", Net: network,
 			Err: &net.AddrError{Err: "no suitable address found", Addr: host}}
 	}
+	var primaries, fallbacks []netip.Addr
+	for _, a := range addrs {
+		if a.Is4() == addrs[0].Is4() {
+			primaries = append(primaries, a)
+		} else {
+			fallbacks = append(fallbacks, a)
+		}
+	}
+	if len(fallbacks) == 0 {
+		return c.dialSerial(ctx, network, port, primaries)
+	}
+	return c.dialParallel(ctx, network, port, primaries, fallbacks)
+}
+
+// DNSFallbackDelay is how long DialContext waits for a connection to the first address
+// family before it tries the other one too (net.Dialer's default FallbackDelay).
+const DNSFallbackDelay = 300 * time.Millisecond
+
+// dialResult is the outcome of one family's dialSerial in dialParallel.
+type dialResult struct {
+	conn    net.Conn
+	err     error
+	primary bool
+}
+
+// dialParallel races the primaries against the fallbacks, these started after
+// DNSFallbackDelay or once the primaries fail. It returns once one connects or both fail,
+// after the other dial has ended (a connection it made too is closed).
+func (c *DNSCache) dialParallel(ctx context.Context, network, port string, primaries, fallbacks []netip.Addr) (net.Conn, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	results := make(chan dialResult, 2)
+	defer func() {
+		cancel()
+		wg.Wait()
+		close(results)
+		for r := range results {
+			if r.conn != nil {
+				r.conn.Close()
+			}
+		}
+	}()
+	race := func(addrs []netip.Addr, primary bool) {
+		wg.Go(func() {
+			conn, err := c.dialSerial(ctx, network, port, addrs)
+			results <- dialResult{conn, err, primary}
+		})
+	}
+	race(primaries, true)
+	fallback := time.NewTimer(DNSFallbackDelay)
+	defer fallback.Stop()
+	started := false
+	var primaryErr, fallbackErr error
+	for {
+		select {
+		case <-fallback.C:
+			if !started {
+				started = true
+				race(fallbacks, false)
+			}
+		case r := <-results:
+			if r.err == nil {
+				return r.conn, nil
+			}
+			if r.primary {
+				primaryErr = r.err
+			} else {
+				fallbackErr = r.err
+			}
+			if primaryErr != nil && fallbackErr != nil {
+				return nil, primaryErr
+			}
+			if !started {
+				started = true
+				race(fallbacks, false)
+			}
+		}
+	}
+}
+
+// dialSerial dials the addresses one after another, each with its share of the time left
+// (partialDeadline), and returns the first connection or the first error.
+func (c *DNSCache) dialSerial(ctx context.Context, network, port string, addrs []netip.Addr) (net.Conn, error) {
 	deadline := time.Now().Add(c.dialer.Timeout)
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
@@ -289,6 +376,9 @@ func (c *DNSCache) DialContext(ctx context.Context, network, address string) (ne
 func (c *DNSCache) dialOne(ctx context.Context, network, addr string, deadline time.Time) (net.Conn, error) {
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
+	if c.dialAddr != nil {
+		return c.dialAddr(dctx, network, addr)
+	}
 	return c.dialer.DialContext(dctx, network, addr)
 }
 

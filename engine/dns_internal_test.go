@@ -24,9 +24,9 @@ import (
 // gated until gate is closed, and counts the A questions per name.
 type dnsResponder struct {
 	conn   net.PacketConn
-	hosts  map[string]netip.Addr // FQDN ("a.test.") → its address
-	silent string                // FQDN never answered
-	gated  string                // FQDN answered once gate is closed
+	hosts  map[string][]netip.Addr // FQDN ("a.test.") → its IPv4 addresses
+	silent string                  // FQDN never answered
+	gated  string                  // FQDN answered once gate is closed
 	gate   chan struct{}
 
 	mu      sync.Mutex
@@ -35,7 +35,8 @@ type dnsResponder struct {
 }
 
 // newDNSResponder starts a responder answering a.test, b.test, c.test and gated.test
-// (127.0.1.7, .8, .9, .10), silent for silent.test.
+// (127.0.1.7, .8, .9, .10) and two.test (127.0.1.250, where nothing listens, then
+// 127.0.1.7), silent for silent.test.
 func newDNSResponder(t *testing.T) *dnsResponder {
 	t.Helper()
 	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
@@ -44,11 +45,12 @@ func newDNSResponder(t *testing.T) *dnsResponder {
 	}
 	d := &dnsResponder{
 		conn: conn,
-		hosts: map[string]netip.Addr{
-			"a.test.":     netip.MustParseAddr("127.0.1.7"),
-			"b.test.":     netip.MustParseAddr("127.0.1.8"),
-			"c.test.":     netip.MustParseAddr("127.0.1.9"),
-			"gated.test.": netip.MustParseAddr("127.0.1.10"),
+		hosts: map[string][]netip.Addr{
+			"a.test.":     {netip.MustParseAddr("127.0.1.7")},
+			"b.test.":     {netip.MustParseAddr("127.0.1.8")},
+			"c.test.":     {netip.MustParseAddr("127.0.1.9")},
+			"gated.test.": {netip.MustParseAddr("127.0.1.10")},
+			"two.test.":   {netip.MustParseAddr("127.0.1.250"), netip.MustParseAddr("127.0.1.7")},
 		},
 		silent:  "silent.test.",
 		gated:   "gated.test.",
@@ -112,10 +114,10 @@ func (d *dnsResponder) serve() {
 	}
 }
 
-// answer is the response to question q of header h: its A record, no AAAA record, or
+// answer is the response to question q of header h: its A records, no AAAA record, or
 // NXDOMAIN for a name it does not know.
 func (d *dnsResponder) answer(h dnsmessage.Header, q dnsmessage.Question, name string) []byte {
-	ip, known := d.hosts[name]
+	ips, known := d.hosts[name]
 	rh := dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true,
 		RecursionDesired: h.RecursionDesired, RecursionAvailable: true}
 	if !known {
@@ -125,9 +127,11 @@ func (d *dnsResponder) answer(h dnsmessage.Header, q dnsmessage.Question, name s
 	b.StartQuestions()
 	b.Question(q)
 	b.StartAnswers()
-	if known && q.Type == dnsmessage.TypeA {
-		b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Type: dnsmessage.TypeA, Class: dnsmessage.ClassINET, TTL: 60},
-			dnsmessage.AResource{A: ip.As4()})
+	for _, ip := range ips {
+		if q.Type == dnsmessage.TypeA {
+			b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Type: dnsmessage.TypeA, Class: dnsmessage.ClassINET, TTL: 60},
+				dnsmessage.AResource{A: ip.As4()})
+		}
 	}
 	msg, err := b.Finish()
 	if err != nil {
@@ -510,5 +514,74 @@ func TestDNSCacheOfDownloader(t *testing.T) {
 				t.Errorf("Cached(127.0.0.1) = %q, %v", ip, ok)
 			}
 		})
+	}
+}
+
+// TestDNSCacheDialInOrder: a download dials the host's addresses in order, going on to the
+// next when one refuses.
+func TestDNSCacheDialInOrder(t *testing.T) {
+	t.Parallel()
+	port := serveOn(t, "127.0.1.7")
+	d := newDNSResponder(t)
+	dl := newTestDNSDownloader(t, d, NewStats(), nil)
+	addrs, err := dl.DNSCache().Lookup(t.Context(), "two.test")
+	if err != nil || len(addrs) != 2 || addrs[0].String() != "127.0.1.250" {
+		t.Fatalf("two.test resolves to %v, %v; want 127.0.1.250 first", addrs, err)
+	}
+	resp, err := dl.Fetch(t.Context(), &types.Request{URL: "http://two.test:" + port + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "served by two.test:" + port + " for /"; string(resp.Body) != want {
+		t.Errorf("got %q, want %q", resp.Body, want)
+	}
+}
+
+// TestDNSCacheHappyEyeballs: when the first address family does not connect within
+// DNSFallbackDelay, the other one is tried alongside; the first connection wins and the
+// other dial is ended before DialContext returns.
+func TestDNSCacheHappyEyeballs(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.1.7:0")
+	if err != nil {
+		t.Skipf("cannot listen on 127.0.1.7: %v", err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	c, _ := newTestDNSCache(t, newDNSResponder(t), nil)
+	c.mu.Lock()
+	c.store(&dnsEntry{host: "dual.test", expires: time.Now().Add(time.Hour),
+		addrs: []netip.Addr{netip.MustParseAddr("2001:db8::1"), netip.MustParseAddr("127.0.1.7")}})
+	c.mu.Unlock()
+	var mu sync.Mutex
+	var v6Ended bool
+	var dl net.Dialer
+	c.dialAddr = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if strings.HasPrefix(addr, "[2001:db8::1]") { // a black hole
+			<-ctx.Done()
+			mu.Lock()
+			v6Ended = true
+			mu.Unlock()
+			return nil, ctx.Err()
+		}
+		return dl.DialContext(ctx, network, addr)
+	}
+	start := time.Now()
+	conn, err := c.DialContext(t.Context(), "tcp", "dual.test:"+port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Tried one after another, the black hole would have had half of the 30 s timeout.
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("connected after %s", took)
+	}
+	if got := conn.RemoteAddr().String(); got != "127.0.1.7:"+port {
+		t.Errorf("connected to %s", got)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !v6Ended {
+		t.Error("the IPv6 dial was still running when DialContext returned")
 	}
 }
