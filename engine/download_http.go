@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -26,6 +25,7 @@ import (
 type httpHandler struct {
 	*downloadEnv
 	client         *http.Client
+	dns            *DNSCache // resolves the hosts the Transport dials
 	userAgent      string
 	defaultHeaders [][2]string
 }
@@ -34,9 +34,11 @@ type httpHandler struct {
 // Transport sized to CONCURRENT_REQUESTS; the client is copied and its CheckRedirect
 // replaced by one that never follows. An *http.Transport of client is cloned to honour
 // meta.proxy (see HTTPProxyMiddleware) and, with DOWNLOAD_VERIFY_TLS false, to skip
-// certificate verification.
+// certificate verification; it dials through the handler's DNSCache unless it has a dial
+// of its own.
 func newHTTPHandler(settings *types.Settings, client *http.Client, env *downloadEnv) *httpHandler {
 	h := &httpHandler{downloadEnv: env, userAgent: settings.String(types.UserAgent)}
+	h.dns = NewDNSCache(settings, nil, env.stats)
 	for k, v := range settings.Map(types.DefaultRequestHeaders) {
 		h.defaultHeaders = append(h.defaultHeaders, [2]string{http.CanonicalHeaderKey(k), fmt.Sprint(v)})
 	}
@@ -48,6 +50,9 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 		c = *client
 		if t, ok := c.Transport.(*http.Transport); ok {
 			t = t.Clone()
+			if t.DialContext == nil && t.Dial == nil { // Dial: deprecated, still honoured
+				t.DialContext = h.dns.DialContext
+			}
 			t.Proxy = proxyFunc(proxyEnabled, t.Proxy)
 			if !verify {
 				skipVerify(t)
@@ -55,7 +60,7 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 			c.Transport = t
 		}
 	} else {
-		t := newTransport(max(settings.Int(types.ConcurrentRequests), 1))
+		t := newTransport(max(settings.Int(types.ConcurrentRequests), 1), h.dns)
 		t.Proxy = proxyFunc(proxyEnabled, http.ProxyFromEnvironment)
 		if !verify {
 			skipVerify(t)
@@ -74,6 +79,28 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 	return h
 }
 
+// DNSCache returns the DNSCache the http(s) download handler dials through (under the
+// --replay and --warc wrappers), for the download slots of SLOT_BY=ip; nil when
+// DOWNLOAD_HANDLERS leaves http and https without HTTPDownloadHandler.
+func (d *HTTPDownloader) DNSCache() *DNSCache {
+	for _, scheme := range []string{"http", "https"} {
+		h := d.handlers[scheme]
+		for h != nil {
+			switch x := h.(type) {
+			case *httpHandler:
+				return x.dns
+			case *replayHandler:
+				h = x.inner
+			case *recordHandler:
+				h = x.inner
+			default:
+				h = nil
+			}
+		}
+	}
+	return nil
+}
+
 func skipVerify(t *http.Transport) {
 	if t.TLSClientConfig == nil {
 		t.TLSClientConfig = &tls.Config{}
@@ -81,13 +108,12 @@ func skipVerify(t *http.Transport) {
 	t.TLSClientConfig.InsecureSkipVerify = true
 }
 
-func newTransport(conc int) *http.Transport {
+// newTransport returns a keep-alive Transport for conc downloads at once that dials
+// through dns (its connections, and a proxy's, get their addresses from the cache).
+func newTransport(conc int, dns *DNSCache) *http.Transport {
 	return &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		DialContext: (&net.Dialer{
-			Timeout:   30 * time.Second,
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dns.DialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          max(100, 4*conc),
 		MaxIdleConnsPerHost:   conc,
