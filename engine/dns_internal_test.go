@@ -35,8 +35,8 @@ type dnsResponder struct {
 }
 
 // newDNSResponder starts a responder answering a.test, b.test, c.test and gated.test
-// (127.0.1.7, .8, .9, .10) and two.test (127.0.1.250, where nothing listens, then
-// 127.0.1.7), silent for silent.test.
+// (127.0.1.7, .8, .9, .10), alias.test (127.0.1.7, as a.test) and two.test (127.0.1.250,
+// where nothing listens, then 127.0.1.7), silent for silent.test.
 func newDNSResponder(t *testing.T) *dnsResponder {
 	t.Helper()
 	conn, err := net.ListenPacket("udp", "127.0.0.1:0")
@@ -51,6 +51,7 @@ func newDNSResponder(t *testing.T) *dnsResponder {
 			"c.test.":     {netip.MustParseAddr("127.0.1.9")},
 			"gated.test.": {netip.MustParseAddr("127.0.1.10")},
 			"two.test.":   {netip.MustParseAddr("127.0.1.250"), netip.MustParseAddr("127.0.1.7")},
+			"alias.test.": {netip.MustParseAddr("127.0.1.7")},
 		},
 		silent:  "silent.test.",
 		gated:   "gated.test.",

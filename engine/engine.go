@@ -287,6 +287,9 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	e.archiveHandlers(hd)
 	gate, _ := e.sched.(SlotGate) // a shared scheduler shares the slots too
 	slotOpts := []SlotOption{SlotLogger(e.logger), SharedSlots(gate), SlotPrepare(hd.prepare)}
+	if c := hd.DNSCache(); c != nil {
+		slotOpts = append(slotOpts, SlotDNS(c))
+	}
 	if ss, ok := e.sched.(SlotScheduler); ok {
 		e.slotSched = ss
 		slotOpts = append(slotOpts, SlotNotify(e.slotChanged))
@@ -813,7 +816,7 @@ func (e *Engine) admit(ctx context.Context) {
 		dctx := ctx
 		var res *slotReservation
 		if e.slotSched != nil {
-			dctx, res = withReservation(ctx, SlotKey(req))
+			dctx, res = e.slots.withReservation(ctx, SlotKey(req))
 		}
 		if e.committer != nil && !e.hasCallback(req) {
 			e.slots.unreserve(res)

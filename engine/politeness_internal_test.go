@@ -117,7 +117,7 @@ func TestSlotKeepsMinDelayAndPause(t *testing.T) {
 	}
 	d.lastGC = time.Now().Add(-time.Hour)
 	d.mu.Unlock()
-	s := d.acquireSlot("z", nil) // runs the GC
+	s, _ := d.acquireSlot("z", nil) // runs the GC
 	d.releaseSlot("z", s, false)
 	d.mu.Lock()
 	defer d.mu.Unlock()

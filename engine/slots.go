@@ -51,6 +51,15 @@ type SlotDownloader struct {
 	logger    *slog.Logger
 	prepare   func(*types.Request) // SlotPrepare's; nil: none
 	notify    func(key string)     // SlotNotify's; nil: none
+	// Per-IP slots (SLOT_BY=ip, CONCURRENT_REQUESTS_PER_IP): a queue key (SlotKey) maps
+	// to the slot of its host's first cached IP address, and the slot remembers the keys
+	// that used it, to report its changes under each; ipConc is their concurrency (0:
+	// CONCURRENT_REQUESTS_PER_DOMAIN). resNames holds, per key, the slots Reserve counted
+	// for reservations the engine has not made yet (withReservation).
+	byIP     bool
+	dns      interface{ Cached(host string) (string, bool) }
+	ipConc   int
+	resNames map[string][]string
 	// pause, when set, says until when a response pauses its slot (RetryMiddleware's
 	// Retry-After rule), applied before the slot lets its next download start.
 	pause func(*types.Request, *types.Response) (time.Time, bool)
@@ -93,6 +102,8 @@ type slot struct {
 	factor      float64       // RANDOMIZE_DOWNLOAD_DELAY's factor for the next gap; 0: 1
 
 	startMu sync.Mutex // serializes the delay waits of the slot's downloads
+
+	keys map[string]struct{} // per-IP slots: the queue keys that used it (d.mu)
 }
 
 // SlotOption configures a SlotDownloader in NewSlotDownloader.
@@ -115,6 +126,12 @@ func SlotPrepare(f func(*types.Request)) SlotOption {
 // it ended, was sent, or a reservation was dropped). The engine passes it on to its
 // SlotScheduler.
 func SlotNotify(f func(key string)) SlotOption { return func(d *SlotDownloader) { d.notify = f } }
+
+// SlotDNS gives the SlotDownloader the DNS cache whose answers key per-IP slots (SLOT_BY=ip
+// or CONCURRENT_REQUESTS_PER_IP above 0); without one, slots stay per host.
+func SlotDNS(c interface{ Cached(host string) (string, bool) }) SlotOption {
+	return func(d *SlotDownloader) { d.dns = c }
+}
 
 // pauseOn sets the rule by which a response pauses its slot (see SlotDownloader.pause).
 func (d *SlotDownloader) pauseOn(f func(*types.Request, *types.Response) (time.Time, bool)) {
@@ -141,6 +158,8 @@ func NewSlotDownloader(settings *types.Settings, next Downloader, opts ...SlotOp
 		o(d)
 	}
 	d.logger = orDiscard(d.logger)
+	d.ipConc = max(settings.Int(types.ConcurrentRequestsPerIP), 0)
+	d.byIP = d.dns != nil && (d.ipConc > 0 || strings.EqualFold(settings.String(types.SlotBy), "ip"))
 	if settings.Bool(types.AutoThrottleEnabled) {
 		d.throttle = &autoThrottle{
 			start:  settings.Duration(types.AutoThrottleStartDelay),
@@ -255,6 +274,9 @@ func lowerASCII(s string) string {
 // newSlot makes the slot for key from the settings and DOWNLOAD_SLOTS. Called with d.mu held.
 func (d *SlotDownloader) newSlot(key string) *slot {
 	conc, delay, randomize := d.perSlot, d.delay, d.randomize
+	if d.byIP && d.ipConc > 0 {
+		conc = d.ipConc
+	}
 	lkey := strings.ToLower(key)
 	for _, o := range d.overrides {
 		if ok, _ := path.Match(o.glob, lkey); !ok {
@@ -278,7 +300,34 @@ func (d *SlotDownloader) newSlot(key string) *slot {
 	return s
 }
 
-// slotLocked returns the slot for key, making it when missing. Called with d.mu held.
+// slotName returns the name of the slot that requests of queue key (SlotKey) use: key
+// itself, or with per-IP slots the first IP address the DNS cache has for it (key until
+// its host is first looked up).
+func (d *SlotDownloader) slotName(key string) string {
+	if !d.byIP {
+		return key
+	}
+	if ip, ok := d.dns.Cached(key); ok {
+		return ip
+	}
+	return key
+}
+
+// slotOf returns the slot for queue key and its name, making it when missing and, with
+// per-IP slots, recording key as one of its users. Called with d.mu held.
+func (d *SlotDownloader) slotOf(key string) (*slot, string) {
+	name := d.slotName(key)
+	s := d.slotLocked(name)
+	if d.byIP && name != key {
+		if s.keys == nil {
+			s.keys = map[string]struct{}{}
+		}
+		s.keys[key] = struct{}{}
+	}
+	return s, name
+}
+
+// slotLocked returns the slot named name, making it when missing. Called with d.mu held.
 func (d *SlotDownloader) slotLocked(key string) *slot {
 	s := d.slots[key]
 	if s == nil {
@@ -294,9 +343,9 @@ func (s *slot) idle(now time.Time, keep time.Duration) bool {
 	return s.refs == 0 && s.minDelay == 0 && !now.Before(s.pausedUntil) && now.Sub(s.lastSeen) > keep
 }
 
-// acquireSlot returns the slot for key, counting a download in it unless res holds a
-// reservation of key that this download takes over.
-func (d *SlotDownloader) acquireSlot(key string, res *slotReservation) *slot {
+// acquireSlot returns the slot for queue key and its name, counting a download in it unless
+// res holds a reservation of that slot that this download takes over.
+func (d *SlotDownloader) acquireSlot(key string, res *slotReservation) (*slot, string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := time.Now()
@@ -308,33 +357,49 @@ func (d *SlotDownloader) acquireSlot(key string, res *slotReservation) *slot {
 			}
 		}
 	}
-	s := d.slotLocked(key)
-	if res != nil && res.key == key && res.taken.CompareAndSwap(false, true) && s.reserved > 0 {
+	s, name := d.slotOf(key)
+	if res != nil && res.slot == name && res.taken.CompareAndSwap(false, true) && s.reserved > 0 {
 		s.reserved--
-		return s
+		return s, name
 	}
 	s.refs++
-	return s
+	return s, name
 }
 
-// releaseSlot ends a download's use of s; started reports whether its start was stamped.
-func (d *SlotDownloader) releaseSlot(key string, s *slot, started bool) {
+// releaseSlot ends a download's use of s, the slot named name; started reports whether
+// its start was stamped.
+func (d *SlotDownloader) releaseSlot(name string, s *slot, started bool) {
 	d.mu.Lock()
 	s.refs--
 	if started {
 		s.started--
 	}
 	s.lastSeen = time.Now()
-	if s.delay == 0 && d.throttle == nil && s.idle(s.lastSeen, -1) && d.slots[key] == s {
-		delete(d.slots, key) // nothing to remember without a delay
+	if s.delay == 0 && d.throttle == nil && s.idle(s.lastSeen, -1) && d.slots[name] == s {
+		delete(d.slots, name) // nothing to remember without a delay
 	}
 	d.mu.Unlock()
-	d.changed(key)
+	d.changed(name, s)
 }
 
-func (d *SlotDownloader) changed(key string) {
-	if d.notify != nil {
-		d.notify(key)
+// changed reports a change of s, the slot named name, under its name and, for a per-IP
+// slot, under each queue key that used it.
+func (d *SlotDownloader) changed(name string, s *slot) {
+	if d.notify == nil {
+		return
+	}
+	d.notify(name)
+	if !d.byIP {
+		return
+	}
+	d.mu.Lock()
+	keys := make([]string, 0, len(s.keys))
+	for k := range s.keys {
+		keys = append(keys, k)
+	}
+	d.mu.Unlock()
+	for _, k := range keys {
+		d.notify(k)
 	}
 }
 
@@ -343,17 +408,32 @@ func (d *SlotDownloader) changed(key string) {
 // over (a robots.txt download of the host may be that one); unreserve drops it when none
 // did.
 type slotReservation struct {
-	key   string
+	slot  string // the name of the slot Reserve counted it in
 	taken atomic.Bool
 }
 
 type slotReservationKey struct{}
 
-// withReservation returns ctx carrying the reservation of slot key that a SlotScheduler
+// withReservation returns ctx carrying the reservation of queue key that a SlotScheduler
 // made (Reserve) for the request to be downloaded in ctx, and the reservation, for
 // unreserve once the download is over.
-func withReservation(ctx context.Context, key string) (context.Context, *slotReservation) {
-	r := &slotReservation{key: key}
+func (d *SlotDownloader) withReservation(ctx context.Context, key string) (context.Context, *slotReservation) {
+	name := key
+	if d.byIP {
+		d.mu.Lock()
+		if names := d.resNames[key]; len(names) > 0 {
+			name = names[0]
+			if len(names) == 1 {
+				delete(d.resNames, key)
+			} else {
+				d.resNames[key] = names[1:]
+			}
+		} else {
+			name = d.slotName(key)
+		}
+		d.mu.Unlock()
+	}
+	r := &slotReservation{slot: name}
 	return context.WithValue(ctx, slotReservationKey{}, r), r
 }
 
@@ -365,7 +445,7 @@ func withReservation(ctx context.Context, key string) (context.Context, *slotRes
 func (d *SlotDownloader) ReadyAt(key string) (time.Time, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	s := d.slots[key]
+	s := d.slots[d.slotName(key)]
 	if s == nil {
 		return time.Time{}, true
 	}
@@ -388,9 +468,15 @@ func (d *SlotDownloader) ReadyAt(key string) (time.Time, bool) {
 func (d *SlotDownloader) Reserve(key string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	s := d.slotLocked(key)
+	s, name := d.slotOf(key)
 	s.refs++
 	s.reserved++
+	if d.byIP {
+		if d.resNames == nil {
+			d.resNames = map[string][]string{}
+		}
+		d.resNames[key] = append(d.resNames[key], name)
+	}
 }
 
 // unreserve drops r when no download took it over (the request was answered from a cache,
@@ -400,13 +486,16 @@ func (d *SlotDownloader) unreserve(r *slotReservation) {
 		return
 	}
 	d.mu.Lock()
-	if s := d.slots[r.key]; s != nil && s.reserved > 0 {
+	s := d.slots[r.slot]
+	if s != nil && s.reserved > 0 {
 		s.reserved--
 		s.refs--
 		s.lastSeen = time.Now()
 	}
 	d.mu.Unlock()
-	d.changed(r.key)
+	if s != nil {
+		d.changed(r.slot, s)
+	}
 }
 
 // floorLocked returns the gap between two starts of s: its delay (AutoThrottle's when on),
@@ -429,7 +518,8 @@ func (d *SlotDownloader) floorLocked(s *slot) time.Duration {
 func (d *SlotDownloader) SetMinDelay(key string, delay time.Duration) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.slotLocked(key).minDelay = max(delay, 0)
+	s, _ := d.slotOf(key)
+	s.minDelay = max(delay, 0)
 }
 
 // PauseUntil holds back every download of slot key that has not started yet, queued ones
@@ -438,13 +528,13 @@ func (d *SlotDownloader) SetMinDelay(key string, delay time.Duration) {
 // concurrent use. With a SlotGate the pause holds in every process of the crawl.
 func (d *SlotDownloader) PauseUntil(key string, t time.Time) {
 	d.mu.Lock()
-	s := d.slotLocked(key)
+	s, name := d.slotOf(key)
 	if t.After(s.pausedUntil) {
 		s.pausedUntil = t
 	}
 	d.mu.Unlock()
 	if d.gate != nil {
-		d.gate.PauseSlot(key, t)
+		d.gate.PauseSlot(name, t)
 	}
 }
 
@@ -453,9 +543,8 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 	if d.prepare != nil {
 		d.prepare(req)
 	}
-	key := SlotKey(req)
 	res, _ := ctx.Value(slotReservationKey{}).(*slotReservation)
-	s := d.acquireSlot(key, res)
+	s, key := d.acquireSlot(SlotKey(req), res)
 	st := &slotStart{d: d, s: s, key: key}
 	defer func() { d.releaseSlot(key, s, st.stamp()) }()
 	select {
@@ -545,7 +634,7 @@ func (st *slotStart) stamp() bool {
 		s.started++
 		d.mu.Unlock()
 		s.startMu.Unlock()
-		d.changed(st.key)
+		d.changed(st.key, s)
 	})
 	return st.did
 }
@@ -644,7 +733,7 @@ func (d *SlotDownloader) adjust(key string, s *slot, latency time.Duration, resp
 func (d *SlotDownloader) Delay(key string) (time.Duration, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	s := d.slots[key]
+	s := d.slots[d.slotName(key)]
 	if s == nil {
 		return 0, false
 	}
