@@ -61,7 +61,26 @@ func NewRetryMiddleware(settings *types.Settings, stats *Stats, logger *slog.Log
 	for _, c := range settings.IntList(types.RetryHTTPCodes) {
 		m.codes[c] = true
 	}
+	if slots != nil && m.enabled {
+		// The slot applies the pause itself, before it lets the next download of the host
+		// start: from here it would come after the slot's release.
+		slots.pauseOn(m.pauseFor)
+	}
 	return m
+}
+
+// pauseFor returns until when resp's Retry-After pauses its slot: a retryable status of a
+// request that may be retried, with a Retry-After (at most RETRY_BACKOFF_MAX).
+func (m *RetryMiddleware) pauseFor(req *types.Request, resp *types.Response) (time.Time, bool) {
+	if resp == nil || !m.codes[resp.Status] || metaBool(req, types.MetaDontRetry) {
+		return time.Time{}, false
+	}
+	now := time.Now()
+	d, ok := retryAfter(resp.Headers.Get("Retry-After"), now)
+	if !ok || d <= 0 {
+		return time.Time{}, false
+	}
+	return now.Add(min(d, m.maxWait)), true
 }
 
 // Fetch implements DownloaderMiddleware.

@@ -523,6 +523,7 @@ func (p *browserPage) load(ctx context.Context, req *types.Request, lim Download
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
+	SlotSent(ctx) // the navigation starts: the slot's delay counts from here
 	if err := p.navigate(lctx, req.URL, p.opts.WaitUntil); err != nil {
 		return nil, p.ctxErr(ctx, lctx, err)
 	}

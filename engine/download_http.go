@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"slices"
 	"strings"
@@ -25,6 +25,7 @@ import (
 type httpHandler struct {
 	*downloadEnv
 	client         *http.Client
+	dns            *DNSCache // resolves the hosts the Transport dials
 	userAgent      string
 	defaultHeaders [][2]string
 }
@@ -33,9 +34,11 @@ type httpHandler struct {
 // Transport sized to CONCURRENT_REQUESTS; the client is copied and its CheckRedirect
 // replaced by one that never follows. An *http.Transport of client is cloned to honour
 // meta.proxy (see HTTPProxyMiddleware) and, with DOWNLOAD_VERIFY_TLS false, to skip
-// certificate verification.
+// certificate verification; it dials through the handler's DNSCache unless it has a dial
+// of its own.
 func newHTTPHandler(settings *types.Settings, client *http.Client, env *downloadEnv) *httpHandler {
 	h := &httpHandler{downloadEnv: env, userAgent: settings.String(types.UserAgent)}
+	h.dns = NewDNSCache(settings, nil, env.stats)
 	for k, v := range settings.Map(types.DefaultRequestHeaders) {
 		h.defaultHeaders = append(h.defaultHeaders, [2]string{http.CanonicalHeaderKey(k), fmt.Sprint(v)})
 	}
@@ -47,6 +50,9 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 		c = *client
 		if t, ok := c.Transport.(*http.Transport); ok {
 			t = t.Clone()
+			if t.DialContext == nil && t.Dial == nil { // Dial: deprecated, still honoured
+				t.DialContext = h.dns.DialContext
+			}
 			t.Proxy = proxyFunc(proxyEnabled, t.Proxy)
 			if !verify {
 				skipVerify(t)
@@ -54,7 +60,7 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 			c.Transport = t
 		}
 	} else {
-		t := newTransport(max(settings.Int(types.ConcurrentRequests), 1))
+		t := newTransport(max(settings.Int(types.ConcurrentRequests), 1), h.dns)
 		t.Proxy = proxyFunc(proxyEnabled, http.ProxyFromEnvironment)
 		if !verify {
 			skipVerify(t)
@@ -73,6 +79,28 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 	return h
 }
 
+// DNSCache returns the DNSCache the http(s) download handler dials through (under the
+// --replay and --warc wrappers), for the download slots of SLOT_BY=ip; nil when
+// DOWNLOAD_HANDLERS leaves http and https without HTTPDownloadHandler.
+func (d *HTTPDownloader) DNSCache() *DNSCache {
+	for _, scheme := range []string{"http", "https"} {
+		h := d.handlers[scheme]
+		for h != nil {
+			switch x := h.(type) {
+			case *httpHandler:
+				return x.dns
+			case *replayHandler:
+				h = x.inner
+			case *recordHandler:
+				h = x.inner
+			default:
+				h = nil
+			}
+		}
+	}
+	return nil
+}
+
 func skipVerify(t *http.Transport) {
 	if t.TLSClientConfig == nil {
 		t.TLSClientConfig = &tls.Config{}
@@ -80,13 +108,12 @@ func skipVerify(t *http.Transport) {
 	t.TLSClientConfig.InsecureSkipVerify = true
 }
 
-func newTransport(conc int) *http.Transport {
+// newTransport returns a keep-alive Transport for conc downloads at once that dials
+// through dns (its connections, and a proxy's, get their addresses from the cache).
+func newTransport(conc int, dns *DNSCache) *http.Transport {
 	return &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		DialContext: (&net.Dialer{
-			Timeout:   30 * time.Second,
-			KeepAlive: 30 * time.Second,
-		}).DialContext,
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dns.DialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          max(100, 4*conc),
 		MaxIdleConnsPerHost:   conc,
@@ -123,6 +150,13 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 		}
 	}
 	d.countRequest(method, reqBytes)
+	if ctx.Value(slotStartKey{}) != nil {
+		// The slot's delay counts from when the server gets the request, not from when
+		// the download got its turn: a slow connect must not shorten the next gap.
+		hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+			WroteHeaders: func() { SlotSent(ctx) },
+		}))
+	}
 
 	hresp, err := d.client.Do(hreq)
 	if err == nil {

@@ -150,6 +150,13 @@ type Engine struct {
 	startDone                                  bool
 	tracks                                     map[*types.Request]*reqTrack // scheduled requests in flight
 
+	// A SlotScheduler (nil: another Scheduler): the slots whose state changed since the
+	// engine goroutine last told it (slotMu), and when the scheduler stats were last set.
+	slotSched    SlotScheduler
+	slotMu       sync.Mutex
+	slotsChanged map[string]struct{}
+	slotStatsAt  time.Time
+
 	committer Committer
 	commitErr bool // a commit failed: later failures are counted, not logged again
 	// A job's callbacks (CallbackLog): logging counts those recorded as running; a suspect
@@ -189,6 +196,7 @@ const (
 	evStartDone
 	evClose
 	evIdleDone // a HoldIdle's done; err is ErrDontCloseSpider for a retry
+	evSlots    // download slots changed (slotsChanged)
 )
 
 // event is one message to the engine goroutine.
@@ -218,6 +226,32 @@ type reqTrack struct {
 	// logged: its callback's start was recorded in the job's CallbackLog, its end not yet;
 	// suspect: it was running when an earlier run of the job died.
 	logged, suspect bool
+}
+
+// slotChanged is SlotNotify's function: it queues key for the SlotScheduler, which the
+// engine goroutine tells at its next pass. Safe from any goroutine; never blocks.
+func (e *Engine) slotChanged(key string) {
+	e.slotMu.Lock()
+	first := len(e.slotsChanged) == 0
+	if e.slotsChanged == nil {
+		e.slotsChanged = map[string]struct{}{}
+	}
+	e.slotsChanged[key] = struct{}{}
+	e.slotMu.Unlock()
+	if first {
+		e.post(event{kind: evSlots})
+	}
+}
+
+// tellSlots passes the slots changed since the last call on to the SlotScheduler.
+func (e *Engine) tellSlots() {
+	e.slotMu.Lock()
+	changed := e.slotsChanged
+	e.slotsChanged = nil
+	e.slotMu.Unlock()
+	for k := range changed {
+		e.slotSched.SlotChanged(k)
+	}
 }
 
 // New returns an Engine for spider with settings (nil for the defaults).
@@ -252,7 +286,18 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	e.http = hd
 	e.archiveHandlers(hd)
 	gate, _ := e.sched.(SlotGate) // a shared scheduler shares the slots too
-	e.slots = NewSlotDownloader(settings, markDownloading(hd), SlotLogger(e.logger), SharedSlots(gate), SlotPrepare(hd.prepare))
+	slotOpts := []SlotOption{SlotLogger(e.logger), SharedSlots(gate), SlotPrepare(hd.prepare)}
+	if c := hd.DNSCache(); c != nil {
+		slotOpts = append(slotOpts, SlotDNS(c))
+	}
+	if ss, ok := e.sched.(SlotScheduler); ok {
+		e.slotSched = ss
+		slotOpts = append(slotOpts, SlotNotify(e.slotChanged))
+	}
+	e.slots = NewSlotDownloader(settings, markDownloading(hd), slotOpts...)
+	if e.slotSched != nil {
+		e.slotSched.UseSlots(e.slots)
+	}
 	dlOwn, outOwn := e.ownOrders()
 	e.downloader = e.inflight.scope(Chain(e.inflight.track(e.slots), e.downloaderChain(dlOwn)...))
 	e.spiderChain(outOwn)
@@ -506,9 +551,21 @@ func (e *Engine) crawl(ctx context.Context) {
 		ls.log()
 	}
 
+	// With a SlotScheduler, a timer for the first slot waiting out its delay.
+	readyTimer := time.NewTimer(time.Hour)
+	readyTimer.Stop()
+	defer readyTimer.Stop()
+	var readyC <-chan time.Time
 	for {
 		e.drain(ctx)
 		e.admit(dlCtx)
+		readyC = nil
+		if e.slotSched != nil && !e.closing {
+			if at, ok := e.slotSched.NextReady(); ok {
+				readyTimer.Reset(max(time.Until(at), 0))
+				readyC = readyTimer.C
+			}
+		}
 		if e.idle() {
 			if !e.closing && ctx.Err() != nil {
 				// A hard stop whose cancelled work all finished before the loop saw ctx end.
@@ -539,6 +596,7 @@ func (e *Engine) crawl(ctx context.Context) {
 			e.idleSent = false
 		}
 		select {
+		case <-readyC:
 		case <-e.idleRetry:
 			e.idleRetried()
 		case <-sharedWake:
@@ -656,6 +714,8 @@ func (e *Engine) handle(ctx context.Context, ev *event) {
 		e.closeWith(ev.reason)
 	case evIdleDone:
 		e.idleDone(ev)
+	case evSlots:
+		e.tellSlots()
 	}
 }
 
@@ -729,7 +789,9 @@ func (e *Engine) admit(ctx context.Context) {
 	defer func() {
 		e.schedLen.Store(int64(e.sched.Len()))
 		e.backlogDrop.notify()
+		e.slotStats(false)
 	}()
+	rechecked := false
 	for !e.closing && e.downloads < e.maxDownloads && e.parsing < e.maxParsing {
 		// CLOSESPIDER_PAGECOUNT: start no more downloads than could still be counted, so the
 		// crawl stops at the count instead of overshooting by the downloads in flight.
@@ -741,21 +803,52 @@ func (e *Engine) admit(ctx context.Context) {
 		}
 		req := e.sched.Next()
 		if req == nil {
+			if e.slotSched != nil && e.downloads == 0 && !rechecked && e.sched.Len() > 0 {
+				// Nothing in flight yet every slot with work seemed busy: ask again (a
+				// change the slots reported may have been missed, or an inline download
+				// held the slot).
+				rechecked = true
+				e.slotSched.Recheck()
+				continue
+			}
 			return
 		}
+		dctx := ctx
+		var res *slotReservation
+		if e.slotSched != nil {
+			dctx, res = e.slots.withReservation(ctx, SlotKey(req))
+		}
 		if e.committer != nil && !e.hasCallback(req) {
+			e.slots.unreserve(res)
 			continue
 		}
 		e.tracks[req] = &reqTrack{req: req}
 		e.downloads++
 		e.downloadWorkers.run(&e.wg, e.maxDownloads, func() {
-			resp, err := e.downloader.Fetch(ctx, req)
+			resp, err := e.downloader.Fetch(dctx, req)
+			e.slots.unreserve(res)
 			if err == nil {
 				e.received(ctx, resp)
 			}
 			e.post(event{kind: evDownloaded, req: req, resp: resp, err: err})
 		})
 	}
+}
+
+// slotStats sets scheduler/slots (slots with queued requests) and scheduler/ready (those
+// that can start a download now), at most every 250 ms.
+func (e *Engine) slotStats(force bool) {
+	if e.slotSched == nil {
+		return
+	}
+	now := time.Now()
+	if !force && now.Sub(e.slotStatsAt) < 250*time.Millisecond {
+		return
+	}
+	e.slotStatsAt = now
+	slots, ready, _ := e.slotSched.SlotCounts()
+	e.stats.Set("scheduler/slots", int64(slots))
+	e.stats.Set("scheduler/ready", int64(ready))
 }
 
 // downloaded routes a finished download to a parse or an errback goroutine.
@@ -1101,7 +1194,14 @@ func (l *logStats) log() {
 	pages := l.e.stats.Int("response_received_count")
 	items := l.e.stats.Int("item_scraped_count")
 	mult := float64(time.Minute) / float64(l.interval)
-	l.e.logger.Info(fmt.Sprintf("Crawled %d pages (at %d pages/min), scraped %d items (at %d items/min)",
-		pages, int64(float64(pages-l.pages)*mult), items, int64(float64(items-l.items)*mult)))
+	hosts := ""
+	if ss := l.e.slotSched; ss != nil {
+		l.e.slotStats(true)
+		if slots, ready, waiting := ss.SlotCounts(); slots > 1 {
+			hosts = fmt.Sprintf("; %d hosts with work: %d ready, %d waiting on delays, %d busy", slots, ready, waiting, slots-ready-waiting)
+		}
+	}
+	l.e.logger.Info(fmt.Sprintf("Crawled %d pages (at %d pages/min), scraped %d items (at %d items/min)%s",
+		pages, int64(float64(pages-l.pages)*mult), items, int64(float64(items-l.items)*mult), hosts))
 	l.pages, l.items = pages, items
 }

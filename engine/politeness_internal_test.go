@@ -117,8 +117,8 @@ func TestSlotKeepsMinDelayAndPause(t *testing.T) {
 	}
 	d.lastGC = time.Now().Add(-time.Hour)
 	d.mu.Unlock()
-	s := d.acquireSlot("z") // runs the GC
-	d.releaseSlot("z", s)
+	s, _ := d.acquireSlot("z", nil) // runs the GC
+	d.releaseSlot("z", s, false)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.slots["a"] == nil || d.slots["b"] == nil || d.slots["c"] != nil || d.slots["z"] != nil {

@@ -176,6 +176,9 @@ func routeAll(e *Engine, dropHandler bool) routeResult {
 	for _, o := range pathOutputs() {
 		e.route(context.Background(), o.parent, nil, types.Output{Request: o.req}, false)
 	}
+	if ss, ok := e.sched.(SlotScheduler); ok {
+		ss.UseSlots(nil) // no downloads: every slot stays ready as Next drains it
+	}
 	for req := e.sched.Next(); req != nil; req = e.sched.Next() {
 		r.scheduled = append(r.scheduled, req.URL+" "+req.Headers.Get("Referer"))
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jscrawl/jscrawl/engine/frontier"
 	"github.com/jscrawl/jscrawl/types"
@@ -47,11 +48,13 @@ func (f *MemoryDupeFilter) Seen(req *types.Request) bool {
 	return !f.seen.add(fp)
 }
 
-// MemoryScheduler is the default Scheduler: an in-memory priority queue (higher Priority
+// MemoryScheduler is the default Scheduler: in-memory priority queues (higher Priority
 // first; within one priority LIFO, or FIFO with SCHEDULER_MEMORY_QUEUE=fifo) behind a
-// DupeFilter (Scrapy: Scheduler with ScrapyPriorityQueue and LifoMemoryQueue). It counts
-// scheduler/enqueued(/memory), scheduler/dequeued(/memory) and dupefilter/filtered. Only
-// the engine goroutine calls it.
+// DupeFilter (Scrapy: Scheduler with ScrapyPriorityQueue and LifoMemoryQueue), one per
+// download slot (SlotKey): it is a SlotScheduler, which hands out the best request among
+// the slots that can start a download now, frontier.SlotIndex deciding between slots. It
+// counts scheduler/enqueued(/memory), scheduler/dequeued(/memory) and dupefilter/filtered.
+// Only the engine goroutine calls it.
 //
 // Once it holds more than SCHEDULER_MEMORY_MAX requests (or its own MemoryDupeFilter ten
 // times as many fingerprints), it spills: its queue and seen-set move to a temporary
@@ -68,9 +71,10 @@ type MemoryScheduler struct {
 	logged bool // the first duplicate was logged
 	max    int  // SCHEDULER_MEMORY_MAX (0: never spill)
 
-	queues map[int]*reqQueue
-	prios  []int // priorities with a non-empty queue, highest first
-	n      int
+	slots map[string]*slotQueue // slots with queued requests
+	index frontier.SlotIndex
+	view  frontier.Readiness // UseSlots'; nil: every slot always ready
+	n     int
 
 	disk     *spill // nil until the scheduler spills
 	buf      []byte // scratch for pack
@@ -99,7 +103,7 @@ func NewMemoryScheduler(settings *types.Settings, df DupeFilter, stats *Stats, l
 		logger: logger,
 		fifo:   strings.EqualFold(settings.String(types.SchedulerMemoryQueue), "fifo"),
 		debug:  settings.Bool(types.DupeFilterDebug),
-		queues: map[int]*reqQueue{},
+		slots:  map[string]*slotQueue{},
 	}
 }
 
@@ -130,15 +134,17 @@ func (s *MemoryScheduler) enqueueThen(req *types.Request, prepare func(*types.Re
 	if prepare != nil {
 		prepare(req)
 	}
-	q := s.queues[req.Priority]
-	if q == nil {
-		q = &reqQueue{}
-		s.queues[req.Priority] = q
-		i, _ := slices.BinarySearchFunc(s.prios, req.Priority, func(a, b int) int { return b - a })
-		s.prios = slices.Insert(s.prios, i, req.Priority)
+	key := SlotKey(req)
+	sq := s.slots[key]
+	if sq == nil {
+		key = strings.Clone(key) // SlotKey's answer may be part of the URL
+		sq = &slotQueue{}
+		s.slots[key] = sq
 	}
 	req.DropCaches() // a queued request waits long: its parsed URL is made again when needed
-	q.push(pack(req, &s.buf))
+	if sq.push(req.Priority, pack(req, &s.buf)) {
+		s.index.Update(key, sq.head(), true)
+	}
 	s.n++
 	s.stats.Inc("scheduler/enqueued/memory", 1)
 	s.stats.Inc("scheduler/enqueued", 1)
@@ -168,18 +174,21 @@ func (s *MemoryScheduler) Next() *types.Request {
 	if s.n == 0 {
 		return nil
 	}
-	p := s.prios[0]
-	q := s.queues[p]
-	var it queued
-	if s.fifo {
-		it = q.popFront()
-	} else {
-		it = q.popBack()
+	var now time.Time // without a Readiness no slot waits on a time
+	if s.view != nil {
+		now = time.Now()
 	}
-	req := it.unpack()
-	if q.len() == 0 {
-		delete(s.queues, p)
-		s.prios = s.prios[1:]
+	key, ok := s.index.Next(now)
+	if !ok {
+		return nil
+	}
+	sq := s.slots[key]
+	req := sq.pop(s.fifo).unpack()
+	if sq.n == 0 {
+		delete(s.slots, key)
+		s.index.Took(key, 0, false)
+	} else {
+		s.index.Took(key, sq.head(), true)
 	}
 	s.n--
 	s.stats.Inc("scheduler/dequeued/memory", 1)
@@ -200,6 +209,125 @@ func (s *MemoryScheduler) Len() int {
 
 // Done implements Scheduler: a memory queue keeps no leases.
 func (s *MemoryScheduler) Done(*types.Request) {}
+
+// UseSlots implements SlotScheduler.
+func (s *MemoryScheduler) UseSlots(r frontier.Readiness) {
+	s.view = r
+	s.index.Use(r)
+	if f, ok := s.diskSlots(); ok {
+		f.UseSlots(r)
+	}
+}
+
+// slotFrontier is a frontier.Frontier that queues per slot.
+type slotFrontier interface {
+	UseSlots(frontier.Readiness)
+	SlotChanged(key string)
+	NextReady() (time.Time, bool)
+	Recheck()
+	SlotCounts() (slots, ready, waiting int)
+}
+
+// diskSlots returns the spill store as a slotFrontier, when the scheduler spilled.
+func (s *MemoryScheduler) diskSlots() (slotFrontier, bool) {
+	if s.disk == nil {
+		return nil, false
+	}
+	f, ok := any(s.disk.f).(slotFrontier)
+	return f, ok
+}
+
+// SlotChanged implements SlotScheduler.
+func (s *MemoryScheduler) SlotChanged(key string) {
+	if s.disk != nil {
+		if f, ok := s.diskSlots(); ok {
+			f.SlotChanged(key)
+		}
+		return
+	}
+	s.index.Changed(key)
+}
+
+// NextReady implements SlotScheduler.
+func (s *MemoryScheduler) NextReady() (time.Time, bool) {
+	if s.disk != nil {
+		if f, ok := s.diskSlots(); ok {
+			return f.NextReady()
+		}
+		return time.Time{}, false
+	}
+	return s.index.NextAt()
+}
+
+// Recheck implements SlotScheduler.
+func (s *MemoryScheduler) Recheck() {
+	if s.disk != nil {
+		if f, ok := s.diskSlots(); ok {
+			f.Recheck()
+		}
+		return
+	}
+	s.index.Recheck()
+}
+
+// SlotCounts implements SlotScheduler.
+func (s *MemoryScheduler) SlotCounts() (slots, ready, waiting int) {
+	if s.disk != nil {
+		if f, ok := s.diskSlots(); ok {
+			return f.SlotCounts()
+		}
+		return 0, 0, 0
+	}
+	return s.index.Counts(time.Now())
+}
+
+// slotQueue is one slot's queued requests: a deque per priority.
+type slotQueue struct {
+	queues map[int]*reqQueue
+	prios  []int // priorities with a non-empty queue, highest first
+	n      int
+}
+
+// push adds it at priority p and reports whether the slot's best priority changed.
+func (sq *slotQueue) push(p int, it queued) bool {
+	q := sq.queues[p]
+	changed := false
+	if q == nil {
+		q = &reqQueue{}
+		if sq.queues == nil {
+			sq.queues = map[int]*reqQueue{}
+		}
+		sq.queues[p] = q
+		i, _ := slices.BinarySearchFunc(sq.prios, p, func(a, b int) int { return b - a })
+		sq.prios = slices.Insert(sq.prios, i, p)
+		changed = i == 0
+	}
+	q.push(it)
+	sq.n++
+	return changed
+}
+
+// head returns the slot's best priority; the slot is not empty.
+func (sq *slotQueue) head() int { return sq.prios[0] }
+
+// pop removes the slot's next request: of its best priority, the newest (LIFO) or the
+// oldest (fifo).
+func (sq *slotQueue) pop(fifo bool) queued {
+	p := sq.prios[0]
+	q := sq.queues[p]
+	var it queued
+	if fifo {
+		it = q.popFront()
+	} else {
+		it = q.popBack()
+	}
+	if q.len() == 0 {
+		delete(sq.queues, p)
+		sq.prios = sq.prios[1:]
+	}
+	sq.n--
+	return it
+}
 
 // queued is a request as the queue holds it. A request waits long, and as a
 // *types.Request it costs about 400 bytes (the 224-byte struct, its URL, the map of the
@@ -277,6 +405,6 @@ func respString(resp *types.Response) string {
 
 // Interface guards
 var (
-	_ Scheduler  = (*MemoryScheduler)(nil)
-	_ DupeFilter = (*MemoryDupeFilter)(nil)
+	_ SlotScheduler = (*MemoryScheduler)(nil)
+	_ DupeFilter    = (*MemoryDupeFilter)(nil)
 )

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jscrawl/jscrawl/types"
@@ -49,6 +50,19 @@ type SlotDownloader struct {
 	gate      SlotGate       // nil: the slots are this process's own
 	logger    *slog.Logger
 	prepare   func(*types.Request) // SlotPrepare's; nil: none
+	notify    func(key string)     // SlotNotify's; nil: none
+	// Per-IP slots (SLOT_BY=ip, CONCURRENT_REQUESTS_PER_IP): a queue key (SlotKey) maps
+	// to the slot of its host's first cached IP address, and the slot remembers the keys
+	// that used it, to report its changes under each; ipConc is their concurrency (0:
+	// CONCURRENT_REQUESTS_PER_DOMAIN). resNames holds, per key, the slots Reserve counted
+	// for reservations the engine has not made yet (withReservation).
+	byIP     bool
+	dns      interface{ Cached(host string) (string, bool) }
+	ipConc   int
+	resNames map[string][]string
+	// pause, when set, says until when a response pauses its slot (RetryMiddleware's
+	// Retry-After rule), applied before the slot lets its next download start.
+	pause func(*types.Request, *types.Response) (time.Time, bool)
 
 	mu     sync.Mutex
 	slots  map[string]*slot
@@ -77,14 +91,19 @@ type slot struct {
 	randomize bool
 
 	// Guarded by SlotDownloader.mu.
-	refs        int // downloads holding or waiting for the slot
+	refs        int // downloads holding or waiting for the slot, reservations included
+	reserved    int // reservations (Reserve) no download has taken yet
+	started     int // downloads holding the slot whose start was stamped (sent)
 	lastSeen    time.Time
 	minDelay    time.Duration // SetMinDelay; not randomized
 	pausedUntil time.Time     // PauseUntil
 	atDelay     time.Duration // AutoThrottle's current delay
+	lastStart   time.Time     // when the latest download reached the server (see sent)
+	factor      float64       // RANDOMIZE_DOWNLOAD_DELAY's factor for the next gap; 0: 1
 
-	startMu   sync.Mutex // serializes the delay waits of the slot's downloads
-	lastStart time.Time  // guarded by startMu
+	startMu sync.Mutex // serializes the delay waits of the slot's downloads
+
+	keys map[string]struct{} // per-IP slots: the queue keys that used it (d.mu)
 }
 
 // SlotOption configures a SlotDownloader in NewSlotDownloader.
@@ -100,6 +119,23 @@ func SlotLogger(l *slog.Logger) SlotOption { return func(d *SlotDownloader) { d.
 // once it is up.
 func SlotPrepare(f func(*types.Request)) SlotOption {
 	return func(d *SlotDownloader) { d.prepare = f }
+}
+
+// SlotNotify gives the SlotDownloader a function to call, from any goroutine and without
+// blocking, when slot key may be ready sooner than a Readiness answer said (a download of
+// it ended, was sent, or a reservation was dropped). The engine passes it on to its
+// SlotScheduler.
+func SlotNotify(f func(key string)) SlotOption { return func(d *SlotDownloader) { d.notify = f } }
+
+// SlotDNS gives the SlotDownloader the DNS cache whose answers key per-IP slots (SLOT_BY=ip
+// or CONCURRENT_REQUESTS_PER_IP above 0); without one, slots stay per host.
+func SlotDNS(c interface{ Cached(host string) (string, bool) }) SlotOption {
+	return func(d *SlotDownloader) { d.dns = c }
+}
+
+// pauseOn sets the rule by which a response pauses its slot (see SlotDownloader.pause).
+func (d *SlotDownloader) pauseOn(f func(*types.Request, *types.Response) (time.Time, bool)) {
+	d.pause = f
 }
 
 // SharedSlots makes the slots' limits hold across the processes of a crawl through g (nil:
@@ -122,6 +158,8 @@ func NewSlotDownloader(settings *types.Settings, next Downloader, opts ...SlotOp
 		o(d)
 	}
 	d.logger = orDiscard(d.logger)
+	d.ipConc = max(settings.Int(types.ConcurrentRequestsPerIP), 0)
+	d.byIP = d.dns != nil && (d.ipConc > 0 || strings.EqualFold(settings.String(types.SlotBy), "ip"))
 	if settings.Bool(types.AutoThrottleEnabled) {
 		d.throttle = &autoThrottle{
 			start:  settings.Duration(types.AutoThrottleStartDelay),
@@ -209,15 +247,36 @@ func SlotKey(req *types.Request) string {
 	if i := strings.LastIndexByte(u, '@'); i >= 0 {
 		u = u[i+1:]
 	}
+	if !strings.ContainsAny(u, "[%") {
+		// The common case, without a parse: a name or IPv4 address and maybe a port.
+		if i := strings.LastIndexByte(u, ':'); i >= 0 {
+			u = u[:i]
+		}
+		return lowerASCII(u)
+	}
 	if pu, err := url.Parse("//" + u); err == nil {
 		return strings.ToLower(pu.Hostname())
 	}
 	return strings.ToLower(u)
 }
 
+// lowerASCII returns s in lower case, s itself when it has no upper-case ASCII letter (a
+// host name that is not ASCII is lower-cased by strings.ToLower).
+func lowerASCII(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' || c >= 0x80 {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}
+
 // newSlot makes the slot for key from the settings and DOWNLOAD_SLOTS. Called with d.mu held.
 func (d *SlotDownloader) newSlot(key string) *slot {
 	conc, delay, randomize := d.perSlot, d.delay, d.randomize
+	if d.byIP && d.ipConc > 0 {
+		conc = d.ipConc
+	}
 	lkey := strings.ToLower(key)
 	for _, o := range d.overrides {
 		if ok, _ := path.Match(o.glob, lkey); !ok {
@@ -241,7 +300,34 @@ func (d *SlotDownloader) newSlot(key string) *slot {
 	return s
 }
 
-// slotLocked returns the slot for key, making it when missing. Called with d.mu held.
+// slotName returns the name of the slot that requests of queue key (SlotKey) use: key
+// itself, or with per-IP slots the first IP address the DNS cache has for it (key until
+// its host is first looked up).
+func (d *SlotDownloader) slotName(key string) string {
+	if !d.byIP {
+		return key
+	}
+	if ip, ok := d.dns.Cached(key); ok {
+		return ip
+	}
+	return key
+}
+
+// slotOf returns the slot for queue key and its name, making it when missing and, with
+// per-IP slots, recording key as one of its users. Called with d.mu held.
+func (d *SlotDownloader) slotOf(key string) (*slot, string) {
+	name := d.slotName(key)
+	s := d.slotLocked(name)
+	if d.byIP && name != key {
+		if s.keys == nil {
+			s.keys = map[string]struct{}{}
+		}
+		s.keys[key] = struct{}{}
+	}
+	return s, name
+}
+
+// slotLocked returns the slot named name, making it when missing. Called with d.mu held.
 func (d *SlotDownloader) slotLocked(key string) *slot {
 	s := d.slots[key]
 	if s == nil {
@@ -257,7 +343,9 @@ func (s *slot) idle(now time.Time, keep time.Duration) bool {
 	return s.refs == 0 && s.minDelay == 0 && !now.Before(s.pausedUntil) && now.Sub(s.lastSeen) > keep
 }
 
-func (d *SlotDownloader) acquireSlot(key string) *slot {
+// acquireSlot returns the slot for queue key and its name, counting a download in it unless
+// res holds a reservation of that slot that this download takes over.
+func (d *SlotDownloader) acquireSlot(key string, res *slotReservation) (*slot, string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := time.Now()
@@ -269,19 +357,158 @@ func (d *SlotDownloader) acquireSlot(key string) *slot {
 			}
 		}
 	}
-	s := d.slotLocked(key)
+	s, name := d.slotOf(key)
+	if res != nil && res.slot == name && res.taken.CompareAndSwap(false, true) && s.reserved > 0 {
+		s.reserved--
+		return s, name
+	}
 	s.refs++
-	return s
+	return s, name
 }
 
-func (d *SlotDownloader) releaseSlot(key string, s *slot) {
+// releaseSlot ends a download's use of s, the slot named name; started reports whether
+// its start was stamped.
+func (d *SlotDownloader) releaseSlot(name string, s *slot, started bool) {
+	d.mu.Lock()
+	s.refs--
+	if started {
+		s.started--
+	}
+	s.lastSeen = time.Now()
+	if s.delay == 0 && d.throttle == nil && s.idle(s.lastSeen, -1) && d.slots[name] == s {
+		delete(d.slots, name) // nothing to remember without a delay
+	}
+	d.mu.Unlock()
+	d.changed(name, s)
+}
+
+// changed reports a change of s, the slot named name, under its name and, for a per-IP
+// slot, under each queue key that used it.
+func (d *SlotDownloader) changed(name string, s *slot) {
+	if d.notify == nil {
+		return
+	}
+	d.notify(name)
+	if !d.byIP {
+		return
+	}
+	d.mu.Lock()
+	keys := make([]string, 0, len(s.keys))
+	for k := range s.keys {
+		keys = append(keys, k)
+	}
+	d.mu.Unlock()
+	for _, k := range keys {
+		d.notify(k)
+	}
+}
+
+// slotReservation is a request handed out by a SlotScheduler, whose slot Reserve counted
+// already: the first download of its slot in the request's context takes the reservation
+// over (a robots.txt download of the host may be that one); unreserve drops it when none
+// did.
+type slotReservation struct {
+	slot  string // the name of the slot Reserve counted it in
+	taken atomic.Bool
+}
+
+type slotReservationKey struct{}
+
+// withReservation returns ctx carrying the reservation of queue key that a SlotScheduler
+// made (Reserve) for the request to be downloaded in ctx, and the reservation, for
+// unreserve once the download is over.
+func (d *SlotDownloader) withReservation(ctx context.Context, key string) (context.Context, *slotReservation) {
+	name := key
+	if d.byIP {
+		d.mu.Lock()
+		if names := d.resNames[key]; len(names) > 0 {
+			name = names[0]
+			if len(names) == 1 {
+				delete(d.resNames, key)
+			} else {
+				d.resNames[key] = names[1:]
+			}
+		} else {
+			name = d.slotName(key)
+		}
+		d.mu.Unlock()
+	}
+	r := &slotReservation{slot: name}
+	return context.WithValue(ctx, slotReservationKey{}, r), r
+}
+
+// ReadyAt implements frontier.Readiness: a slot can start a download when fewer than its
+// concurrency use it (reservations included) and, when it has a delay, when the previous
+// start reached the server (see sent) the delay ago and no other start is on its way, and
+// when no pause holds it. With a SlotGate the gate spaces the starts: only the
+// concurrency, one start on its way at a time and the pauses are known here.
+func (d *SlotDownloader) ReadyAt(key string) (time.Time, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	s.refs--
-	s.lastSeen = time.Now()
-	if s.delay == 0 && d.throttle == nil && s.idle(s.lastSeen, -1) && d.slots[key] == s {
-		delete(d.slots, key) // nothing to remember without a delay
+	s := d.slots[d.slotName(key)]
+	if s == nil {
+		return time.Time{}, true
 	}
+	if s.refs >= cap(s.sem) {
+		return time.Time{}, false
+	}
+	floor := d.floorLocked(s)
+	if floor > 0 && s.refs > s.started {
+		return time.Time{}, false // a start is on its way: the next one is timed from it
+	}
+	at := s.pausedUntil
+	if floor > 0 && !s.lastStart.IsZero() {
+		at = later(at, s.lastStart.Add(floor))
+	}
+	return at, true
+}
+
+// Reserve implements frontier.Readiness: a request of slot key is on its way to a
+// download, which takes the reservation over (withReservation), or unreserve drops it.
+func (d *SlotDownloader) Reserve(key string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s, name := d.slotOf(key)
+	s.refs++
+	s.reserved++
+	if d.byIP {
+		if d.resNames == nil {
+			d.resNames = map[string][]string{}
+		}
+		d.resNames[key] = append(d.resNames[key], name)
+	}
+}
+
+// unreserve drops r when no download took it over (the request was answered from a cache,
+// dropped by a middleware, or failed before its slot). Safe to call more than once.
+func (d *SlotDownloader) unreserve(r *slotReservation) {
+	if r == nil || !r.taken.CompareAndSwap(false, true) {
+		return
+	}
+	d.mu.Lock()
+	s := d.slots[r.slot]
+	if s != nil && s.reserved > 0 {
+		s.reserved--
+		s.refs--
+		s.lastSeen = time.Now()
+	}
+	d.mu.Unlock()
+	if s != nil {
+		d.changed(r.slot, s)
+	}
+}
+
+// floorLocked returns the gap between two starts of s: its delay (AutoThrottle's when on),
+// times its randomization factor, at least its minimum delay. Called with d.mu held.
+func (d *SlotDownloader) floorLocked(s *slot) time.Duration {
+	delay := s.delay
+	if d.throttle != nil {
+		delay = s.atDelay
+	}
+	if s.randomize && s.factor > 0 {
+		delay = time.Duration(float64(delay) * s.factor)
+	}
+	return max(delay, s.minDelay)
 }
 
 // SetMinDelay sets a floor under the delay between download starts of slot key, whatever
@@ -291,7 +518,8 @@ func (d *SlotDownloader) releaseSlot(key string, s *slot) {
 func (d *SlotDownloader) SetMinDelay(key string, delay time.Duration) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.slotLocked(key).minDelay = max(delay, 0)
+	s, _ := d.slotOf(key)
+	s.minDelay = max(delay, 0)
 }
 
 // PauseUntil holds back every download of slot key that has not started yet, queued ones
@@ -300,13 +528,13 @@ func (d *SlotDownloader) SetMinDelay(key string, delay time.Duration) {
 // concurrent use. With a SlotGate the pause holds in every process of the crawl.
 func (d *SlotDownloader) PauseUntil(key string, t time.Time) {
 	d.mu.Lock()
-	s := d.slotLocked(key)
+	s, name := d.slotOf(key)
 	if t.After(s.pausedUntil) {
 		s.pausedUntil = t
 	}
 	d.mu.Unlock()
 	if d.gate != nil {
-		d.gate.PauseSlot(key, t)
+		d.gate.PauseSlot(name, t)
 	}
 }
 
@@ -315,21 +543,27 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 	if d.prepare != nil {
 		d.prepare(req)
 	}
-	key := SlotKey(req)
-	s := d.acquireSlot(key)
-	defer d.releaseSlot(key, s)
+	res, _ := ctx.Value(slotReservationKey{}).(*slotReservation)
+	s, key := d.acquireSlot(SlotKey(req), res)
+	st := &slotStart{d: d, s: s, key: key}
+	defer func() { d.releaseSlot(key, s, st.stamp()) }()
 	select {
 	case s.sem <- struct{}{}:
 	case <-ctx.Done():
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: ctx.Err()}
 	}
 	defer func() { <-s.sem }()
-	delay, err := d.wait(ctx, s)
+	delay, locked, err := d.wait(ctx, s)
 	if err != nil {
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
 	}
+	st.locked = locked
+	if locked {
+		ctx = context.WithValue(ctx, slotStartKey{}, st) // for SlotSent
+	}
 	var throttle time.Duration // AutoThrottle's new delay, shared when the gate's hold ends
 	if d.gate != nil {
+		st.stamp() // the gate spaces the starts
 		hold, err := d.gate.AcquireSlot(ctx, key, cap(s.sem), delay)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -350,12 +584,14 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: ctx.Err()}
 	}
 	defer func() { <-d.global }()
-	if d.throttle == nil {
-		return d.next.Fetch(ctx, req)
-	}
 	start := time.Now()
 	resp, err := d.next.Fetch(ctx, req)
-	if err == nil && resp != nil {
+	if d.pause != nil && err == nil {
+		if t, ok := d.pause(req, resp); ok {
+			d.PauseUntil(key, t)
+		}
+	}
+	if d.throttle != nil && err == nil && resp != nil {
 		// The latency includes the body: Fetch returns after reading it. Scrapy measures up
 		// to the headers; for pages of ordinary size the difference is small.
 		throttle = d.adjust(key, s, time.Since(start), resp)
@@ -363,27 +599,68 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 	return resp, err
 }
 
+// slotStart is a download's start in its slot, stamped once: when its request reached the
+// server (SlotSent, from the HTTP handler once the request's headers are written), or when
+// the download ended without saying so (another handler, an error before sending). The
+// slot's next start is timed from the stamp, and waits for it: a download that took long
+// to connect does not let the next one reach the server less than the delay after it.
+type slotStart struct {
+	d      *SlotDownloader
+	s      *slot
+	key    string
+	locked bool // holds s.startMu until stamped (the slot has a delay)
+	once   sync.Once
+	did    bool
+}
+
+type slotStartKey struct{}
+
+// stamp records the start (the first call only) and reports whether the download got as far
+// as its start.
+func (st *slotStart) stamp() bool {
+	st.once.Do(func() {
+		if !st.locked {
+			return // it never passed its wait, or its slot has no delay
+		}
+		st.did = true
+		d, s := st.d, st.s
+		d.mu.Lock()
+		if d.gate == nil {
+			s.lastStart = time.Now()
+		}
+		if s.randomize {
+			s.factor = 0.5 + rand.Float64()
+		}
+		s.started++
+		d.mu.Unlock()
+		s.startMu.Unlock()
+		d.changed(st.key, s)
+	})
+	return st.did
+}
+
+// SlotSent tells the download slots that the request downloaded in ctx reached the server
+// (its headers were written): the slot's delay counts from now. Download handlers call it;
+// one that does not is stamped when its download ends.
+func SlotSent(ctx context.Context) {
+	if st, ok := ctx.Value(slotStartKey{}).(*slotStart); ok {
+		st.stamp()
+	}
+}
+
 // wait blocks until the slot's delay has passed since its previous start and any pause is
 // over, and returns that delay (randomized, at least the minimum delay). A pause set while
 // waiting is noticed when the wait ends. With a SlotGate it waits for a pause only: the
-// gate spaces the starts, from the returned delay.
-func (d *SlotDownloader) wait(ctx context.Context, s *slot) (time.Duration, error) {
+// gate spaces the starts, from the returned delay. When the delay is above 0 it returns
+// holding s.startMu (locked), which the start's stamp releases: the slot's next download
+// waits for it.
+func (d *SlotDownloader) wait(ctx context.Context, s *slot) (time.Duration, bool, error) {
 	s.startMu.Lock()
-	defer s.startMu.Unlock()
-	d.mu.Lock()
-	delay := s.delay
-	if d.throttle != nil {
-		delay = s.atDelay
-	}
-	d.mu.Unlock()
-	if s.randomize {
-		delay = jitter(delay)
-	}
 	var floor time.Duration
 	for {
 		d.mu.Lock()
 		until := s.pausedUntil
-		floor = max(delay, s.minDelay)
+		floor = d.floorLocked(s)
 		if !s.lastStart.IsZero() { // always zero with a gate
 			until = later(until, s.lastStart.Add(floor))
 		}
@@ -397,13 +674,15 @@ func (d *SlotDownloader) wait(ctx context.Context, s *slot) (time.Duration, erro
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return 0, ctx.Err()
+			s.startMu.Unlock()
+			return 0, false, ctx.Err()
 		}
 	}
-	if d.gate == nil {
-		s.lastStart = time.Now()
+	if floor == 0 {
+		s.startMu.Unlock() // nothing to time: starts need not wait for each other
+		return 0, false, nil
 	}
-	return floor, nil
+	return floor, true, nil
 }
 
 // jitter returns d times a random factor in [0.5, 1.5) (Scrapy: RANDOMIZE_DOWNLOAD_DELAY).
@@ -454,7 +733,7 @@ func (d *SlotDownloader) adjust(key string, s *slot, latency time.Duration, resp
 func (d *SlotDownloader) Delay(key string) (time.Duration, bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	s := d.slots[key]
+	s := d.slots[d.slotName(key)]
 	if s == nil {
 		return 0, false
 	}

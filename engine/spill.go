@@ -42,15 +42,20 @@ func (s *MemoryScheduler) spill() {
 		return
 	}
 	s.logger.Info(fmt.Sprintf("Scheduler holds more than %d requests: spilling its queue to %s", s.max, dir))
-	// Each priority's requests keep their order: pushed bottom first, so a LIFO top and a
-	// FIFO head stay where they were.
-	for _, p := range s.prios {
-		q := s.queues[p]
-		for _, it := range q.items[q.head:] {
-			s.disk.f.Add(it.unpack())
+	// Each slot's and priority's requests keep their order: pushed bottom first, so a LIFO
+	// top and a FIFO head stay where they were.
+	for _, sq := range s.slots {
+		for _, p := range sq.prios {
+			q := sq.queues[p]
+			for _, it := range q.items[q.head:] {
+				s.disk.f.Add(it.unpack())
+			}
 		}
 	}
-	s.queues, s.prios, s.n = map[int]*reqQueue{}, nil, 0
+	s.slots, s.index, s.n = map[string]*slotQueue{}, frontier.SlotIndex{}, 0
+	if f, ok := s.diskSlots(); ok {
+		f.UseSlots(s.view)
+	}
 	if s.ownDF != nil {
 		s.ownDF.mu.Lock()
 		for fp := range s.ownDF.seen.all() {

@@ -908,6 +908,8 @@ declare module "jscrawl" {
     CONCURRENT_REQUESTS?: number;
     /** downloads at once per download slot (host) (integer). */
     CONCURRENT_REQUESTS_PER_DOMAIN?: number;
+    /** downloads at once per server IP address: above 0, download slots are per IP (as SLOT_BY=ip) and this replaces CONCURRENT_REQUESTS_PER_DOMAIN as their concurrency (0: SLOT_BY decides) (integer). */
+    CONCURRENT_REQUESTS_PER_IP?: number;
     /** headers added to every request that lacks them (object). */
     DEFAULT_REQUEST_HEADERS?: Record<string, unknown>;
     /** maximum depth of a followed request (0: no limit) (integer). */
@@ -916,6 +918,12 @@ declare module "jscrawl" {
     DEPTH_PRIORITY?: number;
     /** count requests per depth (request_depth_count/N) (boolean). */
     DEPTH_STATS_VERBOSE?: boolean;
+    /** keep the addresses of resolved host names in memory, shared by all downloads (false: every new connection looks its host up) (boolean). */
+    DNSCACHE_ENABLED?: boolean;
+    /** host names the DNS cache holds; the least recently used goes first (integer). */
+    DNSCACHE_SIZE?: number;
+    /** seconds one DNS lookup may take before the download fails with DNSLookupError (number of seconds). */
+    DNS_TIMEOUT?: number;
     /** seconds between downloads from the same slot (number of seconds). */
     DOWNLOAD_DELAY?: number;
     /** URL scheme → download handler name (HTTPDownloadHandler, FileDownloadHandler, DataURIDownloadHandler), or null to disable the scheme (object). In customSettings: checked (no file scheme; paths inside the working folder). */
@@ -1044,6 +1052,8 @@ declare module "jscrawl" {
     ROBOTSTXT_OBEY?: boolean;
     /** user agent matched against robots.txt groups (empty: the product tokens of the User-Agent header or USER_AGENT) (string). */
     ROBOTSTXT_USER_AGENT?: string;
+    /** what a download slot stands for: host (the host name, or meta.downloadSlot) or ip (the server's IP address once the DNS cache knows it, so host names of one machine share its politeness) (string). */
+    SLOT_BY?: string;
     /** seconds a graceful stop (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit) waits for downloads in flight before aborting them (0: no limit) (number of seconds). In customSettings: tighter than the default only. */
     SHUTDOWN_TIMEOUT?: number;
     /** order within one priority: lifo (depth-first, as Scrapy) or fifo (string). */

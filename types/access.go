@@ -53,11 +53,15 @@ var Accesses = map[string]Access{
 	ConcurrentItems:               SpiderSets,
 	ConcurrentRequests:            SpiderSets,
 	ConcurrentRequestsPerDomain:   SpiderSets,
+	ConcurrentRequestsPerIP:       SpiderSets,
 	CrawlID:                       SpiderSets, // a namespace in the operator's frontier, like the spider's name
 	DefaultRequestHeaders:         SpiderSets,
 	DepthLimit:                    SpiderSets,
 	DepthPriority:                 SpiderSets,
 	DepthStatsVerbose:             SpiderSets,
+	DNSCacheEnabled:               SpiderSets,
+	DNSCacheSize:                  SpiderSets,
+	DNSTimeout:                    SpiderSets,
 	DownloadDelay:                 SpiderSets,
 	DownloadHandlers:              SpiderChecked, // not FileDownloadHandler
 	DownloadMaxSize:               SpiderTightens,
@@ -126,6 +130,7 @@ var Accesses = map[string]Access{
 	SchedulerMemoryMax:            SpiderTightens, // 0 would hold every request in memory
 	SchedulerMemoryQueue:          SpiderSets,
 	ShutdownTimeout:               SpiderTightens,
+	SlotBy:                        SpiderSets,
 	DownloaderMiddlewares:         SpiderSets,
 	SpiderMiddlewares:             SpiderSets,
 	Thresholds:                    SpiderSets,

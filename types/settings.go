@@ -31,6 +31,9 @@ const (
 	DepthLimit                  = "DEPTH_LIMIT"
 	DepthPriority               = "DEPTH_PRIORITY"
 	DepthStatsVerbose           = "DEPTH_STATS_VERBOSE"
+	DNSCacheEnabled             = "DNSCACHE_ENABLED"
+	DNSCacheSize                = "DNSCACHE_SIZE"
+	DNSTimeout                  = "DNS_TIMEOUT"
 	DownloadDelay               = "DOWNLOAD_DELAY"
 	DownloadHandlers            = "DOWNLOAD_HANDLERS"
 	DownloadMaxSize             = "DOWNLOAD_MAXSIZE"
@@ -107,11 +110,13 @@ const (
 	AutoThrottleMaxDelay          = "AUTOTHROTTLE_MAX_DELAY"
 	AutoThrottleStartDelay        = "AUTOTHROTTLE_START_DELAY"
 	AutoThrottleTargetConcurrency = "AUTOTHROTTLE_TARGET_CONCURRENCY"
+	ConcurrentRequestsPerIP       = "CONCURRENT_REQUESTS_PER_IP"
 	DownloadSlots                 = "DOWNLOAD_SLOTS"
 	RetryBackoffBase              = "RETRY_BACKOFF_BASE"
 	RetryBackoffMax               = "RETRY_BACKOFF_MAX"
 	RobotsTxtCrawlDelayMax        = "ROBOTSTXT_CRAWL_DELAY_MAX"
 	RobotsTxtUserAgent            = "ROBOTSTXT_USER_AGENT"
+	SlotBy                        = "SLOT_BY"
 )
 
 // Setting keys of record and replay (run --warc, --replay).
@@ -174,6 +179,7 @@ var Defs = []Def{
 	{ConcurrentItems, KindInt, 100, "items processed by the pipelines at once"},
 	{ConcurrentRequests, KindInt, 16, "downloads at once, over all domains"},
 	{ConcurrentRequestsPerDomain, KindInt, 8, "downloads at once per download slot (host)"},
+	{ConcurrentRequestsPerIP, KindInt, 0, "downloads at once per server IP address: above 0, download slots are per IP (as SLOT_BY=ip) and this replaces CONCURRENT_REQUESTS_PER_DOMAIN as their concurrency (0: SLOT_BY decides)"},
 	{DefaultRequestHeaders, KindMap, map[string]any{
 		"Accept":          "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
 		"Accept-Language": "en",
@@ -181,6 +187,9 @@ var Defs = []Def{
 	{DepthLimit, KindInt, 0, "maximum depth of a followed request (0: no limit)"},
 	{DepthPriority, KindInt, 0, "priority adjustment per depth level"},
 	{DepthStatsVerbose, KindBool, false, "count requests per depth (request_depth_count/N)"},
+	{DNSCacheEnabled, KindBool, true, "keep the addresses of resolved host names in memory, shared by all downloads (false: every new connection looks its host up)"},
+	{DNSCacheSize, KindInt, 10000, "host names the DNS cache holds; the least recently used goes first"},
+	{DNSTimeout, KindDuration, 60.0, "seconds one DNS lookup may take before the download fails with DNSLookupError"},
 	{DownloadDelay, KindDuration, 0.0, "seconds between downloads from the same slot"},
 	{DownloadHandlers, KindMap, map[string]any{}, "URL scheme → download handler name (HTTPDownloadHandler, FileDownloadHandler, DataURIDownloadHandler), or null to disable the scheme"},
 	{DownloadMaxSize, KindInt, 1 << 30, "largest response body in bytes (0: no limit)"},
@@ -245,6 +254,7 @@ var Defs = []Def{
 	{RobotsTxtCrawlDelayMax, KindDuration, 60.0, "longest robots.txt Crawl-delay (or Request-rate interval) honoured"},
 	{RobotsTxtObey, KindBool, true, "obey robots.txt"},
 	{RobotsTxtUserAgent, KindString, "", "user agent matched against robots.txt groups (empty: the product tokens of the User-Agent header or USER_AGENT)"},
+	{SlotBy, KindString, "host", "what a download slot stands for: host (the host name, or meta.downloadSlot) or ip (the server's IP address once the DNS cache knows it, so host names of one machine share its politeness)"},
 	{ShutdownTimeout, KindDuration, 30.0, "seconds a graceful stop (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit) waits for downloads in flight before aborting them (0: no limit)"},
 	{SchedulerMemoryQueue, KindString, "lifo", "order within one priority: lifo (depth-first, as Scrapy) or fifo"},
 	{SchedulerMemoryMax, KindInt, 100000, "requests the scheduler holds in memory (or 10× as many fingerprints) before it spills its queue and seen-set to a temporary store under TMPDIR (0: never)"},
@@ -313,7 +323,10 @@ var Ranges = map[string]Range{
 	ConcurrentItems:               AtLeast(1),
 	ConcurrentRequests:            AtLeast(1),
 	ConcurrentRequestsPerDomain:   AtLeast(1),
+	ConcurrentRequestsPerIP:       AtLeast(0),
 	DepthLimit:                    AtLeast(0),
+	DNSCacheSize:                  AtLeast(1),
+	DNSTimeout:                    Above(0),
 	DownloadMaxSize:               AtLeast(0),
 	DownloadMemoryBudget:          AtLeast(0),
 	DownloadWarnSize:              AtLeast(0),
@@ -343,6 +356,7 @@ var Choices = map[string][]string{
 	WARCErrors:           {"stop", "ignore"},
 	HTTPCachePolicy:      {"dummy", "rfc2616", "rfc9111"},
 	SchedulerMemoryQueue: {"lifo", "fifo"},
+	SlotBy:               {"host", "ip"},
 }
 
 // RangeOf returns the range of key's values, if it has one.

@@ -43,6 +43,15 @@ func TestSettingRanges(t *testing.T) {
 		{SchedulerMemoryQueue, "FIFO", ""},
 		{HTTPCachePolicy, "rfc2068", "HTTPCACHE_POLICY: out of range: must be one of dummy, rfc2616, rfc9111"},
 		{HTTPCachePolicy, "rfc9111", ""},
+		{SlotBy, "dns", `SLOT_BY: out of range: must be one of host, ip, got "dns"`},
+		{SlotBy, "IP", ""},
+		// The DNS cache and per-IP slots.
+		{DNSCacheSize, 0, "DNSCACHE_SIZE: out of range: must be >= 1"},
+		{DNSCacheSize, 1, ""},
+		{DNSTimeout, 0, "DNS_TIMEOUT: out of range: must be > 0"},
+		{DNSTimeout, "0.5", ""},
+		{ConcurrentRequestsPerIP, -1, "CONCURRENT_REQUESTS_PER_IP: out of range: must be >= 0"},
+		{ConcurrentRequestsPerIP, 0, ""},
 		// No range: negative priorities are meaningful.
 		{DepthPriority, -1, ""},
 		{RedirectPriorityAdjust, -2, ""},

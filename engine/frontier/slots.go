@@ -121,7 +121,7 @@ func (x *SlotIndex) file(e *slotEntry) {
 	switch {
 	case !ok:
 		e.where = filedNone
-	case !at.IsZero() && at.After(time.Now()): // no clock read for a slot nothing holds back
+	case !at.IsZero() && at.After(time.Now()):
 		e.where, e.at = filedWaiting, at
 		heap.Push(&x.waiting, e)
 	default:
