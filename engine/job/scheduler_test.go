@@ -48,14 +48,24 @@ func (r *fakeSlots) set(key, state string) {
 
 func openJob(t *testing.T, dir string) *job.Job {
 	t.Helper()
-	j, err := job.Open(dir, job.Options{Spider: "s", Logger: slog.New(slog.DiscardHandler)})
+	j, err := openJobFIFO(dir, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := j.Bind(context.Background(), engine.NewStats(), nil, nil); err != nil {
-		t.Fatal(err)
-	}
 	return j
+}
+
+// openJobFIFO opens and binds the job in dir, its queues FIFO or LIFO.
+func openJobFIFO(dir string, fifo bool) (*job.Job, error) {
+	j, err := job.Open(dir, job.Options{Spider: "s", FIFO: fifo, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	if err := j.Bind(context.Background(), engine.NewStats(), nil, nil); err != nil {
+		j.Close()
+		return nil, err
+	}
+	return j, nil
 }
 
 func nextURLs(s engine.Scheduler, n int) []string {
