@@ -1,7 +1,7 @@
 package frontier
 
-// SetReadAheadBudget sets the most requests f reads ahead from its store (readAheadBudget).
+// SetReadAheadBudget sets the most bytes f reads ahead from its store (readAheadBudget).
 func SetReadAheadBudget(f *Frontier, n int) { f.raBudget = n }
 
-// ReadAhead returns how many requests f holds read ahead and not popped.
+// ReadAhead returns how many bytes f holds read ahead.
 func ReadAhead(f *Frontier) int { return f.raHeld }

@@ -45,9 +45,10 @@
 //
 // A slot costs its name, a small record per priority it holds and its entry in the
 // SlotIndex (a few hundred bytes), whatever its queue's length: its requests are in the
-// store. Requests read ahead from the store are capped for the whole frontier
-// (readAheadBudget): a slot reads ahead up to readChunk requests when few slots have
-// work, fewer when many do, and the read-ahead of the slots popped least recently is
+// store. Requests read ahead from the store are kept as their records, decoded when
+// popped, and capped for the whole frontier (readAheadBudget bytes): a slot reads ahead
+// up to readChunk requests when few slots have work, its share of the budget when many
+// do (one request at least), and the read-ahead of the slots read least recently is
 // dropped past the cap.
 package frontier
 
@@ -118,12 +119,12 @@ const (
 	formatVersion = 2
 	formatV1      = 1 // without slots: q <prio:8> <pos:8>, i <prio:8>, g of 16 bytes
 	posStart      = 1 << 62
-	// readChunk is the most requests a queue reads from the store at once, when
-	// readAheadBudget shared among the slots with work allows; minReadChunk the least.
-	readChunk    = 128
-	minReadChunk = 4
-	// readAheadBudget caps the requests read ahead from the store, for all queues.
-	readAheadBudget = 1 << 14
+	// readChunk is the most requests a queue reads from the store at once, when its
+	// share of readAheadBudget (the budget over the slots with pending requests) allows.
+	readChunk = 128
+	// readAheadBudget caps the bytes of the requests read ahead from the store (their
+	// records, decoded when popped), for all queues.
+	readAheadBudget = 16 << 20
 	maxSlotID       = 1<<32 - 1
 )
 
@@ -164,8 +165,8 @@ type Frontier struct {
 	wq       []*pq   // queues with buffered requests (wbuf)
 	raFirst  *pq     // the queues holding read-ahead, least recently read first
 	raLast   *pq
-	raHeld   int // requests read ahead, not popped
-	raBudget int // the most requests read ahead (readAheadBudget)
+	raHeld   int // bytes read ahead (pq.raBytes)
+	raBudget int // the most bytes read ahead (readAheadBudget)
 	leases   map[*types.Request]*lease
 	leaseSeq uint64
 	doneIDs  []uint64 // persisted leases done since the last commit

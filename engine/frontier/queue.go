@@ -59,10 +59,15 @@ func (s *slot) head() (int, bool) {
 // all pending.
 type seg struct{ lo, hi uint64 }
 
+// entry is a request read ahead: its position, and the end of its record in the queue's
+// rdata (it starts where the previous one ends).
 type entry struct {
 	pos uint64
-	req *types.Request
+	end uint32
 }
+
+// entrySize is what an entry costs, counted in the read-ahead budget with the records.
+const entrySize = 16
 
 // pq is one slot's queue of one priority.
 type pq struct {
@@ -76,6 +81,8 @@ type pq struct {
 	wlo      uint64 // wbuf holds positions [wlo, top.hi)
 	wbuf     []*types.Request
 	rbuf     []entry // requests read ahead from the store, in pop order
+	rdata    []byte  // their records, decoded when popped
+	raBytes  int     // rbuf's and rdata's bytes, counted in Frontier.raHeld
 	ri       int
 	cnt      int
 	dirty    bool // changed since the last commit (in Frontier.dirtyQ)
@@ -247,14 +254,17 @@ func (f *Frontier) popTop(q *pq) *types.Request {
 			f.dropReadAhead(q)
 			continue
 		}
-		e := f.popReadAhead(q)
-		top.hi = e.pos
-		q.wlo = e.pos
+		pos, req := f.popReadAhead(q)
+		if req == nil {
+			return nil
+		}
+		top.hi = pos
+		q.wlo = pos
 		if top.lo >= top.hi {
 			q.segs = q.segs[:len(q.segs)-1]
 			f.dropReadAhead(q)
 		}
-		return e.req
+		return req
 	}
 	return nil
 }
@@ -269,10 +279,13 @@ func (f *Frontier) popBottom(q *pq) *types.Request {
 			diskHi = q.wlo
 		}
 		if q.ri < len(q.rbuf) || bot.lo < diskHi && f.read(q, seg{bot.lo, diskHi}, false) {
-			e := f.popReadAhead(q)
-			bot.lo = e.pos + 1
+			pos, req := f.popReadAhead(q)
+			if req == nil {
+				return nil
+			}
+			bot.lo = pos + 1
 			f.dropEmptyBottom(q)
-			return e.req
+			return req
 		}
 		if f.err != nil {
 			return nil
@@ -300,19 +313,27 @@ func (f *Frontier) dropEmptyBottom(q *pq) {
 	}
 }
 
-// popReadAhead pops q's next request read ahead.
-func (f *Frontier) popReadAhead(q *pq) entry {
+// popReadAhead pops q's next request read ahead, and returns its position; the request
+// is nil when its record is damaged (see Err).
+func (f *Frontier) popReadAhead(q *pq) (uint64, *types.Request) {
 	e := q.rbuf[q.ri]
-	q.rbuf[q.ri] = entry{}
+	start := uint32(0)
+	if q.ri > 0 {
+		start = q.rbuf[q.ri-1].end
+	}
 	q.ri++
-	f.raHeld--
-	return e
+	req, err := DecodeRequest(q.rdata[start:e.end])
+	if err != nil {
+		f.setErr(&CorruptError{Dir: f.dir, Err: fmt.Errorf("request of slot %q at priority %d: %w", q.slot.name, q.prio, err)})
+		return e.pos, nil
+	}
+	return e.pos, req
 }
 
 // dropReadAhead forgets the requests q read ahead (they stay in the store).
 func (f *Frontier) dropReadAhead(q *pq) {
-	f.raHeld -= len(q.rbuf) - q.ri
-	q.rbuf, q.ri = nil, 0 // its memory too: it may not be read again for long
+	f.raHeld -= q.raBytes
+	q.rbuf, q.rdata, q.ri, q.raBytes = nil, nil, 0, 0 // its memory too: it may not be read again for long
 	if q.inRA {
 		f.raUnlink(q)
 	}
@@ -342,19 +363,13 @@ func (f *Frontier) raAppend(q *pq) {
 	f.raLast = q
 }
 
-// readChunkSize is how many requests a queue reads ahead: the read-ahead budget shared among
-// the slots with pending requests, within [minReadChunk, readChunk].
-func (f *Frontier) readChunkSize() int {
-	return max(minReadChunk, min(readChunk, f.raBudget/max(1, f.active)))
-}
 
 // read fills q.rbuf, which holds nothing unpopped, with stored requests of range s, from
 // its top down (desc) or bottom up, and drops the read-ahead of the queues read least
 // recently past the read-ahead budget. It reports whether it found any.
 func (f *Frontier) read(q *pq, s seg, desc bool) bool {
-	f.raHeld -= len(q.rbuf) - q.ri
-	clear(q.rbuf[q.ri:])
-	q.rbuf, q.ri = q.rbuf[:0], 0 // its memory is kept: the queue is being popped
+	f.raHeld -= q.raBytes
+	q.rbuf, q.rdata, q.ri, q.raBytes = q.rbuf[:0], q.rdata[:0], 0, 0 // its memory is kept: the queue is being popped
 	if s.lo >= s.hi {
 		return false
 	}
@@ -372,28 +387,23 @@ func (f *Frontier) read(q *pq, s seg, desc bool) bool {
 	if desc {
 		valid, step = it.Last, it.Prev
 	}
-	chunk := f.readChunkSize()
-	if cap(q.rbuf) < chunk {
-		q.rbuf = make([]entry, 0, chunk)
-	}
-	for ok := valid(); ok && len(q.rbuf) < chunk; ok = step() {
-		req, err := DecodeRequest(it.Value())
-		if err != nil {
-			f.setErr(&CorruptError{Dir: f.dir, Err: fmt.Errorf("request of slot %q at priority %d: %w", q.slot.name, q.prio, err)})
-			break
-		}
-		q.rbuf = append(q.rbuf, entry{binary.BigEndian.Uint64(it.Key()[13:]), req})
+	// The slot's share of the budget, in bytes of records; at least one request.
+	share := f.raBudget / max(1, f.active)
+	for ok := valid(); ok && len(q.rbuf) < readChunk && (len(q.rbuf) == 0 || len(q.rdata) < share); ok = step() {
+		q.rdata = append(q.rdata, it.Value()...)
+		q.rbuf = append(q.rbuf, entry{binary.BigEndian.Uint64(it.Key()[13:]), uint32(len(q.rdata))})
 	}
 	if err := it.Close(); err != nil {
 		f.setErr(err)
 	}
 	if f.err != nil {
-		q.rbuf = q.rbuf[:0]
+		q.rbuf, q.rdata = q.rbuf[:0], q.rdata[:0]
 	}
 	if len(q.rbuf) == 0 {
 		return false
 	}
-	f.raHeld += len(q.rbuf)
+	q.raBytes = cap(q.rdata) + entrySize*cap(q.rbuf)
+	f.raHeld += q.raBytes
 	if q.inRA {
 		f.raUnlink(q)
 	}

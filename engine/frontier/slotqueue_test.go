@@ -242,17 +242,17 @@ func TestSlotStorage(t *testing.T) {
 		name   string
 		fifo   bool
 		limit  int // BufferLimit
-		budget int // read-ahead budget (0: the default)
+		budget int // read-ahead budget in bytes (0: the default)
 		commit int // one op in commit commits (0: never)
 		reopen bool
 		slots  int
 	}{
 		{"lifo/spill", false, 5, 0, 0, false, 40},
 		{"fifo/spill", true, 5, 0, 0, false, 40},
-		{"lifo/budget", false, 3, 20, 40, false, 40},
-		{"fifo/budget", true, 3, 20, 40, false, 40},
-		{"lifo/reopen", false, 3, 20, 40, true, 40},
-		{"fifo/reopen", true, 3, 20, 40, true, 40},
+		{"lifo/budget", false, 3, 1000, 40, false, 40},
+		{"fifo/budget", true, 3, 1000, 40, false, 40},
+		{"lifo/reopen", false, 3, 1000, 40, true, 40},
+		{"fifo/reopen", true, 3, 1000, 40, true, 40},
 		// Commits far apart: long ranges of dequeued positions (range tombstones).
 		{"lifo/reopen/2 slots", false, 3, 0, 400, true, 2},
 		{"fifo/reopen/2 slots", true, 3, 0, 400, true, 2},
@@ -327,7 +327,8 @@ func TestSlotStorage(t *testing.T) {
 				if f.Len() != m.len() {
 					t.Fatalf("op %d: Len = %d, model %d", op, f.Len(), m.len())
 				}
-				if b := tc.budget; b > 0 && frontier.ReadAhead(f) > max(b, 128) {
+				if b := tc.budget; b > 0 && frontier.ReadAhead(f) > b+64*16+2*64 { // a read may pass its share by a record
+
 					t.Fatalf("op %d: %d requests read ahead, budget %d", op, frontier.ReadAhead(f), b)
 				}
 				if tc.commit > 0 && rng.IntN(tc.commit) == 0 {
