@@ -363,7 +363,6 @@ func (f *Frontier) raAppend(q *pq) {
 	f.raLast = q
 }
 
-
 // read fills q.rbuf, which holds nothing unpopped, with stored requests of range s, from
 // its top down (desc) or bottom up, and drops the read-ahead of the queues read least
 // recently past the read-ahead budget. It reports whether it found any.
