@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cockroachdb/pebble"
@@ -108,6 +109,7 @@ func (f *Frontier) slotFor(key string) *slot {
 		} else {
 			f.slotSeq++
 		}
+		key = strings.Clone(key) // SlotKey's answer may be part of the URL: not to keep it
 		s = &slot{name: key, id: uint32(f.slotSeq)}
 		f.slots[key] = s
 	}
