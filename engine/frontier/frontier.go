@@ -29,17 +29,18 @@
 // A slot's priority's pending requests live at positions [lo, hi) (priority bytes order
 // higher priorities first). Enqueues take fresh positions at the top: FIFO pops at the
 // bottom, LIFO at the top. Between commits, nothing that a commit needs is overwritten or
-// deleted: dequeued keys stay until the next Commit deletes their ranges (range
-// tombstones, which readers skip at once, unlike point tombstones; a range of at most
-// pointDeletes positions key by key, as thousands of slots popped a few times each would
-// leave thousands of range tombstones in the memtable, which pebble fragments for every
-// new iterator), new keys go to positions above the committed range, and a new slot's
-// name is written by the commit
-// that first holds its requests (an emptied slot's, by the commit that deletes its last
-// range). Up to Options.BufferLimit new requests and fingerprints stay in memory; past
-// that they are written to the store without sync, where Open ignores them if no Commit
-// followed (positions outside the committed ranges, slots without a name record,
-// fingerprints of a newer generation) and deletes them.
+// deleted: dequeued keys stay until the next Commit deletes them, and new keys go to
+// positions above the committed range. A commit deletes a long range of dequeued
+// positions with a range tombstone, which readers skip at once, unlike point tombstones;
+// a short one (at most pointDeletes positions) key by key, as thousands of slots popped a
+// few times each would leave thousands of range tombstones in the memtable, which pebble
+// fragments for every new iterator (the point tombstones lie outside the pending ranges,
+// where no read goes). A new slot's name record is written by the first commit that holds
+// its requests, and deleted by the one that deletes its last range. Up to
+// Options.BufferLimit new requests and fingerprints stay in memory; past that they are
+// written to the store without sync, where Open ignores them if no Commit followed
+// (positions outside the committed ranges, fingerprints of a newer generation) and
+// deletes them.
 //
 // # Memory
 //
