@@ -16,15 +16,15 @@
 // Keys are one-byte prefixed; a slot is named in the keys by its id, allocated from a
 // counter in the state record (ids are not reused):
 //
-//	q <slot:4> <prio:8> <pos:8>  a pending request, its record (codec.go)
-//	i <slot:4> <prio:8>          a slot's priority: its committed range lo, hi and count
+//	p <slot:4> <prio:8> <pos:8>  a pending request, its record (codec.go)
+//	r <slot:4> <prio:8>          a slot's priority: its committed range lo, hi and count
 //	k <slot:4>                   a slot with pending requests: its name (the SlotKey)
 //	s <fp:16>                    a seen fingerprint; value: the generation (commit number) that added it
 //	l <id:8>                     a request leased at a commit, not done then
 //	m <key>                      caller metadata (Commit's meta)
 //	g                            committed generation, lease counter, slot counter
 //	f                            format version (2; a store of format 1, without slots, is
-//	                             moved to this layout by Open in one atomic batch)
+//	                             moved to this layout by Open: see migrate.go)
 //
 // A slot's priority's pending requests live at positions [lo, hi) (priority bytes order
 // higher priorities first). Enqueues take fresh positions at the top: FIFO pops at the
@@ -94,6 +94,8 @@ type Options struct {
 	// must be opened with the same function every time: requests stay in the slot they
 	// were queued in.
 	SlotKey func(*types.Request) string
+
+	migrateChunk int // bytes per batch of a migration (tests); 0 means migrateChunk
 }
 
 // CorruptError reports a damaged store: what is wrong (Err), and what can be recovered
@@ -155,25 +157,26 @@ type Frontier struct {
 	limit   int
 	slotKey func(*types.Request) string
 
-	gen      uint64 // generation of the changes since the last commit (= committed + 1)
-	slots    map[string]*slot
-	slotSeq  uint64 // the last slot id allocated
-	active   int    // slots with pending requests
-	idx      SlotIndex
-	n        int
-	dirtyQ   []*pq   // queues changed since the last commit
-	dirtyS   []*slot // their slots
-	wq       []*pq   // queues with buffered requests (wbuf)
-	raFirst  *pq     // the queues holding read-ahead, least recently read first
-	raLast   *pq
-	raHeld   int // bytes read ahead (pq.raBytes)
-	raBudget int // the most bytes read ahead (readAheadBudget)
-	leases   map[*types.Request]*lease
-	leaseSeq uint64
-	doneIDs  []uint64 // persisted leases done since the last commit
-	seenN    int64
-	bloom    *bloomChain
-	newSeen  map[[16]byte]struct{} // fingerprints not yet written
+	gen          uint64 // generation of the changes since the last commit (= committed + 1)
+	slots        map[string]*slot
+	slotSeq      uint64 // the last slot id allocated
+	active       int    // slots with pending requests
+	idx          SlotIndex
+	n            int
+	dirtyQ       []*pq   // queues changed since the last commit
+	dirtyS       []*slot // their slots
+	wq           []*pq   // queues with buffered requests (wbuf)
+	raFirst      *pq     // the queues holding read-ahead, least recently read first
+	raLast       *pq
+	raHeld       int // bytes read ahead (pq.raBytes)
+	raBudget     int // the most bytes read ahead (readAheadBudget)
+	migrateChunk int
+	leases       map[*types.Request]*lease
+	leaseSeq     uint64
+	doneIDs      []uint64 // persisted leases done since the last commit
+	seenN        int64
+	bloom        *bloomChain
+	newSeen      map[[16]byte]struct{} // fingerprints not yet written
 	// hot and warm hold fingerprints written or found in the store lately (at most 2 ×
 	// hotSize): a site's links repeat the same pages, and a duplicate found here costs no
 	// store lookup (the Bloom filter answers "maybe" for every duplicate).
@@ -214,17 +217,18 @@ func Open(dir string, opts Options) (_ *Frontier, err error) {
 	logger := &storeLogger{}
 	cache := pebble.NewCache(opts.CacheSize)
 	f := &Frontier{
-		cache:    cache,
-		log:      logger,
-		dir:      dir,
-		fifo:     opts.FIFO,
-		wo:       pebble.NoSync,
-		limit:    opts.BufferLimit,
-		slotKey:  opts.SlotKey,
-		raBudget: readAheadBudget,
-		slots:    map[string]*slot{},
-		leases:   map[*types.Request]*lease{},
-		newSeen:  map[[16]byte]struct{}{},
+		cache:        cache,
+		log:          logger,
+		dir:          dir,
+		fifo:         opts.FIFO,
+		wo:           pebble.NoSync,
+		limit:        opts.BufferLimit,
+		slotKey:      opts.SlotKey,
+		raBudget:     readAheadBudget,
+		migrateChunk: cmp.Or(opts.migrateChunk, migrateChunk),
+		slots:        map[string]*slot{},
+		leases:       map[*types.Request]*lease{},
+		newSeen:      map[[16]byte]struct{}{},
 	}
 	if opts.Sync {
 		f.wo = pebble.Sync
@@ -502,13 +506,13 @@ func (f *Frontier) load() error {
 	if err := it.Close(); err != nil {
 		return err
 	}
-	// The slots' priorities and their committed ranges; everything outside them in q is
+	// The slots' priorities and their committed ranges; everything outside them in p is
 	// garbage.
-	it, err = f.db.NewIter(&pebble.IterOptions{LowerBound: []byte("i"), UpperBound: []byte("j")})
+	it, err = f.db.NewIter(&pebble.IterOptions{LowerBound: []byte("r"), UpperBound: []byte("s")})
 	if err != nil {
 		return err
 	}
-	prev := []byte("q")
+	prev := []byte("p")
 	for it.First(); it.Valid(); it.Next() {
 		k, v := it.Key(), it.Value()
 		if len(k) != 13 || len(v) != 24 {
@@ -527,7 +531,7 @@ func (f *Frontier) load() error {
 			return fmt.Errorf("bad range for slot %q, priority %d", s.name, p)
 		}
 		q := &pq{slot: s, prio: p, segs: []seg{{lo, hi}}, cAlloc: hi, wlo: hi, clo: lo, top: hi, cnt: int(cnt)}
-		s.qs = append(s.qs, q) // i keys sort highest priority first
+		s.qs = append(s.qs, q) // r keys sort highest priority first
 		s.n += int(cnt)
 		f.n += int(cnt)
 		_ = clean.DeleteRange(prev, qkey(nil, id, p, lo), nil)
@@ -536,7 +540,7 @@ func (f *Frontier) load() error {
 	if err := it.Close(); err != nil {
 		return err
 	}
-	_ = clean.DeleteRange(prev, []byte("r"), nil)
+	_ = clean.DeleteRange(prev, []byte("q"), nil)
 	ids := make([]uint32, 0, len(byID))
 	for id, s := range byID {
 		if s.n == 0 {
@@ -636,15 +640,17 @@ func decodePrio(b []byte) int {
 	return int(int64(^binary.BigEndian.Uint64(b) ^ 1<<63))
 }
 
+// qkey is the key of a pending request (p), ikey of a range record (r), kkey of a slot's
+// name record (k).
 func qkey(b []byte, slot uint32, p int, pos uint64) []byte {
-	b = append(b, 'q')
+	b = append(b, 'p')
 	b = binary.BigEndian.AppendUint32(b, slot)
 	b = encodePrio(b, p)
 	return binary.BigEndian.AppendUint64(b, pos)
 }
 
 func ikey(slot uint32, p int) []byte {
-	return encodePrio(binary.BigEndian.AppendUint32([]byte("i"), slot), p)
+	return encodePrio(binary.BigEndian.AppendUint32([]byte("r"), slot), p)
 }
 
 func kkey(slot uint32) []byte { return binary.BigEndian.AppendUint32([]byte("k"), slot) }

@@ -14,42 +14,37 @@ import (
 //	i <prio:8>          a priority's committed range lo, hi and count
 //	g                   committed generation, lease counter (16 bytes)
 //
-// and s, l, m, f as in format 2.
+// and s, l, m, f as in format 2, whose p, r and k keys it does not have.
 
 func qkeyV1(p int, pos uint64) []byte {
 	return binary.BigEndian.AppendUint64(encodePrio([]byte("q"), p), pos)
 }
 
-// migrate moves a format-1 store to format 2 in one atomic batch: every committed pending
-// request goes to its slot (Options.SlotKey), keeping its order within its priority, and
-// garbage of uncommitted writes is dropped. It returns the new state record. Its memory is
-// the records of the pending requests (the batch holds them all).
+// migrateChunk is how many bytes of requests migrate writes per batch (by default).
+const migrateChunk = 4 << 20
+
+// migrate moves a format-1 store to format 2, and returns the new state record. Every
+// committed pending request goes to its slot (Options.SlotKey), keeping its order within
+// its priority; garbage of uncommitted writes is dropped. The requests are copied to their
+// p keys in batches of migrateChunk bytes, without sync, and one last batch makes the
+// switch atomically: it writes the r and k records, the state and the format, and deletes
+// the q and i keys. Until it is durable the store is of format 1 (p, r and k keys are
+// garbage there, deleted first by the next migrate): a crash leaves the old store or the
+// new one. Its memory is a batch, the slots and their priorities.
 func (f *Frontier) migrate(state []byte) ([]byte, error) {
 	if len(state) != 16 {
 		return nil, errors.New("bad state record (format 1)")
 	}
 	f.leaseSeq = binary.BigEndian.Uint64(state[8:])
-	type newQ struct {
-		slot *slot
-		prio int
-		next uint64
-	}
-	b := f.db.NewBatch()
-	defer b.Close()
-	// The batch deletes the old keys first: its later sets win over its range deletions.
-	_ = b.DeleteRange([]byte("i"), []byte("j"), nil)
-	_ = b.DeleteRange([]byte("q"), []byte("r"), nil)
-	queues := map[[2]int]*newQ{} // slot id, priority
-	var order []*newQ            // made first, written first
-	it, err := f.db.NewIter(&pebble.IterOptions{LowerBound: []byte("i"), UpperBound: []byte("j")})
-	if err != nil {
-		return nil, err
-	}
 	type prange struct {
 		prio        int
 		lo, hi, cnt uint64
 	}
 	var ranges []prange
+	it, err := f.db.NewIter(&pebble.IterOptions{LowerBound: []byte("i"), UpperBound: []byte("j")})
+	if err != nil {
+		return nil, err
+	}
 	for it.First(); it.Valid(); it.Next() {
 		k, v := it.Key(), it.Value()
 		if len(k) != 9 || len(v) != 24 {
@@ -66,6 +61,26 @@ func (f *Frontier) migrate(state []byte) ([]byte, error) {
 	if err := it.Close(); err != nil {
 		return nil, err
 	}
+
+	// What an interrupted migration wrote goes first.
+	b := f.db.NewBatch()
+	_ = b.DeleteRange([]byte("k"), []byte("l"), nil)
+	_ = b.DeleteRange([]byte("p"), []byte("q"), nil)
+	_ = b.DeleteRange([]byte("r"), []byte("s"), nil)
+	flush := func() error {
+		err := f.commitBatch(b, pebble.NoSync)
+		_ = b.Close()
+		b = f.db.NewBatch()
+		return err
+	}
+	defer func() { _ = b.Close() }()
+	type newQ struct {
+		slot *slot
+		prio int
+		next uint64
+	}
+	queues := map[[2]int]*newQ{} // slot id, priority
+	var order []*newQ
 	for _, r := range ranges {
 		it, err := f.db.NewIter(&pebble.IterOptions{LowerBound: qkeyV1(r.prio, r.lo), UpperBound: qkeyV1(r.prio, r.hi)})
 		if err != nil {
@@ -93,6 +108,12 @@ func (f *Frontier) migrate(state []byte) ([]byte, error) {
 			_ = b.Set(qkey(nil, s.id, r.prio, q.next), it.Value(), nil)
 			q.next++
 			n++
+			if b.Len() >= f.migrateChunk {
+				if err := flush(); err != nil {
+					_ = it.Close()
+					return nil, err
+				}
+			}
 		}
 		if err := it.Close(); err != nil {
 			return nil, err
@@ -105,6 +126,13 @@ func (f *Frontier) migrate(state []byte) ([]byte, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
+	if err := flush(); err != nil {
+		return nil, err
+	}
+
+	// The switch.
+	_ = b.DeleteRange([]byte("i"), []byte("j"), nil)
+	_ = b.DeleteRange([]byte("q"), []byte("r"), nil)
 	for _, q := range order {
 		v := binary.BigEndian.AppendUint64(nil, posStart)
 		v = binary.BigEndian.AppendUint64(v, q.next)

@@ -19,7 +19,8 @@ func v1Prio(b []byte, p int) []byte {
 
 // writeV1Store writes by hand a store of format 1 (no slots): for each priority its
 // requests bottom to top, one of them leased at the commit, uncommitted garbage
-// (a request above a committed range, a fingerprint of a later generation) and meta.
+// (a request above a committed range, a fingerprint of a later generation), what an
+// interrupted migration to format 2 left (p, r, k keys), and meta.
 func writeV1Store(t *testing.T, dir string, queues map[int][]*types.Request, leased *types.Request) {
 	t.Helper()
 	db, err := pebble.Open(dir, &pebble.Options{Logger: quiet{}})
@@ -55,6 +56,12 @@ func writeV1Store(t *testing.T, dir string, queues map[int][]*types.Request, lea
 		seen(garbage, committed+1)
 	}
 	set(binary.BigEndian.AppendUint64([]byte("l"), 6), frontier.EncodeRequest(nil, leased))
+	half := binary.BigEndian.AppendUint32([]byte("p"), 1)
+	half = binary.BigEndian.AppendUint64(v1Prio(half, 0), 1<<62)
+	set(half, frontier.EncodeRequest(nil, &types.Request{URL: "http://half/1"}))
+	set(v1Prio(binary.BigEndian.AppendUint32([]byte("r"), 1), 0),
+		binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, 1<<62), 1<<62+1), 1))
+	set(binary.BigEndian.AppendUint32([]byte("k"), 1), []byte("half"))
 	seen(leased, 1)
 	set([]byte("mstate"), []byte("v"))
 	if err := b.Commit(pebble.Sync); err != nil {
@@ -84,17 +91,20 @@ func TestMigrateV1(t *testing.T) {
 		name    string
 		fifo    bool
 		slotKey func(*types.Request) string
+		chunk   int // bytes of requests per batch (0: the default)
 	}{
-		{"lifo/slots", false, engine.SlotKey},
-		{"fifo/slots", true, engine.SlotKey},
-		{"lifo/one slot", false, nil},
-		{"fifo/one slot", true, nil},
+		{"lifo/slots", false, engine.SlotKey, 0},
+		{"fifo/slots", true, engine.SlotKey, 0},
+		{"lifo/one slot", false, nil, 0},
+		{"fifo/one slot", true, nil, 0},
+		{"lifo/slots/batches", false, engine.SlotKey, 100},
+		{"fifo/slots/batches", true, engine.SlotKey, 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			writeV1Store(t, dir, queues, leased)
 			opts := frontier.Options{FIFO: tc.fifo, Sync: true, SlotKey: tc.slotKey}
-			f := open(t, dir, opts)
+			f := open(t, dir, frontier.WithMigrateChunk(opts, tc.chunk))
 			if f.Migrated() != n || f.Recovered() != 1 || f.Len() != n+1 || f.SeenCount() != int64(n+1) {
 				t.Fatalf("opened: migrated %d, recovered %d, len %d, seen %d; want %d, 1, %d, %d",
 					f.Migrated(), f.Recovered(), f.Len(), f.SeenCount(), n, n+1, n+1)
@@ -165,11 +175,14 @@ func checkV2Keys(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	defer it.Close()
-	want := map[byte]int{'q': 21, 'i': 13, 'k': 5, 'g': 1, 'f': 1, 's': 17, 'l': 9}
+	want := map[byte]int{'p': 21, 'r': 13, 'k': 5, 'g': 1, 'f': 1, 's': 17, 'l': 9}
 	for it.First(); it.Valid(); it.Next() {
 		k := it.Key()
-		if l, ok := want[k[0]]; ok && len(k) != l {
-			t.Errorf("key %x: %d bytes, want %d", k, len(k), l)
+		if k[0] == 'm' {
+			continue // meta: any length
+		}
+		if l, ok := want[k[0]]; !ok || len(k) != l {
+			t.Errorf("key %x: %d bytes, want %d (%v)", k, len(k), l, ok)
 		}
 		if k[0] == 'f' && string(it.Value()) != "\x02" {
 			t.Errorf("format %x", it.Value())
