@@ -3,7 +3,11 @@ package frontier_test
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
+	goruntime "runtime"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble"
 
@@ -188,4 +192,64 @@ func checkV2Keys(t *testing.T, dir string) {
 			t.Errorf("format %x", it.Value())
 		}
 	}
+}
+
+// TestMigrateBig writes a store of format 1 with 2 million requests (FRONTIER_BIG_N) in
+// 1,000 hosts, opens it (which moves them to their slots) and reports how long that took
+// and the peak Go heap:
+//
+//	go test -run TestMigrateBig -frontier.big -v ./engine/frontier/
+func TestMigrateBig(t *testing.T) {
+	if !*big {
+		t.Skip("needs -frontier.big")
+	}
+	n := 2_000_000
+	if s := os.Getenv("FRONTIER_BIG_N"); s != "" {
+		n, _ = strconv.Atoi(s)
+	}
+	dir := t.TempDir()
+	db, err := pebble.Open(dir, &pebble.Options{Logger: quiet{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := db.NewBatch()
+	commit := func() {
+		if err := b.Commit(pebble.NoSync); err != nil {
+			t.Fatal(err)
+		}
+		b = db.NewBatch()
+	}
+	_ = b.Set([]byte("f"), []byte{1}, nil)
+	_ = b.Set([]byte("g"), make([]byte, 16), nil)
+	for i := range n {
+		rq := slotReq(i, 1000)
+		rq.Priority = 0
+		_ = b.Set(binary.BigEndian.AppendUint64(v1Prio([]byte("q"), 0), 1<<62+uint64(i)), frontier.EncodeRequest(nil, rq), nil)
+		if b.Len() > 4<<20 {
+			commit()
+		}
+	}
+	v := binary.BigEndian.AppendUint64(nil, 1<<62)
+	v = binary.BigEndian.AppendUint64(v, 1<<62+uint64(n))
+	v = binary.BigEndian.AppendUint64(v, uint64(n))
+	_ = b.Set(v1Prio([]byte("i"), 0), v, nil)
+	commit()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	goruntime.GC()
+	mp := startMemPeak()
+	start := time.Now()
+	f := open(t, dir, frontier.Options{Sync: true, SlotKey: engine.SlotKey})
+	took := time.Since(start)
+	heap, hwm := mp.end()
+	defer f.Close()
+	if f.Migrated() != n || f.Len() != n {
+		t.Fatalf("migrated %d, len %d; want %d", f.Migrated(), f.Len(), n)
+	}
+	if s, _, _ := f.SlotCounts(); s != 1000 {
+		t.Fatalf("%d slots, want 1000", s)
+	}
+	t.Logf("%d requests moved to 1,000 slots in %v (%.0f/s); peak Go heap %d MiB, peak RSS %d MiB",
+		n, took.Round(time.Millisecond), float64(n)/took.Seconds(), heap>>20, hwm>>20)
 }
