@@ -90,9 +90,9 @@ type Options struct {
 	// MemTableSize is the store's memtable size in bytes; 0 means 32 MiB.
 	MemTableSize uint64
 	// SlotKey names the download slot a request is queued in (engine.SlotKey); nil queues
-	// every request in one slot "", in the order of a frontier without slots. A store
-	// must be opened with the same function every time: requests stay in the slot they
-	// were queued in.
+	// every request in one slot "", in the order of a frontier without slots, which no
+	// Readiness holds back (UseSlots does nothing). A store must be opened with the same
+	// function every time: requests stay in the slot they were queued in.
 	SlotKey func(*types.Request) string
 
 	migrateChunk int // bytes per batch of a migration (tests); 0 means migrateChunk

@@ -165,9 +165,9 @@ func (f *Frontier) push(req *types.Request) {
 	}
 }
 
-// plain reports whether the frontier has one slot ("", no Options.SlotKey) and no
-// Readiness: that slot is always the one, and the index is left out (UseSlots files it).
-func (f *Frontier) plain() bool { return f.slotKey == nil && f.idx.view == nil }
+// plain reports whether the frontier has one slot ("", no Options.SlotKey): that slot is
+// always the one, and the index is left out.
+func (f *Frontier) plain() bool { return f.slotKey == nil }
 
 // Next returns the next pending request, now leased: the best request of the best slot
 // that can start a download now (SlotIndex, asking the Readiness given to UseSlots). It
@@ -470,17 +470,13 @@ func (f *Frontier) writeBuffered(b *pebble.Batch) {
 }
 
 // UseSlots sets the Readiness that Next asks which slots can start a download now (nil:
-// every slot always can), and asks it about every slot (engine.SlotScheduler).
+// every slot always can), and asks it about every slot (engine.SlotScheduler). A frontier
+// without Options.SlotKey ignores it: its one slot "" is no download slot, and its order
+// stays that of a frontier without slots.
 func (f *Frontier) UseSlots(r Readiness) {
-	if f.plain() {
-		// The one slot was left out of the index.
-		if s := f.slots[""]; s != nil && s.n > 0 {
-			f.idx.Update("", s.best, true)
-		} else {
-			f.idx.Update("", 0, false)
-		}
+	if !f.plain() {
+		f.idx.Use(r)
 	}
-	f.idx.Use(r)
 }
 
 // SlotChanged tells the frontier that slot key may be ready sooner than it knew: a
