@@ -284,6 +284,18 @@ func BenchmarkEnqueueSlots(b *testing.B) {
 // FRONTIER_BIG_SLOTS=1 gives what does not depend on the slots.
 //
 //	go test -run TestBigSlots -frontier.big -v ./engine/frontier/
+//
+// Measured (2 CPUs shared with other work, load 4 to 9), LIFO / FIFO:
+//
+//	10M requests, 10,000 slots: 119k / 109k enqueues/s, 21k / 18k dequeues/s (the slots
+//	taking turns: a read from the store for every few requests); Go heap after a GC 14
+//	MiB once queued, 28 / 27 MiB half drained (read-ahead included); peak Go heap 136 /
+//	144 MiB, peak RSS 316 / 335 MiB.
+//	10M requests, 1 slot: 99k / 117k enqueues/s, 693k / 635k dequeues/s; Go heap 9 MiB
+//	once queued, 8 / 7 MiB half drained; peak Go heap 33 / 35 MiB, peak RSS 154 / 175 MiB.
+//
+// That is about 500 B of heap a slot once queued (1.5 KB with its share of the 16 MiB
+// read-ahead while the slots take turns).
 func TestBigSlots(t *testing.T) {
 	if !*big {
 		t.Skip("needs -frontier.big")
