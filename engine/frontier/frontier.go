@@ -168,8 +168,9 @@ type Frontier struct {
 	wq           []*pq   // queues with buffered requests (wbuf)
 	raFirst      *pq     // the queues holding read-ahead, least recently read first
 	raLast       *pq
-	raHeld       int // bytes read ahead (pq.raBytes)
-	raBudget     int // the most bytes read ahead (readAheadBudget)
+	raHeld       int     // bytes read ahead (pq.raBytes)
+	raFree       []raBuf // the memory of dropped read-aheads
+	raBudget     int     // the most bytes read ahead (readAheadBudget)
 	migrateChunk int
 	leases       map[*types.Request]*lease
 	leaseSeq     uint64

@@ -335,11 +335,25 @@ func (f *Frontier) popReadAhead(q *pq) (uint64, *types.Request) {
 // dropReadAhead forgets the requests q read ahead (they stay in the store).
 func (f *Frontier) dropReadAhead(q *pq) {
 	f.raHeld -= q.raBytes
-	q.rbuf, q.rdata, q.ri, q.raBytes = nil, nil, 0, 0 // its memory too: it may not be read again for long
+	if cap(q.rdata) > 0 && len(f.raFree) < raFreeMax {
+		// Its memory too (it may not be read again for long), for the next queue to read.
+		f.raFree = append(f.raFree, raBuf{q.rdata[:0], q.rbuf[:0]})
+	}
+	q.rbuf, q.rdata, q.ri, q.raBytes = nil, nil, 0, 0
 	if q.inRA {
 		f.raUnlink(q)
 	}
 }
+
+// raBuf is the memory of a dropped read-ahead, kept for another (Frontier.raFree): with
+// thousands of slots taking turns, reads would otherwise allocate it anew each time.
+type raBuf struct {
+	data []byte
+	ents []entry
+}
+
+// raFreeMax is how many dropped read-aheads' memory Frontier.raFree keeps.
+const raFreeMax = 64
 
 func (f *Frontier) raUnlink(q *pq) {
 	if q.raPrev != nil {
@@ -390,6 +404,15 @@ func (f *Frontier) read(q *pq, s seg, desc bool) bool {
 	}
 	// The slot's share of the budget, in bytes of records; at least one request.
 	share := f.raBudget / max(1, f.active)
+	if q.rdata == nil {
+		if n := len(f.raFree); n > 0 {
+			q.rdata, q.rbuf = f.raFree[n-1].data, f.raFree[n-1].ents
+			f.raFree[n-1] = raBuf{}
+			f.raFree = f.raFree[:n-1]
+		} else {
+			q.rdata = make([]byte, 0, min(share+512, readChunk*256))
+		}
+	}
 	for ok := valid(); ok && len(q.rbuf) < readChunk && (len(q.rbuf) == 0 || len(q.rdata) < share); ok = step() {
 		q.rdata = append(q.rdata, it.Value()...)
 		q.rbuf = append(q.rbuf, entry{binary.BigEndian.Uint64(it.Key()[13:]), uint32(len(q.rdata))})
