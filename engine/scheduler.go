@@ -281,6 +281,21 @@ func (s *MemoryScheduler) SlotCounts() (slots, ready, waiting int) {
 	return s.index.Counts(time.Now())
 }
 
+// SlotSizes returns the n biggest slots' queue sizes, biggest first (see SlotSizer).
+func (s *MemoryScheduler) SlotSizes(n int) []frontier.SlotSize {
+	if s.disk != nil {
+		if f, ok := any(s.disk.f).(SlotSizer); ok {
+			return f.SlotSizes(n)
+		}
+		return nil
+	}
+	sizes := make([]frontier.SlotSize, 0, len(s.slots))
+	for k, sq := range s.slots {
+		sizes = append(sizes, frontier.SlotSize{Slot: k, Queued: sq.n})
+	}
+	return frontier.BiggestSlots(sizes, n)
+}
+
 // slotQueue is one slot's queued requests: a deque per priority.
 type slotQueue struct {
 	queues map[int]*reqQueue

@@ -56,8 +56,10 @@ type SlotDownloader struct {
 	// that used it, to report its changes under each; ipConc is their concurrency (0:
 	// CONCURRENT_REQUESTS_PER_DOMAIN). resNames holds, per key, the slots Reserve counted
 	// for reservations the engine has not made yet (withReservation).
-	byIP     bool
-	dns      interface{ Cached(host string) (string, bool) }
+	byIP bool
+	dns  interface {
+		Cached(host string) (string, bool)
+	}
 	ipConc   int
 	resNames map[string][]string
 	// pause, when set, says until when a response pauses its slot (RetryMiddleware's
@@ -129,7 +131,9 @@ func SlotNotify(f func(key string)) SlotOption { return func(d *SlotDownloader) 
 
 // SlotDNS gives the SlotDownloader the DNS cache whose answers key per-IP slots (SLOT_BY=ip
 // or CONCURRENT_REQUESTS_PER_IP above 0); without one, slots stay per host.
-func SlotDNS(c interface{ Cached(host string) (string, bool) }) SlotOption {
+func SlotDNS(c interface {
+	Cached(host string) (string, bool)
+}) SlotOption {
 	return func(d *SlotDownloader) { d.dns = c }
 }
 

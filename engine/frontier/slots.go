@@ -2,6 +2,8 @@ package frontier
 
 import (
 	"container/heap"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -262,4 +264,25 @@ func (h *waitHeap) Pop() any {
 	old[len(old)-1] = nil
 	*h = old[:len(old)-1]
 	return e
+}
+
+// SlotSize is how many requests one download slot has queued in a frontier.
+type SlotSize struct {
+	Slot   string `json:"slot"`
+	Queued int    `json:"queued"`
+}
+
+// BiggestSlots returns the n biggest of sizes (all of them, sorted, when n ≤ 0), biggest
+// first, then by name.
+func BiggestSlots(sizes []SlotSize, n int) []SlotSize {
+	slices.SortFunc(sizes, func(a, b SlotSize) int {
+		if a.Queued != b.Queued {
+			return b.Queued - a.Queued
+		}
+		return strings.Compare(a.Slot, b.Slot)
+	})
+	if n > 0 && len(sizes) > n {
+		sizes = sizes[:n]
+	}
+	return sizes
 }
