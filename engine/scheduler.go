@@ -186,6 +186,9 @@ func (s *MemoryScheduler) Next() *types.Request {
 	req := sq.pop(s.fifo).unpack()
 	if sq.n == 0 {
 		delete(s.slots, key)
+		if len(s.slots) == 0 {
+			s.slots = map[string]*slotQueue{} // an emptied map keeps its size
+		}
 		s.index.Took(key, 0, false)
 	} else {
 		s.index.Took(key, sq.head(), true)

@@ -78,7 +78,7 @@ func (x *SlotIndex) Update(key string, head int, has bool) {
 	if !has {
 		if e != nil {
 			x.unfile(e)
-			delete(x.slots, key)
+			x.forget(key)
 		}
 		return
 	}
@@ -97,6 +97,15 @@ func (x *SlotIndex) Update(key string, head int, has bool) {
 	e.head = head
 	if e.where == filedReady {
 		heap.Fix(&x.ready, e.hi)
+	}
+}
+
+// forget drops slot key, and the index's tables once no slot is left (a map keeps its
+// size when emptied: a broad crawl's tables would stay at their largest).
+func (x *SlotIndex) forget(key string) {
+	delete(x.slots, key)
+	if len(x.slots) == 0 {
+		x.slots, x.ready, x.waiting = nil, nil, nil
 	}
 }
 
@@ -182,7 +191,7 @@ func (x *SlotIndex) Took(key string, head int, has bool) {
 	}
 	if !has {
 		x.unfile(e)
-		delete(x.slots, key)
+		x.forget(key)
 		return
 	}
 	e.head = head
