@@ -1,0 +1,146 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/jscrawl/jscrawl/engine/enginetest"
+	"github.com/jscrawl/jscrawl/internal/broadsite"
+)
+
+// broadDelay is the DOWNLOAD_DELAY of the broad-crawl tests, and broadSlack how much
+// sooner than it the site may see a host's next request: the slot times a download's start,
+// the site its arrival, and on a loaded machine the two can be tens of milliseconds apart
+// for one request and not for the next.
+const (
+	broadDelay = 300 * time.Millisecond
+	broadSlack = 100 * time.Millisecond
+)
+
+// TestBroadCrawl crawls 20 loopback hosts × 6 pages (127.0.1.1 to 127.0.1.20, one
+// listener each, a 20 ms answer) with broadSpider, CONCURRENT_REQUESTS_PER_DOMAIN=1 and a
+// 0.3 s DOWNLOAD_DELAY, with each scheduler, and checks what must hold whatever the
+// scheduler, as the site sees it: every page requested exactly once and nothing else;
+// at each host no request in flight beside another, no gap between two requests shorter
+// than the delay less broadSlack, and the host's first to last request at least its pages
+// less one times the delay, less broadSlack.
+func TestBroadCrawl(t *testing.T) {
+	t.Parallel()
+	const hosts, pages = 20, 6
+	for _, tc := range []struct {
+		name    string
+		jobdir  bool
+		workers int // worker processes on one Redis frontier (0: no frontier)
+	}{
+		{name: "memory"},
+		{name: "jobdir", jobdir: true},
+		{name: "redis 3 workers", workers: 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			g, err := broadsite.NewGraph(hosts, pages)
+			if err != nil {
+				t.Fatal(err)
+			}
+			site, err := broadsite.Start(g, broadsite.Options{Latency: 20 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = site.Close() })
+			dir := t.TempDir()
+			writeFile(t, dir, "broad.js", broadSpider)
+			args := []string{"broad.js", "-a", "port=" + strconv.Itoa(site.Port), "-a", "hosts=" + strconv.Itoa(hosts),
+				"-s", "CONCURRENT_REQUESTS=16", "-s", "CONCURRENT_REQUESTS_PER_DOMAIN=1", "-s", "RANDOMIZE_DOWNLOAD_DELAY=false", "-s", "ROBOTSTXT_OBEY=false",
+				"-s", fmt.Sprintf("DOWNLOAD_DELAY=%g", broadDelay.Seconds()), "-L", "INFO"}
+			if tc.jobdir {
+				args = append(args, "--jobdir", filepath.Join(dir, "job"))
+			}
+			n := 1
+			if tc.workers > 0 {
+				n = tc.workers
+				args = append(args, "--frontier", enginetest.StartRedis(t, enginetest.RedisOptions{}).URL(0))
+			}
+			var procs []*crawlProc
+			for range n {
+				procs = append(procs, startCrawlIn(t, dir, nil, args...))
+			}
+			for i, p := range procs {
+				if code := p.wait(t); code != 0 {
+					t.Fatalf("worker %d: exit code %d\n%s", i, code, p.Log())
+				}
+			}
+			checkBroadCrawl(t, site, 1)
+		})
+	}
+}
+
+// checkBroadCrawl checks what the site saw of a finished crawl of all its pages at
+// broadDelay with at most perHost requests at once per host.
+func checkBroadCrawl(t *testing.T, site *broadsite.Site, perHost int) {
+	t.Helper()
+	g := site.Graph
+	for h := range g.Hosts {
+		for n := range g.Pages {
+			if hits := site.Hits(broadsite.Page{Host: h, N: n}); hits != 1 {
+				t.Errorf("host %d page %d: requested %d times, want once", h+1, n, hits)
+			}
+		}
+		arrivals := site.Arrivals(h)
+		if len(arrivals) != g.Pages {
+			t.Errorf("host %d: %d requests, want %d (its pages)", h+1, len(arrivals), g.Pages)
+		}
+		if gaps := broadsite.GapsOf(arrivals, broadDelay-broadSlack); gaps.Short > 0 {
+			t.Errorf("host %d: %d of %d gaps between two requests under %v, the smallest %v", h+1, gaps.Short, gaps.N, broadDelay-broadSlack, gaps.Min)
+		}
+		if len(arrivals) > 1 {
+			span, want := arrivals[len(arrivals)-1].Sub(arrivals[0]), time.Duration(len(arrivals)-1)*broadDelay-broadSlack
+			if span < want {
+				t.Errorf("host %d: %d requests in %v from the first to the last, want at least %v", h+1, len(arrivals), span, want)
+			}
+		}
+		if in := site.MaxInFlight(h); in > perHost {
+			t.Errorf("host %d: %d requests in flight at once, want at most %d", h+1, in, perHost)
+		}
+	}
+}
+
+// TestBroadBench runs jscrawl bench --hosts: every page crawled once, the limit of the
+// graph (2 pages after the first at 0.1 s), and the politeness lines.
+func TestBroadBench(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, code := jscrawl(t, "bench", "--hosts", "4", "--pages", "3", "-s", "DOWNLOAD_DELAY=0.1")
+	for _, re := range []string{
+		`(?m)^Broad bench: 4 hosts × 3 pages \(12 pages\), CONCURRENT_REQUESTS=16 CONCURRENT_REQUESTS_PER_DOMAIN=1 DOWNLOAD_DELAY=0.1 RANDOMIZE_DOWNLOAD_DELAY=false, memory scheduler$`,
+		`(?m)^Crawled: 12 of 12 pages \(0 twice or more, 0 missing, 12 requests\) in [\d.]+ s at the site, .*finish reason finished$`,
+		`(?m)^Limit: 12 pages in 0\.2 s \(.*\); the crawl took [\d.]+× the limit's span$`,
+		`(?m)^Politeness at the site: 8 gaps between two requests to one host, \d+ under 0\.09 s .*, the smallest [\d.]+ s; the most requests in flight at once at one host: 1$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(stdout) {
+			t.Errorf("bench --hosts: exit code %d, stdout does not match %s:\n%s\n%s", code, re, stdout, stderr)
+		}
+	}
+}
+
+// TestBroadBenchUsage: the broad options are checked before anything is served.
+func TestBroadBenchUsage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--hosts", "0"}, "0 hosts: want 1 to 64516"},
+		{[]string{"--hosts", "2", "--pages", "0"}, "0 pages per host"},
+		{[]string{"--hosts", "2", "--workers", "3"}, "--workers 3 needs --frontier"},
+		{[]string{"--hosts", "2", "--serve-only", "--jobdir", "x"}, "--serve-only serves the site alone"},
+		{[]string{"--pages", "3"}, "--pages is an option of the broad crawl"},
+	} {
+		_, stderr, code := jscrawl(t, append([]string{"bench"}, tc.args...)...)
+		if code != 2 || !regexp.MustCompile(regexp.QuoteMeta(tc.want)).MatchString(stderr) {
+			t.Errorf("bench %v: exit code %d, stderr %q, want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
