@@ -1,10 +1,16 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,6 +147,59 @@ func TestBroadBenchUsage(t *testing.T) {
 		_, stderr, code := jscrawl(t, append([]string{"bench"}, tc.args...)...)
 		if code != 2 || !regexp.MustCompile(regexp.QuoteMeta(tc.want)).MatchString(stderr) {
 			t.Errorf("bench %v: exit code %d, stderr %q, want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestBroadBenchServeOnly: bench --serve-only serves the site and prints the jscrawl run
+// command that crawls it; after that crawl, Ctrl-C makes it report what the site saw and
+// exit 0.
+func TestBroadBenchServeOnly(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	bench := exec.CommandContext(ctx, bin, "bench", "--hosts", "3", "--pages", "2", "--serve-only", "-s", "DOWNLOAD_DELAY=0.1")
+	out, err := bench.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var benchErr bytes.Buffer
+	bench.Stderr = &benchErr
+	if err := bench.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(out)
+	var run []string
+	for run == nil && sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); strings.HasPrefix(l, "jscrawl run ") {
+			run = strings.Fields(strings.TrimPrefix(l, "jscrawl "))
+		}
+	}
+	if run == nil {
+		_ = bench.Process.Kill()
+		_ = bench.Wait()
+		t.Fatalf("bench --serve-only printed no jscrawl run command\n%s", benchErr.String())
+	}
+	if _, stderr, code := jscrawl(t, run...); code != 0 {
+		t.Errorf("jscrawl %v: exit code %d\n%s", run, code, stderr)
+	}
+	if err := bench.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	var report strings.Builder
+	for sc.Scan() {
+		report.WriteString(sc.Text() + "\n")
+	}
+	if err := bench.Wait(); err != nil {
+		t.Errorf("bench --serve-only after Ctrl-C: %v\n%s", err, benchErr.String())
+	}
+	for _, want := range []string{
+		"Crawled: 6 of 6 pages (0 twice or more, 0 missing, 6 requests)",
+		"Limit: 6 pages in 0.1 s",
+		"Politeness at the site: 3 gaps between two requests to one host",
+	} {
+		if !strings.Contains(report.String(), want) {
+			t.Errorf("bench --serve-only's report has no %q:\n%s", want, report.String())
 		}
 	}
 }

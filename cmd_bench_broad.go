@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -131,7 +132,8 @@ func broadBenchAction(c *cli.Context) error {
 	var crawl broadCrawl
 	switch {
 	case c.Bool("serve-only"):
-		err = serveBroad(ctx, ls, site)
+		crawl.how = "crawled from outside (--serve-only)"
+		err = serveBroad(ctx, c, ls, site)
 	case workers > 1:
 		crawl, err = broadWorkers(ctx, c, ls, site, workers)
 	default:
@@ -141,7 +143,7 @@ func broadBenchAction(c *cli.Context) error {
 		return err
 	}
 	writeBroadReport(ls.stdout, ls.settings, g, site.Report(delay), g.Limit(delay), crawl)
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && !c.Bool("serve-only") { // Ctrl-C is how --serve-only ends
 		return cli.Exit("bench: interrupted", 130)
 	}
 	return nil
@@ -192,14 +194,15 @@ func broadInProcess(ctx context.Context, ls *loadedSpider) (broadCrawl, error) {
 		crawlWideLimits(eng, ls.frontier, ls.settings)
 	}
 	rctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
+	var watch sync.WaitGroup
+	defer func() { cancel(); watch.Wait() }()
+	watch.Go(func() { // a frontier that failed for good closes the crawl
 		select {
 		case <-fatal:
 			eng.CloseSpider(ReasonFrontierError)
 		case <-rctx.Done():
 		}
-	}()
+	})
 	if err := eng.Run(ctx); err != nil {
 		return crawl, cli.Exit(fmt.Sprintf("bench could not run: %v", err), 1)
 	}
@@ -225,15 +228,11 @@ func broadWorkers(ctx context.Context, c *cli.Context, ls *loadedSpider, site *b
 	if err != nil {
 		return crawl, cli.Exit(fmt.Sprintf("bench: find this binary to start workers: %v", err), 1)
 	}
-	dir, err := os.MkdirTemp("", "jscrawl-bench-broad")
+	file, remove, err := writeBroadSpider()
 	if err != nil {
-		return crawl, cli.Exit(err.Error(), 1)
+		return crawl, err
 	}
-	defer os.RemoveAll(dir)
-	file := filepath.Join(dir, "broad.js")
-	if err := os.WriteFile(file, []byte(broadSpider), 0o644); err != nil {
-		return crawl, cli.Exit(err.Error(), 1)
-	}
+	defer remove()
 	id := c.String("crawl-id")
 	if id == "" {
 		id = fmt.Sprintf("bench-broad-%d-%d", os.Getpid(), time.Now().UnixNano())
@@ -249,9 +248,7 @@ func broadWorkers(ctx context.Context, c *cli.Context, ls *loadedSpider, site *b
 	for _, kv := range c.StringSlice("s") {
 		args = append(args, "-s", kv)
 	}
-	if l := c.String("L"); l != "" {
-		args = append(args, "-L", l)
-	}
+	args = append(args, "-L", cmp.Or(c.String("L"), "INFO"))
 	ls.logger.Info(fmt.Sprintf("Starting %d workers on the shared crawl %s", n, id))
 	wctx, stop := context.WithCancel(ctx) // Ctrl-C, or a worker that cannot start, stops them all
 	defer stop()
@@ -281,21 +278,35 @@ func broadWorkers(ctx context.Context, c *cli.Context, ls *loadedSpider, site *b
 	return crawl, nil
 }
 
-// serveBroad serves the site until ctx ends, after printing how to crawl it: the spider
-// written to a temporary folder and the jscrawl run command.
-func serveBroad(ctx context.Context, ls *loadedSpider, site *broadsite.Site) error {
+// writeBroadSpider writes broadSpider to broad.js in a new temporary folder, for jscrawl
+// run; remove removes the folder.
+func writeBroadSpider() (file string, remove func(), err error) {
 	dir, err := os.MkdirTemp("", "jscrawl-bench-broad")
 	if err != nil {
-		return cli.Exit(err.Error(), 1)
+		return "", nil, cli.Exit(fmt.Sprintf("bench: %v", err), 1)
 	}
-	defer os.RemoveAll(dir)
-	file := filepath.Join(dir, "broad.js")
+	file = filepath.Join(dir, "broad.js")
 	if err := os.WriteFile(file, []byte(broadSpider), 0o644); err != nil {
-		return cli.Exit(err.Error(), 1)
+		_ = os.RemoveAll(dir)
+		return "", nil, cli.Exit(fmt.Sprintf("bench: %v", err), 1)
 	}
+	return file, func() { _ = os.RemoveAll(dir) }, nil
+}
+
+// serveBroad serves the site until ctx ends, after printing how to crawl it: the spider
+// written to a temporary folder and the jscrawl run command.
+func serveBroad(ctx context.Context, c *cli.Context, ls *loadedSpider, site *broadsite.Site) error {
+	file, remove, err := writeBroadSpider()
+	if err != nil {
+		return err
+	}
+	defer remove()
 	var set []string
 	for _, d := range broadDefaults {
 		set = append(set, "-s "+d.key+"="+fmt.Sprint(d.value))
+	}
+	for _, kv := range c.StringSlice("s") {
+		set = append(set, "-s "+shellQuote(kv))
 	}
 	fmt.Fprintf(ls.stdout, "Serving %d hosts × %d pages; start URL of host 1: %s\nCrawl it with (Ctrl-C here prints what the site saw):\n  jscrawl run %s -a port=%d -a hosts=%d %s\n",
 		site.Graph.Hosts, site.Graph.Pages, site.URL(broadsite.Page{}), file, site.Port, site.Graph.Hosts, strings.Join(set, " "))
