@@ -112,8 +112,23 @@ func broadBenchAction(c *cli.Context) error {
 			return err
 		}
 	}
-	// The site's listeners and a connection at each end per host, in this process.
-	if err := broadsite.RaiseFileLimit(uint64(3*g.Hosts + 256)); err != nil {
+	if url := ls.settings.String(types.Frontier); url != "" {
+		// A new shared crawl each time, removed from Redis at the end.
+		id := cmp.Or(c.String("crawl-id"), fmt.Sprintf("bench-broad-%d-%d", os.Getpid(), time.Now().UnixNano()))
+		if err := ls.settings.Set(types.CrawlID, id, types.PriorityCmdline); err != nil {
+			return err
+		}
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if _, err := redisfrontier.Clear(ctx, url, id); err != nil {
+				ls.logger.Warn(fmt.Sprintf("Removing the shared crawl %s from Redis: %v", id, err))
+			}
+		}()
+	}
+	// Per host: the site's listener and its end of each crawler's connection, and the
+	// crawler's end when it runs in this process.
+	if err := broadsite.RaiseFileLimit(uint64((2+workers)*g.Hosts + 256)); err != nil {
 		return cli.Exit(fmt.Sprintf("bench --hosts %d: %v", g.Hosts, err), 1)
 	}
 	site, err := broadsite.Start(g, broadsite.Options{Latency: c.Duration("latency")})
@@ -220,7 +235,7 @@ func broadInProcess(ctx context.Context, ls *loadedSpider) (broadCrawl, error) {
 }
 
 // broadWorkers crawls the site with n worker processes of this binary (jscrawl run
-// --frontier) sharing a new crawl in Redis, removed at the end. The workers get the
+// --frontier) sharing the crawl CRAWL_ID in Redis. The workers get the
 // command's -s (after the broad defaults), -L and --frontier; their logs go to stderr.
 func broadWorkers(ctx context.Context, c *cli.Context, ls *loadedSpider, site *broadsite.Site, n int) (broadCrawl, error) {
 	crawl := broadCrawl{how: fmt.Sprintf("shared frontier, %d worker processes", n)}
@@ -233,11 +248,7 @@ func broadWorkers(ctx context.Context, c *cli.Context, ls *loadedSpider, site *b
 		return crawl, err
 	}
 	defer remove()
-	id := c.String("crawl-id")
-	if id == "" {
-		id = fmt.Sprintf("bench-broad-%d-%d", os.Getpid(), time.Now().UnixNano())
-	}
-	url := ls.settings.String(types.Frontier)
+	id, url := ls.settings.String(types.CrawlID), ls.settings.String(types.Frontier)
 	args := []string{"run", file, "--frontier", url, "--crawl-id", id, "-a", "port=" + strconv.Itoa(site.Port), "-a", "hosts=" + strconv.Itoa(site.Graph.Hosts)}
 	for _, d := range broadDefaults {
 		args = append(args, "-s", d.key+"="+fmt.Sprint(d.value))
@@ -267,11 +278,6 @@ func broadWorkers(ctx context.Context, c *cli.Context, ls *loadedSpider, site *b
 		wg.Go(func() { errs[i] = cmd.Wait() })
 	}
 	wg.Wait()
-	cctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	if _, err := redisfrontier.Clear(cctx, url, id); err != nil {
-		ls.logger.Warn(fmt.Sprintf("Removing the shared crawl %s from Redis: %v", id, err))
-	}
 	if err := errors.Join(errs...); err != nil && ctx.Err() == nil {
 		return crawl, cli.Exit(fmt.Sprintf("bench: a worker failed: %v", err), 1)
 	}
