@@ -16,6 +16,7 @@ import (
 
 	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/internal/broadsite"
+	"github.com/redis/go-redis/v9"
 )
 
 // broadDelay is the DOWNLOAD_DELAY of the broad-crawl tests, and broadSlack how much
@@ -114,20 +115,55 @@ func checkBroadCrawl(t *testing.T, site *broadsite.Site, perHost int) {
 	}
 }
 
-// TestBroadBench runs jscrawl bench --hosts: every page crawled once, the limit of the
-// graph (2 pages after the first at 0.1 s), and the politeness lines.
+// TestBroadBench runs jscrawl bench --hosts with each scheduler: every page crawled once,
+// the limit of the graph (2 pages after the first at 0.1 s), and the politeness line; a
+// shared crawl leaves no key in Redis.
 func TestBroadBench(t *testing.T) {
 	t.Parallel()
-	stdout, stderr, code := jscrawl(t, "bench", "--hosts", "4", "--pages", "3", "-s", "DOWNLOAD_DELAY=0.1")
-	for _, re := range []string{
-		`(?m)^Broad bench: 4 hosts × 3 pages \(12 pages\), CONCURRENT_REQUESTS=16 CONCURRENT_REQUESTS_PER_DOMAIN=1 DOWNLOAD_DELAY=0.1 RANDOMIZE_DOWNLOAD_DELAY=false, memory scheduler$`,
-		`(?m)^Crawled: 12 of 12 pages \(0 twice or more, 0 missing, 12 requests\) in [\d.]+ s at the site, .*finish reason finished$`,
-		`(?m)^Limit: 12 pages in 0\.2 s \(.*\); the crawl took [\d.]+× the limit's span$`,
-		`(?m)^Politeness at the site: 8 gaps between two requests to one host, \d+ under 0\.09 s .*, the smallest [\d.]+ s; the most requests in flight at once at one host: 1$`,
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		redis bool
+		how   string
+	}{
+		{name: "memory", how: "memory scheduler"},
+		{name: "jobdir", args: []string{"--jobdir", "JOB"}, how: "job scheduler in .*"},
+		{name: "frontier", redis: true, how: "shared frontier, 1 worker"},
+		{name: "workers", args: []string{"--workers", "2"}, redis: true, how: "shared frontier, 2 worker processes"},
 	} {
-		if !regexp.MustCompile(re).MatchString(stdout) {
-			t.Errorf("bench --hosts: exit code %d, stdout does not match %s:\n%s\n%s", code, re, stdout, stderr)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"bench", "--hosts", "4", "--pages", "3", "-s", "DOWNLOAD_DELAY=0.1"}
+			for _, a := range tc.args {
+				args = append(args, strings.ReplaceAll(a, "JOB", filepath.Join(t.TempDir(), "job")))
+			}
+			var rdb *enginetest.Redis
+			if tc.redis {
+				rdb = enginetest.StartRedis(t, enginetest.RedisOptions{})
+				args = append(args, "--frontier", rdb.URL(0))
+			}
+			stdout, stderr, code := jscrawl(t, args...)
+			crawled := `(?m)^Crawled: 12 of 12 pages \(0 twice or more, 0 missing, 12 requests\) in [\d.]+ s at the site, from its first request to its last`
+			if !strings.Contains(tc.how, "worker processes") { // the engine's figures are in this process
+				crawled += `; .*finish reason finished`
+			}
+			for _, re := range []string{
+				`(?m)^Broad bench: 4 hosts × 3 pages \(12 pages\), CONCURRENT_REQUESTS=16 CONCURRENT_REQUESTS_PER_DOMAIN=1 DOWNLOAD_DELAY=0.1 RANDOMIZE_DOWNLOAD_DELAY=false, ` + tc.how + `$`,
+				crawled + `$`,
+				`(?m)^Limit: 12 pages in 0\.2 s \(.*\); the crawl took [\d.]+× the limit's span$`,
+				`(?m)^Politeness at the site: 8 gaps between two requests to one host, \d+ under 0\.09 s .*, the smallest [\d.]+ s; the most requests in flight at once at one host: 1$`,
+			} {
+				if !regexp.MustCompile(re).MatchString(stdout) {
+					t.Errorf("bench --hosts: exit code %d, stdout does not match %s:\n%s\n%s", code, re, stdout, stderr)
+				}
+			}
+			if rdb != nil {
+				keys, err := redis.NewClient(&redis.Options{Addr: rdb.Addr}).Keys(context.Background(), "*").Result()
+				if err != nil || len(keys) > 0 {
+					t.Errorf("Redis keys after the bench: %v %v", keys, err)
+				}
+			}
+		})
 	}
 }
 
