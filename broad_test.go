@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -237,5 +238,27 @@ func TestBroadBenchServeOnly(t *testing.T) {
 		if !strings.Contains(report.String(), want) {
 			t.Errorf("bench --serve-only's report has no %q:\n%s", want, report.String())
 		}
+	}
+}
+
+// TestBroadBenchJSON: bench --hosts --json prints the report as one JSON object.
+func TestBroadBenchJSON(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, code := jscrawl(t, "bench", "--hosts", "4", "--pages", "3", "-s", "DOWNLOAD_DELAY=0.1", "--json")
+	var rep map[string]any
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil || code != 0 {
+		t.Fatalf("bench --json: exit code %d, not JSON (%v):\n%s\n%s", code, err, stdout, stderr)
+	}
+	for k, want := range map[string]any{
+		"hosts": 4.0, "pages_per_host": 3.0, "pages": 12.0, "missing": 0.0, "duplicates": 0.0, "requests": 12.0,
+		"limit_pages": 12.0, "limit_span": 0.2, "gaps": 8.0, "short_gap_below": 0.09, "max_in_flight_per_host": 1.0,
+		"download_delay": 0.1, "crawl": "memory scheduler", "finish_reason": "finished",
+	} {
+		if rep[k] != want {
+			t.Errorf("bench --json: %s = %v, want %v\n%s", k, rep[k], want, stdout)
+		}
+	}
+	if r, ok := rep["ratio"].(float64); !ok || r <= 0 {
+		t.Errorf("bench --json: ratio %v\n%s", rep["ratio"], stdout)
 	}
 }

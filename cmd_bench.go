@@ -52,7 +52,8 @@ the site saw it, the limit computed on the same graph (each host fetching one kn
 per DOWNLOAD_DELAY) and their ratio, and the politeness the site saw: the gaps between two
 requests to one host under 0.9 × DOWNLOAD_DELAY, the smallest gap, the most requests in
 flight at once at one host. --jobdir and --frontier crawl with those schedulers;
---frontier with --workers W runs W jscrawl run processes on one shared crawl.
+--frontier with --workers W runs W jscrawl run processes on one shared crawl; --json
+prints the report as one JSON object.
 
 Examples:
    jscrawl bench

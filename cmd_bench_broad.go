@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -69,6 +70,7 @@ func broadFlags() []cli.Flag {
 		&cli.StringFlag{Name: "jobdir", Usage: "broad crawl: crawl with the job scheduler in `DIR` (the JOBDIR setting), started over each time"},
 		&cli.IntFlag{Name: "workers", Value: 1, Usage: "broad crawl: with --frontier, run `W` worker processes (jscrawl run) on one shared crawl"},
 		&cli.BoolFlag{Name: "serve-only", Usage: "broad crawl: only serve the site, print how to crawl it, and report what it saw on Ctrl-C"},
+		&cli.BoolFlag{Name: "json", Usage: "broad crawl: print the report as one JSON object (the figures of the text report, times in seconds)"},
 	}, crawlFlags()...)
 }
 
@@ -157,7 +159,16 @@ func broadBenchAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	writeBroadReport(ls.stdout, ls.settings, g, site.Report(delay), g.Limit(delay), crawl)
+	report := newBroadReport(ls.settings, g, site.Report(delay), g.Limit(delay), crawl)
+	if c.Bool("json") {
+		b, err := json.MarshalIndent(report, "", "  ")
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(ls.stdout, string(b))
+	} else {
+		report.write(ls.stdout)
+	}
 	if ctx.Err() != nil && !c.Bool("serve-only") { // Ctrl-C is how --serve-only ends
 		return cli.Exit("bench: interrupted", 130)
 	}
@@ -320,32 +331,85 @@ func serveBroad(ctx context.Context, c *cli.Context, ls *loadedSpider, site *bro
 	return nil
 }
 
-// writeBroadReport prints the broad bench's result: the crawl as the site saw it, the
-// limit and their ratio, and the politeness at the site.
-func writeBroadReport(w io.Writer, settings *types.Settings, g broadsite.Graph, rep broadsite.Report, limit broadsite.LimitResult, crawl broadCrawl) {
-	delay := settings.Duration(types.DownloadDelay)
-	var keys []string
-	for _, k := range []string{types.ConcurrentRequests, types.ConcurrentRequestsPerDomain, types.DownloadDelay, types.RandomizeDownloadDelay} {
-		keys = append(keys, k+"="+fmt.Sprint(settings.Get(k)))
+// broadReport is the broad bench's result: the crawl as the site saw it, the limit and
+// their ratio, and the politeness at the site. Its JSON is --json's output.
+type broadReport struct {
+	Hosts                       int     `json:"hosts"`
+	PagesPerHost                int     `json:"pages_per_host"`
+	ConcurrentRequests          int     `json:"concurrent_requests"`
+	ConcurrentRequestsPerDomain int     `json:"concurrent_requests_per_domain"`
+	DownloadDelay               float64 `json:"download_delay"`
+	RandomizeDownloadDelay      bool    `json:"randomize_download_delay"`
+	Crawl                       string  `json:"crawl"` // the scheduler
+	Pages                       int     `json:"pages"` // distinct pages requested
+	Duplicates                  int     `json:"duplicates"`
+	Missing                     int     `json:"missing"`
+	Requests                    int     `json:"requests"`
+	Span                        float64 `json:"span"` // the site's first request to its last
+	// The engine's figures; absent with worker processes.
+	Elapsed       *float64 `json:"elapsed_time_seconds,omitempty"`
+	Errors        *int64   `json:"errors,omitempty"`
+	FinishReason  any      `json:"finish_reason,omitempty"`
+	LimitPages    int      `json:"limit_pages"`
+	LimitSpan     float64  `json:"limit_span"`
+	Ratio         *float64 `json:"ratio"` // Span / LimitSpan; null when LimitSpan is 0
+	Gaps          int      `json:"gaps"`
+	ShortGaps     int      `json:"short_gaps"` // under ShortGapBelow
+	ShortGapBelow float64  `json:"short_gap_below"`
+	MinGap        *float64 `json:"min_gap"` // null without gaps
+	MaxInFlight   int      `json:"max_in_flight_per_host"`
+}
+
+func newBroadReport(settings *types.Settings, g broadsite.Graph, rep broadsite.Report, limit broadsite.LimitResult, crawl broadCrawl) broadReport {
+	r := broadReport{
+		Hosts: g.Hosts, PagesPerHost: g.Pages,
+		ConcurrentRequests:          settings.Int(types.ConcurrentRequests),
+		ConcurrentRequestsPerDomain: settings.Int(types.ConcurrentRequestsPerDomain),
+		DownloadDelay:               settings.Float(types.DownloadDelay),
+		RandomizeDownloadDelay:      settings.Bool(types.RandomizeDownloadDelay),
+		Crawl:                       crawl.how,
+		Pages:                       rep.Pages, Duplicates: rep.Duplicates, Missing: rep.Missing, Requests: rep.Requests,
+		Span:       rep.Span.Seconds(),
+		LimitPages: limit.Pages, LimitSpan: limit.Span.Seconds(),
+		Gaps: rep.Gaps, ShortGaps: rep.ShortGaps,
+		ShortGapBelow: (time.Duration(float64(settings.Duration(types.DownloadDelay)) * broadsite.ShortGapFactor)).Seconds(),
+		MaxInFlight:   rep.MaxInFlight,
 	}
-	fmt.Fprintf(w, "Broad bench: %d hosts × %d pages (%d pages), %s, %s\n", g.Hosts, g.Pages, g.Len(), strings.Join(keys, " "), crawl.how)
-	engineSide := ""
 	if crawl.reason != nil {
-		engineSide = fmt.Sprintf("; the engine's elapsed_time %.1f s, %d errors, finish reason %v", crawl.elapsed, crawl.errors, crawl.reason)
+		r.Elapsed, r.Errors, r.FinishReason = &crawl.elapsed, &crawl.errors, crawl.reason
+	}
+	if limit.Span > 0 {
+		ratio := rep.Span.Seconds() / limit.Span.Seconds()
+		r.Ratio = &ratio
+	}
+	if rep.MinGap >= 0 {
+		m := rep.MinGap.Seconds()
+		r.MinGap = &m
+	}
+	return r
+}
+
+// write prints the report as text, four lines.
+func (r broadReport) write(w io.Writer) {
+	fmt.Fprintf(w, "Broad bench: %d hosts × %d pages (%d pages), %s=%d %s=%d %s=%g %s=%v, %s\n", r.Hosts, r.PagesPerHost, r.Hosts*r.PagesPerHost,
+		types.ConcurrentRequests, r.ConcurrentRequests, types.ConcurrentRequestsPerDomain, r.ConcurrentRequestsPerDomain,
+		types.DownloadDelay, r.DownloadDelay, types.RandomizeDownloadDelay, r.RandomizeDownloadDelay, r.Crawl)
+	engineSide := ""
+	if r.Elapsed != nil {
+		engineSide = fmt.Sprintf("; the engine's elapsed_time %.1f s, %d errors, finish reason %v", *r.Elapsed, *r.Errors, r.FinishReason)
 	}
 	fmt.Fprintf(w, "Crawled: %d of %d pages (%d twice or more, %d missing, %d requests) in %.1f s at the site, from its first request to its last%s\n",
-		rep.Pages, g.Len(), rep.Duplicates, rep.Missing, rep.Requests, rep.Span.Seconds(), engineSide)
+		r.Pages, r.Hosts*r.PagesPerHost, r.Duplicates, r.Missing, r.Requests, r.Span, engineSide)
 	ratio := "n/a (the limit's span is 0)"
-	if limit.Span > 0 {
-		ratio = fmt.Sprintf("%.2f×", rep.Span.Seconds()/limit.Span.Seconds())
+	if r.Ratio != nil {
+		ratio = fmt.Sprintf("%.2f×", *r.Ratio)
 	}
 	fmt.Fprintf(w, "Limit: %d pages in %.1f s (one page per host per DOWNLOAD_DELAY, every known page queued at its host); the crawl took %s the limit's span\n",
-		limit.Pages, limit.Span.Seconds(), ratio)
+		r.LimitPages, r.LimitSpan, ratio)
 	smallest := "none"
-	if rep.MinGap >= 0 {
-		smallest = fmt.Sprintf("%.3f s", rep.MinGap.Seconds())
+	if r.MinGap != nil {
+		smallest = fmt.Sprintf("%.3f s", *r.MinGap)
 	}
-	below := time.Duration(float64(delay) * broadsite.ShortGapFactor)
 	fmt.Fprintf(w, "Politeness at the site: %d gaps between two requests to one host, %d under %.2f s (%.1f × DOWNLOAD_DELAY), the smallest %s; the most requests in flight at once at one host: %d\n",
-		rep.Gaps, rep.ShortGaps, below.Seconds(), broadsite.ShortGapFactor, smallest, rep.MaxInFlight)
+		r.Gaps, r.ShortGaps, r.ShortGapBelow, broadsite.ShortGapFactor, smallest, r.MaxInFlight)
 }
