@@ -75,7 +75,7 @@ func benchAction(c *cli.Context) error {
 	if c.IsSet("hosts") {
 		return broadBenchAction(c)
 	}
-	for _, f := range []string{"pages", "latency", "jobdir", "workers", "serve-only"} {
+	for _, f := range []string{"pages", "latency", "jobdir", "workers", "serve-only", "json"} {
 		if c.IsSet(f) {
 			return usageError("--%s is an option of the broad crawl: give --hosts N too", f)
 		}
