@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -66,12 +68,24 @@ Examples:
    jscrawl bench --hosts 100 --pages 30 --serve-only     (then crawl it with the jscrawl run it prints)`,
 		Flags: slices.Concat([]cli.Flag{
 			&cli.Float64Flag{Name: "timeout", Value: 10, Usage: "crawl for `SECONDS` (CLOSESPIDER_TIMEOUT; with --hosts only when given)"},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the bench to `FILE` (go tool pprof reads it)"},
 		}, settingFlags("INFO"), broadFlags()),
 		Action: benchAction,
 	}
 }
 
 func benchAction(c *cli.Context) error {
+	if path := c.String("cpuprofile"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return cli.Exit(fmt.Sprintf("bench: --cpuprofile: %v", err), 1)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return cli.Exit(fmt.Sprintf("bench: --cpuprofile: %v", err), 1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if c.IsSet("hosts") {
 		return broadBenchAction(c)
 	}

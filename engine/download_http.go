@@ -112,10 +112,13 @@ func skipVerify(t *http.Transport) {
 // through dns (its connections, and a proxy's, get their addresses from the cache).
 func newTransport(conc int, dns *DNSCache) *http.Transport {
 	return &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dns.DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          max(100, 4*conc),
+		Proxy:             http.ProxyFromEnvironment,
+		DialContext:       dns.DialContext,
+		ForceAttemptHTTP2: true,
+		// A broad crawl comes back to each of many hosts a delay later: keep enough idle
+		// connections for them (a dial costs the host a handshake and us CPU), bounded so
+		// that hosts never seen again do not pile up open files.
+		MaxIdleConns:          max(1024, 4*conc),
 		MaxIdleConnsPerHost:   conc,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,

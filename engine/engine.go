@@ -845,7 +845,8 @@ func (e *Engine) admit(ctx context.Context) {
 }
 
 // slotStats sets scheduler/slots (slots with queued requests) and scheduler/ready (those
-// that can start a download now), at most every 250 ms.
+// that can start a download now), at most every 250 ms unless forced; forced (every second),
+// it also takes the snapshot Slots returns.
 func (e *Engine) slotStats(force bool) {
 	if e.slotSched == nil {
 		return
@@ -858,7 +859,7 @@ func (e *Engine) slotStats(force bool) {
 	slots, ready, _ := e.slotSched.SlotCounts()
 	e.stats.Set("scheduler/slots", int64(slots))
 	e.stats.Set("scheduler/ready", int64(ready))
-	if sz, ok := e.slotSched.(SlotSizer); ok {
+	if sz, ok := e.slotSched.(SlotSizer); ok && force {
 		sizes := sz.SlotSizes(slotsShown)
 		infos := make([]SlotInfo, 0, len(sizes))
 		for _, z := range sizes {
