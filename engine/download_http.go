@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"sync/atomic"
 	"net/url"
 	"slices"
 	"strings"
@@ -155,9 +156,22 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 	d.countRequest(method, reqBytes)
 	if ctx.Value(slotStartKey{}) != nil {
 		// The slot's delay counts from when the server gets the request, not from when
-		// the download got its turn: a slow connect must not shorten the next gap.
+		// the download got its turn: a slow connect must not shorten the next gap. On a
+		// new plain-HTTP connection the kernel takes the request before the server has
+		// accepted the connection, which a busy server does late: there the first byte of
+		// the answer tells that the server has it.
+		var fresh atomic.Bool
 		hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			WroteHeaders: func() { SlotSent(ctx) },
+			GotConn: func(info httptrace.GotConnInfo) {
+				_, tls := info.Conn.(*tls.Conn)
+				fresh.Store(!info.Reused && !tls)
+			},
+			WroteHeaders: func() {
+				if !fresh.Load() {
+					SlotSent(ctx)
+				}
+			},
+			GotFirstResponseByte: func() { SlotSent(ctx) },
 		}))
 	}
 

@@ -192,49 +192,73 @@ func TestPrioritiesAcrossSlots(t *testing.T) {
 }
 
 // TestDelayCountsFromTheServersView: the delay between two requests to a host holds as the
-// host sees them, even when the first request took long to reach it (a slow TLS
-// handshake): the next one is timed from when the first was sent, not from when it got
-// its turn.
+// host sees them, even when the first request took long to reach it: a slow TLS
+// handshake, or a busy plain-HTTP server that accepts the connection late (the kernel took
+// the request long before). The next one is timed from when the server got the first,
+// not from when it got its turn or was written to the socket.
 func TestDelayCountsFromTheServersView(t *testing.T) {
-	var (
-		mu       sync.Mutex
-		arrivals []time.Time
-		first    atomic.Bool
-	)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		arrivals = append(arrivals, time.Now())
-		mu.Unlock()
-		fmt.Fprint(w, "ok")
-	}))
-	srv.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
-		if first.CompareAndSwap(false, true) {
-			time.Sleep(800 * time.Millisecond) // a slow server: the first handshake takes long
-		}
-		return nil, nil
-	}}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	spider := &spiderFuncs{start: func(emit engine.Emit) {
-		for i := range 3 {
-			emit(req(fmt.Sprintf("%s/page/%d", srv.URL, i)))
-		}
-	}}
-	const delay = time.Second
-	crawl(t, spider, map[string]any{
-		types.ConcurrentRequestsPerDomain: 2, types.DownloadDelay: delay.Seconds(),
-		types.RandomizeDownloadDelay: false,
-	}, engine.WithHTTPClient(srv.Client()))
-	mu.Lock()
-	defer mu.Unlock()
-	if len(arrivals) != 3 {
-		t.Fatalf("%d arrivals, want 3", len(arrivals))
+	for _, slow := range []string{"tls handshake", "accept"} {
+		t.Run(slow, func(t *testing.T) {
+			var (
+				mu       sync.Mutex
+				arrivals []time.Time
+				first    atomic.Bool
+			)
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				arrivals = append(arrivals, time.Now())
+				mu.Unlock()
+				fmt.Fprint(w, "ok")
+			}))
+			if slow == "accept" {
+				srv.Listener = &slowAccept{Listener: srv.Listener, first: &first}
+				srv.Start()
+			} else {
+				srv.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
+					if first.CompareAndSwap(false, true) {
+						time.Sleep(800 * time.Millisecond) // a slow server: the first handshake takes long
+					}
+					return nil, nil
+				}}
+				srv.StartTLS()
+			}
+			t.Cleanup(srv.Close)
+			spider := &spiderFuncs{start: func(emit engine.Emit) {
+				for i := range 3 {
+					emit(req(fmt.Sprintf("%s/page/%d", srv.URL, i)))
+				}
+			}}
+			const delay = time.Second
+			crawl(t, spider, map[string]any{
+				types.ConcurrentRequestsPerDomain: 2, types.DownloadDelay: delay.Seconds(),
+				types.RandomizeDownloadDelay: false,
+			}, engine.WithHTTPClient(srv.Client()))
+			mu.Lock()
+			defer mu.Unlock()
+			if len(arrivals) != 3 {
+				t.Fatalf("%d arrivals, want 3", len(arrivals))
+			}
+			for i := 1; i < len(arrivals); i++ {
+				if gap := arrivals[i].Sub(arrivals[i-1]); gap < delay*9/10 {
+					t.Errorf("gap %d at the server = %v, want at least %v (DOWNLOAD_DELAY %v)", i, gap, delay*9/10, delay)
+				}
+			}
+		})
 	}
-	for i := 1; i < len(arrivals); i++ {
-		if gap := arrivals[i].Sub(arrivals[i-1]); gap < delay*9/10 {
-			t.Errorf("gap %d at the server = %v, want at least %v (DOWNLOAD_DELAY %v)", i, gap, delay*9/10, delay)
-		}
+}
+
+// slowAccept is a listener whose first Accept returns 800 ms late: a busy server.
+type slowAccept struct {
+	net.Listener
+	first *atomic.Bool
+}
+
+func (l *slowAccept) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil && l.first.CompareAndSwap(false, true) {
+		time.Sleep(800 * time.Millisecond)
 	}
+	return c, err
 }
 
 // TestSlotKey: a request's slot is meta.downloadSlot, else its host name in lower case,
