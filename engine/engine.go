@@ -844,8 +844,8 @@ func (e *Engine) admit(ctx context.Context) {
 	}
 }
 
-// slotStats sets scheduler/slots (slots with queued requests) and scheduler/ready (those
-// that can start a download now), at most every 250 ms unless forced; forced (every second),
+// slotStats sets scheduler/slots (slots with queued requests), scheduler/ready (those that
+// can start a download now) and scheduler/waiting (those waiting on a delay or pause), at most every 250 ms unless forced; forced (every second),
 // it also takes the snapshot Slots returns.
 func (e *Engine) slotStats(force bool) {
 	if e.slotSched == nil {
@@ -856,9 +856,10 @@ func (e *Engine) slotStats(force bool) {
 		return
 	}
 	e.slotStatsAt = now
-	slots, ready, _ := e.slotSched.SlotCounts()
+	slots, ready, waiting := e.slotSched.SlotCounts()
 	e.stats.Set("scheduler/slots", int64(slots))
 	e.stats.Set("scheduler/ready", int64(ready))
+	e.stats.Set("scheduler/waiting", int64(waiting))
 	if sz, ok := e.slotSched.(SlotSizer); ok && force {
 		sizes := sz.SlotSizes(slotsShown)
 		infos := make([]SlotInfo, 0, len(sizes))
