@@ -3,10 +3,12 @@
 Serve the site with `jscrawl bench --hosts N --pages P --serve-only` (it prints the port),
 then run, with Debian's python3-scrapy (2.8.0):
 
-    /usr/bin/python3 scripts/broad_scrapy.py PORT N [aware]
+    /usr/bin/python3 scripts/broad_scrapy.py PORT N [aware] [KEY=VALUE ...]
 
 and stop the site with Ctrl-C: it prints the span, the limit and the gaps it saw. `aware`
-uses Scrapy's DownloaderAwarePriorityQueue instead of the default scheduler queue.
+uses Scrapy's DownloaderAwarePriorityQueue instead of the default scheduler queue;
+KEY=VALUE overrides a setting (an integer or a float when it reads as one), as
+CONCURRENT_REQUESTS=64.
 Settings as the bench's defaults: CONCURRENT_REQUESTS=16, CONCURRENT_REQUESTS_PER_DOMAIN=1,
 DOWNLOAD_DELAY=1, RANDOMIZE_DOWNLOAD_DELAY=False, ROBOTSTXT_OBEY=False.
 """
@@ -49,8 +51,18 @@ if __name__ == "__main__":
         "LOG_LEVEL": "INFO",
         "TELNETCONSOLE_ENABLED": False,
     }
-    if len(sys.argv) > 3 and sys.argv[3] == "aware":
-        settings["SCHEDULER_PRIORITY_QUEUE"] = "scrapy.pqueues.DownloaderAwarePriorityQueue"
+    for arg in sys.argv[3:]:
+        if arg == "aware":
+            settings["SCHEDULER_PRIORITY_QUEUE"] = "scrapy.pqueues.DownloaderAwarePriorityQueue"
+            continue
+        key, _, value = arg.partition("=")
+        for kind in (int, float):
+            try:
+                value = kind(value)
+                break
+            except ValueError:
+                pass
+        settings[key] = value
     process = CrawlerProcess(settings)
     process.crawl(BroadSpider, port=port, hosts=hosts)
     process.start()
