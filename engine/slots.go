@@ -374,6 +374,9 @@ func (d *SlotDownloader) acquireSlot(key string, res *slotReservation) (*slot, s
 // its start was stamped.
 func (d *SlotDownloader) releaseSlot(name string, s *slot, started bool) {
 	d.mu.Lock()
+	// Only a slot that was full, or times its starts, can become ready sooner: without a
+	// delay and with room, it was ready already and nobody need be told.
+	tell := s.refs >= cap(s.sem) || d.floorLocked(s) > 0
 	s.refs--
 	if started {
 		s.started--
@@ -383,7 +386,9 @@ func (d *SlotDownloader) releaseSlot(name string, s *slot, started bool) {
 		delete(d.slots, name) // nothing to remember without a delay
 	}
 	d.mu.Unlock()
-	d.changed(name, s)
+	if tell {
+		d.changed(name, s)
+	}
 }
 
 // changed reports a change of s, the slot named name, under its name and, for a per-IP
@@ -491,13 +496,15 @@ func (d *SlotDownloader) unreserve(r *slotReservation) {
 	}
 	d.mu.Lock()
 	s := d.slots[r.slot]
+	tell := false
 	if s != nil && s.reserved > 0 {
+		tell = s.refs >= cap(s.sem) || d.floorLocked(s) > 0 // see releaseSlot
 		s.reserved--
 		s.refs--
 		s.lastSeen = time.Now()
 	}
 	d.mu.Unlock()
-	if s != nil {
+	if tell {
 		d.changed(r.slot, s)
 	}
 }
