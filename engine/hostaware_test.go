@@ -288,3 +288,51 @@ func TestSlotKey(t *testing.T) {
 		}
 	}
 }
+
+// TestRobotsTxtTurnDoesNotHoldAPlace: a host's first request, whose turn its robots.txt
+// took, goes back to the scheduler instead of waiting out the delay in one of the
+// CONCURRENT_REQUESTS places: with 2 places, 10 hosts and a 1 s delay, every host's first
+// page comes about a delay after its robots.txt, not 10 / 2 delays in (the places taken
+// by pages waiting behind their robots.txt); and the delay still holds between the two.
+func TestRobotsTxtTurnDoesNotHoldAPlace(t *testing.T) {
+	log := &arrivalLog{}
+	hosts := loopbackHosts(t, 10, log, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+			return
+		}
+		fmt.Fprint(w, "ok")
+	})
+	spider := &spiderFuncs{start: func(emit engine.Emit) {
+		for _, h := range hosts {
+			emit(req(h + "/page"))
+		}
+	}}
+	const delay = time.Second
+	e, _ := crawl(t, spider, map[string]any{
+		types.RobotsTxtObey: true, types.ConcurrentRequests: 2, types.DownloadDelay: delay.Seconds(),
+		types.RandomizeDownloadDelay: false,
+	})
+	if got := stat(e, "response_received_count"); got != 10 {
+		t.Fatalf("response_received_count = %d, want 10", got)
+	}
+	all := log.all()
+	if len(all) != 20 {
+		t.Fatalf("%d requests reached the hosts, want 20 (10 robots.txt, 10 pages)", len(all))
+	}
+	robots := map[string]time.Time{}
+	var last time.Time
+	for _, a := range all {
+		if a.path == "/robots.txt" {
+			robots[a.host] = a.at
+			continue
+		}
+		if gap := a.at.Sub(robots[a.host]); gap < delay*9/10 {
+			t.Errorf("%s/page came %v after its robots.txt, want the %v delay", a.host, gap, delay)
+		}
+		last = a.at
+	}
+	if span := last.Sub(all[0].at); span > 3*delay {
+		t.Errorf("the 10 pages took %v from the first request, want about %v: pages waited in the download places", span, delay)
+	}
+}

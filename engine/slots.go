@@ -362,7 +362,7 @@ func (d *SlotDownloader) acquireSlot(key string, res *slotReservation) (*slot, s
 		}
 	}
 	s, name := d.slotOf(key)
-	if res != nil && res.slot == name && res.taken.CompareAndSwap(false, true) && s.reserved > 0 {
+	if res != nil && res.slot == name && s.reserved > 0 && res.taken.CompareAndSwap(false, true) {
 		s.reserved--
 		return s, name
 	}
@@ -419,6 +419,7 @@ func (d *SlotDownloader) changed(name string, s *slot) {
 type slotReservation struct {
 	slot  string // the name of the slot Reserve counted it in
 	taken atomic.Bool
+	by    atomic.Pointer[string] // the URL of the download that took it over
 }
 
 type slotReservationKey struct{}
@@ -555,7 +556,19 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		d.prepare(req)
 	}
 	res, _ := ctx.Value(slotReservationKey{}).(*slotReservation)
+	if res != nil && d.lostTurn(res, req) {
+		// Another download of this request's (its host's robots.txt) took the turn the
+		// scheduler gave it, and the slot cannot start it now: back to the scheduler,
+		// which hands it out when the slot is ready, instead of holding a place among
+		// CONCURRENT_REQUESTS while it waits.
+		again := req.Copy()
+		again.DontFilter = true
+		return nil, &RescheduleError{Request: again}
+	}
 	s, key := d.acquireSlot(SlotKey(req), res)
+	if res != nil && res.slot == key {
+		res.by.CompareAndSwap(nil, &req.URL)
+	}
 	st := &slotStart{d: d, s: s, key: key}
 	defer func() { d.releaseSlot(key, s, st.stamp()) }()
 	select {
@@ -608,6 +621,17 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		throttle = d.adjust(key, s, time.Since(start), resp)
 	}
 	return resp, err
+}
+
+// lostTurn reports whether res, the reservation of scheduled request req, went to another
+// download of its slot (not an earlier try of req itself) and the slot cannot start req now.
+func (d *SlotDownloader) lostTurn(res *slotReservation, req *types.Request) bool {
+	by := res.by.Load()
+	if by == nil || *by == req.URL {
+		return false
+	}
+	at, ok := d.ReadyAt(SlotKey(req))
+	return !ok || at.After(time.Now())
 }
 
 // slotStart is a download's start in its slot, stamped once: when its request reached the
