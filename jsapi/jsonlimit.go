@@ -43,10 +43,12 @@ func (st *vmState) installJSON() error {
 	}
 	wrap := func(name string, length int, f func(goja.FunctionCall) goja.Value) error {
 		fn := rt.ToValue(f).ToObject(rt)
-		// A native's name and length, as the originals have (JSON.parse.length is 2).
-		_ = fn.DefineDataProperty("name", rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
-		_ = fn.DefineDataProperty("length", rt.ToValue(length), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
-		return j.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+		// A native's name and length, as the originals have (JSON.parse.length is 2):
+		// read-only, configurable, not enumerable; the methods writable, configurable,
+		// not enumerable (goja's flags: writable, configurable, enumerable).
+		_ = fn.DefineDataProperty("name", rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		_ = fn.DefineDataProperty("length", rt.ToValue(length), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		return j.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	err := wrap("parse", 2, func(c goja.FunctionCall) goja.Value {
 		text := c.Argument(0).ToString() // once: a toString() method runs once, as natively

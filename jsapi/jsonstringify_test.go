@@ -45,6 +45,8 @@ const caught = (f) => { try { return f(); } catch (e) { return e.name + ": " + e
 		{"boxed and functions", `JSON.stringify([new Number(3), new String("s"), new Boolean(false), () => 1, Symbol("x"), { f() {} }])`, false},
 		{"a non-array object as replacer is ignored", `JSON.stringify({ a: { b: 1 } }, { not: "a list" })`, false},
 		{"space", `JSON.stringify({ a: [1, { b: 2 }] }, null, "--")`, false},
+		{"descriptors as goja's", `JSON.stringify([Object.keys(JSON), ...["parse", "stringify"].flatMap((m) => [Object.getOwnPropertyDescriptor(JSON, m),
+  Object.getOwnPropertyDescriptor(JSON[m], "name"), Object.getOwnPropertyDescriptor(JSON[m], "length")])])`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
