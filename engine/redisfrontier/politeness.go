@@ -68,9 +68,19 @@ const (
 //	c token conc delay confirm the reserved start of a hold (the last op), before it: when
 //	                   a pause ends after it, the hold starts at the pause's end, or at
 //	                   last+delay when a later start was reserved meanwhile
+//	L lease token conc delay
+//	                   acquire with the hold that leasing a request reserved (lease, its
+//	                   lease token; the last op): it becomes hold token, starting at the
+//	                   start reserved (a late one now, or after a start reserved since),
+//	                   or the pause's end, once fewer than conc downloads hold the slot
+//	                   (other leases' holds do not count); an acquisition as a when the
+//	                   lease's hold is gone
+//
+// a and L record conc and delay in the slot's HASH, for the leases (syncScript).
 //
 // Returns {wait, at, recovered, retry}: wait µs until the reserved start (-1: the slot is
-// full, -2: no acquisition; for c, 0: the start stands), the slot's AutoThrottle delay (µs, 0: none), the expired holds
+// full, -2: no acquisition; for c, 0: the start stands), the slot's AutoThrottle delay (µs,
+// 0: none; -1 for an L whose lease's hold stays while the slot is full), the expired holds
 // dropped, and when full the µs until the earliest hold's deadline.
 var slotScript = redis.NewScript(`
 local t = redis.call('TIME')
@@ -81,11 +91,29 @@ local function extend(key, us)
   local ms = math.ceil(us / 1000)
   if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
 end
-local function reserve(h, z, tok, start)
-  redis.call('HSET', h, 'last', start)
+local function reserve(h, z, tok, start, conc, delay)
+  if conc > 0 then
+    redis.call('HSET', h, 'last', start, 'conc', conc, 'delay', delay)
+  else
+    redis.call('HSET', h, 'last', start)
+  end
   redis.call('ZADD', z, start + lease, tok)
   extend(h, start - now + lease + keep)
   extend(z, start - now + lease + keep)
+end
+local function acquire(h, z, tok, conc, delay)
+  local recovered = redis.call('ZREMRANGEBYSCORE', z, '-inf', now)
+  local v = redis.call('HMGET', h, 'last', 'pause', 'at')
+  local at = tonumber(v[3] or '0')
+  if redis.call('ZCARD', z) >= conc then
+    local first = redis.call('ZRANGE', z, 0, 0, 'WITHSCORES')
+    return {-1, at, recovered, tonumber(first[2]) - now}
+  end
+  local start = now
+  if v[1] then start = math.max(start, tonumber(v[1]) + delay) end
+  if v[2] then start = math.max(start, tonumber(v[2])) end
+  reserve(h, z, tok, start, conc, delay)
+  return {start - now, at, recovered, 0}
 end
 local res = {-2, 0, 0, 0}
 local i, k = 2, 1
@@ -110,21 +138,43 @@ while i <= #ARGV do
     extend(h, pause - now + keep)
     i = i + 2
   elseif tag == 'a' then
-    local tok, conc, delay = ARGV[i+1], tonumber(ARGV[i+2]), tonumber(ARGV[i+3])
-    local recovered = redis.call('ZREMRANGEBYSCORE', z, '-inf', now)
-    local v = redis.call('HMGET', h, 'last', 'pause', 'at')
-    local at = tonumber(v[3] or '0')
-    if redis.call('ZCARD', z) >= conc then
-      local first = redis.call('ZRANGE', z, 0, 0, 'WITHSCORES')
-      res = {-1, at, recovered, tonumber(first[2]) - now}
-    else
-      local start = now
-      if v[1] then start = math.max(start, tonumber(v[1]) + delay) end
-      if v[2] then start = math.max(start, tonumber(v[2])) end
-      reserve(h, z, tok, start)
-      res = {start - now, at, recovered, 0}
-    end
+    res = acquire(h, z, ARGV[i+1], tonumber(ARGV[i+2]), tonumber(ARGV[i+3]))
     i = i + 4
+  elseif tag == 'L' then
+    -- A lease's hold (syncScript) becomes the download's, at the start it reserved; one
+    -- that comes late starts now when no later start was reserved meanwhile, else after
+    -- the latest one.
+    local lt, tok, conc, delay = ARGV[i+1], ARGV[i+2], tonumber(ARGV[i+3]), tonumber(ARGV[i+4])
+    local sc = redis.call('ZSCORE', z, lt)
+    local busy = 0
+    if sc then
+      -- The slot's downloads (their tokens have #s): leases do not count against this one.
+      redis.call('ZREMRANGEBYSCORE', z, '-inf', now)
+      for _, m in ipairs(redis.call('ZRANGE', z, 0, -1)) do
+        if string.find(m, '#s', 1, true) then busy = busy + 1 end
+      end
+    end
+    if not sc then
+      res = acquire(h, z, tok, conc, delay)
+    elseif busy >= conc then
+      local first = redis.call('ZRANGE', z, 0, 0, 'WITHSCORES')
+      res = {-1, -1, 0, tonumber(first[2]) - now}
+    else
+      redis.call('ZREM', z, lt)
+      local v = redis.call('HMGET', h, 'last', 'pause', 'at')
+      local last, pause = tonumber(v[1] or '0'), tonumber(v[2] or '0')
+      local start = tonumber(sc) - lease
+      if start < now then
+        if last <= start then start = now else start = math.max(now, last + delay) end
+      end
+      start = math.max(start, pause)
+      redis.call('ZADD', z, start + lease, tok)
+      redis.call('HSET', h, 'last', math.max(last, start), 'conc', conc, 'delay', delay)
+      extend(h, start - now + lease + keep)
+      extend(z, start - now + lease + keep)
+      res = {start - now, tonumber(v[3] or '0'), 0, 0}
+    end
+    i = i + 5
   elseif tag == 'c' then
     local tok, delay = ARGV[i+1], tonumber(ARGV[i+3])
     local v = redis.call('HMGET', h, 'last', 'pause', 'at')
@@ -135,7 +185,7 @@ while i <= #ARGV do
     if pause > mine then
       local start = pause
       if last > mine then start = math.max(pause, last + delay) end
-      reserve(h, z, tok, start)
+      reserve(h, z, tok, start, 0, delay)
       res[1] = start - now
     end
     i = i + 4
@@ -161,9 +211,12 @@ type politeness struct {
 	held     map[string]string // hold token → slot key: the holds to renew
 	queue    []slotOp          // releases and pauses not sent yet
 	waiters  map[string]chan struct{}
-	spares   map[string][]spare   // slot key → holds kept for reuse (no delay)
-	fresh    map[string]time.Time // slot key → its last acquisition granted without a wait
-	sweeping bool                 // the background goroutine is to release old spares
+	spares   map[string][]spare     // slot key → holds kept for reuse (no delay)
+	fresh    map[string]time.Time   // slot key → its last acquisition granted without a wait
+	leases   map[string][]leaseHold // slot key → holds of leased requests Next handed out
+	paused   map[string]time.Time   // slot key → when this worker last paused it
+	known    map[string]slotConf    // slot key → its concurrency and delay as Redis knows them
+	sweeping bool                   // the background goroutine is to release old spares
 	closed   bool
 	kick     chan struct{}
 	stop     chan struct{}
@@ -178,6 +231,9 @@ func (f *Frontier) polite() *politeness {
 		p.waiters = map[string]chan struct{}{}
 		p.spares = map[string][]spare{}
 		p.fresh = map[string]time.Time{}
+		p.leases = map[string][]leaseHold{}
+		p.paused = map[string]time.Time{}
+		p.known = map[string]slotConf{}
 		p.kick = make(chan struct{}, 1)
 		p.stop = make(chan struct{})
 		p.loopDone = make(chan struct{})
@@ -191,12 +247,23 @@ func (f *Frontier) polite() *politeness {
 // sleeps until the start (awaitStart). A full slot is asked again when this worker releases one of
 // its holds, or by polling. Redis errors are retried with backoff until the frontier fails
 // for good (backOff).
+//
+// A download of a request this worker leased uses the hold the lease reserved (any of
+// its slot's that Next handed out): in a slot without a delay, granted less than
+// reuseFresh ago and not paused here since, as it is, without a script call (its release
+// rides on the next round trip, syncScript's u); otherwise its script call turns it into
+// the download's hold at the start the lease reserved.
 func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay time.Duration) (engine.SlotHold, error) {
 	p := f.polite()
 	poll := 5 * time.Millisecond
 	backoff := 50 * time.Millisecond
+	lh, leased := p.takeLease(key)
+	if leased && delay <= 0 && time.Since(lh.granted) < reuseFresh && p.adoptable(key, conc, lh.granted) {
+		f.stats.Inc("frontier/slot_holds_leased", 1)
+		return engine.SlotHold{Release: func(throttle time.Duration) { f.releaseLeaseHold(key, lh.token, throttle) }}, nil
+	}
 	for {
-		if delay <= 0 {
+		if delay <= 0 && !leased {
 			if token := p.takeSpare(key); token != "" {
 				f.stats.Inc("frontier/slot_holds_reused", 1)
 				return engine.SlotHold{Release: func(throttle time.Duration) { f.releaseSlot(key, token, true, throttle) }}, nil
@@ -213,7 +280,11 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 		p.held[token] = key // renewed from now on, so a lost reply's hold is not left to expire
 		p.mu.Unlock()
 		// On failure, a release of the hold in case the script ran.
-		res, err := f.call(ctx, slotOp{key, []any{"a", token, max(conc, 1), delay.Microseconds()}}, slotOp{key, []any{"r", token, 0}})
+		acq := slotOp{key, []any{"a", token, max(conc, 1), delay.Microseconds()}}
+		if leased {
+			acq = slotOp{key, []any{"L", lh.token, token, max(conc, 1), delay.Microseconds()}}
+		}
+		res, err := f.call(ctx, acq, slotOp{key, []any{"r", token, 0}})
 		if err != nil {
 			p.mu.Lock()
 			delete(p.held, token)
@@ -225,12 +296,18 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 		}
 		backoff = 50 * time.Millisecond
 		wait, at, recovered, retry := toInt(res[0]), toInt(res[1]), toInt(res[2]), toInt(res[3])
+		if wait >= 0 {
+			p.learned(key, max(conc, 1))
+		}
+		// The lease's hold stays for the next try when the slot's downloads use its
+		// concurrency (at -1); used, or gone, the next tries are plain acquisitions.
+		leased = leased && wait < 0 && at == -1
 		if recovered > 0 {
 			f.stats.Inc("frontier/slot_holds_recovered", recovered)
 			f.logger.Info(fmt.Sprintf("Slot %s: %d holds of stopped workers expired", key, recovered))
 		}
 		if wait >= 0 {
-			reuse := wait == 0 && delay <= 0 // a hold that only counts: it may be reused
+			reuse := wait == 0 && delay <= 0 && acq.args[0] == "a" // a hold that only counts: it may be reused
 			hold := engine.SlotHold{
 				Throttle: time.Duration(at) * time.Microsecond,
 				Release:  func(throttle time.Duration) { f.releaseSlot(key, token, reuse, throttle) },
@@ -319,6 +396,7 @@ func (f *Frontier) PauseSlot(key string, t time.Time) {
 	p := f.polite()
 	p.mu.Lock()
 	delete(p.fresh, key) // spares wait for Redis's word on the pause
+	p.paused[key] = time.Now()
 	p.mu.Unlock()
 	p.enqueue(slotOp{key, []any{"p", d.Microseconds()}})
 }
@@ -333,6 +411,99 @@ const (
 	// worker is seen that much later at most).
 	reuseFresh = 100 * time.Millisecond
 )
+
+// leaseHold is the hold in a slot's holds:<key> that leasing a request reserved
+// (syncScript), named by the lease's token.
+type leaseHold struct {
+	token   string
+	granted time.Time // when the round trip that leased it was sent
+}
+
+// addLease records the hold of a leased request that Next handed out, for a download of
+// slot key.
+func (p *politeness) addLease(key string, lh leaseHold) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.leases[key] = append(p.leases[key], lh)
+}
+
+// takeLease returns the oldest hold of slot key that addLease recorded, and forgets it.
+func (p *politeness) takeLease(key string) (leaseHold, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.leases[key]
+	if len(l) == 0 {
+		return leaseHold{}, false
+	}
+	lh := l[0]
+	if len(l) == 1 {
+		delete(p.leases, key)
+	} else {
+		p.leases[key] = l[1:]
+	}
+	return lh, true
+}
+
+// dropLease forgets the hold token of slot key if no download took it (its lease ended:
+// Redis drops the hold with it).
+func (p *politeness) dropLease(key, token string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.leases[key]
+	for i, lh := range l {
+		if lh.token == token {
+			l = append(l[:i:i], l[i+1:]...)
+			break
+		}
+	}
+	if len(l) == 0 {
+		delete(p.leases, key)
+	} else {
+		p.leases[key] = l
+	}
+}
+
+// adoptable reports whether a download of slot key with concurrency conc may take as it
+// is the hold of a lease granted at t: Redis knew the slot's concurrency as conc from
+// this worker before t (the lease counted it), and this worker has not paused the slot
+// since.
+func (p *politeness) adoptable(key string, conc int, t time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k, ok := p.known[key]
+	if !ok || k.conc != conc || !k.at.Before(t) {
+		return false
+	}
+	at, ok := p.paused[key]
+	return !ok || at.Before(t)
+}
+
+// learned records that Redis knows slot key's concurrency as conc (an acquisition
+// recorded it).
+func (p *politeness) learned(key string, conc int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k, ok := p.known[key]; !ok || k.conc != conc {
+		p.known[key] = slotConf{conc: conc, at: time.Now()}
+	}
+}
+
+// slotConf is a slot's concurrency as this worker's acquisitions recorded it in Redis,
+// since at.
+type slotConf struct {
+	conc int
+	at   time.Time
+}
+
+// releaseLeaseHold ends a download's hold that a lease reserved: its release rides on the
+// next round trip of the frontier (syncScript's u), which looks at the slot again at once.
+func (f *Frontier) releaseLeaseHold(key, token string, throttle time.Duration) {
+	f.mu.Lock()
+	f.ops = append(f.ops, op{args: []any{"u", key, token, max(throttle.Microseconds(), 0)}})
+	f.mu.Unlock()
+	f.poke()
+	f.politeness.wake([]slotOp{{key: key}})
+}
 
 // spare is a hold kept for reuse.
 type spare struct {

@@ -170,6 +170,13 @@ type Options struct {
 	// FIFO orders requests of one priority first in, first out; false is LIFO
 	// (SCHEDULER_MEMORY_QUEUE).
 	FIFO bool
+	// SlotConcurrency and SlotDelay are the concurrency and delay of a download slot that
+	// the shared slot gate has not seen a download of yet (CONCURRENT_REQUESTS_PER_DOMAIN,
+	// DOWNLOAD_DELAY): leasing requests of such a slot assumes them. Once a download of
+	// the slot acquired it, the slot's own (DOWNLOAD_SLOTS, a Crawl-delay, AutoThrottle)
+	// hold. 0 means 8 and none.
+	SlotConcurrency int
+	SlotDelay       time.Duration
 	// WorkerID names this worker in the crawl; empty means host-pid-random.
 	WorkerID string
 	// Stats receives this worker's counters, and its integer stats are added to the
@@ -209,6 +216,9 @@ func OptionsFromSettings(s *types.Settings, spider string) Options {
 		Capacity:     s.Int(types.ConcurrentRequests),
 		Prefetch:     max(1, s.Int(types.ConcurrentRequests)/2),
 		FIFO:         strings.EqualFold(s.String(types.SchedulerMemoryQueue), "fifo"),
+
+		SlotConcurrency: s.Int(types.ConcurrentRequestsPerDomain),
+		SlotDelay:       s.Duration(types.DownloadDelay),
 	}
 }
 
@@ -226,6 +236,8 @@ type WorkerInfo struct {
 // guarded by Frontier.mu.
 type lease struct {
 	member, token string
+	slot          string    // its download slot (engine.SlotKey, as enqueued)
+	granted       time.Time // when the round trip that leased it was sent
 	req           *types.Request
 	// valid is when the lease may have expired in Redis, at the earliest: the send time of
 	// the round trip that leased or last renewed it, plus LeaseTimeout.
@@ -260,9 +272,9 @@ type Frontier struct {
 
 	mu        sync.Mutex
 	ops       []op
-	adds      int // 'a' ops in ops and in the round trip in flight
-	sending   int // ops in the round trip in flight
-	buf       []*lease
+	adds      int    // 'a' ops in ops and in the round trip in flight
+	sending   int    // ops in the round trip in flight
+	buf       buffer // leased, not handed out yet
 	held      map[*types.Request]*lease
 	acks      []op // Done's acknowledgements held back (HoldAcks)
 	hungry    bool // the engine found the buffer empty, or below half of Prefetch
@@ -277,6 +289,8 @@ type Frontier struct {
 	pushed      map[string]int64 // stats already added to the crawl's
 	retry       *sent            // the round trip to send again (the loop's own)
 	tripSeq     int64            // the last round trip's id (the loop's own)
+	idle        time.Duration    // the loop's poll while it gets nothing (the loop's own)
+	registered  bool             // in the crawl's hungry hash (the loop's own)
 	totals      map[string]int64
 	down        time.Time // since when Redis fails (zero: it works)
 	err         error
@@ -298,6 +312,8 @@ const (
 	defaultLease  = 60 * time.Second
 	defaultRetry  = 5 * time.Minute
 	maxOpsPerTrip = 4096 // ARGV words of ops per round trip, about
+	// maxLeasePerTrip is how many requests a round trip leases at most.
+	maxLeasePerTrip = 256
 	// gatherOps is how long new requests and acknowledgements wait for others to share
 	// their round trip, when nothing else calls for one.
 	gatherOps   = 10 * time.Millisecond
@@ -321,6 +337,9 @@ func Open(ctx context.Context, opts Options) (*Frontier, error) {
 	}
 	if opts.Capacity <= 0 {
 		opts.Capacity = 16
+	}
+	if opts.SlotConcurrency <= 0 {
+		opts.SlotConcurrency = 8
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -388,6 +407,13 @@ func (f *Frontier) open(ctx context.Context) (bool, error) {
 			}
 		}
 		if err == nil {
+			var layout string
+			layout, err = layoutScript.Run(ctx, f.rdb, []string{f.prefix + keyMeta, f.prefix + keyOldPending, f.prefix + keyReq}).Text()
+			if err == nil && layout != "ok" {
+				return false, fmt.Errorf("redis frontier %s: crawl %s: %w", redactURL(f.opts.URL), f.opts.CrawlID, ErrOldLayout)
+			}
+		}
+		if err == nil {
 			return n > 0, nil
 		}
 		if !retryable(err) {
@@ -408,6 +434,10 @@ func (f *Frontier) open(ctx context.Context) (bool, error) {
 		backoff = min(2*backoff, 2*time.Second)
 	}
 }
+
+// ErrOldLayout is the error of Open for a crawl that an older jscrawl left in Redis with
+// requests in its single pending queue: it is not migrated to the per-slot queues.
+var ErrOldLayout = errors.New("the crawl's requests are in the single pending queue of an older jscrawl, which this one does not read: finish it with that version, or clear it (jscrawl frontier clear) and start it again")
 
 // retryable reports whether err may go away by itself: the network, or a server that is
 // loading or busy. An error reply (a wrong password, a missing database) is not.
@@ -525,7 +555,7 @@ func (f *Frontier) enqueue(parent *lease, req *types.Request) bool {
 	case parent != nil:
 		fm, ft = parent.member, parent.token
 	}
-	f.ops = append(f.ops, op{args: []any{"a", fp, prio, pos, rec, fm, ft}, add: true})
+	f.ops = append(f.ops, op{args: []any{"a", fp, prio, pos, rec, fm, ft, engine.SlotKey(req)}, add: true})
 	f.adds++
 	f.mu.Unlock()
 	f.stats.Inc("scheduler/enqueued/redis", 1)
@@ -549,42 +579,89 @@ func (f *Frontier) sentLately(fp [16]byte) bool {
 	return false
 }
 
-// Next implements engine.Scheduler: a request this worker leased, or nil when none is
-// buffered (the background goroutine then leases more).
+// Next implements engine.Scheduler: a request this worker leased whose download slot can
+// start a download (UseSlots' Readiness; without one, any), or nil when none is buffered
+// (the background goroutine then leases more). It reserves the slot in the Readiness.
 func (f *Frontier) Next() *types.Request {
 	f.mu.Lock()
-	if len(f.buf) == 0 {
+	released := false
+	l := f.buf.take(time.Now(), func(l *lease) bool {
+		if l.lost {
+			return true // another worker's now
+		}
+		if f.lapsed(l) {
+			// Not renewed for LeaseTimeout (paused, or cut off): maybe another worker's by
+			// now. Back to pending if it is still this worker's (Redis checks the token).
+			f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
+			released = true
+			return true
+		}
+		return false
+	})
+	if l == nil {
 		wasHungry := f.hungry
 		f.hungry = true
 		f.mu.Unlock()
-		if !wasHungry {
+		if !wasHungry || released {
 			f.poke()
 		}
 		return nil
 	}
-	l := f.buf[0]
-	f.buf[0] = nil
-	f.buf = f.buf[1:]
-	if f.lapsed(l) {
-		// Not renewed for LeaseTimeout (paused, or cut off): maybe another worker's by
-		// now. Back to pending if it is still this worker's (Redis checks the token).
-		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
-		f.mu.Unlock()
-		f.poke()
-		return f.Next()
-	}
 	f.held[l.req] = l
-	low := !f.hungry && f.opts.Prefetch > 0 && len(f.buf) <= f.opts.Prefetch/2
+	low := !f.hungry && f.opts.Prefetch > 0 && f.buf.len() <= f.opts.Prefetch/2
 	if low {
 		f.hungry = true
 	}
 	f.mu.Unlock()
-	if low {
+	f.polite().addLease(l.slot, leaseHold{token: l.token, granted: l.granted})
+	if low || released {
 		f.poke()
 	}
 	f.stats.Inc("scheduler/dequeued/redis", 1)
 	f.stats.Inc("scheduler/dequeued", 1)
 	return l.req
+}
+
+// UseSlots implements engine.SlotScheduler: Next hands out requests of the slots r says
+// can start a download.
+func (f *Frontier) UseSlots(r frontier.Readiness) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf.file()
+	f.buf.index.Use(r)
+}
+
+// SlotChanged implements engine.SlotScheduler.
+func (f *Frontier) SlotChanged(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf.file()
+	f.buf.index.Changed(key)
+}
+
+// NextReady implements engine.SlotScheduler, for the leases this worker holds.
+func (f *Frontier) NextReady() (time.Time, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf.file()
+	return f.buf.index.NextAt()
+}
+
+// Recheck implements engine.SlotScheduler.
+func (f *Frontier) Recheck() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf.file()
+	f.buf.index.Recheck()
+}
+
+// SlotCounts implements engine.SlotScheduler, for the leases this worker holds (the
+// crawl's slots with queued requests: Inspect).
+func (f *Frontier) SlotCounts() (slots, ready, waiting int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf.file()
+	return f.buf.index.Counts(time.Now())
 }
 
 // Done implements engine.Scheduler: the lease of req is acknowledged, after everything
@@ -594,6 +671,7 @@ func (f *Frontier) Done(req *types.Request) {
 	l := f.held[req]
 	now := false
 	if l != nil {
+		f.politeness.dropLease(l.slot, l.token) // Redis drops the lease's hold with it
 		delete(f.held, req)
 		ack := op{args: []any{"k", l.member, l.token}}
 		switch {
@@ -655,7 +733,7 @@ func (f *Frontier) ReleaseAcks() {
 func (f *Frontier) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.buf) + f.adds
+	return f.buf.len() + f.adds
 }
 
 // Settled implements engine.SharedScheduler: the crawl is over everywhere (nothing pending
@@ -663,7 +741,7 @@ func (f *Frontier) Len() int {
 func (f *Frontier) Settled() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.finished && len(f.ops) == 0 && f.sending == 0 && len(f.held) == 0 && len(f.buf) == 0 && len(f.acks) == 0
+	return f.finished && len(f.ops) == 0 && f.sending == 0 && len(f.held) == 0 && f.buf.len() == 0 && len(f.acks) == 0
 }
 
 // Wake implements engine.SharedScheduler: it receives when Next may return a request or
@@ -807,10 +885,10 @@ func (f *Frontier) Close(ctx context.Context) error {
 		return nil
 	}
 	f.closing = true
-	for _, l := range f.buf {
+	for _, l := range f.buf.all() {
 		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
 	}
-	f.buf = nil
+	f.buf.reset()
 	for req, l := range f.held {
 		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
 		delete(f.held, req)
@@ -851,7 +929,7 @@ func (f *Frontier) loop() {
 	renewEvery := f.opts.LeaseTimeout / 3
 	statsEvery := min(renewEvery, time.Second)
 	lastRenew, lastStats := time.Now(), time.Now()
-	idlePoll := 5 * time.Millisecond
+	f.idle = 5 * time.Millisecond
 	backoff := 50 * time.Millisecond
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -921,11 +999,15 @@ func (f *Frontier) loop() {
 			switch {
 			case more:
 				wait = 0
+			case hungry && got == 0 && s.k == 0 && s.hint >= 0:
+				// Nothing for this worker now: a slot can start a request then (or the
+				// workers that waited longer get theirs first).
+				wait = min(max(s.hint, time.Millisecond), maxPoll)
 			case hungry && got == 0 && s.k == 0:
-				wait = idlePoll
-				idlePoll = min(2*idlePoll, 250*time.Millisecond)
+				wait = f.idle
+				f.idle = min(2*f.idle, maxPoll)
 			case hungry:
-				idlePoll = 5 * time.Millisecond
+				f.idle = 5 * time.Millisecond
 				wait = 0
 			default:
 				wait = min(renewEvery-time.Since(lastRenew), statsEvery-time.Since(lastStats))
@@ -994,13 +1076,14 @@ func (f *Frontier) failing(err error) bool {
 // sent is a round trip's request, kept to be sent again as it is when its reply was lost.
 type sent struct {
 	args      []any
-	k         int       // ops of the outbox it carries
-	heartbeat bool      // it renews the leases
-	stats     bool      // it pushes the stats and reads the crawl's
-	bye       bool      // it is the last one (Close)
-	n         int       // requests it leases at most
-	at        time.Time // when it was built: the leases it renews or takes last from then
-	renewed   []*lease  // the leases it renews
+	k         int           // ops of the outbox it carries
+	heartbeat bool          // it renews the leases
+	stats     bool          // it pushes the stats and reads the crawl's
+	bye       bool          // it is the last one (Close)
+	n         int           // requests it leases at most
+	at        time.Time     // when it was built: the leases it renews or takes last from then
+	renewed   []*lease      // the leases it renews
+	hint      time.Duration // the reply's: when a slot can start a request (-1: none has any)
 }
 
 // trip runs one round trip: the outbox, the renewals and heartbeat (heartbeat), and a
@@ -1012,7 +1095,7 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 		s = f.build(heartbeat, stats, closing)
 	}
 	res, err := syncScript.Run(ctx, f.rdb, f.keys, s.args...).Slice()
-	if err == nil && len(res) != 14 {
+	if err == nil && len(res) != 16 {
 		err = fmt.Errorf("sync script returned %d values", len(res))
 	}
 	if err != nil {
@@ -1043,10 +1126,11 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 	}
 	var got []*lease
 	if out, _ := res[10].([]any); len(out) > 0 {
-		for i := 0; i+2 < len(out); i += 3 {
+		for i := 0; i+4 < len(out); i += 5 {
 			m, _ := out[i].(string)
 			tok, _ := out[i+1].(string)
 			rec, _ := out[i+2].(string)
+			slot, _ := out[i+3].(string)
 			req, derr := frontier.DecodeRequest([]byte(rec))
 			if derr != nil {
 				f.logger.Error(fmt.Sprintf("Redis frontier: dropping the damaged request %s: %v", m, derr))
@@ -1055,9 +1139,14 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 				f.mu.Unlock()
 				continue
 			}
-			got = append(got, &lease{member: m, token: tok, req: req, valid: s.at.Add(f.opts.LeaseTimeout)})
+			got = append(got, &lease{member: m, token: tok, slot: slot, granted: s.at, req: req, valid: s.at.Add(f.opts.LeaseTimeout)})
 		}
 	}
+	s.hint = -1
+	if h := toInt(res[14]); h >= 0 {
+		s.hint = time.Duration(h) * time.Millisecond
+	}
+	f.registered = toInt(res[15]) == 1
 	var lostMembers []string
 	if lost, _ := res[9].([]any); len(lost) > 0 {
 		for _, m := range lost {
@@ -1088,9 +1177,9 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 	changed := finished != f.finished || len(got) > 0 || len(f.ops) == 0 && k > 0
 	f.finished = finished
 	if len(got) > 0 {
-		f.buf = append(f.buf, got...)
+		f.buf.add(got)
 	}
-	if len(got) > 0 || s.n <= 0 && len(f.buf) > 0 {
+	if len(got) > 0 || s.n <= 0 && f.buf.len() > 0 {
 		f.hungry = false // refilled, or no room for more until the engine asks again
 	}
 	var stopStart context.CancelFunc
@@ -1118,14 +1207,7 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 	}
 	if len(lostSet) > 0 {
 		// Leased but not started: the other worker has them now.
-		kept := f.buf[:0]
-		for _, l := range f.buf {
-			if !lostSet[l.member] {
-				kept = append(kept, l)
-			}
-		}
-		clear(f.buf[len(kept):])
-		f.buf = kept
+		f.buf.remove(func(l *lease) bool { return lostSet[l.member] })
 	}
 	if totals != nil {
 		f.totals = totals
@@ -1152,10 +1234,11 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 	f.mu.Lock()
 	n := 0
 	if f.hungry && !closing && f.err == nil {
-		n = f.opts.Capacity + f.opts.Prefetch - len(f.held) - len(f.buf)
-		if len(f.buf) == 0 {
+		n = f.opts.Capacity + f.opts.Prefetch - len(f.held) - f.buf.len()
+		if f.buf.len() == 0 {
 			n = max(n, 1) // the engine asked: it has room
 		}
+		n = min(n, maxLeasePerTrip)
 	}
 	// The outbox, up to maxOpsPerTrip words.
 	words := 0
@@ -1168,7 +1251,8 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 	f.tripSeq++
 	at := time.Now()
 	var renewed []*lease
-	args := []any{f.worker, f.opts.LeaseTimeout.Milliseconds(), boolArg(f.opts.FIFO), n, "", "0", f.tripSeq}
+	args := []any{f.worker, f.opts.LeaseTimeout.Milliseconds(), boolArg(f.opts.FIFO), n, "", "0", f.tripSeq,
+		f.prefix, f.opts.SlotConcurrency, f.opts.SlotDelay.Microseconds(), f.idle.Milliseconds(), boolArg(f.registered)}
 	for _, o := range f.ops[:k] {
 		args = append(args, o.args...)
 	}
@@ -1180,7 +1264,7 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 			args = append(args, "h", l.member, l.token)
 			renewed = append(renewed, l)
 		}
-		for _, l := range f.buf {
+		for _, l := range f.buf.all() {
 			args = append(args, "h", l.member, l.token)
 			renewed = append(renewed, l)
 		}
@@ -1190,7 +1274,7 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 		if f.startHeld {
 			args = append(args, "s", "1", f.startToken)
 		}
-		inFlight, start := len(f.held)+len(f.buf), f.startHeld
+		inFlight, start := len(f.held)+f.buf.len(), f.startHeld
 		f.mu.Unlock()
 		if closing {
 			args = append(args, "b")
@@ -1256,4 +1340,5 @@ func toInt(v any) int64 {
 var (
 	_ engine.SharedScheduler = (*Frontier)(nil)
 	_ engine.LeaseScheduler  = (*Frontier)(nil)
+	_ engine.SlotScheduler   = (*Frontier)(nil)
 )
