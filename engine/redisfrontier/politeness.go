@@ -216,6 +216,7 @@ type politeness struct {
 	leases   map[string][]leaseHold // slot key → holds of leased requests Next handed out
 	paused   map[string]time.Time   // slot key → when this worker last paused it
 	known    map[string]slotConf    // slot key → its concurrency and delay as Redis knows them
+	ended    map[string]int         // slot key → downloads that took a lease's hold, ended, not matched by a Done
 	sweeping bool                   // the background goroutine is to release old spares
 	closed   bool
 	kick     chan struct{}
@@ -234,6 +235,7 @@ func (f *Frontier) polite() *politeness {
 		p.leases = map[string][]leaseHold{}
 		p.paused = map[string]time.Time{}
 		p.known = map[string]slotConf{}
+		p.ended = map[string]int{}
 		p.kick = make(chan struct{}, 1)
 		p.stop = make(chan struct{})
 		p.loopDone = make(chan struct{})
@@ -257,13 +259,29 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 	p := f.polite()
 	poll := 5 * time.Millisecond
 	backoff := 50 * time.Millisecond
+	// leased: lh is a lease's hold in Redis that this acquisition may use; popped: lh was
+	// taken from the handed-out leases' (the download counts as theirs: leaseEnded).
 	lh, leased := p.takeLease(key)
+	popped := leased
 	if leased && delay <= 0 && time.Since(lh.granted) < reuseFresh && p.adoptable(key, conc, lh.granted) {
 		f.stats.Inc("frontier/slot_holds_leased", 1)
-		return engine.SlotHold{Release: func(throttle time.Duration) { f.releaseLeaseHold(key, lh.token, throttle) }}, nil
+		return engine.SlotHold{Release: func(throttle time.Duration) {
+			f.releaseLeaseHold(key, lh.token, throttle)
+			p.leaseEnded(key)
+		}}, nil
+	}
+	// giveUp ends an acquisition that failed: a lease's hold it did not use goes back.
+	giveUp := func(err error) (engine.SlotHold, error) {
+		switch {
+		case leased:
+			p.untakeLease(key, lh)
+		case popped:
+			p.leaseEnded(key)
+		}
+		return engine.SlotHold{}, err
 	}
 	for {
-		if delay <= 0 && !leased {
+		if delay <= 0 && !popped {
 			if token := p.takeSpare(key); token != "" {
 				f.stats.Inc("frontier/slot_holds_reused", 1)
 				return engine.SlotHold{Release: func(throttle time.Duration) { f.releaseSlot(key, token, true, throttle) }}, nil
@@ -290,7 +308,7 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 			delete(p.held, token)
 			p.mu.Unlock()
 			if err := f.backOff(ctx, err, &backoff); err != nil {
-				return engine.SlotHold{}, err
+				return giveUp(err)
 			}
 			continue
 		}
@@ -307,10 +325,15 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 			f.logger.Info(fmt.Sprintf("Slot %s: %d holds of stopped workers expired", key, recovered))
 		}
 		if wait >= 0 {
-			reuse := wait == 0 && delay <= 0 && acq.args[0] == "a" // a hold that only counts: it may be reused
+			reuse := wait == 0 && delay <= 0 && !popped // a hold that only counts: it may be reused
 			hold := engine.SlotHold{
 				Throttle: time.Duration(at) * time.Microsecond,
-				Release:  func(throttle time.Duration) { f.releaseSlot(key, token, reuse, throttle) },
+				Release: func(throttle time.Duration) {
+					f.releaseSlot(key, token, reuse, throttle)
+					if popped {
+						p.leaseEnded(key)
+					}
+				},
 			}
 			if reuse {
 				p.mu.Lock()
@@ -318,7 +341,7 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 				p.mu.Unlock()
 			}
 			if err := f.awaitStart(ctx, key, token, delay, wait); err != nil {
-				f.releaseSlot(key, token, false, 0)
+				hold.Release(0)
 				return engine.SlotHold{}, err
 			}
 			return hold, nil
@@ -326,7 +349,7 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 		p.mu.Lock()
 		delete(p.held, token)
 		p.mu.Unlock()
-		if delay <= 0 && p.hasSpare(key) {
+		if delay <= 0 && !popped && p.hasSpare(key) {
 			continue // a download of this worker ended meanwhile
 		}
 		w := min(poll, max(time.Duration(retry)*time.Microsecond, time.Millisecond))
@@ -337,7 +360,7 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return engine.SlotHold{}, ctx.Err()
+			return giveUp(ctx.Err())
 		}
 		t.Stop()
 	}
@@ -444,23 +467,54 @@ func (p *politeness) takeLease(key string) (leaseHold, bool) {
 	return lh, true
 }
 
-// dropLease forgets the hold token of slot key if no download took it (its lease ended:
-// Redis drops the hold with it).
-func (p *politeness) dropLease(key, token string) {
+// untakeLease puts back a hold takeLease returned that the download did not use.
+func (p *politeness) untakeLease(key string, lh leaseHold) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	l := p.leases[key]
-	for i, lh := range l {
-		if lh.token == token {
-			l = append(l[:i:i], l[i+1:]...)
-			break
+	p.leases[key] = append([]leaseHold{lh}, p.leases[key]...)
+}
+
+// leaseEnded records that a download of slot key that took a lease's hold ended.
+func (p *politeness) leaseEnded(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ended[key]++
+}
+
+// doneLease records that the lease token of a request of slot key ended (Done), and
+// returns the lease hold that goes with it in Redis ("": none). Downloads take any
+// handed-out lease's hold of their slot (the gate does not know their requests), so the
+// lease of a request that was downloaded leaves the holds as they are, and one that was
+// not (a middleware dropped it) drops one not taken, its own if it is there. Which it was
+// is told by counting: a request is done after its download has ended, so while
+// downloads that took a lease's hold have ended that no Done has matched, the request
+// done is taken to be one of them. A wrong guess swaps the roles of two requests of the
+// slot, never the count of their holds.
+func (p *politeness) doneLease(key, token string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := p.ended[key]; n > 0 {
+		if n == 1 {
+			delete(p.ended, key)
+		} else {
+			p.ended[key] = n - 1
 		}
+		return ""
 	}
+	l := p.leases[key]
+	if len(l) == 0 {
+		return ""
+	}
+	i := slices.IndexFunc(l, func(lh leaseHold) bool { return lh.token == token })
+	i = max(i, 0)
+	tok := l[i].token
+	l = slices.Delete(l, i, i+1)
 	if len(l) == 0 {
 		delete(p.leases, key)
 	} else {
 		p.leases[key] = l
 	}
+	return tok
 }
 
 // adoptable reports whether a download of slot key with concurrency conc may take as it

@@ -6,7 +6,7 @@
 //
 // The engine calls Enqueue, Next, Done and Len on its own goroutine and must never wait on
 // the network, so none of them does: Enqueue and Done append to a local outbox, and Next
-// takes from a local buffer of requests already leased. One background goroutine per
+// takes from a local buffer of requests already leased (see Slots). One background goroutine per
 // worker does all the talking to Redis, one round trip at a time, each a single EVALSHA of
 // one Lua script (syncScript) that atomically
 //
@@ -15,10 +15,11 @@
 //     start lease, adds stat deltas;
 //  2. renews this worker's leases (every LeaseTimeout/3, with its heartbeat), adds its
 //     stats to the crawl's and reads the crawl's totals (every second);
-//  3. returns expired leases of any worker to pending (counted by the worker that runs it in
-//     frontier/leases_recovered);
-//  4. leases up to n pending requests, highest priority first, when the engine has room
-//     (n: its free slots, plus Options.Prefetch ready ones);
+//  3. returns expired leases of any worker to their slots' queues (counted by the worker
+//     that runs it in frontier/leases_recovered);
+//  4. leases up to n pending requests that their download slots can start soon, highest
+//     priority first (see Slots), when the engine has room (n: its free slots, plus
+//     Options.Prefetch ready ones);
 //  5. reports pending and leased counts, and marks the crawl finished when nothing is
 //     pending or leased and start() has run.
 //
@@ -34,12 +35,14 @@
 // requests and acknowledgements wait up to gatherOps (10 ms) for more, unless the engine
 // is short of requests (the buffer empty or below half of Prefetch), the worker closes,
 // or a heartbeat is due. The script handles a round trip's adds, acknowledgements and
-// leases with a few multi-member commands (ZADD, HSET, HMGET, ZREM, HDEL), one SADD per
-// new request. With a busy worker that is well under one round trip per request
-// (BenchmarkFleet: 0.22–0.54 per page, the shared politeness's included, 5–10 Redis
-// commands per page); a worker with a single request at a time needs about 1.6 (its add,
-// then its lease with the acknowledgement of the one before), plus, for all its leases at
-// once, a renewal every LeaseTimeout/3 and a stats push every second. The script keeps
+// leases with a few multi-member commands (ZADD, HSET, HMGET, ZREM, HDEL) per slot
+// touched, one SADD per new request, and about five commands per candidate slot when it
+// leases (its queue's heads, its slot:<key> and holds:<key>). With a busy worker that is
+// well under one round trip per request (BenchmarkFleet, one host: 0.44–0.55 per page,
+// the shared politeness's included, about 10 Redis commands per page, before per-slot
+// leasing and after it: FIGURES); a worker with a single request at a time needs about
+// 1.6 (its add, then its lease with the acknowledgement of the one before), plus, for all
+// its leases at once, a renewal every LeaseTimeout/3 and a stats push every second. The script keeps
 // each worker's last reply (trips), so a round trip sent again after a lost reply is not
 // applied twice.
 //
@@ -49,26 +52,85 @@
 // cluster).
 //
 //	seen      SET   16-byte binary fingerprints (engine/frontier.Fingerprint)
-//	pending   ZSET  members, every score 0, so they sort by member: 13 hex digits of
-//	                2^51-1-priority (higher priority first), then 13 of the sequence
-//	                number (FIFO) or of 2^52-1 minus it (LIFO)
+//	pending:<slot>  ZSET  the requests queued for download slot <slot> (engine.SlotKey,
+//	                computed by the worker that enqueues): members, every score 0, so
+//	                they sort by member: 13 hex digits of 2^51-1-priority (higher
+//	                priority first), 13 of the sequence number (FIFO) or of 2^52-1
+//	                minus it (LIFO), then the slot key
+//	slots     ZSET  slot key → when it can next start a leased request (ms, Redis's
+//	                clock): the slots with queued requests
 //	req       HASH  member → the request record (engine/frontier.EncodeRequest)
 //	leased    ZSET  member → lease deadline (ms, Redis's clock)
 //	lease     HASH  member → lease token <worker>#<n>: a Done or renewal of a lease that
 //	                expired and went to another worker does nothing
-//	meta      HASH  seq, lease: counters
+//	meta      HASH  seq, lease: counters; pending: requests queued in all slots; layout
+//	                2 (the per-slot queues)
 //	start     HASH  owner, deadline, token <worker>#<epoch>, epoch (the start lease),
 //	                yielded (start requests recorded, by position in start()'s
 //	                sequence), done
 //	finished  STRING  when the crawl was found over (Redis's clock, ms)
 //	workers   HASH  worker id → WorkerInfo JSON (heartbeat every LeaseTimeout/3)
+//	hungry    HASH  worker id → <since>,<next> (ms): a worker waiting for requests since
+//	                <since>, and when its next round trip is due
 //	stats     HASH  Scrapy stat key → crawl-wide integer (the workers' deltas summed,
 //	                maxima as maxima)
 //	trips     HASH  worker id → its last round trip's id and reply (removed at Close)
 //	created   STRING when the first worker opened the crawl; a worker that finds it gone at
 //	                a heartbeat fails with ErrStateLost (Redis lost its data, or a clear)
-//	slot:<key>, holds:<key>           a download slot shared by the workers (politeness.go)
+//	slot:<key>, holds:<key>           a download slot shared by the workers (politeness.go);
+//	                holds:<key> also holds the lease token of each leased request of the
+//	                slot whose download has not started
 //	robots:<origin>, robotslock:<origin>  an origin's robots.txt, fetched once (robots.go)
+//
+// A queued request costs its member three times (pending:<slot>, req, and leased and lease
+// while leased), so a long slot key makes every request of its slot dearer.
+//
+// # Slots
+//
+// Requests are queued per download slot, and a worker leases only requests that their
+// slot can start soon, so that no worker holds a host's queue while the others idle and
+// the shared slot gate (politeness.go) and the leases agree on which requests are ready.
+// The slots whose score in slots has come (within leaseAhead, 50 ms) are the candidates
+// of a lease; for each, the gate's slot:<key> (last start reserved, the pause, and the
+// concurrency and delay that the last acquisition used; Options.SlotConcurrency and
+// SlotDelay before any) and holds:<key> give its next start and its free concurrency.
+// The script picks requests one at a time, the best head among the candidates that can
+// start one within leaseAhead (highest priority, then the slot that waited longest), each
+// pick taking one of the slot's free concurrency and moving its next start on by its
+// delay: no more of a slot than its free concurrency and, with a delay, about one per
+// delay. A leased request's token goes into holds:<key> at the start it reserves, and the
+// slot's last moves to that start, so the gate counts it from the lease on and spaces
+// other starts from it; the slot is scored again by its next start (fullRecheck, 10 ms,
+// when its concurrency is in use; a release of a lease's hold looks at it at once). A
+// paused slot (PauseSlot, a Retry-After) is scored by the pause's end and blocks no other.
+// Priorities hold across the candidates of a round trip (up to 2n+8 slots, the ones
+// ready longest); a higher-priority request of a slot beyond them waits for a later
+// round trip.
+//
+// The download of a leased request takes the hold its lease reserved (AcquireSlot): as it
+// is, without a script call, in a slot without a delay (granted within reuseFresh, the
+// slot's concurrency known), its release riding on a round trip; otherwise one script
+// call moves the hold to the download at the start reserved (a late download starts now,
+// or after a start reserved since). A lease that ends without a download (Done, a
+// release, an expiry) drops its hold with it.
+//
+// Workers waiting for requests are served in turn: a worker that gets nothing records
+// since when it waits and when it comes back (hungry), and a worker leaves the first picks
+// of its round trip to those that have waited longer and come within deferWait (20 ms;
+// deferLate, 100 ms, late at most). A worker that gets nothing waits until the earliest
+// slot's score (at most maxPoll, 250 ms) instead of polling blindly, so the waiting
+// workers come when a slot can start. Three workers sharing one host with a 0.5 s delay
+// fetch 8 pages of 24 each (TestFairShareDelay), and three sharing a host's concurrency
+// without a delay about a third each (TestFairShareSaturated).
+//
+// Locally, Next hands out the buffered leases through a frontier.SlotIndex over their
+// slots: only those of slots that UseSlots' Readiness says can start a download, which
+// it reserves (engine.SlotScheduler).
+//
+// A crawl that an older jscrawl left with requests in its single pending ZSET is refused
+// (ErrOldLayout, which says to clear it with jscrawl frontier clear): its members carry no
+// slot key, and the records that do cannot be decoded in Lua; Inspect and Clear still
+// see its keys.
 //
 // # start()
 //
@@ -292,9 +354,12 @@ type Frontier struct {
 	idle        time.Duration    // the loop's poll while it gets nothing (the loop's own)
 	registered  bool             // in the crawl's hungry hash (the loop's own)
 	totals      map[string]int64
-	down        time.Time // since when Redis fails (zero: it works)
-	err         error
-	closing     bool
+	// The crawl's slots with queued requests, and how many of them can start one, as of
+	// the last stats push.
+	slotsQueued, slotsReady int
+	down                    time.Time // since when Redis fails (zero: it works)
+	err                     error
+	closing                 bool
 
 	kick     chan struct{}
 	wake     chan struct{}
@@ -592,7 +657,7 @@ func (f *Frontier) Next() *types.Request {
 		if f.lapsed(l) {
 			// Not renewed for LeaseTimeout (paused, or cut off): maybe another worker's by
 			// now. Back to pending if it is still this worker's (Redis checks the token).
-			f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
+			f.ops = append(f.ops, op{args: []any{"r", l.member, l.token, l.token}})
 			released = true
 			return true
 		}
@@ -655,9 +720,20 @@ func (f *Frontier) Recheck() {
 	f.buf.index.Recheck()
 }
 
-// SlotCounts implements engine.SlotScheduler, for the leases this worker holds (the
-// crawl's slots with queued requests: Inspect).
+// SlotCounts implements engine.SlotScheduler for the crawl: its slots with queued
+// requests in Redis, how many of them can start one, and how many wait (on a delay, a
+// pause or their concurrency), as of the last stats push (every second; also the
+// scheduler/slots and scheduler/ready stats). LocalSlotCounts counts this worker's
+// leases.
 func (f *Frontier) SlotCounts() (slots, ready, waiting int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.slotsQueued, f.slotsReady, f.slotsQueued - f.slotsReady
+}
+
+// LocalSlotCounts is SlotCounts for the leases this worker holds and has not handed out.
+// Called on the engine goroutine.
+func (f *Frontier) LocalSlotCounts() (slots, ready, waiting int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.buf.file()
@@ -671,14 +747,14 @@ func (f *Frontier) Done(req *types.Request) {
 	l := f.held[req]
 	now := false
 	if l != nil {
-		f.politeness.dropLease(l.slot, l.token) // Redis drops the lease's hold with it
+		hold := f.polite().doneLease(l.slot, l.token) // Redis drops it with the lease
 		delete(f.held, req)
-		ack := op{args: []any{"k", l.member, l.token}}
+		ack := op{args: []any{"k", l.member, l.token, hold}}
 		switch {
 		case l.lost:
 			// Its work was not written: the request goes back to pending if the lease
 			// is still this worker's after all (Redis checks the token).
-			f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
+			f.ops = append(f.ops, op{args: []any{"r", l.member, l.token, hold}})
 			now = true
 		case f.opts.HoldAcks:
 			f.acks = append(f.acks, ack)
@@ -886,15 +962,15 @@ func (f *Frontier) Close(ctx context.Context) error {
 	}
 	f.closing = true
 	for _, l := range f.buf.all() {
-		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
+		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token, l.token}})
 	}
 	f.buf.reset()
 	for req, l := range f.held {
-		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
+		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token, l.token}})
 		delete(f.held, req)
 	}
 	for _, a := range f.acks { // never released: what they produced may be lost
-		f.ops = append(f.ops, op{args: []any{"r", a.args[1], a.args[2]}})
+		f.ops = append(f.ops, op{args: []any{"r", a.args[1], a.args[2], a.args[3]}})
 	}
 	f.acks = nil
 	if f.startHeld {
@@ -1095,7 +1171,7 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 		s = f.build(heartbeat, stats, closing)
 	}
 	res, err := syncScript.Run(ctx, f.rdb, f.keys, s.args...).Slice()
-	if err == nil && len(res) != 16 {
+	if err == nil && len(res) != 18 {
 		err = fmt.Errorf("sync script returned %d values", len(res))
 	}
 	if err != nil {
@@ -1135,7 +1211,7 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 			if derr != nil {
 				f.logger.Error(fmt.Sprintf("Redis frontier: dropping the damaged request %s: %v", m, derr))
 				f.mu.Lock()
-				f.ops = append(f.ops, op{args: []any{"k", m, tok}})
+				f.ops = append(f.ops, op{args: []any{"k", m, tok, tok}})
 				f.mu.Unlock()
 				continue
 			}
@@ -1211,6 +1287,10 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 	}
 	if totals != nil {
 		f.totals = totals
+		f.slotsQueued, f.slotsReady = int(toInt(res[16])), int(toInt(res[17]))
+		// Gauges of the crawl, not summed across workers (not int64: statOps skips them).
+		f.stats.Set("scheduler/slots", f.slotsQueued)
+		f.stats.Set("scheduler/ready", f.slotsReady)
 	}
 	f.mu.Unlock()
 	if stopStart != nil {

@@ -63,8 +63,10 @@ const (
 //	                      again. The fence: a start request (pos > 0) is refused unless ft
 //	                      is the start lease's token; one yielded by the leased request fm
 //	                      unless ft still holds fm's lease (fm '': no fence)
-//	k member token        acknowledge (Done) a lease, if the token still holds it
-//	r member token        release a lease back to its slot's queue (a worker that stops)
+//	k member token hold   acknowledge (Done) a lease, if the token still holds it, and drop
+//	                      the lease hold hold of its slot ('': none)
+//	r member token hold   release a lease back to its slot's queue (a worker that stops),
+//	                      dropping hold as k does
 //	h member token        renew a lease and its slot hold (lost if the token no longer holds it)
 //	u slot token at       release the slot hold token of a download (at > 0, µs: the
 //	                      slot's AutoThrottle delay)
@@ -93,7 +95,7 @@ const (
 // Returns {added, filtered, acked, stale, recovered, pending, leased, finished, startLost,
 // lost members, leased 5-tuples (member token record slot wait-µs), totals (key value
 // ...), start requests fenced, other requests fenced, wait hint (ms, -1: none), registered
-// in hungry}.
+// in hungry, slots with queued requests and how many can start one now (with totals)}.
 var syncScript = redis.NewScript(`
 local t = redis.call('TIME')
 local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -171,12 +173,15 @@ while i <= #ARGV do
     i = i + 8
   elseif tag == 'k' or tag == 'r' or tag == 'h' then
     local m, tok = ARGV[i+1], ARGV[i+2]
+    if tag ~= 'h' then
+      if ARGV[i+3] ~= '' then dropHold(slotOf(m), ARGV[i+3]) end
+      i = i + 1
+    end
     if redis.call('HGET', KEYS[5], m) == tok then
       if tag == 'h' then
         redis.call('ZADD', KEYS[4], 'XX', deadline, m)
         redis.call('ZADD', P .. 'holds:' .. slotOf(m), 'XX', 'GT', nowUs + leaseUs, tok)
       else
-        dropHold(slotOf(m), tok)
         if tag == 'k' then
           acks[#acks+1] = m
           acked = acked + 1
@@ -454,9 +459,13 @@ if finished == 0 and pending == 0 and leased == 0 and redis.call('HGET', KEYS[7]
   redis.call('SET', KEYS[8], now)
   finished = 1
 end
-local totals = {}
-if ARGV[6] == '1' then totals = redis.call('HGETALL', KEYS[10]) end
-local reply = {added, filtered, acked, stale, recovered, pending, leased, finished, startLost, lost, out, totals, fencedStart, fenced, hint, reg}
+local totals, nslots, nready = {}, 0, 0
+if ARGV[6] == '1' then
+  totals = redis.call('HGETALL', KEYS[10])
+  nslots = redis.call('ZCARD', KEYS[2])
+  nready = redis.call('ZCOUNT', KEYS[2], '-inf', now)
+end
+local reply = {added, filtered, acked, stale, recovered, pending, leased, finished, startLost, lost, out, totals, fencedStart, fenced, hint, reg, nslots, nready}
 if bye then
   redis.call('HDEL', KEYS[11], worker)
 else

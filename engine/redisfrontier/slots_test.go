@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/engine/redisfrontier"
 	"github.com/jscrawl/jscrawl/types"
@@ -191,8 +192,8 @@ func TestNextAsksReadiness(t *testing.T) {
 	if want := []string{"b1", "b2"}; !slices.Equal(got, want) {
 		t.Errorf("handed out %v while slot a is busy, want %v", got, want)
 	}
-	if slots, ready, _ := f.SlotCounts(); slots != 1 || ready != 0 {
-		t.Errorf("SlotCounts: %d slots, %d ready; want a's 1, 0", slots, ready)
+	if slots, ready, _ := f.LocalSlotCounts(); slots != 1 || ready != 0 {
+		t.Errorf("LocalSlotCounts: %d slots, %d ready; want a's 1, 0", slots, ready)
 	}
 	if f.Next() != nil {
 		t.Fatal("Next handed out a request of the busy slot")
@@ -298,5 +299,30 @@ func TestFairShareSaturated(t *testing.T) {
 		if n > 75 {
 			t.Errorf("worker %d downloaded %d of the 150 pages, want a third and a margin (≤ 75; pages per worker %v)", i, n, got)
 		}
+	}
+}
+
+// TestDownloadsTakeLeasesOutOfOrder: one worker crawls 2000 pages of one host, its
+// downloads reaching the shared slot gate in another order than Next handed them out, and
+// some of its requests done without a download of their own taking their lease's hold: it
+// finishes (a download that found its lease's hold taken by another once waited for ever
+// behind the holds of requests queued after it).
+func TestDownloadsTakeLeasesOutOfOrder(t *testing.T) {
+	t.Parallel()
+	r := enginetest.StartRedis(t, enginetest.RedisOptions{})
+	srv := enginetest.Start(t)
+	const total = 2000
+	settings := crawlSettings()
+	spider := &enginetest.Spider{StartURLs: []string{fmt.Sprintf("%s/links/0?total=%d", srv.URL, total)}, ParseFunc: enginetest.FollowAll}
+	stats := engine.NewStats()
+	f := open(t, r, "order", func(o *redisfrontier.Options) {
+		*o = redisfrontier.OptionsFromSettings(settings, "order")
+		o.URL, o.Stats, o.Logger = r.URL(0), stats, quiet
+	})
+	if reason := crawl(t, f, spider, stats, settings); reason != "finished" {
+		t.Errorf("finish_reason %q after %d pages", reason, stats.Int("response_received_count"))
+	}
+	if n := stats.Int("response_received_count"); n != total {
+		t.Errorf("%d pages downloaded, want %d", n, total)
 	}
 }
