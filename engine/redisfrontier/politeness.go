@@ -58,9 +58,10 @@ const (
 )
 
 // slotScript applies ops to the slots named by KEYS, two per op (the slot's HASH and
-// ZSET). ARGV: lease µs, then the ops:
+// ZSET). ARGV: lease µs, the crawl's key prefix, then the ops:
 //
-//	r token throttle   release a hold; throttle > 0 (µs) becomes the slot's AutoThrottle delay
+//	r token throttle   release a hold; throttle > 0 (µs) becomes the slot's AutoThrottle
+//	                   delay; the slot's score in slots becomes now (it has room)
 //	h token            renew a hold (its deadline never moves back)
 //	p µs               pause the slot for µs from now, unless it is paused longer
 //	a token conc delay acquire (the last op): a hold when fewer than conc remain, starting
@@ -116,11 +117,15 @@ local function acquire(h, z, tok, conc, delay)
   return {start - now, at, recovered, 0}
 end
 local res = {-2, 0, 0, 0}
-local i, k = 2, 1
+local P = ARGV[2]
+local i, k = 3, 1
 while i <= #ARGV do
   local tag, h, z = ARGV[i], KEYS[k], KEYS[k+1]
   if tag == 'r' then
-    redis.call('ZREM', z, ARGV[i+1])
+    -- The slot has room: its queued requests may be leased at once (syncScript).
+    if redis.call('ZREM', z, ARGV[i+1]) > 0 then
+      redis.call('ZADD', P .. 'slots', 'XX', 'LT', math.floor(now / 1000), string.sub(h, #P + 6))
+    end
     local at = tonumber(ARGV[i+2])
     if at > 0 then
       redis.call('HSET', h, 'at', at)
@@ -678,8 +683,8 @@ func (p *politeness) wake(ops []slotOp) {
 // runSlotOps runs slotScript on ops.
 func (f *Frontier) runSlotOps(ctx context.Context, ops []slotOp) ([]any, error) {
 	keys := make([]string, 0, 2*len(ops))
-	args := make([]any, 1, 1+4*len(ops))
-	args[0] = f.opts.LeaseTimeout.Microseconds()
+	args := make([]any, 2, 2+4*len(ops))
+	args[0], args[1] = f.opts.LeaseTimeout.Microseconds(), f.prefix
 	for _, op := range ops {
 		keys = append(keys, f.prefix+keySlot+op.key, f.prefix+keyHolds+op.key)
 		args = append(args, op.args...)

@@ -32,19 +32,22 @@
 //
 // Round trips per request: Enqueue, Next and Done ride on shared round trips, and the
 // background goroutine batches whatever the engine did during the previous one; new
-// requests and acknowledgements wait up to gatherOps (10 ms) for more, unless the engine
-// is short of requests (the buffer empty or below half of Prefetch), the worker closes,
-// or a heartbeat is due. The script handles a round trip's adds, acknowledgements and
-// leases with a few multi-member commands (ZADD, HSET, HMGET, ZREM, HDEL) per slot
-// touched, one SADD per new request, and about five commands per candidate slot when it
-// leases (its queue's heads, its slot:<key> and holds:<key>). With a busy worker that is
-// well under one round trip per request (BenchmarkFleet, one host: 0.44–0.55 per page,
-// the shared politeness's included, about 10 Redis commands per page, before per-slot
-// leasing and after it: FIGURES); a worker with a single request at a time needs about
-// 1.6 (its add, then its lease with the acknowledgement of the one before), plus, for all
-// its leases at once, a renewal every LeaseTimeout/3 and a stats push every second. The script keeps
-// each worker's last reply (trips), so a round trip sent again after a lost reply is not
-// applied twice.
+// requests, acknowledgements and releases of slot holds wait up to gatherOps (10 ms) for
+// more, unless the engine is short of requests (the buffer empty or below half of
+// Prefetch, with a quarter of Capacity idle, or one for a Capacity under 8), the worker
+// closes, or a heartbeat is due. The script handles a round trip's adds,
+// acknowledgements and leases with a few multi-member commands (ZADD, HSET, HMGET, ZREM,
+// HDEL) per slot touched, one SADD per new request, and about five commands per
+// candidate slot when it leases (its queue's heads, its slot:<key> and holds:<key>). With
+// a busy worker that is well under one round trip per request; on one host a worker's
+// leases are bounded by the host's concurrency, not by Capacity and Prefetch, so it
+// leases again about once per CONCURRENT_REQUESTS_PER_DOMAIN downloads. BenchmarkFleet (one
+// host, 50 ms pages, 1/2/4 workers, one run each on a shared 2-core machine, the shared
+// politeness's included): FLEET. BenchmarkCrawl (one worker, a fast local site): CRAWL.
+// A worker with a single request at a time needs about 1.6 (its add, then its lease with
+// the acknowledgement of the one before), plus, for all its leases at once, a renewal
+// every LeaseTimeout/3 and a stats push every second. The script keeps each worker's last
+// reply (trips), so a round trip sent again after a lost reply is not applied twice.
 //
 // # Keys
 //
@@ -223,7 +226,8 @@ type Options struct {
 	// (FRONTIER_RETRY_TIMEOUT); 0 means 5 minutes.
 	RetryTimeout time.Duration
 	// Capacity is how many requests the worker can work on at once (CONCURRENT_REQUESTS):
-	// it leases no more than that plus Prefetch, so idle workers get the rest. 0 means 16.
+	// it leases no more than that plus Prefetch (and no more of a slot than the slot can
+	// start soon), so idle workers get the rest. 0 means 16.
 	Capacity int
 	// Prefetch is how many leased requests the worker keeps ready beyond Capacity, so that
 	// a free slot does not wait for a round trip; it leases again when half of them are
@@ -364,7 +368,10 @@ type Frontier struct {
 	kick     chan struct{}
 	wake     chan struct{}
 	loopDone chan struct{}
-	fatal    sync.Once
+	// sub receives wake:<worker>: another worker left this one requests (syncScript).
+	sub   *redis.PubSub
+	woken <-chan *redis.Message
+	fatal sync.Once
 
 	politeness politeness // the shared download slots (politeness.go)
 
@@ -450,6 +457,8 @@ func Open(ctx context.Context, opts Options) (*Frontier, error) {
 		return nil, err
 	}
 	f.finished = finished
+	f.sub = f.rdb.Subscribe(context.Background(), f.prefix+"wake:"+f.worker)
+	f.woken = f.sub.Channel()
 	go f.loop()
 	return f, nil
 }
@@ -991,6 +1000,7 @@ func (f *Frontier) Close(ctx context.Context) error {
 	}
 	f.mu.Unlock()
 	f.closePolite()
+	_ = f.sub.Close()
 	if cerr := f.rdb.Close(); err == nil && cerr != nil && !errors.Is(cerr, redis.ErrClosed) {
 		err = fmt.Errorf("redis frontier: close: %w", cerr)
 	}
@@ -1023,19 +1033,24 @@ func (f *Frontier) loop() {
 		select {
 		case <-f.kick:
 		case <-timer.C:
+		case <-f.woken:
 		}
 		f.frozen.Lock()
 		f.frozen.Unlock() //nolint:staticcheck // only waits while a test holds it
 		f.mu.Lock()
 		closing := f.closing
 		ops, hungry, down := len(f.ops), f.hungry, !f.down.IsZero()
+		// Short of requests: a quarter of its capacity idle (or one, for a small one), not
+		// a single download ending while the others go on (its slot's concurrency, not
+		// Prefetch, bounds the leases of a busy host).
+		short := hungry && f.opts.Capacity-len(f.held)-f.buf.len() >= max(1, f.opts.Capacity/4)
 		f.mu.Unlock()
 		heartbeat := time.Since(lastRenew) >= renewEvery || closing
 		stats := heartbeat || time.Since(lastStats) >= statsEvery
 		// New requests and acknowledgements wait up to gatherOps for more to share the
-		// round trip, unless the engine needs requests, the worker closes, or a
+		// round trip, unless the engine is short of requests, the worker closes, or a
 		// heartbeat, a stats push or a retry is due anyway.
-		if ops > 0 && ops < maxOpsPerTrip/8 && !hungry && !closing && !heartbeat && !stats && !down && f.retry == nil {
+		if ops > 0 && ops < maxOpsPerTrip/8 && !short && !closing && !heartbeat && !stats && !down && f.retry == nil {
 			if gather.IsZero() {
 				gather = time.Now().Add(gatherOps)
 			}
@@ -1075,9 +1090,10 @@ func (f *Frontier) loop() {
 			switch {
 			case more:
 				wait = 0
-			case hungry && got == 0 && s.k == 0 && s.hint >= 0:
-				// Nothing for this worker now: a slot can start a request then (or the
-				// workers that waited longer get theirs first).
+			case hungry && got < s.n && s.k == 0 && s.hint >= 0:
+				// Nothing (more) for this worker now: a slot can start a request then (or
+				// the workers that waited longer get theirs first), or another worker
+				// wakes it (wake), or the engine takes a request (kick).
 				wait = min(max(s.hint, time.Millisecond), maxPoll)
 			case hungry && got == 0 && s.k == 0:
 				wait = f.idle
@@ -1332,7 +1348,8 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 	at := time.Now()
 	var renewed []*lease
 	args := []any{f.worker, f.opts.LeaseTimeout.Milliseconds(), boolArg(f.opts.FIFO), n, "", "0", f.tripSeq,
-		f.prefix, f.opts.SlotConcurrency, f.opts.SlotDelay.Microseconds(), f.idle.Milliseconds(), boolArg(f.registered)}
+		f.prefix, f.opts.SlotConcurrency, f.opts.SlotDelay.Microseconds(), f.idle.Milliseconds(), boolArg(f.registered),
+		boolArg(len(f.held)+f.buf.len() < f.opts.Capacity)}
 	for _, o := range f.ops[:k] {
 		args = append(args, o.args...)
 	}

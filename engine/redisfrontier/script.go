@@ -33,14 +33,14 @@ var syncKeys = []string{keySeen, keySlots, keyReq, keyLeased, keyLease, keyMeta,
 const (
 	// leaseAhead is how far ahead of its reserved start a request may be leased.
 	leaseAhead = 50 * time.Millisecond
-	// fullRecheck is how soon a slot whose concurrency is in use is looked at again (a
-	// release of a hold that a lease made looks at it at once).
-	fullRecheck = 10 * time.Millisecond
+	// fullRecheck is how soon a slot whose concurrency is in use is looked at again, at
+	// the latest: a release of one of its holds looks at it at once.
+	fullRecheck = 250 * time.Millisecond
 	// deferWait is how long a worker that left requests to workers waiting longer than it
 	// waits before it asks again; deferLate is how late such a worker may be for the
-	// round trip it announced before it is no longer waited for.
+	// round trip it announced before it is no longer waited for (it is gone, or stopped).
 	deferWait = 20 * time.Millisecond
-	deferLate = 100 * time.Millisecond
+	deferLate = time.Second
 	// maxPoll is the longest a worker waiting for requests waits between round trips.
 	maxPoll = 250 * time.Millisecond
 )
@@ -52,8 +52,8 @@ const (
 //
 // ARGV: worker, lease ms, fifo (1/0), n to lease, heartbeat JSON (” for none), totals
 // wanted (1/0), trip id, key prefix, default slot concurrency, default slot delay (µs),
-// the worker's idle poll (ms), registered in hungry (1/0), then ops, each a tag and its
-// arguments:
+// the worker's idle poll (ms), registered in hungry (1/0), idle (1/0: the worker has
+// room to work, not only for Prefetch), then ops, each a tag and its arguments:
 //
 //	a fp prio pos record fm ft slot
 //	                      add a request to slot's queue: fp '' (dontFilter) skips the
@@ -88,9 +88,11 @@ const (
 // holds:<key> reserving that start, so the gate counts it from the lease on; the slot's
 // last becomes the last start reserved; the slot is scored again by its next start (or
 // fullRecheck when its concurrency is used up, or it leaves slots when its queue is
-// empty). Fairness: workers waiting for requests (hungry) are served in order: a worker
-// leaves the first picks to the workers that have waited longer than it and announced a
-// round trip within deferWait (deferLate late at most).
+// empty). Fairness: workers with room to work waiting for requests (hungry) are served
+// in order (one that has only room for Prefetch does not wait in that queue): a worker
+// leaves the first picks to the workers that have waited longer than it (and are not
+// deferLate late for the round trip they announced), and wakes them (PUBLISH
+// wake:<worker>).
 //
 // Returns {added, filtered, acked, stale, recovered, pending, leased, finished, startLost,
 // lost members, leased 5-tuples (member token record slot wait-µs), totals (key value
@@ -102,6 +104,7 @@ local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
 local now = math.floor(nowUs / 1000)
 local worker, leaseMs, fifo, n = ARGV[1], tonumber(ARGV[2]), ARGV[3] == '1', tonumber(ARGV[4])
 local P, defConc, defDelay, idleMs, registered = ARGV[8], tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11]), ARGV[12] == '1'
+local idle = ARGV[13] == '1'
 local aheadUs, fullMs, deferMs, lateMs, maxPollMs = ` + usArg(leaseAhead) + `, ` + msArg(fullRecheck) + `, ` + msArg(deferWait) + `, ` + msArg(deferLate) + `, ` + msArg(maxPoll) + `
 local deadline = now + leaseMs
 local leaseUs = leaseMs * 1000
@@ -146,7 +149,7 @@ local function requeue(m)
   pendDelta = pendDelta + 1
 end
 local adds, acks = {}, {} -- ARGV index of each added request; acknowledged members
-local i = 13
+local i = 14
 while i <= #ARGV do
   local tag = ARGV[i]
   if tag == 'a' then
@@ -310,9 +313,14 @@ if n > 0 then
     end
   end
   local my = mine or now
+  local olderIds = {}
   for _, e in ipairs(others) do
-    if (e[2] < my or (e[2] == my and e[1] < worker)) and e[3] >= now - lateMs and e[3] <= now + deferMs then older = older + 1 end
+    if (e[2] < my or (e[2] == my and e[1] < worker)) and e[3] >= now - lateMs then
+      older = older + 1
+      olderIds[#olderIds+1] = e
+    end
   end
+  table.sort(olderIds, function(a, b) return a[2] < b[2] or a[2] == b[2] and a[1] < b[1] end)
   -- The candidate slots and their state.
   local horizonUs = nowUs + aheadUs
   local picks = n + older
@@ -346,7 +354,7 @@ if n > 0 then
     end
   end
   -- Pick one at a time: highest priority, then the slot waiting longest, then sequence.
-  local skipped = false
+  local skipped = 0
   for step = 1, picks do
     local best = nil
     for _, c in ipairs(cs) do
@@ -368,7 +376,7 @@ if n > 0 then
       best.last = best.start
       got = got + 1
     else
-      skipped = true
+      skipped = skipped + 1
     end
     best.off = best.off + 1
     best.free = best.free - 1
@@ -424,21 +432,22 @@ if n > 0 then
     end
     pendDelta = pendDelta - got
   end
-  if got == 0 then
-    if skipped then
+  -- The picks left to the workers that waited longer: they come at once.
+  for j = 1, skipped do redis.call('PUBLISH', P .. 'wake:' .. olderIds[j][1], '1') end
+  if got < n then
+    if skipped > 0 then
       hint = deferMs
     else
       local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
       if #first > 0 then hint = math.max(1, tonumber(first[2]) - now) end
     end
   end
-  if got < n then
-    -- Still hungry: in the queue of waiting workers, at its end when it got some.
-    local since, nx = my, now
+  if got < n and idle then
+    -- Still hungry with room to work: in the queue of waiting workers, at its end when
+    -- it got some.
+    local since, nx = my, now + idleMs
     if got > 0 then since = now end
-    if got == 0 then
-      if hint >= 0 then nx = now + math.min(hint, maxPollMs) else nx = now + idleMs end
-    end
+    if hint >= 0 then nx = now + math.min(hint, maxPollMs) end
     redis.call('HSET', KEYS[12], worker, since .. ',' .. nx)
     reg = 1
   elseif registered then

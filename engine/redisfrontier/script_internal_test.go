@@ -25,7 +25,7 @@ func TestTripSentTwice(t *testing.T) {
 		keys = append(keys, "jscrawl:t:"+k)
 	}
 	trip := func(id int, n int, ops ...any) []any {
-		args := append([]any{"w1", 60000, "0", n, "", "0", id, "jscrawl:t:", 8, 0, 5, "0"}, ops...)
+		args := append([]any{"w1", 60000, "0", n, "", "0", id, "jscrawl:t:", 8, 0, 5, "0", "1"}, ops...)
 		res, err := syncScript.Run(ctx, c, keys, args...).Slice()
 		if err != nil {
 			t.Fatal(err)
