@@ -1034,6 +1034,13 @@ func (f *Frontier) loop() {
 		case <-f.kick:
 		case <-timer.C:
 		case <-f.woken:
+			// Another worker left this one requests: it takes them if it has room (the
+			// engine took what it was given, and has not asked again yet).
+			f.mu.Lock()
+			if len(f.held)+f.buf.len() < f.opts.Capacity {
+				f.hungry = true
+			}
+			f.mu.Unlock()
 		}
 		f.frozen.Lock()
 		f.frozen.Unlock() //nolint:staticcheck // only waits while a test holds it

@@ -89,10 +89,12 @@ const (
 // last becomes the last start reserved; the slot is scored again by its next start (or
 // fullRecheck when its concurrency is used up, or it leaves slots when its queue is
 // empty). Fairness: workers with room to work waiting for requests (hungry) are served
-// in order (one that has only room for Prefetch does not wait in that queue): a worker
-// leaves the first picks to the workers that have waited longer than it (and are not
-// deferLate late for the round trip they announced), and wakes them (PUBLISH
-// wake:<worker>).
+// in turn (one that has only room for Prefetch does not wait in that queue): the picks
+// of a round trip go round the waiting workers (those not deferLate late for the round
+// trip they announced) and this one, one each, from the one that has waited longest;
+// this worker takes its own and wakes the others that have picks left to them (PUBLISH
+// wake:<worker>); one that frees room in a slot with queued requests (a lease's hold
+// dropped) and leases nothing wakes as many of the waiting workers.
 //
 // Returns {added, filtered, acked, stale, recovered, pending, leased, finished, startLost,
 // lost members, leased 5-tuples (member token record slot wait-µs), totals (key value
@@ -286,20 +288,23 @@ for _, s in ipairs(backSlots) do
   redis.call('ZADD', KEYS[2], 'NX', now, s)
 end
 -- A slot whose lease holds were dropped has room again: look at it now.
+local freedUnits = 0
 for _, s in ipairs(holdSlots) do
   local freed = 0
   local l = holdToks[s]
   for j = 1, #l, 2000 do
     freed = freed + redis.call('ZREM', P .. 'holds:' .. s, unpack(l, j, math.min(j + 1999, #l)))
   end
-  if freed > 0 then redis.call('ZADD', KEYS[2], 'XX', 'LT', now, s) end
+  if freed > 0 and redis.call('ZSCORE', KEYS[2], s) then
+    redis.call('ZADD', KEYS[2], 'XX', 'LT', now, s)
+    freedUnits = freedUnits + freed
+  end
 end
-local out, hint, got, reg = {}, -1, 0, 0
-if n > 0 then
-  -- The workers that have waited for requests longer than this one, and come soon.
-  local older, mine = 0, nil
+-- The workers waiting for requests with room to work, but this one, longest first
+-- (alive: not deferLate late for the round trip they announced).
+local function waiting()
   local hv = redis.call('HGETALL', KEYS[12])
-  local others = {}
+  local mine, others = nil, {}
   for j = 1, #hv, 2 do
     local v = hv[j+1]
     local c = string.find(v, ',', 1, true)
@@ -308,22 +313,38 @@ if n > 0 then
       mine = since
     elseif nx < now - keepMs then
       redis.call('HDEL', KEYS[12], hv[j]) -- a worker gone without leaving
-    else
-      others[#others+1] = {hv[j], since, nx}
+    elseif nx >= now - lateMs then
+      others[#others+1] = {hv[j], since}
     end
   end
+  table.sort(others, function(a, b) return a[2] < b[2] or a[2] == b[2] and a[1] < b[1] end)
+  return mine, others
+end
+local function wake(list, k)
+  for j = 1, math.min(k, #list) do redis.call('PUBLISH', P .. 'wake:' .. list[j][1], '1') end
+end
+local out, hint, got, reg = {}, -1, 0, 0
+if n > 0 then
+  -- The waiting workers in turn, this one among them: the picks go round them, one each,
+  -- from the one that has waited longest; this worker takes its own.
+  local mine, others = waiting()
   local my = mine or now
-  local olderIds = {}
-  for _, e in ipairs(others) do
-    if (e[2] < my or (e[2] == my and e[1] < worker)) and e[3] >= now - lateMs then
-      older = older + 1
-      olderIds[#olderIds+1] = e
+  local turn = {}
+  local at = #others + 1
+  for j, e in ipairs(others) do
+    if at > #others and not (e[2] < my or (e[2] == my and e[1] < worker)) then
+      at = j
     end
   end
-  table.sort(olderIds, function(a, b) return a[2] < b[2] or a[2] == b[2] and a[1] < b[1] end)
+  for j, e in ipairs(others) do
+    if j == at then turn[#turn+1] = false end
+    turn[#turn+1] = e
+  end
+  if at > #others then turn[#turn+1] = false end
+  local woken = {}
   -- The candidate slots and their state.
   local horizonUs = nowUs + aheadUs
-  local picks = n + older
+  local picks = math.min(n * #turn, 512)
   local cand = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', math.floor(horizonUs / 1000), 'WITHSCORES', 'LIMIT', 0, math.min(2 * picks + 8, 256))
   local cs = {}
   for j = 1, #cand, 2 do
@@ -349,7 +370,7 @@ if n > 0 then
         redis.call('ZREM', KEYS[2], s)
       else
         cs[#cs+1] = {s = s, pk = pk, hk = hk, zk = zk, score = score, heads = heads, off = 1, free = free,
-          start = start, delay = delay, last = nil, took = {}, starts = {}}
+          free0 = free, start = start, delay = delay, last = nil, took = {}, starts = {}}
       end
     end
   end
@@ -370,13 +391,16 @@ if n > 0 then
       end
     end
     if not best then break end
-    if step > older then
+    local who = turn[(step - 1) % #turn + 1]
+    if not who then
+      if got == n then break end
       best.took[#best.took+1] = best.heads[best.off]
       best.starts[#best.starts+1] = best.start
       best.last = best.start
       got = got + 1
     else
       skipped = skipped + 1
+      woken[who[1]] = true
     end
     best.off = best.off + 1
     best.free = best.free - 1
@@ -410,10 +434,12 @@ if n > 0 then
         end
         if redis.call('EXISTS', c.pk) == 0 then
           redis.call('ZREM', KEYS[2], c.s)
-        elseif c.free <= 0 then
+        elseif c.free0 <= #c.took then
           redis.call('ZADD', KEYS[2], now + fullMs, c.s)
         else
-          redis.call('ZADD', KEYS[2], math.max(now, math.ceil(c.start / 1000)), c.s)
+          -- Picks left to other workers are theirs to take: the slot's room is as they
+          -- left it.
+          redis.call('ZADD', KEYS[2], math.max(now, math.ceil((c.last + c.delay) / 1000)), c.s)
         end
       end
     end
@@ -432,8 +458,10 @@ if n > 0 then
     end
     pendDelta = pendDelta - got
   end
-  -- The picks left to the workers that waited longer: they come at once.
-  for j = 1, skipped do redis.call('PUBLISH', P .. 'wake:' .. olderIds[j][1], '1') end
+  -- The picks left to the other waiting workers: they come at once.
+  for _, e in ipairs(others) do
+    if woken[e[1]] then redis.call('PUBLISH', P .. 'wake:' .. e[1], '1') end
+  end
   if got < n then
     if skipped > 0 then
       hint = deferMs
@@ -453,8 +481,19 @@ if n > 0 then
   elseif registered then
     redis.call('HDEL', KEYS[12], worker)
   end
-elseif registered and not bye then
-  redis.call('HDEL', KEYS[12], worker)
+else
+  -- Not leasing now, but with room to work it keeps its place among the waiting.
+  if registered and not bye and not idle then
+    redis.call('HDEL', KEYS[12], worker)
+  elseif registered and not bye then
+    reg = 1
+  end
+  -- Room made in slots with queued requests, which this worker does not lease: for the
+  -- workers waiting longest.
+  if freedUnits > 0 then
+    local _, others = waiting()
+    wake(others, freedUnits)
+  end
 end
 local pending
 if pendDelta ~= 0 then
