@@ -23,7 +23,12 @@ import (
 //	                   pause (µs): no start before it (Retry-After); at (µs): the slot's
 //	                   AutoThrottle delay as a worker last shared it
 //	holds:<key>  ZSET  hold token <worker>#s<n> → deadline (µs): the downloads holding the
-//	                   slot, reserved or running
+//	                   slot, reserved or running; and lease token <worker>#<n> → its
+//	                   reserved start plus the lease timeout: a leased request of the
+//	                   slot whose download has not taken the hold yet (syncScript)
+//
+// slot:<key> also records conc and delay, the concurrency and delay (µs) of the slot's
+// latest acquisition, which the leases use.
 //
 // Both expire ten minutes after the slot's last use. An acquisition is one script call
 // (slotScript): it drops the slot's expired holds (a dead worker's), and when fewer than

@@ -41,9 +41,16 @@
 // candidate slot when it leases (its queue's heads, its slot:<key> and holds:<key>). With
 // a busy worker that is well under one round trip per request; on one host a worker's
 // leases are bounded by the host's concurrency, not by Capacity and Prefetch, so it
-// leases again about once per CONCURRENT_REQUESTS_PER_DOMAIN downloads. BenchmarkFleet (one
-// host, 50 ms pages, 1/2/4 workers, one run each on a shared 2-core machine, the shared
-// politeness's included): FLEET. BenchmarkCrawl (one worker, a fast local site): CRAWL.
+// leases again about once per CONCURRENT_REQUESTS_PER_DOMAIN downloads, and workers that
+// share a host's room wake each other for their turns. BenchmarkFleet (one host, 50 ms
+// pages, CONCURRENT_REQUESTS_PER_DOMAIN 16 per worker; one run each on a shared 2-core
+// machine, the shared politeness's included), 1/2/4 workers, before per-slot leasing and
+// after: 0.44/0.49/0.55 round trips per page, then 0.36/0.58/0.95; 9.2/10.0/10.5 Redis
+// commands per page, then 11.5/16.3/23.0; Redis CPU 78/69/66 µs per page, then
+// 120/132/148; pages/s 0.91/0.87/0.89× what they were (the memory scheduler's 0.96×).
+// BenchmarkCrawl (one worker, CONCURRENT_REQUESTS_PER_DOMAIN 8, a fast local site): 0.12
+// round trips per page, then 0.28; pages/s 0.59× the memory scheduler's, then 0.34× in
+// the same kind of run and 0.51–0.84× in three more (the machine's noise).
 // A worker with a single request at a time needs about 1.6 (its add, then its lease with
 // the acknowledgement of the one before), plus, for all its leases at once, a renewal
 // every LeaseTimeout/3 and a stats push every second. The script keeps each worker's last
@@ -103,28 +110,37 @@
 // delay: no more of a slot than its free concurrency and, with a delay, about one per
 // delay. A leased request's token goes into holds:<key> at the start it reserves, and the
 // slot's last moves to that start, so the gate counts it from the lease on and spaces
-// other starts from it; the slot is scored again by its next start (fullRecheck, 10 ms,
-// when its concurrency is in use; a release of a lease's hold looks at it at once). A
+// other starts from it; the slot is scored again by its next start (fullRecheck, 250 ms,
+// when its concurrency is in use; a release of any of its holds looks at it at once). A
 // paused slot (PauseSlot, a Retry-After) is scored by the pause's end and blocks no other.
 // Priorities hold across the candidates of a round trip (up to 2n+8 slots, the ones
 // ready longest); a higher-priority request of a slot beyond them waits for a later
 // round trip.
 //
-// The download of a leased request takes the hold its lease reserved (AcquireSlot): as it
+// The download of a leased request takes the hold a lease reserved (AcquireSlot; any
+// lease of its slot that Next handed out, as the gate does not know the request): as it
 // is, without a script call, in a slot without a delay (granted within reuseFresh, the
 // slot's concurrency known), its release riding on a round trip; otherwise one script
 // call moves the hold to the download at the start reserved (a late download starts now,
 // or after a start reserved since). A lease that ends without a download (Done, a
-// release, an expiry) drops its hold with it.
+// release, an expiry) drops a hold with it (politeness.doneLease).
 //
-// Workers waiting for requests are served in turn: a worker that gets nothing records
-// since when it waits and when it comes back (hungry), and a worker leaves the first picks
-// of its round trip to those that have waited longer and come within deferWait (20 ms;
-// deferLate, 100 ms, late at most). A worker that gets nothing waits until the earliest
-// slot's score (at most maxPoll, 250 ms) instead of polling blindly, so the waiting
-// workers come when a slot can start. Three workers sharing one host with a 0.5 s delay
-// fetch 8 pages of 24 each (TestFairShareDelay), and three sharing a host's concurrency
-// without a delay about a third each (TestFairShareSaturated).
+// The other keys of the shared gate are as they were, and a crawl keeps them: the slot
+// script records each acquisition's concurrency and delay in slot:<key> for the leases,
+// and a release of a hold scores the slot in slots now.
+//
+// Workers waiting for requests are served in turn: a worker with room to work that gets
+// less than it asked for records since when it waits and when it comes back (hungry; at
+// the end of that queue when it got some), and the picks of a round trip go round the
+// waiting workers and the one leasing, one each, longest waiting first: the worker takes
+// its own and wakes the others that have picks left to them (PUBLISH wake:<worker>, which
+// each worker subscribes to), as a worker that frees room in a slot with queued requests
+// and leases nothing wakes as many waiting workers. A worker that gets nothing waits
+// until the earliest slot's score (at most maxPoll, 250 ms) or a wake, instead of polling;
+// one deferLate (1 s) late for the round trip it announced is no longer waited for. Three
+// workers sharing one host with a 0.5 s delay fetch 8 pages of 24 each
+// (TestFairShareDelay); three sharing a host's concurrency without a delay 199 to 202 of
+// 600 pages each (TestFairShareSaturated).
 //
 // Locally, Next hands out the buffered leases through a frontier.SlotIndex over their
 // slots: only those of slots that UseSlots' Readiness says can start a download, which
