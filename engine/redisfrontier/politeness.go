@@ -79,6 +79,8 @@ const (
 //	                   lease token; the last op): it becomes hold token, starting at the
 //	                   start reserved (a late one now, or after a start reserved since),
 //	                   or the pause's end, once fewer than conc downloads hold the slot
+//	                   (with a delay longer than the slot's recorded one, the leases'
+//	                   reserved starts are first spaced again by it)
 //	                   (other leases' holds do not count); an acquisition as a when the
 //	                   lease's hold is gone
 //
@@ -107,7 +109,34 @@ local function reserve(h, z, tok, start, conc, delay)
   extend(h, start - now + lease + keep)
   extend(z, start - now + lease + keep)
 end
+-- A delay longer than the one the slot's leases reserved their starts with (a Crawl-delay
+-- learned, AutoThrottle slowing down) spaces those starts again, in order, after the
+-- downloads' (#s), so that a lease's hold taken at its start keeps the new delay.
+local function respace(h, z, delay)
+  if delay <= tonumber(redis.call('HGET', h, 'delay') or '0') then return end
+  local prev, moved = nil, {}
+  local hs = redis.call('ZRANGE', z, 0, -1, 'WITHSCORES')
+  for j = 1, #hs, 2 do
+    local m, start = hs[j], tonumber(hs[j+1]) - lease
+    if string.find(m, '#s', 1, true) then
+      if not prev or start > prev then prev = start end
+    else
+      if prev and start < prev + delay then
+        start = prev + delay
+        moved[#moved+1] = start + lease
+        moved[#moved+1] = m
+      end
+      prev = start
+    end
+  end
+  if #moved > 0 then
+    redis.call('ZADD', z, unpack(moved))
+    local last = tonumber(redis.call('HGET', h, 'last') or '0')
+    if prev > last then redis.call('HSET', h, 'last', prev) end
+  end
+end
 local function acquire(h, z, tok, conc, delay)
+  respace(h, z, delay)
   local recovered = redis.call('ZREMRANGEBYSCORE', z, '-inf', now)
   local v = redis.call('HMGET', h, 'last', 'pause', 'at')
   local at = tonumber(v[3] or '0')
@@ -155,6 +184,7 @@ while i <= #ARGV do
     -- that comes late starts now when no later start was reserved meanwhile, else after
     -- the latest one.
     local lt, tok, conc, delay = ARGV[i+1], ARGV[i+2], tonumber(ARGV[i+3]), tonumber(ARGV[i+4])
+    respace(h, z, delay)
     local sc = redis.call('ZSCORE', z, lt)
     local busy = 0
     if sc then
@@ -174,7 +204,7 @@ while i <= #ARGV do
       local v = redis.call('HMGET', h, 'last', 'pause', 'at')
       local last, pause = tonumber(v[1] or '0'), tonumber(v[2] or '0')
       local start = tonumber(sc) - lease
-      if start < now then
+      if start <= now then -- late (a renewal moves the score: it is never taken for a start)
         if last <= start then start = now else start = math.max(now, last + delay) end
       end
       start = math.max(start, pause)
