@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -40,18 +43,57 @@ crawls it with a built-in spider that follows every link, for --timeout seconds
 scrapy bench does; the summary line goes to stdout. -s changes settings such as
 CONCURRENT_REQUESTS or JS_VMS to compare configurations.
 
+With --hosts N it runs the broad-crawl workload instead (issue 26): N loopback hosts,
+127.0.1.1, 127.0.1.2 ... (Linux routes all of 127.0.0.0/8 to the loopback), one listener
+each, with --pages pages per host; page k of a host links to page k+1 of it and to 5
+pages of other hosts (fixed pseudo-random links). The spider starts from page 0 of every
+host and follows every link, with CONCURRENT_REQUESTS=16, CONCURRENT_REQUESTS_PER_DOMAIN=1,
+DOWNLOAD_DELAY=1, RANDOMIZE_DOWNLOAD_DELAY=false and ROBOTSTXT_OBEY=false unless -s says
+otherwise, until every page is crawled (--timeout caps it). It prints the crawl's span as
+the site saw it, the limit computed on the same graph (each host fetching one known page
+per DOWNLOAD_DELAY) and their ratio, and the politeness the site saw: the gaps between two
+requests to one host under 0.9 × DOWNLOAD_DELAY, the smallest gap, the most requests in
+flight at once at one host. --jobdir and --frontier crawl with those schedulers;
+--frontier with --workers W runs W jscrawl run processes on one shared crawl; --json
+prints the report as one JSON object.
+
 Examples:
    jscrawl bench
    jscrawl bench --timeout 30
-   jscrawl bench -s CONCURRENT_REQUESTS=64 -s JS_VMS=2`,
-		Flags: append([]cli.Flag{
-			&cli.Float64Flag{Name: "timeout", Value: 10, Usage: "crawl for `SECONDS` (CLOSESPIDER_TIMEOUT)"},
-		}, settingFlags("INFO")...),
+   jscrawl bench -s CONCURRENT_REQUESTS=64 -s JS_VMS=2
+   jscrawl bench --hosts 100 --pages 30
+   jscrawl bench --hosts 2000 --pages 10 -s CONCURRENT_REQUESTS=64
+   jscrawl bench --hosts 100 --pages 30 --jobdir /tmp/broad-job
+   jscrawl bench --hosts 100 --pages 30 --frontier redis://127.0.0.1:6379/0 --workers 3
+   jscrawl bench --hosts 100 --pages 30 --serve-only     (then crawl it with the jscrawl run it prints)`,
+		Flags: slices.Concat([]cli.Flag{
+			&cli.Float64Flag{Name: "timeout", Value: 10, Usage: "crawl for `SECONDS` (CLOSESPIDER_TIMEOUT; with --hosts only when given)"},
+			&cli.StringFlag{Name: "cpuprofile", Usage: "write a Go CPU profile of the bench to `FILE` (go tool pprof reads it)"},
+		}, settingFlags("INFO"), broadFlags()),
 		Action: benchAction,
 	}
 }
 
 func benchAction(c *cli.Context) error {
+	if path := c.String("cpuprofile"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return cli.Exit(fmt.Sprintf("bench: --cpuprofile: %v", err), 1)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return cli.Exit(fmt.Sprintf("bench: --cpuprofile: %v", err), 1)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if c.IsSet("hosts") {
+		return broadBenchAction(c)
+	}
+	for _, f := range []string{"pages", "latency", "jobdir", "workers", "serve-only", "json"} {
+		if c.IsSet(f) {
+			return usageError("--%s is an option of the broad crawl: give --hosts N too", f)
+		}
+	}
 	if c.NArg() > 0 {
 		return usageError("bench takes no arguments (got %q); see jscrawl bench --help", c.Args().First())
 	}

@@ -361,6 +361,19 @@ func printPS(w io.Writer, width int, body []byte) error {
 			}
 		}
 	}
+	if err := tw.Flush(); err != nil || len(rep.Slots) == 0 {
+		return err
+	}
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SLOT\tQUEUED\tSTATE")
+	for _, s := range rep.Slots {
+		state := s.State
+		if s.ReadyIn > 0 {
+			state += " " + ageText(s.ReadyIn)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", fit(s.Slot, 40), s.Queued, state)
+	}
 	return tw.Flush()
 }
 

@@ -216,6 +216,8 @@ type psReport struct {
 	Time      time.Time    `json:"time"`
 	Downloads []psDownload `json:"downloads"`
 	Callbacks []psCallback `json:"callbacks"`
+	// Slots are the download slots with the most queued requests (engine.Slots).
+	Slots []engine.SlotInfo `json:"slots"`
 }
 
 // psDownload is a download in flight (engine.DownloadInfo) with its age and, for an
@@ -257,7 +259,10 @@ func age(now, t time.Time) float64 { return now.Sub(t).Seconds() }
 // ps joins the engine's downloads with the spider's callbacks and inline downloads.
 func (src crawlSource) ps(now time.Time) psReport {
 	rep := psReport{PID: src.info.PID, Spider: src.info.Spider, Time: now,
-		Downloads: []psDownload{}, Callbacks: []psCallback{}}
+		Downloads: []psDownload{}, Callbacks: []psCallback{}, Slots: src.engine.Slots()}
+	if rep.Slots == nil {
+		rep.Slots = []engine.SlotInfo{}
+	}
 	callbacks, orphans := src.spider.Running()
 	downloads := src.engine.Downloads()
 	inline := map[uint64]jsapi.InlineDownload{}

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -542,4 +543,53 @@ func TestFit(t *testing.T) {
 			t.Errorf("fit(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
 		}
 	}
+}
+
+// TestPSSlots: `jscrawl ps` lists the download slots with queued requests, their queue
+// sizes and states: here one host waiting out a long DOWNLOAD_DELAY with three requests
+// queued; `jscrawl stats` counts it in scheduler/slots.
+func TestPSSlots(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := []string{"TMPDIR=" + dir}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "ok") }))
+	t.Cleanup(srv.Close)
+	spider := writeFile(t, dir, "spider.js", `export default class {
+  name = "slots";
+  *start() { for (let i = 0; i < 4; i++) yield new Request("`+srv.URL+`/p" + i); }
+  parse(r) { return { url: r.url }; }
+}
+`)
+	crawl := startCrawl(t, env, spider, "-s", "ROBOTSTXT_OBEY=false", "-s", "DOWNLOAD_DELAY=60", "-s", "RANDOMIZE_DOWNLOAD_DELAY=false")
+	pid := strconv.Itoa(crawl.cmd.Process.Pid)
+	crawl.waitLine(t, "Control socket ")
+	var rep psReport
+	deadline := time.Now().Add(20 * time.Second)
+	for { // the engine publishes its slots every 250 ms or so
+		stdout, stderr, code := jscrawlEnv(t, env, "ps", "--json", pid)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatalf("%v:\n%s", err, stdout)
+		}
+		if len(rep.Slots) > 0 && rep.Slots[0].Queued == 3 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(rep.Slots) != 1 || rep.Slots[0].Slot != "127.0.0.1" || rep.Slots[0].Queued != 3 || rep.Slots[0].State != "waiting" || rep.Slots[0].ReadyIn <= 0 {
+		t.Fatalf("slots = %+v, want 127.0.0.1 with 3 queued, waiting", rep.Slots)
+	}
+	stdout, _, _ := jscrawlEnv(t, env, "ps", pid)
+	if !strings.Contains(stdout, "SLOT") || !regexp.MustCompile(`127\.0\.0\.1\s+3\s+waiting`).MatchString(stdout) {
+		t.Errorf("ps shows no waiting slot:\n%s", stdout)
+	}
+	stdout, _, _ = jscrawlEnv(t, env, "stats", "--json", pid)
+	if !strings.Contains(stdout, `"scheduler/slots": 1`) {
+		t.Errorf("stats without scheduler/slots 1:\n%s", stdout)
+	}
+	if err := crawl.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	crawl.wait(t)
 }

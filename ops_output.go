@@ -142,15 +142,20 @@ type progress struct {
 }
 
 // line formats the status: elapsed time, pages and items with their rates, downloads in
-// flight, queued requests, errors and retries.
+// flight, queued requests (and, queued at more than one host, how many hosts have work and
+// how many of them wait on delays), errors and retries.
 func (p progress) line(now time.Time) string {
 	el := now.Sub(p.start)
 	mins := max(el.Minutes(), 1.0/60)
 	pages := p.stats.Int("response_received_count")
 	items := p.stats.Int("item_scraped_count")
-	return fmt.Sprintf("%s | %d pages (%.0f/min) | %d items (%.0f/min) | %d in flight | %d queued | %d errors | %d retries",
+	hosts := ""
+	if n := p.stats.Int("scheduler/slots"); n > 1 {
+		hosts = fmt.Sprintf(" (%d hosts, %d waiting on delays)", n, p.stats.Int("scheduler/waiting"))
+	}
+	return fmt.Sprintf("%s | %d pages (%.0f/min) | %d items (%.0f/min) | %d in flight | %d queued%s | %d errors | %d retries",
 		el.Truncate(time.Second), pages, float64(pages)/mins, items, float64(items)/mins,
-		p.inFlight(), p.queued(), p.stats.Int("log_count/ERROR"), p.stats.Int("retry/count"))
+		p.inFlight(), p.queued(), hosts, p.stats.Int("log_count/ERROR"), p.stats.Int("retry/count"))
 }
 
 // run redraws the status line every interval until ctx ends, then removes it.

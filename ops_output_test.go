@@ -38,6 +38,14 @@ func TestProgressLine(t *testing.T) {
 	if got != want {
 		t.Errorf("line = %q\nwant %q", got, want)
 	}
+	// Queued at many hosts: how many have work, and how many wait on delays.
+	stats.Set("scheduler/slots", int64(40))
+	stats.Set("scheduler/waiting", int64(31))
+	got = p.line(start.Add(2 * time.Minute))
+	want = "2m0s | 120 pages (60/min) | 60 items (30/min) | 7 in flight | 300 queued (40 hosts, 31 waiting on delays) | 2 errors | 5 retries"
+	if got != want {
+		t.Errorf("line = %q\nwant %q", got, want)
+	}
 }
 
 // TestLogSwitch: a logger derived before the switch (a spider's, with its name) writes to

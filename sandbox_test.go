@@ -157,12 +157,12 @@ func TestSandboxSettingsTable(t *testing.T) {
 				if types.ZeroIsNoLimit[d.Key] {
 					return 0
 				}
-				return def*10 + 10
+				return int(loosened(d.Key, float64(def)))
 			case float64:
 				if types.ZeroIsNoLimit[d.Key] {
 					return 0
 				}
-				return def*10 + 10
+				return loosened(d.Key, def)
 			}
 		case types.SpiderChecked:
 			return map[string]any{
@@ -202,6 +202,16 @@ func TestSandboxSettingsTable(t *testing.T) {
 			t.Errorf("the spiders created %d entries outside the working folder, such as %s", len(entries), entries[0].Name())
 		}
 	})
+}
+
+// loosened returns a value of the ceiling key above its default def, within the key's
+// range (so that it is refused as a loosened ceiling, not as out of range).
+func loosened(key string, def float64) float64 {
+	v := def*10 + 10
+	if r, ok := types.Ranges[key]; ok && r.HasMax && v > r.Max {
+		v = r.Max
+	}
+	return v
 }
 
 // TestSandboxTestsSettings: the settings of a spider's tests cases are the spider's too.

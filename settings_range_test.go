@@ -24,6 +24,8 @@ func TestSettingOutOfRange(t *testing.T) {
 		{"-s CONCURRENT_REQUESTS=-4", []string{"run", spider, "-s", "CONCURRENT_REQUESTS=-4"},
 			[]string{"-s CONCURRENT_REQUESTS=-4: ", "out of range: must be >= 1"}},
 		{"-s JS_VMS=0", []string{"run", spider, "-s", "JS_VMS=0"}, []string{"-s JS_VMS=0: ", "out of range: must be >= 1"}},
+		{"-s JSON_MAX_DEPTH=1000000", []string{"run", spider, "-s", "JSON_MAX_DEPTH=1000000"},
+			[]string{"-s JSON_MAX_DEPTH=1000000: ", "out of range: must be between 1 and 10000"}},
 		{"-s RETRY_TIMES=-1", []string{"run", spider, "-s", "RETRY_TIMES=-1"}, []string{"-s RETRY_TIMES=-1: ", "out of range: must be >= 0"}},
 		{"-s SCHEDULER_MEMORY_QUEUE=xyz", []string{"run", spider, "-s", "SCHEDULER_MEMORY_QUEUE=xyz"},
 			[]string{"-s SCHEDULER_MEMORY_QUEUE=xyz: ", "out of range: must be one of lifo, fifo"}},

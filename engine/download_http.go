@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
+	"sync/atomic"
 	"net/url"
 	"slices"
 	"strings"
@@ -112,10 +113,13 @@ func skipVerify(t *http.Transport) {
 // through dns (its connections, and a proxy's, get their addresses from the cache).
 func newTransport(conc int, dns *DNSCache) *http.Transport {
 	return &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dns.DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          max(100, 4*conc),
+		Proxy:             http.ProxyFromEnvironment,
+		DialContext:       dns.DialContext,
+		ForceAttemptHTTP2: true,
+		// A broad crawl comes back to each of many hosts a delay later: keep enough idle
+		// connections for them (a dial costs the host a handshake and us CPU), bounded so
+		// that hosts never seen again do not pile up open files.
+		MaxIdleConns:          max(1024, 4*conc),
 		MaxIdleConnsPerHost:   conc,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
@@ -152,9 +156,22 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 	d.countRequest(method, reqBytes)
 	if ctx.Value(slotStartKey{}) != nil {
 		// The slot's delay counts from when the server gets the request, not from when
-		// the download got its turn: a slow connect must not shorten the next gap.
+		// the download got its turn: a slow connect must not shorten the next gap. On a
+		// new plain-HTTP connection the kernel takes the request before the server has
+		// accepted the connection, which a busy server does late: there the first byte of
+		// the answer tells that the server has it.
+		var fresh atomic.Bool
 		hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-			WroteHeaders: func() { SlotSent(ctx) },
+			GotConn: func(info httptrace.GotConnInfo) {
+				_, tls := info.Conn.(*tls.Conn)
+				fresh.Store(!info.Reused && !tls)
+			},
+			WroteHeaders: func() {
+				if !fresh.Load() {
+					SlotSent(ctx)
+				}
+			},
+			GotFirstResponseByte: func() { SlotSent(ctx) },
 		}))
 	}
 

@@ -156,6 +156,7 @@ type Engine struct {
 	slotMu       sync.Mutex
 	slotsChanged map[string]struct{}
 	slotStatsAt  time.Time
+	slotSnap     atomic.Pointer[[]SlotInfo] // the biggest slots' queues as of slotStatsAt
 
 	committer Committer
 	commitErr bool // a commit failed: later failures are counted, not logged again
@@ -555,7 +556,13 @@ func (e *Engine) crawl(ctx context.Context) {
 	readyTimer := time.NewTimer(time.Hour)
 	readyTimer.Stop()
 	defer readyTimer.Stop()
-	var readyC <-chan time.Time
+	var readyC, slotTick <-chan time.Time
+	if e.slotSched != nil {
+		// The slots' stats and snapshot (Slots) stay fresh while the engine waits.
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		slotTick = t.C
+	}
 	for {
 		e.drain(ctx)
 		e.admit(dlCtx)
@@ -597,6 +604,8 @@ func (e *Engine) crawl(ctx context.Context) {
 		}
 		select {
 		case <-readyC:
+		case <-slotTick:
+			e.slotStats(true)
 		case <-e.idleRetry:
 			e.idleRetried()
 		case <-sharedWake:
@@ -835,8 +844,9 @@ func (e *Engine) admit(ctx context.Context) {
 	}
 }
 
-// slotStats sets scheduler/slots (slots with queued requests) and scheduler/ready (those
-// that can start a download now), at most every 250 ms.
+// slotStats sets scheduler/slots (slots with queued requests), scheduler/ready (those that
+// can start a download now) and scheduler/waiting (those waiting on a delay or pause), at most every 250 ms unless forced; forced (every second),
+// it also takes the snapshot Slots returns.
 func (e *Engine) slotStats(force bool) {
 	if e.slotSched == nil {
 		return
@@ -846,9 +856,45 @@ func (e *Engine) slotStats(force bool) {
 		return
 	}
 	e.slotStatsAt = now
-	slots, ready, _ := e.slotSched.SlotCounts()
+	slots, ready, waiting := e.slotSched.SlotCounts()
 	e.stats.Set("scheduler/slots", int64(slots))
 	e.stats.Set("scheduler/ready", int64(ready))
+	e.stats.Set("scheduler/waiting", int64(waiting))
+	if sz, ok := e.slotSched.(SlotSizer); ok && force {
+		sizes := sz.SlotSizes(slotsShown)
+		infos := make([]SlotInfo, 0, len(sizes))
+		for _, z := range sizes {
+			info := SlotInfo{Slot: z.Slot, Queued: z.Queued, State: "busy"}
+			if at, ok := e.slots.ReadyAt(z.Slot); ok {
+				info.State = "ready"
+				if w := at.Sub(now); w > 0 {
+					info.State, info.ReadyIn = "waiting", w.Seconds()
+				}
+			}
+			infos = append(infos, info)
+		}
+		e.slotSnap.Store(&infos)
+	}
+}
+
+// slotsShown is how many slots Slots lists.
+const slotsShown = 20
+
+// SlotInfo is one download slot's queue as Slots tells it.
+type SlotInfo struct {
+	Slot    string  `json:"slot"`
+	Queued  int     `json:"queued"`
+	State   string  `json:"state"`              // ready, waiting (on a delay or pause) or busy (its concurrency in use)
+	ReadyIn float64 `json:"ready_in,omitempty"` // waiting: seconds until it can start a download
+}
+
+// Slots returns the download slots with the most queued requests (at most 20), as of the
+// engine's last look (every 250 ms or so). Safe from any goroutine.
+func (e *Engine) Slots() []SlotInfo {
+	if p := e.slotSnap.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // downloaded routes a finished download to a parse or an errback goroutine.

@@ -192,49 +192,73 @@ func TestPrioritiesAcrossSlots(t *testing.T) {
 }
 
 // TestDelayCountsFromTheServersView: the delay between two requests to a host holds as the
-// host sees them, even when the first request took long to reach it (a slow TLS
-// handshake): the next one is timed from when the first was sent, not from when it got
-// its turn.
+// host sees them, even when the first request took long to reach it: a slow TLS
+// handshake, or a busy plain-HTTP server that accepts the connection late (the kernel took
+// the request long before). The next one is timed from when the server got the first,
+// not from when it got its turn or was written to the socket.
 func TestDelayCountsFromTheServersView(t *testing.T) {
-	var (
-		mu       sync.Mutex
-		arrivals []time.Time
-		first    atomic.Bool
-	)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		arrivals = append(arrivals, time.Now())
-		mu.Unlock()
-		fmt.Fprint(w, "ok")
-	}))
-	srv.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
-		if first.CompareAndSwap(false, true) {
-			time.Sleep(800 * time.Millisecond) // a slow server: the first handshake takes long
-		}
-		return nil, nil
-	}}
-	srv.StartTLS()
-	t.Cleanup(srv.Close)
-	spider := &spiderFuncs{start: func(emit engine.Emit) {
-		for i := range 3 {
-			emit(req(fmt.Sprintf("%s/page/%d", srv.URL, i)))
-		}
-	}}
-	const delay = time.Second
-	crawl(t, spider, map[string]any{
-		types.ConcurrentRequestsPerDomain: 2, types.DownloadDelay: delay.Seconds(),
-		types.RandomizeDownloadDelay: false,
-	}, engine.WithHTTPClient(srv.Client()))
-	mu.Lock()
-	defer mu.Unlock()
-	if len(arrivals) != 3 {
-		t.Fatalf("%d arrivals, want 3", len(arrivals))
+	for _, slow := range []string{"tls handshake", "accept"} {
+		t.Run(slow, func(t *testing.T) {
+			var (
+				mu       sync.Mutex
+				arrivals []time.Time
+				first    atomic.Bool
+			)
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				arrivals = append(arrivals, time.Now())
+				mu.Unlock()
+				fmt.Fprint(w, "ok")
+			}))
+			if slow == "accept" {
+				srv.Listener = &slowAccept{Listener: srv.Listener, first: &first}
+				srv.Start()
+			} else {
+				srv.TLS = &tls.Config{GetConfigForClient: func(*tls.ClientHelloInfo) (*tls.Config, error) {
+					if first.CompareAndSwap(false, true) {
+						time.Sleep(800 * time.Millisecond) // a slow server: the first handshake takes long
+					}
+					return nil, nil
+				}}
+				srv.StartTLS()
+			}
+			t.Cleanup(srv.Close)
+			spider := &spiderFuncs{start: func(emit engine.Emit) {
+				for i := range 3 {
+					emit(req(fmt.Sprintf("%s/page/%d", srv.URL, i)))
+				}
+			}}
+			const delay = time.Second
+			crawl(t, spider, map[string]any{
+				types.ConcurrentRequestsPerDomain: 2, types.DownloadDelay: delay.Seconds(),
+				types.RandomizeDownloadDelay: false,
+			}, engine.WithHTTPClient(srv.Client()))
+			mu.Lock()
+			defer mu.Unlock()
+			if len(arrivals) != 3 {
+				t.Fatalf("%d arrivals, want 3", len(arrivals))
+			}
+			for i := 1; i < len(arrivals); i++ {
+				if gap := arrivals[i].Sub(arrivals[i-1]); gap < delay*9/10 {
+					t.Errorf("gap %d at the server = %v, want at least %v (DOWNLOAD_DELAY %v)", i, gap, delay*9/10, delay)
+				}
+			}
+		})
 	}
-	for i := 1; i < len(arrivals); i++ {
-		if gap := arrivals[i].Sub(arrivals[i-1]); gap < delay*9/10 {
-			t.Errorf("gap %d at the server = %v, want at least %v (DOWNLOAD_DELAY %v)", i, gap, delay*9/10, delay)
-		}
+}
+
+// slowAccept is a listener whose first Accept returns 800 ms late: a busy server.
+type slowAccept struct {
+	net.Listener
+	first *atomic.Bool
+}
+
+func (l *slowAccept) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil && l.first.CompareAndSwap(false, true) {
+		time.Sleep(800 * time.Millisecond)
 	}
+	return c, err
 }
 
 // TestSlotKey: a request's slot is meta.downloadSlot, else its host name in lower case,
@@ -262,5 +286,53 @@ func TestSlotKey(t *testing.T) {
 		if got := engine.SlotKey(req); got != tc.slot {
 			t.Errorf("SlotKey(%q) = %q, want %q", tc.url, got, tc.slot)
 		}
+	}
+}
+
+// TestRobotsTxtTurnDoesNotHoldAPlace: a host's first request, whose turn its robots.txt
+// took, goes back to the scheduler instead of waiting out the delay in one of the
+// CONCURRENT_REQUESTS places: with 2 places, 10 hosts and a 1 s delay, every host's first
+// page comes about a delay after its robots.txt, not 10 / 2 delays in (the places taken
+// by pages waiting behind their robots.txt); and the delay still holds between the two.
+func TestRobotsTxtTurnDoesNotHoldAPlace(t *testing.T) {
+	log := &arrivalLog{}
+	hosts := loopbackHosts(t, 10, log, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+			return
+		}
+		fmt.Fprint(w, "ok")
+	})
+	spider := &spiderFuncs{start: func(emit engine.Emit) {
+		for _, h := range hosts {
+			emit(req(h + "/page"))
+		}
+	}}
+	const delay = time.Second
+	e, _ := crawl(t, spider, map[string]any{
+		types.RobotsTxtObey: true, types.ConcurrentRequests: 2, types.DownloadDelay: delay.Seconds(),
+		types.RandomizeDownloadDelay: false,
+	})
+	if got := stat(e, "response_received_count"); got != 10 {
+		t.Fatalf("response_received_count = %d, want 10", got)
+	}
+	all := log.all()
+	if len(all) != 20 {
+		t.Fatalf("%d requests reached the hosts, want 20 (10 robots.txt, 10 pages)", len(all))
+	}
+	robots := map[string]time.Time{}
+	var last time.Time
+	for _, a := range all {
+		if a.path == "/robots.txt" {
+			robots[a.host] = a.at
+			continue
+		}
+		if gap := a.at.Sub(robots[a.host]); gap < delay*9/10 {
+			t.Errorf("%s/page came %v after its robots.txt, want the %v delay", a.host, gap, delay)
+		}
+		last = a.at
+	}
+	if span := last.Sub(all[0].at); span > 3*delay {
+		t.Errorf("the 10 pages took %v from the first request, want about %v: pages waited in the download places", span, delay)
 	}
 }

@@ -55,6 +55,13 @@ type SlotScheduler interface {
 	SlotCounts() (slots, ready, waiting int)
 }
 
+// SlotSizer is a SlotScheduler that tells its slots' queue sizes, for jscrawl ps. Called
+// on the engine goroutine.
+type SlotSizer interface {
+	// SlotSizes returns the n biggest slots' queue sizes, biggest first.
+	SlotSizes(n int) []frontier.SlotSize
+}
+
 // SharedScheduler is a Scheduler that the processes of one crawl share (the Redis
 // frontier): the crawl is over only when it is over in all of them, and one of them runs
 // start(). The engine checks for it; its methods are called on the engine goroutine and

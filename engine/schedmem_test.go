@@ -35,6 +35,15 @@ var queuedShapes = []struct {
 	{"bare", 160, func(i int) *types.Request {
 		return &types.Request{URL: "http://127.0.0.1:18081/page/" + strconv.Itoa(100000+i), Callback: "parse"}
 	}},
+	// A broad crawl's: 10,000 hosts (download slots), ten requests queued at each; the
+	// slots' queues and index are counted in.
+	{"broad", 256, func(i int) *types.Request {
+		return &types.Request{
+			URL:     "http://host" + strconv.Itoa(i%10000) + ".test/page/" + strconv.Itoa(100000+i),
+			Headers: http.Header{"Referer": {"http://host" + strconv.Itoa(i%10000) + ".test/"}},
+			Depth:   3,
+		}
+	}},
 	{"meta", 192, func(i int) *types.Request {
 		return &types.Request{
 			URL:      "http://127.0.0.1:18081/page/" + strconv.Itoa(100000+i),

@@ -186,6 +186,9 @@ func (s *MemoryScheduler) Next() *types.Request {
 	req := sq.pop(s.fifo).unpack()
 	if sq.n == 0 {
 		delete(s.slots, key)
+		if len(s.slots) == 0 {
+			s.slots = map[string]*slotQueue{} // an emptied map keeps its size
+		}
 		s.index.Took(key, 0, false)
 	} else {
 		s.index.Took(key, sq.head(), true)
@@ -279,6 +282,21 @@ func (s *MemoryScheduler) SlotCounts() (slots, ready, waiting int) {
 		return 0, 0, 0
 	}
 	return s.index.Counts(time.Now())
+}
+
+// SlotSizes returns the n biggest slots' queue sizes, biggest first (see SlotSizer).
+func (s *MemoryScheduler) SlotSizes(n int) []frontier.SlotSize {
+	if s.disk != nil {
+		if f, ok := any(s.disk.f).(SlotSizer); ok {
+			return f.SlotSizes(n)
+		}
+		return nil
+	}
+	sizes := make([]frontier.SlotSize, 0, len(s.slots))
+	for k, sq := range s.slots {
+		sizes = append(sizes, frontier.SlotSize{Slot: k, Queued: sq.n})
+	}
+	return frontier.BiggestSlots(sizes, n)
 }
 
 // slotQueue is one slot's queued requests: a deque per priority.

@@ -56,8 +56,10 @@ type SlotDownloader struct {
 	// that used it, to report its changes under each; ipConc is their concurrency (0:
 	// CONCURRENT_REQUESTS_PER_DOMAIN). resNames holds, per key, the slots Reserve counted
 	// for reservations the engine has not made yet (withReservation).
-	byIP     bool
-	dns      interface{ Cached(host string) (string, bool) }
+	byIP bool
+	dns  interface {
+		Cached(host string) (string, bool)
+	}
 	ipConc   int
 	resNames map[string][]string
 	// pause, when set, says until when a response pauses its slot (RetryMiddleware's
@@ -129,7 +131,9 @@ func SlotNotify(f func(key string)) SlotOption { return func(d *SlotDownloader) 
 
 // SlotDNS gives the SlotDownloader the DNS cache whose answers key per-IP slots (SLOT_BY=ip
 // or CONCURRENT_REQUESTS_PER_IP above 0); without one, slots stay per host.
-func SlotDNS(c interface{ Cached(host string) (string, bool) }) SlotOption {
+func SlotDNS(c interface {
+	Cached(host string) (string, bool)
+}) SlotOption {
 	return func(d *SlotDownloader) { d.dns = c }
 }
 
@@ -358,7 +362,7 @@ func (d *SlotDownloader) acquireSlot(key string, res *slotReservation) (*slot, s
 		}
 	}
 	s, name := d.slotOf(key)
-	if res != nil && res.slot == name && res.taken.CompareAndSwap(false, true) && s.reserved > 0 {
+	if res != nil && res.slot == name && s.reserved > 0 && res.taken.CompareAndSwap(false, true) {
 		s.reserved--
 		return s, name
 	}
@@ -370,6 +374,9 @@ func (d *SlotDownloader) acquireSlot(key string, res *slotReservation) (*slot, s
 // its start was stamped.
 func (d *SlotDownloader) releaseSlot(name string, s *slot, started bool) {
 	d.mu.Lock()
+	// Only a slot that was full, or times its starts, can become ready sooner: without a
+	// delay and with room, it was ready already and nobody need be told.
+	tell := s.refs >= cap(s.sem) || d.floorLocked(s) > 0
 	s.refs--
 	if started {
 		s.started--
@@ -379,7 +386,9 @@ func (d *SlotDownloader) releaseSlot(name string, s *slot, started bool) {
 		delete(d.slots, name) // nothing to remember without a delay
 	}
 	d.mu.Unlock()
-	d.changed(name, s)
+	if tell {
+		d.changed(name, s)
+	}
 }
 
 // changed reports a change of s, the slot named name, under its name and, for a per-IP
@@ -410,6 +419,7 @@ func (d *SlotDownloader) changed(name string, s *slot) {
 type slotReservation struct {
 	slot  string // the name of the slot Reserve counted it in
 	taken atomic.Bool
+	by    atomic.Pointer[string] // the URL of the download that took it over
 }
 
 type slotReservationKey struct{}
@@ -487,13 +497,15 @@ func (d *SlotDownloader) unreserve(r *slotReservation) {
 	}
 	d.mu.Lock()
 	s := d.slots[r.slot]
+	tell := false
 	if s != nil && s.reserved > 0 {
+		tell = s.refs >= cap(s.sem) || d.floorLocked(s) > 0 // see releaseSlot
 		s.reserved--
 		s.refs--
 		s.lastSeen = time.Now()
 	}
 	d.mu.Unlock()
-	if s != nil {
+	if tell {
 		d.changed(r.slot, s)
 	}
 }
@@ -544,7 +556,19 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		d.prepare(req)
 	}
 	res, _ := ctx.Value(slotReservationKey{}).(*slotReservation)
+	if res != nil && d.lostTurn(res, req) {
+		// Another download of this request's (its host's robots.txt) took the turn the
+		// scheduler gave it, and the slot cannot start it now: back to the scheduler,
+		// which hands it out when the slot is ready, instead of holding a place among
+		// CONCURRENT_REQUESTS while it waits.
+		again := req.Copy()
+		again.DontFilter = true
+		return nil, &RescheduleError{Request: again}
+	}
 	s, key := d.acquireSlot(SlotKey(req), res)
+	if res != nil && res.slot == key {
+		res.by.CompareAndSwap(nil, &req.URL)
+	}
 	st := &slotStart{d: d, s: s, key: key}
 	defer func() { d.releaseSlot(key, s, st.stamp()) }()
 	select {
@@ -597,6 +621,17 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		throttle = d.adjust(key, s, time.Since(start), resp)
 	}
 	return resp, err
+}
+
+// lostTurn reports whether res, the reservation of scheduled request req, went to another
+// download of its slot (not an earlier try of req itself) and the slot cannot start req now.
+func (d *SlotDownloader) lostTurn(res *slotReservation, req *types.Request) bool {
+	by := res.by.Load()
+	if by == nil || *by == req.URL {
+		return false
+	}
+	at, ok := d.ReadyAt(SlotKey(req))
+	return !ok || at.After(time.Now())
 }
 
 // slotStart is a download's start in its slot, stamped once: when its request reached the

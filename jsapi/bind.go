@@ -127,6 +127,8 @@ func bindMethods[T any](rt *goja.Runtime, obj *goja.Object, v T, opts *bindOptio
 		if fn == nil {
 			panic(fmt.Sprintf("jsapi: %s.%s has the signature %s: see the signatures at the top of bind.go", t, m.Name, m.Type))
 		}
+		// A Go panic in it (a bug of ours) is reported with the spider's line that called it.
+		fn = runtime.GuardNative(rt, fn, name)
 		if opts != nil && opts.getters[name] {
 			_ = obj.DefineAccessorProperty(name, namedFunc(rt, "get "+name, fn), nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
 			continue

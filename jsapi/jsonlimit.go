@@ -43,10 +43,12 @@ func (st *vmState) installJSON() error {
 	}
 	wrap := func(name string, length int, f func(goja.FunctionCall) goja.Value) error {
 		fn := rt.ToValue(f).ToObject(rt)
-		// A native's name and length, as the originals have (JSON.parse.length is 2).
-		_ = fn.DefineDataProperty("name", rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
-		_ = fn.DefineDataProperty("length", rt.ToValue(length), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
-		return j.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+		// A native's name and length, as the originals have (JSON.parse.length is 2):
+		// read-only, configurable, not enumerable; the methods writable, configurable,
+		// not enumerable (goja's flags: writable, configurable, enumerable).
+		_ = fn.DefineDataProperty("name", rt.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		_ = fn.DefineDataProperty("length", rt.ToValue(length), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		return j.DefineDataProperty(name, fn, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 	}
 	err := wrap("parse", 2, func(c goja.FunctionCall) goja.Value {
 		text := c.Argument(0).ToString() // once: a toString() method runs once, as natively
@@ -62,30 +64,58 @@ func (st *vmState) installJSON() error {
 	if err != nil {
 		return err
 	}
+	d := &depthReplacer{rt: rt}
+	replacer := rt.ToValue(d.replace)
 	return wrap("stringify", 3, func(c goja.FunctionCall) goja.Value {
 		limit := st.s.jsonDepth()
-		w := depthWalk{limit: limit}
-		if v, ok := c.Argument(0).(*goja.Object); ok {
-			if w.deeper(v, 1) && !w.cyclic() {
-				throwJS(rt, "RangeError", stringifyDepthError(limit))
+		value, arg := c.Argument(0), c.Argument(1)
+		if list, ok := arg.(*goja.Object); ok && list.ClassName() == "Array" {
+			// A property list cannot be combined with a replacer function: the walk checks
+			// the value (not what toJSON methods return, which it cannot call).
+			if v, ok := value.(*goja.Object); ok {
+				w := depthWalk{limit: limit}
+				if w.deeper(v, 1) && !w.cyclic() {
+					throwJS(rt, "RangeError", stringifyDepthError(limit))
+				}
 			}
-			// A cycle within the limit goes to the native code, which throws its TypeError
-			// ("Converting circular structure to JSON") before it gets any deeper.
+			return callStringify(stringify, c.This, c.Arguments...)
 		}
-		args := c.Arguments
-		replacer, hasReplacer := goja.AssertFunction(c.Argument(1))
-		_, listed := c.Argument(1).(*goja.Object) // a property list (an array) stays as it is
-		if hasReplacer || w.dynamic && !listed {
-			// What a toJSON method or a replacer returns is only known as the native code
-			// runs: a replacer of ours counts the depth of each value it is handed.
-			args = []goja.Value{c.Argument(0), rt.ToValue(depthReplacer(rt, limit, replacer)), c.Argument(2)}
+		if _, isObj := value.(*goja.Object); !isObj && value.ExportType() != bigIntType {
+			// A string, number, boolean, null or undefined: stringify looks for no toJSON
+			// (it does on a BigInt: BigInt.prototype.toJSON, which a spider may define).
+			return callStringify(stringify, c.This, c.Arguments...)
 		}
-		v, err := stringify(c.This, args...)
-		if err != nil {
-			panic(err)
+		// The replacer follows stringify's descent; it is the VM's one, saved and restored
+		// around the call as a toJSON method or a replacer may call JSON.stringify again.
+		user, _ := goja.AssertFunction(arg)
+		saved := d.depthState
+		var stack []*goja.Object // a nested call's own: the outer call's stack is in use
+		if d.nesting == 0 {
+			stack = d.buf[:0]
 		}
-		return v
+		d.nesting++
+		defer func() {
+			if d.nesting--; d.nesting == 0 {
+				d.buf = nil
+				if all := d.stack[:cap(d.stack)]; len(all) <= 256 {
+					clear(all) // keep the memory, not the value's objects
+					d.buf = all[:0]
+				}
+			}
+			d.depthState = saved
+		}()
+		d.depthState = depthState{limit: limit, user: user, stack: stack}
+		return callStringify(stringify, c.This, value, replacer, c.Argument(2))
 	})
+}
+
+// callStringify calls goja's native JSON.stringify, throwing what it throws.
+func callStringify(stringify goja.Callable, this goja.Value, args ...goja.Value) goja.Value {
+	v, err := stringify(this, args...)
+	if err != nil {
+		panic(err)
+	}
+	return v
 }
 
 // stringifyDepthError is the RangeError's message of a value nested deeper than limit.
@@ -93,32 +123,54 @@ func stringifyDepthError(limit int) error {
 	return fmt.Errorf("JSON.stringify: the value is nested deeper than JSON_MAX_DEPTH (%d)", limit)
 }
 
-// depthReplacer returns a JSON.stringify replacer that calls user (when not nil) and
-// throws a RangeError once a value it returns lies deeper than limit: stringify hands it
-// each value with its holder, so a value's depth is its holder's plus one.
-func depthReplacer(rt *goja.Runtime, limit int, user goja.Callable) func(goja.FunctionCall) goja.Value {
-	depths := map[*goja.Object]int{}
-	return func(c goja.FunctionCall) goja.Value {
-		v := c.Argument(1)
-		if user != nil {
-			r, err := user(c.This, c.Argument(0), v)
-			if err != nil {
-				panic(err)
-			}
-			v = r
+// depthReplacer is the JSON.stringify replacer every JSON.stringify of an object runs
+// with: it calls the spider's replacer, if any, and throws a RangeError once a value it
+// returns lies deeper than the limit. stringify calls it for each value it serialises,
+// after the value's toJSON, with the value's holder as this, depth first: the holders of
+// the values it is handed are the objects on the path to them, so a stack of the objects
+// it returned, popped back to the holder of each call, gives each value's depth. It counts
+// exactly what stringify descends into (toJSON and replacer results included), costs one
+// Go call a property and stops a 3,000,000-deep value at the limit, before goja's
+// recursion goes deeper.
+type depthReplacer struct {
+	rt      *goja.Runtime
+	nesting int            // the JSON.stringify calls running (a toJSON may call it again)
+	buf     []*goja.Object // the stack's memory (when small), reused by the outermost call
+	depthState
+}
+
+// depthState is one JSON.stringify call's state of the depthReplacer.
+type depthState struct {
+	limit int
+	user  goja.Callable  // the spider's replacer, or nil
+	stack []*goja.Object // the holder of the top value, then the objects on the path
+}
+
+func (d *depthReplacer) replace(c goja.FunctionCall) goja.Value {
+	v := c.Argument(1)
+	if d.user != nil {
+		r, err := d.user(c.This, c.Argument(0), v)
+		if err != nil {
+			panic(err)
 		}
-		if o, ok := v.(*goja.Object); ok {
-			d := 1 // the holder of the top value is stringify's own wrapper
-			if h, ok := c.This.(*goja.Object); ok {
-				d = depths[h] + 1
-			}
-			if d > limit {
-				throwJS(rt, "RangeError", stringifyDepthError(limit))
-			}
-			depths[o] = d
-		}
+		v = r
+	}
+	o, ok := v.(*goja.Object)
+	if !ok {
 		return v
 	}
+	h, _ := c.This.(*goja.Object)
+	for len(d.stack) > 0 && d.stack[len(d.stack)-1] != h {
+		d.stack = d.stack[:len(d.stack)-1]
+	}
+	if len(d.stack) == 0 {
+		d.stack = append(d.stack, h) // the wrapper holding the top value
+	}
+	if len(d.stack) > d.limit {
+		throwJS(d.rt, "RangeError", stringifyDepthError(d.limit))
+	}
+	d.stack = append(d.stack, o)
+	return v
 }
 
 // jsonTextDeeper reports whether JSON text s opens more than limit arrays and objects at
@@ -152,13 +204,13 @@ func jsonTextDeeper(s string, limit int) bool {
 }
 
 // depthWalk looks for a path through a value's arrays and objects (own properties: the
-// enumerable ones JSON.stringify reads and a few more) longer than limit. It does not call
-// toJSON methods: an object with one is a leaf here, noted in dynamic. A getter runs once
-// more than stringify alone runs it.
+// enumerable ones JSON.stringify reads and a few more) longer than limit, for a
+// JSON.stringify with a property list (which cannot have a depthReplacer). It does not call
+// toJSON methods: an object with one is a leaf here. A getter runs once more than
+// stringify alone runs it.
 type depthWalk struct {
-	limit   int
-	path    []*goja.Object // the objects from the root to the one being walked
-	dynamic bool           // an object with a toJSON method (not a Date) was seen
+	limit int
+	path  []*goja.Object // the objects from the root to the one being walked
 }
 
 // deeper reports whether o, at depth depth, holds a path deeper than the limit; w.path
@@ -175,7 +227,6 @@ func (w *depthWalk) deeper(o *goja.Object, depth int) bool {
 		return false // a string
 	}
 	if _, ok := goja.AssertFunction(o.Get("toJSON")); ok {
-		w.dynamic = true
 		return false
 	}
 	w.path = append(w.path, o)

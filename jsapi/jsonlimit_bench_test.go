@@ -14,10 +14,13 @@ var v = { url: "https://example.com/p/1", title: "A product title with some word
 for (let i = 0; i < 14; i++) v["field" + i] = "value number " + i;
 for (let i = 0; i < 10; i++) v.offers.push({ seller: "s" + i, price: i * 1.5, stock: i % 2 === 0, ids: [i, i + 1] });
 var text = JSON.stringify(v);
+var nested = { leaf: true };
+for (let i = 0; i < 200; i++) nested = { id: i, name: "level " + i, tags: ["x", i], child: nested };
 `
 
 // BenchmarkJSONStringify compares goja's native JSON.stringify with the depth-checked one
-// every VM gets (installJSON) on a typical item, and JSON.parse likewise on its text.
+// every VM gets (installJSON) on a typical item and on a value nested 200 deep (4 fields a
+// level), and JSON.parse likewise on the item's text.
 func BenchmarkJSONStringify(b *testing.B) {
 	for _, bc := range []struct {
 		name, loop string
@@ -25,6 +28,8 @@ func BenchmarkJSONStringify(b *testing.B) {
 	}{
 		{"stringify/native", "JSON.stringify(v)", false},
 		{"stringify/wrapped", "JSON.stringify(v)", true},
+		{"stringify/nested/native", "JSON.stringify(nested)", false},
+		{"stringify/nested/wrapped", "JSON.stringify(nested)", true},
 		{"parse/native", "JSON.parse(text)", false},
 		{"parse/wrapped", "JSON.parse(text)", true},
 	} {

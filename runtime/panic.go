@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	goruntime "runtime"
@@ -16,11 +17,13 @@ var ErrPanicked = errors.New("go panic in a js call")
 // PanicError returns the JS error for the Go panic value r: a RangeError "Invalid array
 // length" or "Invalid string length" for a length or size out of range (makeslice,
 // growslice, strings.Repeat), else an InternalError. It wraps ErrPanicked.
-func PanicError(r any) *ScriptError { return panicError(r, "") }
+func PanicError(r any) *ScriptError { return panicError(r, "", nil) }
 
 // panicError is PanicError for a panic raised in builtin ("String.prototype.repeat", ""
-// when unknown): a length panic there is a string's when builtin is a String method.
-func panicError(r any, builtin string) *ScriptError {
+// when unknown), called from JS with the call stack stack (nil when unknown): a length
+// panic there is a string's when builtin is a String method, and the error's Stack lists
+// stack's frames as a JS exception's does (positions mapped to the spider's sources).
+func panicError(r any, builtin string, stack []goja.StackFrame) *ScriptError {
 	text := fmt.Sprint(r)
 	name, msg := "InternalError", "Go panic in a built-in or native function"
 	if builtin != "" {
@@ -42,7 +45,19 @@ func panicError(r any, builtin string) *ScriptError {
 	if e, ok := r.(error); ok {
 		err = errors.Join(ErrPanicked, e)
 	}
-	return &ScriptError{Name: name, Message: msg, Stack: name + ": " + msg, err: err}
+	return &ScriptError{Name: name, Message: msg, Stack: name + ": " + msg + formatStack(stack), err: err}
+}
+
+// formatStack returns stack's frames as the lines of a JS exception's stack, each after a
+// newline ("\n\tat parse (spider.ts:12:5)"), without the frames of natives and of
+// jscrawl's own JS (see cleanStack); "" for none.
+func formatStack(stack []goja.StackFrame) string {
+	var b bytes.Buffer
+	for _, f := range stack {
+		b.WriteString("\n\tat ")
+		f.Write(&b)
+	}
+	return cleanStack(b.String())
 }
 
 // isSizePanic reports whether a panic's text (lower-cased) is Go refusing a length or size
@@ -66,11 +81,12 @@ func isSizePanic(lower string) bool {
 // state (cur.scope) as they were mid-call. That VM is in the state an interrupt leaves, so
 // it follows the interrupt policy: it is broken and closed, the callback whose code
 // panicked fails with PanicError's error, and the others in flight on it run again on a
-// fresh VM (see Panicked).
+// fresh VM (see Panicked). By the time this recover runs, goja has dropped the JS frames:
+// the error's stack is the one a guarded native recorded on the way (see GuardNative).
 func (vm *VM) guard(rt *goja.Runtime, fn func(rt *goja.Runtime)) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			_ = vm.recoveredIn(r, panickedBuiltin())
+			_ = vm.recoveredIn(unwrapPanic(r))
 			ok = false
 		}
 	}()
@@ -119,10 +135,10 @@ func isJSThrow(r any) bool {
 	return false
 }
 
-// recoveredIn breaks the VM after the panic r, raised in builtin ("" when unknown), and
-// returns its error. On the loop.
-func (vm *VM) recoveredIn(r any, builtin string) *ScriptError {
-	se := panicError(r, builtin)
+// recoveredIn breaks the VM after the panic r, raised in builtin ("" when unknown) called
+// with the JS stack stack (nil when unknown), and returns its error. On the loop.
+func (vm *VM) recoveredIn(r any, builtin string, stack []goja.StackFrame) *ScriptError {
+	se := panicError(r, builtin, stack)
 	if vm.panicked.CompareAndSwap(nil, se) {
 		vm.panicTag.Store(vm.scopeTag())
 		vm.broken.Store(true)
@@ -132,10 +148,13 @@ func (vm *VM) recoveredIn(r any, builtin string) *ScriptError {
 	return se
 }
 
-// WithMessage returns a copy of e with message msg (and a stack of "Name: msg"), wrapping
-// what e wraps.
+// WithMessage returns a copy of e with message msg, wrapping what e wraps; its stack is
+// "Name: msg" followed by the frames of e's stack.
 func (e *ScriptError) WithMessage(msg string) *ScriptError {
 	c := *e
 	c.Message, c.Stack = msg, e.Name+": "+msg
+	if frames, ok := strings.CutPrefix(e.Stack, e.Name+": "+e.Message); ok && strings.HasPrefix(frames, "\n") {
+		c.Stack += frames
+	}
 	return &c
 }

@@ -84,7 +84,8 @@ eq("not callable", (() => { try { ArrayBuffer(1); } catch (e) { return e instanc
 // TestPanicInNativeBreaksVM makes a native function panic while a tagged callback's code
 // runs: the process lives, the VM is broken and closed (the interrupt policy: goja skipped
 // the callback's catch and finally blocks), and Panicked names the callback's tag and a
-// RangeError for a length out of range; a panic outside any callback blames no callback.
+// RangeError for a length out of range, with the stack of the JS code that called the
+// built-in that panicked; a panic outside any callback blames no callback.
 func TestPanicInNativeBreaksVM(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -92,18 +93,24 @@ func TestPanicInNativeBreaksVM(t *testing.T) {
 		tag          uint64
 		wantName     string
 		wantMsg      string
+		wantAt       string // the frame of the JS code that called the native, when known
 	}{
-		{"makeslice in a callback", "makeslice", 7, "RangeError", "Invalid array length (runtime error: makeslice: len out of range)"},
-		{"nil map in a callback", "nilmap", 9, "InternalError", "assignment to entry in nil map"},
+		{"makeslice in a callback", "makeslice", 7, "RangeError", "Invalid array length (runtime error: makeslice: len out of range)", ""},
+		{"nil map in a callback", "nilmap", 9, "InternalError", "assignment to entry in nil map", ""},
 		// MaxAllocation lets the call through to goja's own repeat, which panics.
-		{"goja's repeat", "repeat", 3, "RangeError", "Invalid string length in String.prototype.repeat (runtime error: makeslice: len out of range)"},
+		{"goja's repeat", "repeat", 3, "RangeError", "Invalid string length in String.prototype.repeat (runtime error: makeslice: len out of range)", "cb (panic.js:4:"},
+		// A guarded native is named by its guard; an unguarded one called by
+		// Function.prototype.call (a guarded forwarder) is not named after call, but the
+		// stack is known.
+		{"a guarded native", "guarded", 4, "InternalError", "Go panic in boom.guarded (assignment to entry in nil map)", "cb (panic.js:4:"},
+		{"a native by call", "call", 5, "InternalError", "Go panic in a built-in or native function (assignment to entry in nil map)", "cb (panic.js:4:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			prog, err := runtime.BundleSource("panic.js", `
-import { boom } from "boom";
+import { boom, guarded } from "boom";
 export function cb(kind) {
-  try { if (kind === "repeat") "a".repeat(2 ** 53 - 1); else boom(kind); } catch (e) { return "caught " + e; } finally { globalThis.finallyRan = true; }
+  try { if (kind === "repeat") "a".repeat(2 ** 53 - 1); else if (kind === "guarded") guarded(); else if (kind === "call") boom.call(null, "nilmap"); else boom(kind); } catch (e) { return "caught " + e; } finally { globalThis.finallyRan = true; }
   return "returned";
 }
 `, runtime.BundleOptions{External: []string{"boom"}})
@@ -121,6 +128,11 @@ export function cb(kind) {
 						var m map[string]int
 						m["x"] = 1
 					})
+					_ = exports.Set("guarded", runtime.GuardNative(rt, func(goja.FunctionCall) goja.Value {
+						var m map[string]int
+						m["x"] = 1
+						return nil
+					}, "boom.guarded"))
 					_ = module.Set("exports", exports)
 				},
 			}})
@@ -157,6 +169,9 @@ export function cb(kind) {
 			}
 			if !strings.Contains(se.Message, tc.wantMsg) {
 				t.Fatalf("message %q", se.Message)
+			}
+			if tc.wantAt != "" && !strings.Contains(se.Stack, "\n\tat "+tc.wantAt) {
+				t.Fatalf("stack %q: want a frame at %s", se.Stack, tc.wantAt)
 			}
 			if vm.Go(func(*goja.Runtime) {}) {
 				t.Fatal("a broken VM took more work")

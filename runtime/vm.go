@@ -139,6 +139,9 @@ func NewVM(opts Options) (*VM, error) {
 		vm.rt = rt
 		rt.SetFieldNameMapper(FieldNameMapper)
 		rt.SetPromiseRejectionTracker(vm.trackRejection)
+		if err := guardBuiltins(rt); err != nil {
+			return err
+		}
 		m, err := installURL(rt)
 		if err != nil {
 			return err
@@ -342,7 +345,7 @@ func (vm *VM) Do(ctx context.Context, fn func(rt *goja.Runtime) error) error {
 					errc <- fmt.Errorf("panic on the JS loop: %v", r)
 					return
 				}
-				errc <- vm.recoveredIn(r, panickedBuiltin())
+				errc <- vm.recoveredIn(unwrapPanic(r))
 			}
 		}()
 		errc <- fn(rt)

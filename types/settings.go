@@ -225,7 +225,7 @@ var Defs = []Def{
 	{JSMaxAllocationMB, KindInt, 512, "MiB one call of an allocating built-in (repeat, padStart, padEnd, join, fill, new ArrayBuffer, typed arrays) may ask for; past it the call throws a RangeError"},
 	{GCHeadroomMB, KindInt, 32, "after each Go garbage collection, the soft memory limit becomes the live heap and the runtime's other memory plus the larger of this many MiB and GC_HEADROOM_PERCENT of the live heap, so garbage cannot pile up past it (0: a fixed limit, twice DOWNLOAD_MEMORY_BUDGET + 512 MiB; GOMEMLIMIT overrides both)"},
 	{GCHeadroomPercent, KindInt, 50, "percent of the live heap the heap may grow by between collections, when above GC_HEADROOM_MB"},
-	{JSONMaxDepth, KindInt, 1000, "deepest nesting of arrays and objects that JSON.parse, response.json() and JSON.stringify accept; deeper text is a SyntaxError, a deeper value a RangeError"},
+	{JSONMaxDepth, KindInt, 1000, "deepest nesting of arrays and objects that JSON.parse, response.json() and JSON.stringify accept (1 to 10000); deeper text is a SyntaxError, a deeper value a RangeError"},
 	{JSVMs, KindInt, 1, "JS VMs, each with its own spider instance"},
 	{JobDir, KindString, "", "folder of a job that survives stops and crashes and resumes where it stopped (--jobdir; empty: none)"},
 	{JobDirCommitInterval, KindDuration, 1.0, "seconds between the commits of a job's progress (one fsync each)"},
@@ -281,6 +281,9 @@ type Range struct {
 // AtLeast is the range [min, ∞).
 func AtLeast(min float64) Range { return Range{Min: min, HasMin: true} }
 
+// Between is the range [min, max].
+func Between(min, max float64) Range { return Range{Min: min, Max: max, HasMin: true, HasMax: true} }
+
 // Above is the range (min, ∞).
 func Above(min float64) Range { return Range{Min: min, HasMin: true, MinExclusive: true} }
 
@@ -312,6 +315,11 @@ func (r Range) String() string {
 	return "any number"
 }
 
+// MaxJSONDepth is JSON_MAX_DEPTH's largest value: deeper, goja's recursive JSON code
+// (whose JSON.stringify cycle check is quadratic in the depth) is what the setting keeps
+// away from, and encoding/json refuses such feeds anyway.
+const MaxJSONDepth = 10000
+
 // Ranges holds the range of each numeric setting that has one; numbers of seconds
 // (KindDuration) not listed must be >= 0. Keys missing here take any value of their kind
 // (DEPTH_PRIORITY and REDIRECT_PRIORITY_ADJUST may be negative).
@@ -335,7 +343,7 @@ var Ranges = map[string]Range{
 	FrontierRetryTimeout:          Above(0),
 	GCHeadroomMB:                  AtLeast(0),
 	GCHeadroomPercent:             AtLeast(1),
-	JSONMaxDepth:                  AtLeast(1),
+	JSONMaxDepth:                  Between(1, MaxJSONDepth),
 	JSMaxAllocationMB:             AtLeast(1),
 	JSVMs:                         AtLeast(1),
 	JobDirCommitInterval:          Above(0),

@@ -523,30 +523,31 @@ func (f *Frontier) SlotCounts() (slots, ready, waiting int) {
 	return f.idx.Counts(time.Now())
 }
 
-// SlotSize is the number of pending requests of one download slot.
-type SlotSize struct {
-	Key     string `json:"key"`
-	Pending int    `json:"pending"`
-}
-
 // SlotSizes returns the n slots with the most pending requests, the biggest first (equal
-// ones by key), for `jscrawl stats` and `ps`. It looks at each slot once and keeps n.
+// ones by name; all of them when n ≤ 0), for `jscrawl stats` and `ps`
+// (engine.SlotSizer). It looks at each slot once and keeps n.
 func (f *Frontier) SlotSizes(n int) []SlotSize {
 	if n <= 0 {
-		return nil
+		all := make([]SlotSize, 0, f.active)
+		for _, s := range f.slots {
+			if s.n > 0 {
+				all = append(all, SlotSize{Slot: s.name, Queued: s.n})
+			}
+		}
+		return BiggestSlots(all, 0)
 	}
 	less := func(a, b SlotSize) int { // the bigger first
-		if c := cmp.Compare(b.Pending, a.Pending); c != 0 {
+		if c := cmp.Compare(b.Queued, a.Queued); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.Key, b.Key)
+		return cmp.Compare(a.Slot, b.Slot)
 	}
 	top := make([]SlotSize, 0, min(n, f.active))
 	for _, s := range f.slots {
 		if s.n == 0 {
 			continue
 		}
-		e := SlotSize{Key: s.name, Pending: s.n}
+		e := SlotSize{Slot: s.name, Queued: s.n}
 		if len(top) == n && less(e, top[n-1]) >= 0 {
 			continue
 		}

@@ -176,12 +176,15 @@ func TestSlotCounts(t *testing.T) {
 	if at, ok := f.NextReady(); !ok || !at.Equal(r.waiting["a"]) {
 		t.Fatalf("NextReady = %v, %v; want a's time", at, ok)
 	}
-	want := []frontier.SlotSize{{Key: "a", Pending: 3}, {Key: "c", Pending: 2}, {Key: "d", Pending: 2}}
+	want := []frontier.SlotSize{{Slot: "a", Queued: 3}, {Slot: "c", Queued: 2}, {Slot: "d", Queued: 2}}
 	if got := f.SlotSizes(3); !reflect.DeepEqual(got, want) {
 		t.Fatalf("SlotSizes(3) = %v, want %v", got, want)
 	}
-	if got := f.SlotSizes(10); len(got) != 4 || got[3] != (frontier.SlotSize{Key: "b", Pending: 1}) {
-		t.Fatalf("SlotSizes(10) = %v", got)
+	want = append(want, frontier.SlotSize{Slot: "b", Queued: 1})
+	for _, n := range []int{10, 0} {
+		if got := f.SlotSizes(n); !reflect.DeepEqual(got, want) {
+			t.Fatalf("SlotSizes(%d) = %v, want %v", n, got, want)
+		}
 	}
 }
 
@@ -367,7 +370,10 @@ func TestSlotStorage(t *testing.T) {
 }
 
 // Interface guards
-var _ engine.SlotScheduler = (*frontier.Frontier)(nil)
+var (
+	_ engine.SlotScheduler = (*frontier.Frontier)(nil)
+	_ engine.SlotSizer     = (*frontier.Frontier)(nil)
+)
 
 // TestOneSlotReadiness: a frontier without Options.SlotKey keeps its requests in one slot
 // "", which is no download slot: a Readiness given to it is not asked.

@@ -2,6 +2,8 @@ package frontier
 
 import (
 	"container/heap"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -76,7 +78,7 @@ func (x *SlotIndex) Update(key string, head int, has bool) {
 	if !has {
 		if e != nil {
 			x.unfile(e)
-			delete(x.slots, key)
+			x.forget(key)
 		}
 		return
 	}
@@ -95,6 +97,15 @@ func (x *SlotIndex) Update(key string, head int, has bool) {
 	e.head = head
 	if e.where == filedReady {
 		heap.Fix(&x.ready, e.hi)
+	}
+}
+
+// forget drops slot key, and the index's tables once no slot is left (a map keeps its
+// size when emptied: a broad crawl's tables would stay at their largest).
+func (x *SlotIndex) forget(key string) {
+	delete(x.slots, key)
+	if len(x.slots) == 0 {
+		x.slots, x.ready, x.waiting = nil, nil, nil
 	}
 }
 
@@ -180,7 +191,7 @@ func (x *SlotIndex) Took(key string, head int, has bool) {
 	}
 	if !has {
 		x.unfile(e)
-		delete(x.slots, key)
+		x.forget(key)
 		return
 	}
 	e.head = head
@@ -262,4 +273,25 @@ func (h *waitHeap) Pop() any {
 	old[len(old)-1] = nil
 	*h = old[:len(old)-1]
 	return e
+}
+
+// SlotSize is how many requests one download slot has queued in a frontier.
+type SlotSize struct {
+	Slot   string `json:"slot"`
+	Queued int    `json:"queued"`
+}
+
+// BiggestSlots returns the n biggest of sizes (all of them, sorted, when n ≤ 0), biggest
+// first, then by name.
+func BiggestSlots(sizes []SlotSize, n int) []SlotSize {
+	slices.SortFunc(sizes, func(a, b SlotSize) int {
+		if a.Queued != b.Queued {
+			return b.Queued - a.Queued
+		}
+		return strings.Compare(a.Slot, b.Slot)
+	})
+	if n > 0 && len(sizes) > n {
+		sizes = sizes[:n]
+	}
+	return sizes
 }

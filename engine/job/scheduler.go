@@ -69,9 +69,11 @@ func (s *Scheduler) Recheck() { s.f.Recheck() }
 // SlotCounts implements engine.SlotScheduler.
 func (s *Scheduler) SlotCounts() (slots, ready, waiting int) { return s.f.SlotCounts() }
 
-// SlotSizes returns the n slots with the most pending requests, the biggest first, for
-// `jscrawl stats` and `ps`.
+// SlotSizes implements engine.SlotSizer.
 func (s *Scheduler) SlotSizes(n int) []frontier.SlotSize { return s.f.SlotSizes(n) }
 
 // Interface guards
-var _ engine.SlotScheduler = (*Scheduler)(nil)
+var (
+	_ engine.SlotScheduler = (*Scheduler)(nil)
+	_ engine.SlotSizer     = (*Scheduler)(nil)
+)

@@ -111,7 +111,7 @@ func TestSchedulerSlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []frontier.SlotSize{{Key: "a", Pending: 3}, {Key: "b", Pending: 1}}
+	want := []frontier.SlotSize{{Slot: "a", Queued: 3}, {Slot: "b", Queued: 1}}
 	if st.Slots != 2 || !reflect.DeepEqual(st.TopSlots, want) {
 		t.Fatalf("status: %d slots %v; want 2 %v", st.Slots, st.TopSlots, want)
 	}

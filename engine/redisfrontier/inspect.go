@@ -30,6 +30,7 @@ type Status struct {
 	Finished  bool             `json:"finished"` // nothing pending or leased, start() done
 	StartDone bool             `json:"startDone"`
 	Pending   int64            `json:"pending"`
+	Slots     int64            `json:"slots"` // download slots with pending requests
 	Leased    int64            `json:"leased"`
 	Seen      int64            `json:"seen"`
 	Stats     map[string]int64 `json:"stats"`   // the workers' integer stats summed (maxima as maxima)
@@ -81,7 +82,8 @@ func Inspect(ctx context.Context, redisURL, crawlID string) (*Status, error) {
 	defer rdb.Close()
 	p := "jscrawl:" + crawlID + ":"
 	pipe := rdb.Pipeline()
-	pending := pipe.ZCard(ctx, p+keyPending)
+	pending := pipe.HGet(ctx, p+keyMeta, "pending")
+	slots := pipe.ZCard(ctx, p+keySlots)
 	leased := pipe.ZCard(ctx, p+keyLeased)
 	seen := pipe.SCard(ctx, p+keySeen)
 	finished := pipe.Exists(ctx, p+keyFinished)
@@ -91,7 +93,8 @@ func Inspect(ctx context.Context, redisURL, crawlID string) (*Status, error) {
 	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
 		return nil, fmt.Errorf("redis frontier %s: read crawl %s: %w", redactURL(redisURL), crawlID, err)
 	}
-	st := &Status{CrawlID: crawlID, Prefix: p, Pending: pending.Val(), Leased: leased.Val(), Seen: seen.Val(),
+	np, _ := strconv.ParseInt(pending.Val(), 10, 64)
+	st := &Status{CrawlID: crawlID, Prefix: p, Pending: np, Slots: slots.Val(), Leased: leased.Val(), Seen: seen.Val(),
 		Finished: finished.Val() > 0, StartDone: start.Val() == "1", Stats: map[string]int64{}, Workers: []WorkerInfo{}}
 	for k, v := range stats.Val() {
 		st.Stats[k], _ = strconv.ParseInt(v, 10, 64)
@@ -186,10 +189,10 @@ func isKeyName(name string) bool {
 			return true
 		}
 	}
-	if name == keyCreated {
+	if name == keyCreated || name == keyOldPending {
 		return true
 	}
-	for _, p := range []string{keySlot, keyHolds, keyRobots, keyRobotsLock} {
+	for _, p := range []string{keyPending, keySlot, keyHolds, keyRobots, keyRobotsLock} {
 		if strings.HasPrefix(name, p) {
 			return true
 		}

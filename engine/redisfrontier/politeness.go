@@ -23,7 +23,12 @@ import (
 //	                   pause (µs): no start before it (Retry-After); at (µs): the slot's
 //	                   AutoThrottle delay as a worker last shared it
 //	holds:<key>  ZSET  hold token <worker>#s<n> → deadline (µs): the downloads holding the
-//	                   slot, reserved or running
+//	                   slot, reserved or running; and lease token <worker>#<n> → its
+//	                   reserved start plus the lease timeout: a leased request of the
+//	                   slot whose download has not taken the hold yet (syncScript)
+//
+// slot:<key> also records conc and delay, the concurrency and delay (µs) of the slot's
+// latest acquisition, which the leases use.
 //
 // Both expire ten minutes after the slot's last use. An acquisition is one script call
 // (slotScript): it drops the slot's expired holds (a dead worker's), and when fewer than
@@ -58,9 +63,10 @@ const (
 )
 
 // slotScript applies ops to the slots named by KEYS, two per op (the slot's HASH and
-// ZSET). ARGV: lease µs, then the ops:
+// ZSET). ARGV: lease µs, the crawl's key prefix, then the ops:
 //
-//	r token throttle   release a hold; throttle > 0 (µs) becomes the slot's AutoThrottle delay
+//	r token throttle   release a hold; throttle > 0 (µs) becomes the slot's AutoThrottle
+//	                   delay; the slot's score in slots becomes now (it has room)
 //	h token            renew a hold (its deadline never moves back)
 //	p µs               pause the slot for µs from now, unless it is paused longer
 //	a token conc delay acquire (the last op): a hold when fewer than conc remain, starting
@@ -68,9 +74,21 @@ const (
 //	c token conc delay confirm the reserved start of a hold (the last op), before it: when
 //	                   a pause ends after it, the hold starts at the pause's end, or at
 //	                   last+delay when a later start was reserved meanwhile
+//	L lease token conc delay
+//	                   acquire with the hold that leasing a request reserved (lease, its
+//	                   lease token; the last op): it becomes hold token, starting at the
+//	                   start reserved (a late one now, or after a start reserved since),
+//	                   or the pause's end, once fewer than conc downloads hold the slot
+//	                   (with a delay longer than the slot's recorded one, the leases'
+//	                   reserved starts are first spaced again by it)
+//	                   (other leases' holds do not count); an acquisition as a when the
+//	                   lease's hold is gone
+//
+// a and L record conc and delay in the slot's HASH, for the leases (syncScript).
 //
 // Returns {wait, at, recovered, retry}: wait µs until the reserved start (-1: the slot is
-// full, -2: no acquisition; for c, 0: the start stands), the slot's AutoThrottle delay (µs, 0: none), the expired holds
+// full, -2: no acquisition; for c, 0: the start stands), the slot's AutoThrottle delay (µs,
+// 0: none; -1 for an L whose lease's hold stays while the slot is full), the expired holds
 // dropped, and when full the µs until the earliest hold's deadline.
 var slotScript = redis.NewScript(`
 local t = redis.call('TIME')
@@ -81,18 +99,67 @@ local function extend(key, us)
   local ms = math.ceil(us / 1000)
   if redis.call('PTTL', key) < ms then redis.call('PEXPIRE', key, ms) end
 end
-local function reserve(h, z, tok, start)
-  redis.call('HSET', h, 'last', start)
+local function reserve(h, z, tok, start, conc, delay)
+  if conc > 0 then
+    redis.call('HSET', h, 'last', start, 'conc', conc, 'delay', delay)
+  else
+    redis.call('HSET', h, 'last', start)
+  end
   redis.call('ZADD', z, start + lease, tok)
   extend(h, start - now + lease + keep)
   extend(z, start - now + lease + keep)
 end
+-- A delay longer than the one the slot's leases reserved their starts with (a Crawl-delay
+-- learned, AutoThrottle slowing down) spaces those starts again, in order, after the
+-- downloads' (#s), so that a lease's hold taken at its start keeps the new delay.
+local function respace(h, z, delay)
+  if delay <= tonumber(redis.call('HGET', h, 'delay') or '0') then return end
+  local prev, moved = nil, {}
+  local hs = redis.call('ZRANGE', z, 0, -1, 'WITHSCORES')
+  for j = 1, #hs, 2 do
+    local m, start = hs[j], tonumber(hs[j+1]) - lease
+    if string.find(m, '#s', 1, true) then
+      if not prev or start > prev then prev = start end
+    else
+      if prev and start < prev + delay then
+        start = prev + delay
+        moved[#moved+1] = start + lease
+        moved[#moved+1] = m
+      end
+      prev = start
+    end
+  end
+  if #moved > 0 then
+    redis.call('ZADD', z, unpack(moved))
+    local last = tonumber(redis.call('HGET', h, 'last') or '0')
+    if prev > last then redis.call('HSET', h, 'last', prev) end
+  end
+end
+local function acquire(h, z, tok, conc, delay)
+  respace(h, z, delay)
+  local recovered = redis.call('ZREMRANGEBYSCORE', z, '-inf', now)
+  local v = redis.call('HMGET', h, 'last', 'pause', 'at')
+  local at = tonumber(v[3] or '0')
+  if redis.call('ZCARD', z) >= conc then
+    local first = redis.call('ZRANGE', z, 0, 0, 'WITHSCORES')
+    return {-1, at, recovered, tonumber(first[2]) - now}
+  end
+  local start = now
+  if v[1] then start = math.max(start, tonumber(v[1]) + delay) end
+  if v[2] then start = math.max(start, tonumber(v[2])) end
+  reserve(h, z, tok, start, conc, delay)
+  return {start - now, at, recovered, 0}
+end
 local res = {-2, 0, 0, 0}
-local i, k = 2, 1
+local P = ARGV[2]
+local i, k = 3, 1
 while i <= #ARGV do
   local tag, h, z = ARGV[i], KEYS[k], KEYS[k+1]
   if tag == 'r' then
-    redis.call('ZREM', z, ARGV[i+1])
+    -- The slot has room: its queued requests may be leased at once (syncScript).
+    if redis.call('ZREM', z, ARGV[i+1]) > 0 then
+      redis.call('ZADD', P .. 'slots', 'XX', 'LT', math.floor(now / 1000), string.sub(h, #P + 6))
+    end
     local at = tonumber(ARGV[i+2])
     if at > 0 then
       redis.call('HSET', h, 'at', at)
@@ -110,21 +177,44 @@ while i <= #ARGV do
     extend(h, pause - now + keep)
     i = i + 2
   elseif tag == 'a' then
-    local tok, conc, delay = ARGV[i+1], tonumber(ARGV[i+2]), tonumber(ARGV[i+3])
-    local recovered = redis.call('ZREMRANGEBYSCORE', z, '-inf', now)
-    local v = redis.call('HMGET', h, 'last', 'pause', 'at')
-    local at = tonumber(v[3] or '0')
-    if redis.call('ZCARD', z) >= conc then
-      local first = redis.call('ZRANGE', z, 0, 0, 'WITHSCORES')
-      res = {-1, at, recovered, tonumber(first[2]) - now}
-    else
-      local start = now
-      if v[1] then start = math.max(start, tonumber(v[1]) + delay) end
-      if v[2] then start = math.max(start, tonumber(v[2])) end
-      reserve(h, z, tok, start)
-      res = {start - now, at, recovered, 0}
-    end
+    res = acquire(h, z, ARGV[i+1], tonumber(ARGV[i+2]), tonumber(ARGV[i+3]))
     i = i + 4
+  elseif tag == 'L' then
+    -- A lease's hold (syncScript) becomes the download's, at the start it reserved; one
+    -- that comes late starts now when no later start was reserved meanwhile, else after
+    -- the latest one.
+    local lt, tok, conc, delay = ARGV[i+1], ARGV[i+2], tonumber(ARGV[i+3]), tonumber(ARGV[i+4])
+    respace(h, z, delay)
+    local sc = redis.call('ZSCORE', z, lt)
+    local busy = 0
+    if sc then
+      -- The slot's downloads (their tokens have #s): leases do not count against this one.
+      redis.call('ZREMRANGEBYSCORE', z, '-inf', now)
+      for _, m in ipairs(redis.call('ZRANGE', z, 0, -1)) do
+        if string.find(m, '#s', 1, true) then busy = busy + 1 end
+      end
+    end
+    if not sc then
+      res = acquire(h, z, tok, conc, delay)
+    elseif busy >= conc then
+      local first = redis.call('ZRANGE', z, 0, 0, 'WITHSCORES')
+      res = {-1, -1, 0, tonumber(first[2]) - now}
+    else
+      redis.call('ZREM', z, lt)
+      local v = redis.call('HMGET', h, 'last', 'pause', 'at')
+      local last, pause = tonumber(v[1] or '0'), tonumber(v[2] or '0')
+      local start = tonumber(sc) - lease
+      if start <= now then -- late (a renewal moves the score: it is never taken for a start)
+        if last <= start then start = now else start = math.max(now, last + delay) end
+      end
+      start = math.max(start, pause)
+      redis.call('ZADD', z, start + lease, tok)
+      redis.call('HSET', h, 'last', math.max(last, start), 'conc', conc, 'delay', delay)
+      extend(h, start - now + lease + keep)
+      extend(z, start - now + lease + keep)
+      res = {start - now, tonumber(v[3] or '0'), 0, 0}
+    end
+    i = i + 5
   elseif tag == 'c' then
     local tok, delay = ARGV[i+1], tonumber(ARGV[i+3])
     local v = redis.call('HMGET', h, 'last', 'pause', 'at')
@@ -135,7 +225,7 @@ while i <= #ARGV do
     if pause > mine then
       local start = pause
       if last > mine then start = math.max(pause, last + delay) end
-      reserve(h, z, tok, start)
+      reserve(h, z, tok, start, 0, delay)
       res[1] = start - now
     end
     i = i + 4
@@ -161,9 +251,13 @@ type politeness struct {
 	held     map[string]string // hold token → slot key: the holds to renew
 	queue    []slotOp          // releases and pauses not sent yet
 	waiters  map[string]chan struct{}
-	spares   map[string][]spare   // slot key → holds kept for reuse (no delay)
-	fresh    map[string]time.Time // slot key → its last acquisition granted without a wait
-	sweeping bool                 // the background goroutine is to release old spares
+	spares   map[string][]spare     // slot key → holds kept for reuse (no delay)
+	fresh    map[string]time.Time   // slot key → its last acquisition granted without a wait
+	leases   map[string][]leaseHold // slot key → holds of leased requests Next handed out
+	paused   map[string]time.Time   // slot key → when this worker last paused it
+	known    map[string]slotConf    // slot key → its concurrency and delay as Redis knows them
+	ended    map[string]int         // slot key → downloads that took a lease's hold, ended, not matched by a Done
+	sweeping bool                   // the background goroutine is to release old spares
 	closed   bool
 	kick     chan struct{}
 	stop     chan struct{}
@@ -178,6 +272,10 @@ func (f *Frontier) polite() *politeness {
 		p.waiters = map[string]chan struct{}{}
 		p.spares = map[string][]spare{}
 		p.fresh = map[string]time.Time{}
+		p.leases = map[string][]leaseHold{}
+		p.paused = map[string]time.Time{}
+		p.known = map[string]slotConf{}
+		p.ended = map[string]int{}
 		p.kick = make(chan struct{}, 1)
 		p.stop = make(chan struct{})
 		p.loopDone = make(chan struct{})
@@ -191,12 +289,39 @@ func (f *Frontier) polite() *politeness {
 // sleeps until the start (awaitStart). A full slot is asked again when this worker releases one of
 // its holds, or by polling. Redis errors are retried with backoff until the frontier fails
 // for good (backOff).
+//
+// A download of a request this worker leased uses the hold the lease reserved (any of
+// its slot's that Next handed out): in a slot without a delay, granted less than
+// reuseFresh ago and not paused here since, as it is, without a script call (its release
+// rides on the next round trip, syncScript's u); otherwise its script call turns it into
+// the download's hold at the start the lease reserved.
 func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay time.Duration) (engine.SlotHold, error) {
 	p := f.polite()
 	poll := 5 * time.Millisecond
 	backoff := 50 * time.Millisecond
+	// leased: lh is a lease's hold in Redis that this acquisition may use; popped: lh was
+	// taken from the handed-out leases' (the download counts as theirs: leaseEnded).
+	lh, leased := p.takeLease(key)
+	popped := leased
+	if leased && delay <= 0 && time.Since(lh.granted) < reuseFresh && p.adoptable(key, conc, lh.granted) {
+		f.stats.Inc("frontier/slot_holds_leased", 1)
+		return engine.SlotHold{Release: func(throttle time.Duration) {
+			f.releaseLeaseHold(key, lh.token, throttle)
+			p.leaseEnded(key)
+		}}, nil
+	}
+	// giveUp ends an acquisition that failed: a lease's hold it did not use goes back.
+	giveUp := func(err error) (engine.SlotHold, error) {
+		switch {
+		case leased:
+			p.untakeLease(key, lh)
+		case popped:
+			p.leaseEnded(key)
+		}
+		return engine.SlotHold{}, err
+	}
 	for {
-		if delay <= 0 {
+		if delay <= 0 && !popped {
 			if token := p.takeSpare(key); token != "" {
 				f.stats.Inc("frontier/slot_holds_reused", 1)
 				return engine.SlotHold{Release: func(throttle time.Duration) { f.releaseSlot(key, token, true, throttle) }}, nil
@@ -213,27 +338,42 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 		p.held[token] = key // renewed from now on, so a lost reply's hold is not left to expire
 		p.mu.Unlock()
 		// On failure, a release of the hold in case the script ran.
-		res, err := f.call(ctx, slotOp{key, []any{"a", token, max(conc, 1), delay.Microseconds()}}, slotOp{key, []any{"r", token, 0}})
+		acq := slotOp{key, []any{"a", token, max(conc, 1), delay.Microseconds()}}
+		if leased {
+			acq = slotOp{key, []any{"L", lh.token, token, max(conc, 1), delay.Microseconds()}}
+		}
+		res, err := f.call(ctx, acq, slotOp{key, []any{"r", token, 0}})
 		if err != nil {
 			p.mu.Lock()
 			delete(p.held, token)
 			p.mu.Unlock()
 			if err := f.backOff(ctx, err, &backoff); err != nil {
-				return engine.SlotHold{}, err
+				return giveUp(err)
 			}
 			continue
 		}
 		backoff = 50 * time.Millisecond
 		wait, at, recovered, retry := toInt(res[0]), toInt(res[1]), toInt(res[2]), toInt(res[3])
+		if wait >= 0 {
+			p.learned(key, max(conc, 1))
+		}
+		// The lease's hold stays for the next try when the slot's downloads use its
+		// concurrency (at -1); used, or gone, the next tries are plain acquisitions.
+		leased = leased && wait < 0 && at == -1
 		if recovered > 0 {
 			f.stats.Inc("frontier/slot_holds_recovered", recovered)
 			f.logger.Info(fmt.Sprintf("Slot %s: %d holds of stopped workers expired", key, recovered))
 		}
 		if wait >= 0 {
-			reuse := wait == 0 && delay <= 0 // a hold that only counts: it may be reused
+			reuse := wait == 0 && delay <= 0 && !popped // a hold that only counts: it may be reused
 			hold := engine.SlotHold{
 				Throttle: time.Duration(at) * time.Microsecond,
-				Release:  func(throttle time.Duration) { f.releaseSlot(key, token, reuse, throttle) },
+				Release: func(throttle time.Duration) {
+					f.releaseSlot(key, token, reuse, throttle)
+					if popped {
+						p.leaseEnded(key)
+					}
+				},
 			}
 			if reuse {
 				p.mu.Lock()
@@ -241,7 +381,7 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 				p.mu.Unlock()
 			}
 			if err := f.awaitStart(ctx, key, token, delay, wait); err != nil {
-				f.releaseSlot(key, token, false, 0)
+				hold.Release(0)
 				return engine.SlotHold{}, err
 			}
 			return hold, nil
@@ -249,7 +389,7 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 		p.mu.Lock()
 		delete(p.held, token)
 		p.mu.Unlock()
-		if delay <= 0 && p.hasSpare(key) {
+		if delay <= 0 && !popped && p.hasSpare(key) {
 			continue // a download of this worker ended meanwhile
 		}
 		w := min(poll, max(time.Duration(retry)*time.Microsecond, time.Millisecond))
@@ -260,7 +400,7 @@ func (f *Frontier) AcquireSlot(ctx context.Context, key string, conc int, delay 
 		case <-t.C:
 		case <-ctx.Done():
 			t.Stop()
-			return engine.SlotHold{}, ctx.Err()
+			return giveUp(ctx.Err())
 		}
 		t.Stop()
 	}
@@ -319,6 +459,7 @@ func (f *Frontier) PauseSlot(key string, t time.Time) {
 	p := f.polite()
 	p.mu.Lock()
 	delete(p.fresh, key) // spares wait for Redis's word on the pause
+	p.paused[key] = time.Now()
 	p.mu.Unlock()
 	p.enqueue(slotOp{key, []any{"p", d.Microseconds()}})
 }
@@ -333,6 +474,130 @@ const (
 	// worker is seen that much later at most).
 	reuseFresh = 100 * time.Millisecond
 )
+
+// leaseHold is the hold in a slot's holds:<key> that leasing a request reserved
+// (syncScript), named by the lease's token.
+type leaseHold struct {
+	token   string
+	granted time.Time // when the round trip that leased it was sent
+}
+
+// addLease records the hold of a leased request that Next handed out, for a download of
+// slot key.
+func (p *politeness) addLease(key string, lh leaseHold) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.leases[key] = append(p.leases[key], lh)
+}
+
+// takeLease returns the oldest hold of slot key that addLease recorded, and forgets it.
+func (p *politeness) takeLease(key string) (leaseHold, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l := p.leases[key]
+	if len(l) == 0 {
+		return leaseHold{}, false
+	}
+	lh := l[0]
+	if len(l) == 1 {
+		delete(p.leases, key)
+	} else {
+		p.leases[key] = l[1:]
+	}
+	return lh, true
+}
+
+// untakeLease puts back a hold takeLease returned that the download did not use.
+func (p *politeness) untakeLease(key string, lh leaseHold) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.leases[key] = append([]leaseHold{lh}, p.leases[key]...)
+}
+
+// leaseEnded records that a download of slot key that took a lease's hold ended.
+func (p *politeness) leaseEnded(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ended[key]++
+}
+
+// doneLease records that the lease token of a request of slot key ended (Done), and
+// returns the lease hold that goes with it in Redis ("": none). Downloads take any
+// handed-out lease's hold of their slot (the gate does not know their requests), so the
+// lease of a request that was downloaded leaves the holds as they are, and one that was
+// not (a middleware dropped it) drops one not taken, its own if it is there. Which it was
+// is told by counting: a request is done after its download has ended, so while
+// downloads that took a lease's hold have ended that no Done has matched, the request
+// done is taken to be one of them. A wrong guess swaps the roles of two requests of the
+// slot, never the count of their holds.
+func (p *politeness) doneLease(key, token string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := p.ended[key]; n > 0 {
+		if n == 1 {
+			delete(p.ended, key)
+		} else {
+			p.ended[key] = n - 1
+		}
+		return ""
+	}
+	l := p.leases[key]
+	if len(l) == 0 {
+		return ""
+	}
+	i := slices.IndexFunc(l, func(lh leaseHold) bool { return lh.token == token })
+	i = max(i, 0)
+	tok := l[i].token
+	l = slices.Delete(l, i, i+1)
+	if len(l) == 0 {
+		delete(p.leases, key)
+	} else {
+		p.leases[key] = l
+	}
+	return tok
+}
+
+// adoptable reports whether a download of slot key with concurrency conc may take as it
+// is the hold of a lease granted at t: Redis knew the slot's concurrency as conc from
+// this worker before t (the lease counted it), and this worker has not paused the slot
+// since.
+func (p *politeness) adoptable(key string, conc int, t time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k, ok := p.known[key]
+	if !ok || k.conc != conc || !k.at.Before(t) {
+		return false
+	}
+	at, ok := p.paused[key]
+	return !ok || at.Before(t)
+}
+
+// learned records that Redis knows slot key's concurrency as conc (an acquisition
+// recorded it).
+func (p *politeness) learned(key string, conc int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if k, ok := p.known[key]; !ok || k.conc != conc {
+		p.known[key] = slotConf{conc: conc, at: time.Now()}
+	}
+}
+
+// slotConf is a slot's concurrency as this worker's acquisitions recorded it in Redis,
+// since at.
+type slotConf struct {
+	conc int
+	at   time.Time
+}
+
+// releaseLeaseHold ends a download's hold that a lease reserved: its release rides on the
+// next round trip of the frontier (syncScript's u), which looks at the slot again at once.
+func (f *Frontier) releaseLeaseHold(key, token string, throttle time.Duration) {
+	f.mu.Lock()
+	f.ops = append(f.ops, op{args: []any{"u", key, token, max(throttle.Microseconds(), 0)}})
+	f.mu.Unlock()
+	f.poke()
+	f.politeness.wake([]slotOp{{key: key}})
+}
 
 // spare is a hold kept for reuse.
 type spare struct {
@@ -453,8 +718,8 @@ func (p *politeness) wake(ops []slotOp) {
 // runSlotOps runs slotScript on ops.
 func (f *Frontier) runSlotOps(ctx context.Context, ops []slotOp) ([]any, error) {
 	keys := make([]string, 0, 2*len(ops))
-	args := make([]any, 1, 1+4*len(ops))
-	args[0] = f.opts.LeaseTimeout.Microseconds()
+	args := make([]any, 2, 2+4*len(ops))
+	args[0], args[1] = f.opts.LeaseTimeout.Microseconds(), f.prefix
 	for _, op := range ops {
 		keys = append(keys, f.prefix+keySlot+op.key, f.prefix+keyHolds+op.key)
 		args = append(args, op.args...)

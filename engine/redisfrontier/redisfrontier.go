@@ -6,7 +6,7 @@
 //
 // The engine calls Enqueue, Next, Done and Len on its own goroutine and must never wait on
 // the network, so none of them does: Enqueue and Done append to a local outbox, and Next
-// takes from a local buffer of requests already leased. One background goroutine per
+// takes from a local buffer of requests already leased (see Slots). One background goroutine per
 // worker does all the talking to Redis, one round trip at a time, each a single EVALSHA of
 // one Lua script (syncScript) that atomically
 //
@@ -15,10 +15,11 @@
 //     start lease, adds stat deltas;
 //  2. renews this worker's leases (every LeaseTimeout/3, with its heartbeat), adds its
 //     stats to the crawl's and reads the crawl's totals (every second);
-//  3. returns expired leases of any worker to pending (counted by the worker that runs it in
-//     frontier/leases_recovered);
-//  4. leases up to n pending requests, highest priority first, when the engine has room
-//     (n: its free slots, plus Options.Prefetch ready ones);
+//  3. returns expired leases of any worker to their slots' queues (counted by the worker
+//     that runs it in frontier/leases_recovered);
+//  4. leases up to n pending requests that their download slots can start soon, highest
+//     priority first (see Slots), when the engine has room (n: its free slots, plus
+//     Options.Prefetch ready ones);
 //  5. reports pending and leased counts, and marks the crawl finished when nothing is
 //     pending or leased and start() has run.
 //
@@ -31,17 +32,29 @@
 //
 // Round trips per request: Enqueue, Next and Done ride on shared round trips, and the
 // background goroutine batches whatever the engine did during the previous one; new
-// requests and acknowledgements wait up to gatherOps (10 ms) for more, unless the engine
-// is short of requests (the buffer empty or below half of Prefetch), the worker closes,
-// or a heartbeat is due. The script handles a round trip's adds, acknowledgements and
-// leases with a few multi-member commands (ZADD, HSET, HMGET, ZREM, HDEL), one SADD per
-// new request. With a busy worker that is well under one round trip per request
-// (BenchmarkFleet: 0.22–0.54 per page, the shared politeness's included, 5–10 Redis
-// commands per page); a worker with a single request at a time needs about 1.6 (its add,
-// then its lease with the acknowledgement of the one before), plus, for all its leases at
-// once, a renewal every LeaseTimeout/3 and a stats push every second. The script keeps
-// each worker's last reply (trips), so a round trip sent again after a lost reply is not
-// applied twice.
+// requests, acknowledgements and releases of slot holds wait up to gatherOps (10 ms) for
+// more, unless the engine is short of requests (the buffer empty or below half of
+// Prefetch, with a quarter of Capacity idle, or one for a Capacity under 8), the worker
+// closes, or a heartbeat is due. The script handles a round trip's adds,
+// acknowledgements and leases with a few multi-member commands (ZADD, HSET, HMGET, ZREM,
+// HDEL) per slot touched, one SADD per new request, and about five commands per
+// candidate slot when it leases (its queue's heads, its slot:<key> and holds:<key>). With
+// a busy worker that is well under one round trip per request; on one host a worker's
+// leases are bounded by the host's concurrency, not by Capacity and Prefetch, so it
+// leases again about once per CONCURRENT_REQUESTS_PER_DOMAIN downloads, and workers that
+// share a host's room wake each other for their turns. BenchmarkFleet (one host, 50 ms
+// pages, CONCURRENT_REQUESTS_PER_DOMAIN 16 per worker; one run each on a shared 2-core
+// machine, the shared politeness's included), 1/2/4 workers, before per-slot leasing and
+// after: 0.44/0.49/0.55 round trips per page, then 0.36/0.58/0.95; 9.2/10.0/10.5 Redis
+// commands per page, then 11.5/16.3/23.0; Redis CPU 78/69/66 µs per page, then
+// 120/132/148; pages/s 0.91/0.87/0.89× what they were (the memory scheduler's 0.96×).
+// BenchmarkCrawl (one worker, CONCURRENT_REQUESTS_PER_DOMAIN 8, a fast local site): 0.12
+// round trips per page, then 0.28; pages/s 0.59× the memory scheduler's, then 0.34× in
+// the same kind of run and 0.51–0.84× in three more (the machine's noise).
+// A worker with a single request at a time needs about 1.6 (its add, then its lease with
+// the acknowledgement of the one before), plus, for all its leases at once, a renewal
+// every LeaseTimeout/3 and a stats push every second. The script keeps each worker's last
+// reply (trips), so a round trip sent again after a lost reply is not applied twice.
 //
 // # Keys
 //
@@ -49,26 +62,94 @@
 // cluster).
 //
 //	seen      SET   16-byte binary fingerprints (engine/frontier.Fingerprint)
-//	pending   ZSET  members, every score 0, so they sort by member: 13 hex digits of
-//	                2^51-1-priority (higher priority first), then 13 of the sequence
-//	                number (FIFO) or of 2^52-1 minus it (LIFO)
+//	pending:<slot>  ZSET  the requests queued for download slot <slot> (engine.SlotKey,
+//	                computed by the worker that enqueues): members, every score 0, so
+//	                they sort by member: 13 hex digits of 2^51-1-priority (higher
+//	                priority first), 13 of the sequence number (FIFO) or of 2^52-1
+//	                minus it (LIFO), then the slot key
+//	slots     ZSET  slot key → when it can next start a leased request (ms, Redis's
+//	                clock): the slots with queued requests
 //	req       HASH  member → the request record (engine/frontier.EncodeRequest)
 //	leased    ZSET  member → lease deadline (ms, Redis's clock)
 //	lease     HASH  member → lease token <worker>#<n>: a Done or renewal of a lease that
 //	                expired and went to another worker does nothing
-//	meta      HASH  seq, lease: counters
+//	meta      HASH  seq, lease: counters; pending: requests queued in all slots; layout
+//	                2 (the per-slot queues)
 //	start     HASH  owner, deadline, token <worker>#<epoch>, epoch (the start lease),
 //	                yielded (start requests recorded, by position in start()'s
 //	                sequence), done
 //	finished  STRING  when the crawl was found over (Redis's clock, ms)
 //	workers   HASH  worker id → WorkerInfo JSON (heartbeat every LeaseTimeout/3)
+//	hungry    HASH  worker id → <since>,<next> (ms): a worker waiting for requests since
+//	                <since>, and when its next round trip is due
 //	stats     HASH  Scrapy stat key → crawl-wide integer (the workers' deltas summed,
 //	                maxima as maxima)
 //	trips     HASH  worker id → its last round trip's id and reply (removed at Close)
 //	created   STRING when the first worker opened the crawl; a worker that finds it gone at
 //	                a heartbeat fails with ErrStateLost (Redis lost its data, or a clear)
-//	slot:<key>, holds:<key>           a download slot shared by the workers (politeness.go)
+//	slot:<key>, holds:<key>           a download slot shared by the workers (politeness.go);
+//	                holds:<key> also holds the lease token of each leased request of the
+//	                slot whose download has not started
 //	robots:<origin>, robotslock:<origin>  an origin's robots.txt, fetched once (robots.go)
+//
+// A queued request costs its member three times (pending:<slot>, req, and leased and lease
+// while leased), so a long slot key makes every request of its slot dearer.
+//
+// # Slots
+//
+// Requests are queued per download slot, and a worker leases only requests that their
+// slot can start soon, so that no worker holds a host's queue while the others idle and
+// the shared slot gate (politeness.go) and the leases agree on which requests are ready.
+// The slots whose score in slots has come (within leaseAhead, 50 ms) are the candidates
+// of a lease; for each, the gate's slot:<key> (last start reserved, the pause, and the
+// concurrency and delay that the last acquisition used; Options.SlotConcurrency and
+// SlotDelay before any) and holds:<key> give its next start and its free concurrency.
+// The script picks requests one at a time, the best head among the candidates that can
+// start one within leaseAhead (highest priority, then the slot that waited longest), each
+// pick taking one of the slot's free concurrency and moving its next start on by its
+// delay: no more of a slot than its free concurrency and, with a delay, about one per
+// delay. A leased request's token goes into holds:<key> at the start it reserves, and the
+// slot's last moves to that start, so the gate counts it from the lease on and spaces
+// other starts from it; the slot is scored again by its next start (fullRecheck, 250 ms,
+// when its concurrency is in use; a release of any of its holds looks at it at once). A
+// paused slot (PauseSlot, a Retry-After) is scored by the pause's end and blocks no other.
+// Priorities hold across the candidates of a round trip (up to 2n+8 slots, the ones
+// ready longest); a higher-priority request of a slot beyond them waits for a later
+// round trip.
+//
+// The download of a leased request takes the hold a lease reserved (AcquireSlot; any
+// lease of its slot that Next handed out, as the gate does not know the request): as it
+// is, without a script call, in a slot without a delay (granted within reuseFresh, the
+// slot's concurrency known), its release riding on a round trip; otherwise one script
+// call moves the hold to the download at the start reserved (a late download starts now,
+// or after a start reserved since). A lease that ends without a download (Done, a
+// release, an expiry) drops a hold with it (politeness.doneLease).
+//
+// The other keys of the shared gate are as they were, and a crawl keeps them: the slot
+// script records each acquisition's concurrency and delay in slot:<key> for the leases,
+// and a release of a hold scores the slot in slots now.
+//
+// Workers waiting for requests are served in turn: a worker with room to work that gets
+// less than it asked for records since when it waits and when it comes back (hungry; at
+// the end of that queue when it got some), and the picks of a round trip go round the
+// waiting workers and the one leasing, one each, longest waiting first: the worker takes
+// its own and wakes the others that have picks left to them (PUBLISH wake:<worker>, which
+// each worker subscribes to), as a worker that frees room in a slot with queued requests
+// and leases nothing wakes as many waiting workers. A worker that gets nothing waits
+// until the earliest slot's score (at most maxPoll, 250 ms) or a wake, instead of polling;
+// one deferLate (1 s) late for the round trip it announced is no longer waited for. Three
+// workers sharing one host with a 0.5 s delay fetch 8 pages of 24 each
+// (TestFairShareDelay); three sharing a host's concurrency without a delay 199 to 202 of
+// 600 pages each (TestFairShareSaturated).
+//
+// Locally, Next hands out the buffered leases through a frontier.SlotIndex over their
+// slots: only those of slots that UseSlots' Readiness says can start a download, which
+// it reserves (engine.SlotScheduler).
+//
+// A crawl that an older jscrawl left with requests in its single pending ZSET is refused
+// (ErrOldLayout, which says to clear it with jscrawl frontier clear): its members carry no
+// slot key, and the records that do cannot be decoded in Lua; Inspect and Clear still
+// see its keys.
 //
 // # start()
 //
@@ -161,7 +242,8 @@ type Options struct {
 	// (FRONTIER_RETRY_TIMEOUT); 0 means 5 minutes.
 	RetryTimeout time.Duration
 	// Capacity is how many requests the worker can work on at once (CONCURRENT_REQUESTS):
-	// it leases no more than that plus Prefetch, so idle workers get the rest. 0 means 16.
+	// it leases no more than that plus Prefetch (and no more of a slot than the slot can
+	// start soon), so idle workers get the rest. 0 means 16.
 	Capacity int
 	// Prefetch is how many leased requests the worker keeps ready beyond Capacity, so that
 	// a free slot does not wait for a round trip; it leases again when half of them are
@@ -170,6 +252,13 @@ type Options struct {
 	// FIFO orders requests of one priority first in, first out; false is LIFO
 	// (SCHEDULER_MEMORY_QUEUE).
 	FIFO bool
+	// SlotConcurrency and SlotDelay are the concurrency and delay of a download slot that
+	// the shared slot gate has not seen a download of yet (CONCURRENT_REQUESTS_PER_DOMAIN,
+	// DOWNLOAD_DELAY): leasing requests of such a slot assumes them. Once a download of
+	// the slot acquired it, the slot's own (DOWNLOAD_SLOTS, a Crawl-delay, AutoThrottle)
+	// hold. 0 means 8 and none.
+	SlotConcurrency int
+	SlotDelay       time.Duration
 	// WorkerID names this worker in the crawl; empty means host-pid-random.
 	WorkerID string
 	// Stats receives this worker's counters, and its integer stats are added to the
@@ -209,6 +298,9 @@ func OptionsFromSettings(s *types.Settings, spider string) Options {
 		Capacity:     s.Int(types.ConcurrentRequests),
 		Prefetch:     max(1, s.Int(types.ConcurrentRequests)/2),
 		FIFO:         strings.EqualFold(s.String(types.SchedulerMemoryQueue), "fifo"),
+
+		SlotConcurrency: s.Int(types.ConcurrentRequestsPerDomain),
+		SlotDelay:       s.Duration(types.DownloadDelay),
 	}
 }
 
@@ -226,6 +318,8 @@ type WorkerInfo struct {
 // guarded by Frontier.mu.
 type lease struct {
 	member, token string
+	slot          string    // its download slot (engine.SlotKey, as enqueued)
+	granted       time.Time // when the round trip that leased it was sent
 	req           *types.Request
 	// valid is when the lease may have expired in Redis, at the earliest: the send time of
 	// the round trip that leased or last renewed it, plus LeaseTimeout.
@@ -260,9 +354,9 @@ type Frontier struct {
 
 	mu        sync.Mutex
 	ops       []op
-	adds      int // 'a' ops in ops and in the round trip in flight
-	sending   int // ops in the round trip in flight
-	buf       []*lease
+	adds      int    // 'a' ops in ops and in the round trip in flight
+	sending   int    // ops in the round trip in flight
+	buf       buffer // leased, not handed out yet
 	held      map[*types.Request]*lease
 	acks      []op // Done's acknowledgements held back (HoldAcks)
 	hungry    bool // the engine found the buffer empty, or below half of Prefetch
@@ -277,15 +371,23 @@ type Frontier struct {
 	pushed      map[string]int64 // stats already added to the crawl's
 	retry       *sent            // the round trip to send again (the loop's own)
 	tripSeq     int64            // the last round trip's id (the loop's own)
+	idle        time.Duration    // the loop's poll while it gets nothing (the loop's own)
+	registered  bool             // in the crawl's hungry hash (the loop's own)
 	totals      map[string]int64
-	down        time.Time // since when Redis fails (zero: it works)
-	err         error
-	closing     bool
+	// The crawl's slots with queued requests, and how many of them can start one, as of
+	// the last stats push.
+	slotsQueued, slotsReady int
+	down                    time.Time // since when Redis fails (zero: it works)
+	err                     error
+	closing                 bool
 
 	kick     chan struct{}
 	wake     chan struct{}
 	loopDone chan struct{}
-	fatal    sync.Once
+	// sub receives wake:<worker>: another worker left this one requests (syncScript).
+	sub   *redis.PubSub
+	woken <-chan *redis.Message
+	fatal sync.Once
 
 	politeness politeness // the shared download slots (politeness.go)
 
@@ -298,6 +400,8 @@ const (
 	defaultLease  = 60 * time.Second
 	defaultRetry  = 5 * time.Minute
 	maxOpsPerTrip = 4096 // ARGV words of ops per round trip, about
+	// maxLeasePerTrip is how many requests a round trip leases at most.
+	maxLeasePerTrip = 256
 	// gatherOps is how long new requests and acknowledgements wait for others to share
 	// their round trip, when nothing else calls for one.
 	gatherOps   = 10 * time.Millisecond
@@ -321,6 +425,9 @@ func Open(ctx context.Context, opts Options) (*Frontier, error) {
 	}
 	if opts.Capacity <= 0 {
 		opts.Capacity = 16
+	}
+	if opts.SlotConcurrency <= 0 {
+		opts.SlotConcurrency = 8
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -366,6 +473,8 @@ func Open(ctx context.Context, opts Options) (*Frontier, error) {
 		return nil, err
 	}
 	f.finished = finished
+	f.sub = f.rdb.Subscribe(context.Background(), f.prefix+"wake:"+f.worker)
+	f.woken = f.sub.Channel()
 	go f.loop()
 	return f, nil
 }
@@ -385,6 +494,13 @@ func (f *Frontier) open(ctx context.Context) (bool, error) {
 		if err == nil {
 			if err = syncScript.Load(ctx, f.rdb).Err(); err == nil {
 				err = startScript.Load(ctx, f.rdb).Err()
+			}
+		}
+		if err == nil {
+			var layout string
+			layout, err = layoutScript.Run(ctx, f.rdb, []string{f.prefix + keyMeta, f.prefix + keyOldPending, f.prefix + keyReq}).Text()
+			if err == nil && layout != "ok" {
+				return false, fmt.Errorf("redis frontier %s: crawl %s: %w", redactURL(f.opts.URL), f.opts.CrawlID, ErrOldLayout)
 			}
 		}
 		if err == nil {
@@ -408,6 +524,10 @@ func (f *Frontier) open(ctx context.Context) (bool, error) {
 		backoff = min(2*backoff, 2*time.Second)
 	}
 }
+
+// ErrOldLayout is the error of Open for a crawl that an older jscrawl left in Redis with
+// requests in its single pending queue: it is not migrated to the per-slot queues.
+var ErrOldLayout = errors.New("the crawl's requests are in the single pending queue of an older jscrawl, which this one does not read: finish it with that version, or clear it (jscrawl frontier clear) and start it again")
 
 // retryable reports whether err may go away by itself: the network, or a server that is
 // loading or busy. An error reply (a wrong password, a missing database) is not.
@@ -525,7 +645,7 @@ func (f *Frontier) enqueue(parent *lease, req *types.Request) bool {
 	case parent != nil:
 		fm, ft = parent.member, parent.token
 	}
-	f.ops = append(f.ops, op{args: []any{"a", fp, prio, pos, rec, fm, ft}, add: true})
+	f.ops = append(f.ops, op{args: []any{"a", fp, prio, pos, rec, fm, ft, engine.SlotKey(req)}, add: true})
 	f.adds++
 	f.mu.Unlock()
 	f.stats.Inc("scheduler/enqueued/redis", 1)
@@ -549,42 +669,100 @@ func (f *Frontier) sentLately(fp [16]byte) bool {
 	return false
 }
 
-// Next implements engine.Scheduler: a request this worker leased, or nil when none is
-// buffered (the background goroutine then leases more).
+// Next implements engine.Scheduler: a request this worker leased whose download slot can
+// start a download (UseSlots' Readiness; without one, any), or nil when none is buffered
+// (the background goroutine then leases more). It reserves the slot in the Readiness.
 func (f *Frontier) Next() *types.Request {
 	f.mu.Lock()
-	if len(f.buf) == 0 {
+	released := false
+	l := f.buf.take(time.Now(), func(l *lease) bool {
+		if l.lost {
+			return true // another worker's now
+		}
+		if f.lapsed(l) {
+			// Not renewed for LeaseTimeout (paused, or cut off): maybe another worker's by
+			// now. Back to pending if it is still this worker's (Redis checks the token).
+			f.ops = append(f.ops, op{args: []any{"r", l.member, l.token, l.token}})
+			released = true
+			return true
+		}
+		return false
+	})
+	if l == nil {
 		wasHungry := f.hungry
 		f.hungry = true
 		f.mu.Unlock()
-		if !wasHungry {
+		if !wasHungry || released {
 			f.poke()
 		}
 		return nil
 	}
-	l := f.buf[0]
-	f.buf[0] = nil
-	f.buf = f.buf[1:]
-	if f.lapsed(l) {
-		// Not renewed for LeaseTimeout (paused, or cut off): maybe another worker's by
-		// now. Back to pending if it is still this worker's (Redis checks the token).
-		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
-		f.mu.Unlock()
-		f.poke()
-		return f.Next()
-	}
 	f.held[l.req] = l
-	low := !f.hungry && f.opts.Prefetch > 0 && len(f.buf) <= f.opts.Prefetch/2
+	low := !f.hungry && f.opts.Prefetch > 0 && f.buf.len() <= f.opts.Prefetch/2
 	if low {
 		f.hungry = true
 	}
 	f.mu.Unlock()
-	if low {
+	f.polite().addLease(l.slot, leaseHold{token: l.token, granted: l.granted})
+	if low || released {
 		f.poke()
 	}
 	f.stats.Inc("scheduler/dequeued/redis", 1)
 	f.stats.Inc("scheduler/dequeued", 1)
 	return l.req
+}
+
+// UseSlots implements engine.SlotScheduler: Next hands out requests of the slots r says
+// can start a download.
+func (f *Frontier) UseSlots(r frontier.Readiness) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf.file()
+	f.buf.index.Use(r)
+}
+
+// SlotChanged implements engine.SlotScheduler.
+func (f *Frontier) SlotChanged(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf.file()
+	f.buf.index.Changed(key)
+}
+
+// NextReady implements engine.SlotScheduler, for the leases this worker holds.
+func (f *Frontier) NextReady() (time.Time, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf.file()
+	return f.buf.index.NextAt()
+}
+
+// Recheck implements engine.SlotScheduler.
+func (f *Frontier) Recheck() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf.file()
+	f.buf.index.Recheck()
+}
+
+// SlotCounts implements engine.SlotScheduler for the crawl: its slots with queued
+// requests in Redis, how many of them can start one, and how many wait (on a delay, a
+// pause or their concurrency), as of the last stats push (every second; also the
+// scheduler/slots and scheduler/ready stats). LocalSlotCounts counts this worker's
+// leases.
+func (f *Frontier) SlotCounts() (slots, ready, waiting int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.slotsQueued, f.slotsReady, f.slotsQueued - f.slotsReady
+}
+
+// LocalSlotCounts is SlotCounts for the leases this worker holds and has not handed out.
+// Called on the engine goroutine.
+func (f *Frontier) LocalSlotCounts() (slots, ready, waiting int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.buf.file()
+	return f.buf.index.Counts(time.Now())
 }
 
 // Done implements engine.Scheduler: the lease of req is acknowledged, after everything
@@ -594,13 +772,14 @@ func (f *Frontier) Done(req *types.Request) {
 	l := f.held[req]
 	now := false
 	if l != nil {
+		hold := f.polite().doneLease(l.slot, l.token) // Redis drops it with the lease
 		delete(f.held, req)
-		ack := op{args: []any{"k", l.member, l.token}}
+		ack := op{args: []any{"k", l.member, l.token, hold}}
 		switch {
 		case l.lost:
 			// Its work was not written: the request goes back to pending if the lease
 			// is still this worker's after all (Redis checks the token).
-			f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
+			f.ops = append(f.ops, op{args: []any{"r", l.member, l.token, hold}})
 			now = true
 		case f.opts.HoldAcks:
 			f.acks = append(f.acks, ack)
@@ -655,7 +834,7 @@ func (f *Frontier) ReleaseAcks() {
 func (f *Frontier) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.buf) + f.adds
+	return f.buf.len() + f.adds
 }
 
 // Settled implements engine.SharedScheduler: the crawl is over everywhere (nothing pending
@@ -663,7 +842,7 @@ func (f *Frontier) Len() int {
 func (f *Frontier) Settled() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.finished && len(f.ops) == 0 && f.sending == 0 && len(f.held) == 0 && len(f.buf) == 0 && len(f.acks) == 0
+	return f.finished && len(f.ops) == 0 && f.sending == 0 && len(f.held) == 0 && f.buf.len() == 0 && len(f.acks) == 0
 }
 
 // Wake implements engine.SharedScheduler: it receives when Next may return a request or
@@ -807,16 +986,16 @@ func (f *Frontier) Close(ctx context.Context) error {
 		return nil
 	}
 	f.closing = true
-	for _, l := range f.buf {
-		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
+	for _, l := range f.buf.all() {
+		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token, l.token}})
 	}
-	f.buf = nil
+	f.buf.reset()
 	for req, l := range f.held {
-		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token}})
+		f.ops = append(f.ops, op{args: []any{"r", l.member, l.token, l.token}})
 		delete(f.held, req)
 	}
 	for _, a := range f.acks { // never released: what they produced may be lost
-		f.ops = append(f.ops, op{args: []any{"r", a.args[1], a.args[2]}})
+		f.ops = append(f.ops, op{args: []any{"r", a.args[1], a.args[2], a.args[3]}})
 	}
 	f.acks = nil
 	if f.startHeld {
@@ -837,6 +1016,7 @@ func (f *Frontier) Close(ctx context.Context) error {
 	}
 	f.mu.Unlock()
 	f.closePolite()
+	_ = f.sub.Close()
 	if cerr := f.rdb.Close(); err == nil && cerr != nil && !errors.Is(cerr, redis.ErrClosed) {
 		err = fmt.Errorf("redis frontier: close: %w", cerr)
 	}
@@ -851,7 +1031,7 @@ func (f *Frontier) loop() {
 	renewEvery := f.opts.LeaseTimeout / 3
 	statsEvery := min(renewEvery, time.Second)
 	lastRenew, lastStats := time.Now(), time.Now()
-	idlePoll := 5 * time.Millisecond
+	f.idle = 5 * time.Millisecond
 	backoff := 50 * time.Millisecond
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -869,19 +1049,31 @@ func (f *Frontier) loop() {
 		select {
 		case <-f.kick:
 		case <-timer.C:
+		case <-f.woken:
+			// Another worker left this one requests: it takes them if it has room (the
+			// engine took what it was given, and has not asked again yet).
+			f.mu.Lock()
+			if len(f.held)+f.buf.len() < f.opts.Capacity {
+				f.hungry = true
+			}
+			f.mu.Unlock()
 		}
 		f.frozen.Lock()
 		f.frozen.Unlock() //nolint:staticcheck // only waits while a test holds it
 		f.mu.Lock()
 		closing := f.closing
 		ops, hungry, down := len(f.ops), f.hungry, !f.down.IsZero()
+		// Short of requests: a quarter of its capacity idle (or one, for a small one), not
+		// a single download ending while the others go on (its slot's concurrency, not
+		// Prefetch, bounds the leases of a busy host).
+		short := hungry && f.opts.Capacity-len(f.held)-f.buf.len() >= max(1, f.opts.Capacity/4)
 		f.mu.Unlock()
 		heartbeat := time.Since(lastRenew) >= renewEvery || closing
 		stats := heartbeat || time.Since(lastStats) >= statsEvery
 		// New requests and acknowledgements wait up to gatherOps for more to share the
-		// round trip, unless the engine needs requests, the worker closes, or a
+		// round trip, unless the engine is short of requests, the worker closes, or a
 		// heartbeat, a stats push or a retry is due anyway.
-		if ops > 0 && ops < maxOpsPerTrip/8 && !hungry && !closing && !heartbeat && !stats && !down && f.retry == nil {
+		if ops > 0 && ops < maxOpsPerTrip/8 && !short && !closing && !heartbeat && !stats && !down && f.retry == nil {
 			if gather.IsZero() {
 				gather = time.Now().Add(gatherOps)
 			}
@@ -921,11 +1113,16 @@ func (f *Frontier) loop() {
 			switch {
 			case more:
 				wait = 0
+			case hungry && got < s.n && s.k == 0 && s.hint >= 0:
+				// Nothing (more) for this worker now: a slot can start a request then (or
+				// the workers that waited longer get theirs first), or another worker
+				// wakes it (wake), or the engine takes a request (kick).
+				wait = min(max(s.hint, time.Millisecond), maxPoll)
 			case hungry && got == 0 && s.k == 0:
-				wait = idlePoll
-				idlePoll = min(2*idlePoll, 250*time.Millisecond)
+				wait = f.idle
+				f.idle = min(2*f.idle, maxPoll)
 			case hungry:
-				idlePoll = 5 * time.Millisecond
+				f.idle = 5 * time.Millisecond
 				wait = 0
 			default:
 				wait = min(renewEvery-time.Since(lastRenew), statsEvery-time.Since(lastStats))
@@ -994,13 +1191,14 @@ func (f *Frontier) failing(err error) bool {
 // sent is a round trip's request, kept to be sent again as it is when its reply was lost.
 type sent struct {
 	args      []any
-	k         int       // ops of the outbox it carries
-	heartbeat bool      // it renews the leases
-	stats     bool      // it pushes the stats and reads the crawl's
-	bye       bool      // it is the last one (Close)
-	n         int       // requests it leases at most
-	at        time.Time // when it was built: the leases it renews or takes last from then
-	renewed   []*lease  // the leases it renews
+	k         int           // ops of the outbox it carries
+	heartbeat bool          // it renews the leases
+	stats     bool          // it pushes the stats and reads the crawl's
+	bye       bool          // it is the last one (Close)
+	n         int           // requests it leases at most
+	at        time.Time     // when it was built: the leases it renews or takes last from then
+	renewed   []*lease      // the leases it renews
+	hint      time.Duration // the reply's: when a slot can start a request (-1: none has any)
 }
 
 // trip runs one round trip: the outbox, the renewals and heartbeat (heartbeat), and a
@@ -1012,7 +1210,7 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 		s = f.build(heartbeat, stats, closing)
 	}
 	res, err := syncScript.Run(ctx, f.rdb, f.keys, s.args...).Slice()
-	if err == nil && len(res) != 14 {
+	if err == nil && len(res) != 18 {
 		err = fmt.Errorf("sync script returned %d values", len(res))
 	}
 	if err != nil {
@@ -1043,21 +1241,27 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 	}
 	var got []*lease
 	if out, _ := res[10].([]any); len(out) > 0 {
-		for i := 0; i+2 < len(out); i += 3 {
+		for i := 0; i+4 < len(out); i += 5 {
 			m, _ := out[i].(string)
 			tok, _ := out[i+1].(string)
 			rec, _ := out[i+2].(string)
+			slot, _ := out[i+3].(string)
 			req, derr := frontier.DecodeRequest([]byte(rec))
 			if derr != nil {
 				f.logger.Error(fmt.Sprintf("Redis frontier: dropping the damaged request %s: %v", m, derr))
 				f.mu.Lock()
-				f.ops = append(f.ops, op{args: []any{"k", m, tok}})
+				f.ops = append(f.ops, op{args: []any{"k", m, tok, tok}})
 				f.mu.Unlock()
 				continue
 			}
-			got = append(got, &lease{member: m, token: tok, req: req, valid: s.at.Add(f.opts.LeaseTimeout)})
+			got = append(got, &lease{member: m, token: tok, slot: slot, granted: s.at, req: req, valid: s.at.Add(f.opts.LeaseTimeout)})
 		}
 	}
+	s.hint = -1
+	if h := toInt(res[14]); h >= 0 {
+		s.hint = time.Duration(h) * time.Millisecond
+	}
+	f.registered = toInt(res[15]) == 1
 	var lostMembers []string
 	if lost, _ := res[9].([]any); len(lost) > 0 {
 		for _, m := range lost {
@@ -1088,9 +1292,9 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 	changed := finished != f.finished || len(got) > 0 || len(f.ops) == 0 && k > 0
 	f.finished = finished
 	if len(got) > 0 {
-		f.buf = append(f.buf, got...)
+		f.buf.add(got)
 	}
-	if len(got) > 0 || s.n <= 0 && len(f.buf) > 0 {
+	if len(got) > 0 || s.n <= 0 && f.buf.len() > 0 {
 		f.hungry = false // refilled, or no room for more until the engine asks again
 	}
 	var stopStart context.CancelFunc
@@ -1118,17 +1322,14 @@ func (f *Frontier) trip(ctx context.Context, heartbeat, stats, closing bool) (in
 	}
 	if len(lostSet) > 0 {
 		// Leased but not started: the other worker has them now.
-		kept := f.buf[:0]
-		for _, l := range f.buf {
-			if !lostSet[l.member] {
-				kept = append(kept, l)
-			}
-		}
-		clear(f.buf[len(kept):])
-		f.buf = kept
+		f.buf.remove(func(l *lease) bool { return lostSet[l.member] })
 	}
 	if totals != nil {
 		f.totals = totals
+		f.slotsQueued, f.slotsReady = int(toInt(res[16])), int(toInt(res[17]))
+		// Gauges of the crawl, not summed across workers (not int64: statOps skips them).
+		f.stats.Set("scheduler/slots", f.slotsQueued)
+		f.stats.Set("scheduler/ready", f.slotsReady)
 	}
 	f.mu.Unlock()
 	if stopStart != nil {
@@ -1152,10 +1353,11 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 	f.mu.Lock()
 	n := 0
 	if f.hungry && !closing && f.err == nil {
-		n = f.opts.Capacity + f.opts.Prefetch - len(f.held) - len(f.buf)
-		if len(f.buf) == 0 {
+		n = f.opts.Capacity + f.opts.Prefetch - len(f.held) - f.buf.len()
+		if f.buf.len() == 0 {
 			n = max(n, 1) // the engine asked: it has room
 		}
+		n = min(n, maxLeasePerTrip)
 	}
 	// The outbox, up to maxOpsPerTrip words.
 	words := 0
@@ -1168,7 +1370,9 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 	f.tripSeq++
 	at := time.Now()
 	var renewed []*lease
-	args := []any{f.worker, f.opts.LeaseTimeout.Milliseconds(), boolArg(f.opts.FIFO), n, "", "0", f.tripSeq}
+	args := []any{f.worker, f.opts.LeaseTimeout.Milliseconds(), boolArg(f.opts.FIFO), n, "", "0", f.tripSeq,
+		f.prefix, f.opts.SlotConcurrency, f.opts.SlotDelay.Microseconds(), f.idle.Milliseconds(), boolArg(f.registered),
+		boolArg(len(f.held)+f.buf.len() < f.opts.Capacity)}
 	for _, o := range f.ops[:k] {
 		args = append(args, o.args...)
 	}
@@ -1180,7 +1384,7 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 			args = append(args, "h", l.member, l.token)
 			renewed = append(renewed, l)
 		}
-		for _, l := range f.buf {
+		for _, l := range f.buf.all() {
 			args = append(args, "h", l.member, l.token)
 			renewed = append(renewed, l)
 		}
@@ -1190,7 +1394,7 @@ func (f *Frontier) build(heartbeat, stats, closing bool) *sent {
 		if f.startHeld {
 			args = append(args, "s", "1", f.startToken)
 		}
-		inFlight, start := len(f.held)+len(f.buf), f.startHeld
+		inFlight, start := len(f.held)+f.buf.len(), f.startHeld
 		f.mu.Unlock()
 		if closing {
 			args = append(args, "b")
@@ -1256,4 +1460,5 @@ func toInt(v any) int64 {
 var (
 	_ engine.SharedScheduler = (*Frontier)(nil)
 	_ engine.LeaseScheduler  = (*Frontier)(nil)
+	_ engine.SlotScheduler   = (*Frontier)(nil)
 )
