@@ -132,6 +132,7 @@ func lex(src string) ([]token, error) {
 					l.pos++
 				}
 			}
+			l.pos += exponentLen(src[l.pos:])
 			l.toks = append(l.toks, token{kind: tNumber, val: src[start:l.pos], num: parseNumber(src[start:l.pos]), pos: start})
 		case c == '$':
 			l.pos++
@@ -206,4 +207,25 @@ func lex(src string) ([]token, error) {
 			l.toks = append(l.toks, token{kind: tOp, val: op, pos: start})
 		}
 	}
+}
+
+// exponentLen returns the length of the exponent ("e3", "E-5", "e+2") that s starts with,
+// or 0. Exponents are not XPath 1.0 but libxml2 (so lxml, so parsel) reads them, in
+// number literals and in number().
+func exponentLen(s string) int {
+	if len(s) < 2 || s[0] != 'e' && s[0] != 'E' {
+		return 0
+	}
+	i := 1
+	if s[i] == '+' || s[i] == '-' {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j == i {
+		return 0
+	}
+	return j
 }
