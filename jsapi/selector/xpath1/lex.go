@@ -20,6 +20,7 @@ const (
 	tNodeType         // node, text, comment, processing-instruction before "("
 	tAxis             // an axis name before "::"
 	tOp               // an operator or punctuation (val)
+	tErr              // a lexical error (err); the last token
 )
 
 type token struct {
@@ -27,7 +28,8 @@ type token struct {
 	val    string
 	prefix string
 	num    float64
-	pos    int // byte offset in the expression
+	pos    int   // byte offset in the expression
+	err    error // tErr: why
 }
 
 // lexer turns an expression into tokens, resolving the REC's lexical ambiguities (§3.7):
@@ -104,13 +106,16 @@ func (l *lexer) peekNonSpace(i int) int {
 	return i
 }
 
-func lex(src string) ([]token, error) {
+// lex splits src into tokens. A lexical error ends the list with a tErr token, which the
+// parser reports only if it gets that far: as libxml2, "[@a="x"y"]" is an invalid
+// predicate before it is an unfinished literal.
+func lex(src string) []token {
 	l := &lexer{src: src}
 	for {
 		l.skipSpace()
 		if l.pos >= len(src) {
 			l.toks = append(l.toks, token{kind: tEOF, pos: l.pos})
-			return l.toks, nil
+			return l.toks
 		}
 		start := l.pos
 		c := src[l.pos]
@@ -118,7 +123,7 @@ func lex(src string) ([]token, error) {
 		case c == '"' || c == '\'':
 			end := strings.IndexByte(src[l.pos+1:], c)
 			if end < 0 {
-				return nil, newError(src, start, ErrUnfinishedLiteral)
+				return append(l.toks, token{kind: tErr, pos: start, err: ErrUnfinishedLiteral})
 			}
 			l.toks = append(l.toks, token{kind: tLiteral, val: src[l.pos+1 : l.pos+1+end], pos: start})
 			l.pos += end + 2
@@ -138,7 +143,7 @@ func lex(src string) ([]token, error) {
 			l.pos++
 			name := l.scanNCName()
 			if name == "" {
-				return nil, newError(src, start, ErrInvalidExpression)
+				return append(l.toks, token{kind: tErr, pos: start, err: ErrInvalidExpression})
 			}
 			t := token{kind: tVar, val: name, pos: start}
 			if l.pos+1 < len(src) && src[l.pos] == ':' && l.startsName(l.pos+1) {
@@ -161,7 +166,7 @@ func lex(src string) ([]token, error) {
 					l.toks = append(l.toks, token{kind: tOp, val: name, pos: start})
 					continue
 				}
-				return nil, newError(src, start, ErrInvalidExpression)
+				// Not an operator where one must be: a name the parser rejects in place.
 			}
 			t := token{kind: tName, val: name, pos: start}
 			if l.pos+1 < len(src) && src[l.pos] == ':' && src[l.pos+1] != ':' {
@@ -175,7 +180,7 @@ func lex(src string) ([]token, error) {
 					l.pos++
 					t.prefix, t.val = name, l.scanNCName()
 				default:
-					return nil, newError(src, l.pos, ErrInvalidExpression)
+					return append(l.toks, token{kind: tErr, pos: l.pos, err: ErrInvalidExpression})
 				}
 			}
 			next := l.peekNonSpace(l.pos)
@@ -201,7 +206,7 @@ func lex(src string) ([]token, error) {
 				}
 			}
 			if op == "" {
-				return nil, newError(src, start, ErrInvalidExpression)
+				return append(l.toks, token{kind: tErr, pos: start, err: ErrInvalidExpression})
 			}
 			l.pos += len(op)
 			l.toks = append(l.toks, token{kind: tOp, val: op, pos: start})

@@ -129,7 +129,7 @@ type parser struct {
 func (p *parser) peek() token { return p.toks[p.i] }
 func (p *parser) next() token {
 	t := p.toks[p.i]
-	if t.kind != tEOF {
+	if t.kind != tEOF && t.kind != tErr {
 		p.i++
 	}
 	return t
@@ -140,7 +140,12 @@ func (p *parser) isOp(v string) bool {
 	return t.kind == tOp && t.val == v
 }
 
-func (p *parser) fail(pos int, err error) { panic(newError(p.src, pos, err)) }
+func (p *parser) fail(pos int, err error) {
+	if t := p.peek(); t.kind == tErr && pos >= t.pos {
+		err, pos = t.err, t.pos // failing on the lexer's error: report that
+	}
+	panic(newError(p.src, pos, err))
+}
 
 func (p *parser) expect(v string, err error) {
 	if !p.isOp(v) {
@@ -566,10 +571,7 @@ func (x *Expr) String() string { return x.src }
 // of opts (nil: none but xml and the core library). Errors are *Error wrapping one of the
 // Err* reasons, with the offset where parsing failed.
 func Compile(src string, opts *Options) (x *Expr, err error) {
-	toks, err := lex(src)
-	if err != nil {
-		return nil, err
-	}
+	toks := lex(src)
 	ns := map[string]string{"xml": XMLNamespace}
 	if opts != nil {
 		for k, v := range opts.Namespaces {
