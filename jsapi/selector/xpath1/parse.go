@@ -1,6 +1,7 @@
 package xpath1
 
 import (
+	"errors"
 	"fmt"
 )
 
@@ -122,9 +123,17 @@ type parser struct {
 	src  string
 	toks []token
 	i    int
-	opts *Options
-	ns   map[string]string
+	opts  *Options
+	ns    map[string]string
+	depth int // nesting of expressions, bounded by maxDepth
 }
+
+// maxDepth bounds the nesting of parentheses, predicates, arguments and unary minus, so
+// that a hostile expression cannot exhaust the stack.
+const maxDepth = 1000
+
+// ErrTooDeep is wrapped when an expression nests deeper than the parser allows.
+var ErrTooDeep = errors.New("Expression too deep") //nolint:staticcheck // as the other reasons
 
 func (p *parser) peek() token { return p.toks[p.i] }
 func (p *parser) next() token {
@@ -165,7 +174,15 @@ func (p *parser) resolve(prefix string, pos int) string {
 	return ""
 }
 
-func (p *parser) parseExpr() expr { return p.parseOr() }
+func (p *parser) parseExpr() expr {
+	p.depth++
+	if p.depth > maxDepth {
+		p.fail(p.peek().pos, ErrTooDeep)
+	}
+	e := p.parseOr()
+	p.depth--
+	return e
+}
 
 func (p *parser) parseOr() expr {
 	l := p.parseAnd()
@@ -224,7 +241,13 @@ func (p *parser) parseMultiplicative() expr {
 func (p *parser) parseUnary() expr {
 	if p.isOp("-") {
 		p.next()
-		return &negExpr{p.parseUnary()}
+		p.depth++
+		if p.depth > maxDepth {
+			p.fail(p.peek().pos, ErrTooDeep)
+		}
+		e := &negExpr{p.parseUnary()}
+		p.depth--
+		return e
 	}
 	return p.parseUnion()
 }
@@ -589,7 +612,7 @@ func Compile(src string, opts *Options) (x *Expr, err error) {
 		}
 	}()
 	if toks[0].kind == tEOF {
-		p.fail(0, ErrInvalidExpression)
+		p.fail(toks[0].pos, ErrInvalidExpression)
 	}
 	e := p.parseExpr()
 	if t := p.peek(); t.kind != tEOF {
