@@ -120,9 +120,9 @@ type (
 // precedence of or < and < equality < relational < additive < multiplicative < unary <
 // union.
 type parser struct {
-	src  string
-	toks []token
-	i    int
+	src   string
+	toks  []token
+	i     int
 	opts  *Options
 	ns    map[string]string
 	depth int // nesting of expressions, bounded by maxDepth

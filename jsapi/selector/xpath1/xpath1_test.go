@@ -135,7 +135,7 @@ func TestSemantics(t *testing.T) {
 		{"//span/ancestor-or-self::*[1]", "<span>c</span>"},
 		{"//p[@id='p4']/preceding::p[1]/@id", "p3"},
 		{"name(//p[@id='p4']/preceding::*[2])", "span"}, // p3, then the span inside p2
-		{"//p[@id='p4']/preceding::*[5]/@id", "d1"},       // not an ancestor of p4
+		{"//p[@id='p4']/preceding::*[5]/@id", "d1"},     // not an ancestor of p4
 		{"(//p[@id='p4']/preceding::p)[1]/@id", "p1"},
 		{"//span/following::p[1]/@id", "p3"},
 		{"//p/@id | //div/@id", "d1 p1 p2 p3 d2 p4"},
