@@ -270,12 +270,35 @@ func (e *unionExpr) eval(ev *evaluator, f focus) Value {
 	case len(b.Nodes) == 0:
 		return a
 	}
-	out := make([]Node, 0, len(a.Nodes)+len(b.Nodes))
-	out = append(append(out, a.Nodes...), b.Nodes...)
-	if ev.compare(a.Nodes[len(a.Nodes)-1], b.Nodes[0]) < 0 {
-		return NodeSetValue(out)
+	return NodeSetValue(ev.merge(a.Nodes, b.Nodes))
+}
+
+// merge returns the union of two node-sets in document order, in one pass.
+func (ev *evaluator) merge(a, b []Node) []Node {
+	out := make([]Node, 0, len(a)+len(b))
+	if ev.compare(a[len(a)-1], b[0]) < 0 {
+		return append(append(out, a...), b...)
 	}
-	return NodeSetValue(ev.sortUnique(out))
+	if ev.compare(b[len(b)-1], a[0]) < 0 {
+		return append(append(out, b...), a...)
+	}
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch c := ev.compare(a[i], b[j]); {
+		case c < 0:
+			out = append(out, a[i])
+			i++
+		case c > 0:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
 
 // --- comparisons (§3.4) ---
@@ -450,7 +473,9 @@ func (e *pathExpr) eval(ev *evaluator, f focus) Value {
 		}
 		nodes = []Node{NodeOf(r)}
 	default:
-		nodes = []Node{f.node}
+		var one [1]Node
+		one[0] = f.node
+		nodes = one[:]
 	}
 	for _, s := range e.steps {
 		if len(nodes) == 0 {
@@ -802,9 +827,19 @@ func compareTree(x, y *html.Node) int {
 	if x.Parent == nil {
 		return 0 // different trees: no order
 	}
-	for s := x.NextSibling; s != nil; s = s.NextSibling {
-		if s == y {
-			return -1
+	// Scan both ways from x at once: y is found in as many steps as it is far.
+	for f, p := x.NextSibling, x.PrevSibling; f != nil || p != nil; {
+		if f != nil {
+			if f == y {
+				return -1
+			}
+			f = f.NextSibling
+		}
+		if p != nil {
+			if p == y {
+				return 1
+			}
+			p = p.PrevSibling
 		}
 	}
 	return 1
@@ -839,4 +874,86 @@ func (ev *evaluator) sortUnique(nodes []Node) []Node {
 	}
 	slices.SortFunc(nodes, ev.compare)
 	return slices.Compact(nodes)
+}
+
+// attrCmpExpr is "@name = 'literal'" (or !=): the commonest predicate of scraping
+// queries, evaluated on the context element's attributes without building a node-set.
+type attrCmpExpr struct {
+	test nodeTest
+	val  string
+	neq  bool
+}
+
+func (e *attrCmpExpr) eval(ev *evaluator, f focus) Value {
+	n := f.node
+	if n.A != -1 || ev.m.Kind(n.N) != KindElement {
+		return BooleanValue(false)
+	}
+	for i := range n.N.Attr {
+		if _, _, _, ok := ev.m.Attr(n.N, i); !ok {
+			continue
+		}
+		a := AttrOf(n.N, i)
+		if ev.match(a, KindAttribute, &e.test, KindAttribute) && (n.N.Attr[i].Val == e.val) != e.neq {
+			return BooleanValue(true)
+		}
+	}
+	return BooleanValue(false)
+}
+
+// attrExistsExpr is a predicate "[@name]": whether the context element has the attribute.
+type attrExistsExpr struct{ test nodeTest }
+
+func (e *attrExistsExpr) eval(ev *evaluator, f focus) Value {
+	n := f.node
+	if n.A != -1 || ev.m.Kind(n.N) != KindElement {
+		return BooleanValue(false)
+	}
+	for i := range n.N.Attr {
+		if _, _, _, ok := ev.m.Attr(n.N, i); ok && ev.match(AttrOf(n.N, i), KindAttribute, &e.test, KindAttribute) {
+			return BooleanValue(true)
+		}
+	}
+	return BooleanValue(false)
+}
+
+// attrStep returns the node test of e if e is a relative path of one attribute step
+// without predicates ("@class").
+func attrStep(e expr) (nodeTest, bool) {
+	p, ok := e.(*pathExpr)
+	if !ok || p.start != nil || p.abs || len(p.steps) != 1 {
+		return nodeTest{}, false
+	}
+	s := p.steps[0]
+	if s.axis != axAttribute || len(s.preds) > 0 || s.test.kind == testNode {
+		return nodeTest{}, false
+	}
+	return s.test, true
+}
+
+// optimizePredicate replaces the predicate forms attrCmpExpr and attrExistsExpr cover.
+func optimizePredicate(e expr) expr {
+	switch c := e.(type) {
+	case *cmpExpr:
+		if c.op != "=" && c.op != "!=" {
+			return e
+		}
+		l, r := c.l, c.r
+		if _, ok := l.(*stringExpr); ok {
+			l, r = r, l
+		}
+		lit, ok := r.(*stringExpr)
+		if t, isAttr := attrStep(l); ok && isAttr {
+			return &attrCmpExpr{test: t, val: lit.v, neq: c.op == "!="}
+		}
+	case *pathExpr:
+		if t, ok := attrStep(c); ok {
+			return &attrExistsExpr{test: t}
+		}
+	case *andExpr:
+		c.l, c.r = optimizePredicate(c.l), optimizePredicate(c.r)
+	case *orExpr:
+		c.l, c.r = optimizePredicate(c.l), optimizePredicate(c.r)
+	}
+	return e
 }

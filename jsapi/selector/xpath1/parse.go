@@ -642,13 +642,13 @@ func optimize(e expr) expr {
 		for i := 0; i < len(e.steps); i++ {
 			s := e.steps[i]
 			for _, pr := range s.preds {
-				pr.e = optimize(pr.e)
+				pr.e = optimizePredicate(optimize(pr.e))
 			}
 			if s == descendantOrSelfNode && i+1 < len(e.steps) {
 				n := e.steps[i+1]
 				if n.axis == axChild && !anyPositional(n.preds) {
 					for _, pr := range n.preds {
-						pr.e = optimize(pr.e)
+						pr.e = optimizePredicate(optimize(pr.e))
 					}
 					steps = append(steps, &step{axis: axDescendant, test: n.test, preds: n.preds})
 					i++
@@ -661,7 +661,7 @@ func optimize(e expr) expr {
 	case *filterExpr:
 		e.prim = optimize(e.prim)
 		for _, pr := range e.preds {
-			pr.e = optimize(pr.e)
+			pr.e = optimizePredicate(optimize(pr.e))
 		}
 	case *orExpr:
 		e.l, e.r = optimize(e.l), optimize(e.r)

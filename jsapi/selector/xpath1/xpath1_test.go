@@ -223,3 +223,78 @@ func TestSemantics(t *testing.T) {
 		}
 	}
 }
+
+// TestXMLModel covers processing instructions, namespaces, prefixed name tests, the
+// namespace axis and variables holding node-sets over the test XML model.
+func TestXMLModel(t *testing.T) {
+	t.Parallel()
+	const doc = `<?xml version="1.0"?>
+<?style href="a.css"?>
+<feed xmlns="http://www.w3.org/2005/Atom" xmlns:m="urn:m" xml:lang="en">
+  <?pi one?>
+  <entry m:id="1"><title>A</title><m:extra>x</m:extra></entry>
+  <entry m:id="2" xml:lang="fr-CA"><title>B</title><!--c--></entry>
+</feed>`
+	root, m, err := parseXMLDoc(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := &Options{Namespaces: map[string]string{"a": "http://www.w3.org/2005/Atom", "m": "urn:m"}}
+	entries, err := MustCompile("//a:entry", opts).Select(m, NodeOf(root), nil)
+	if err != nil || len(entries) != 2 {
+		t.Fatalf("entries: %d %v", len(entries), err)
+	}
+	vars := map[string]Value{"e": NodeSetValue(entries), "n": NumberValue(2)}
+	for _, tc := range []struct{ expr, want string }{
+		{"/processing-instruction()", "processing-instruction"},
+		{"count(//processing-instruction())", "number:2"},
+		{"//processing-instruction('pi')", "processing-instruction"},
+		{"count(//processing-instruction('nope'))", "number:0"},
+		{"name(/processing-instruction())", "style"},
+		{"local-name((//processing-instruction())[2])", "pi"},
+		{"local-name(//processing-instruction()[2])", ""}, // the second PI child of a parent: none
+		{"string(//processing-instruction('pi'))", "one"},
+		{"/processing-instruction()/following-sibling::*", "feed"},
+		{"count(/node())", "number:2"},
+		{"//entry", ""},
+		{"//a:entry/a:title/text()", "'A' 'B'"},
+		{"//m:*", "m:extra"},
+		{"//a:*[@m:id='2']/a:title", "title"},
+		{"//@m:id", "@id=1 @id=2"},
+		{"name(//@m:id)", "m:id"},
+		{"namespace-uri(//@m:id)", "urn:m"},
+		{"namespace-uri(/*)", "http://www.w3.org/2005/Atom"},
+		{"name(/*)", "feed"},
+		{"local-name(//m:extra)", "extra"},
+		{"count(/*/@*)", "number:1"}, // xml:lang; declarations are not attributes
+		{"/*/namespace::*", "ns:xml ns: ns:m"},
+		{"name(/*/namespace::m)", "m"},
+		{"string(/*/namespace::m)", "urn:m"},
+		{"count(//namespace::*)", "number:18"}, // 6 elements, 3 namespace nodes each
+		{"//a:entry[lang('en')]/@m:id", "@id=1"},
+		{"//a:entry[lang('fr')]/a:title", "title"},
+		{"//a:title[lang('fr-ca')]/text()", "'B'"},
+		{"$e[$n]/a:title/text()", "'B'"},
+		{"$e/a:title/text()", "'A' 'B'"},
+		{"count($e | //a:entry)", "number:2"},
+		{"$e[1]/following::comment()", "comment"},
+		{"//comment()/preceding::processing-instruction()", "processing-instruction processing-instruction"},
+		{"//comment()/ancestor::*", "feed entry"},
+		{"(//comment()/ancestor::*)[last()]/@m:id", "@id=2"},
+		{"//comment()/ancestor::*[1]/@m:id", "@id=2"},
+	} {
+		x, err := Compile(tc.expr, opts)
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		v, err := x.Evaluate(m, NodeOf(rootElement(root)), &Env{Variables: vars})
+		if err != nil {
+			t.Errorf("%s: %v", tc.expr, err)
+			continue
+		}
+		if got := shortDump(m, v); got != tc.want {
+			t.Errorf("%s\n got %s\nwant %s", tc.expr, got, tc.want)
+		}
+	}
+}
