@@ -518,7 +518,7 @@ func positional(e expr) bool {
 func usesPosition(e expr) bool {
 	switch e := e.(type) {
 	case *callExpr:
-		if e.fn == nil || e.name == "position" || e.name == "last" {
+		if e.fn == nil && e.ext.Result == TypeAny || e.fn != nil && (e.name == "position" || e.name == "last") {
 			return true
 		}
 		for _, a := range e.args {
@@ -562,8 +562,10 @@ type Options struct {
 type Function struct {
 	// Call computes the function's value.
 	Call Func
-	// Result is the type Call always returns, if it is one (TypeAny otherwise): a
-	// function known not to return a number lets "//a[f()]" run as one walk.
+	// Result is the type Call always returns, if it is one (TypeAny otherwise). Setting
+	// it also promises that Call does not read Context.Position or Context.Size; a
+	// function known not to return a number and not to read the position lets "//a[f()]"
+	// run as one walk of the document instead of one child step per node.
 	Result Type
 }
 

@@ -298,3 +298,32 @@ func TestXMLModel(t *testing.T) {
 		}
 	}
 }
+
+// TestPositional checks which predicates count as positional, which decides whether
+// "//x[p]" may run as one descendant walk (a wrong "false" changes results).
+func TestPositional(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		pred string
+		want bool
+	}{
+		{"1", true}, {"last()", true}, {"position() < 3", true}, {"count(a)", true}, {"string-length(.)", true},
+		{"@a + 1", true}, {"-1", true}, {"$v", true}, {"(1)", true}, {"f()", true}, {"position() = 1 or @a", true},
+		{"@a", false}, {"@a = 'x'", false}, {"a/b", false}, {"not(@a)", false}, {"1 = 1", false},
+		{"has-class('x')", false}, {"has-class('x') and @a", false}, {"count(a) > 1", false}, {"a[1]", false},
+	} {
+		opts := &Options{Functions: map[QName]Function{
+			{"", "f"}:         {Call: func(*Context, []Value) (Value, error) { return BooleanValue(true), nil }},
+			{"", "has-class"}: testFunctions[QName{"", "has-class"}],
+		}}
+		x, err := Compile("//x["+tc.pred+"]", opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps := x.e.(*pathExpr).steps
+		rewritten := len(steps) == 1 && steps[0].axis == axDescendant
+		if rewritten == tc.want {
+			t.Errorf("[%s]: positional %v, want %v", tc.pred, !rewritten, tc.want)
+		}
+	}
+}
