@@ -21,6 +21,9 @@ var benchQueries = []struct {
 	{"chained-href", "./h3/a/@href", 20, true},
 	{"union-sorted", "//h3/a/@href | //img/@src", 40, false},
 	{"reverse-axis", "//p[@class='price_color']/ancestor::article[1]/preceding-sibling::*", 0, false},
+	{"all-hrefs", "//@href", 41, false},
+	{"positional", "//li[last()]", 22, false},
+	{"contains", "//a[contains(@href, 'book')]/text()", 40, false},
 }
 
 // BenchmarkXPath runs the selector's benchmark queries on the kit's page (20 articles,
@@ -46,8 +49,15 @@ func BenchmarkXPath(b *testing.B) {
 			want := -1
 			if q.per20 > 0 {
 				want = q.per20 * page.articles / 20
-				if q.name == "next-href" {
+				switch q.name {
+				case "next-href":
 					want = 1
+				case "all-hrefs":
+					want = 2*page.articles + 2
+				case "positional":
+					want = 3
+				case "contains":
+					want = page.articles // the image link has no text child
 				}
 			}
 			in := []selector.Result{root}

@@ -492,7 +492,7 @@ func (ev *evaluator) step(in []Node, s *step) []Node {
 	if len(in) == 1 {
 		return ev.stepFrom(nil, in[0], s)
 	}
-	skipNested := (s.axis == axDescendant || s.axis == axDescendantOrSelf) && !anyPositional(s.preds)
+	skipNested := (s.axis == axDescendant || s.axis == axDescendantOrSelf || s.axis == axDescendantAttr) && !anyPositional(s.preds)
 	var out []Node
 	sorted := true
 	var last *html.Node // the last context whose subtree was walked (skipNested)
@@ -712,6 +712,23 @@ func (ev *evaluator) axis(out []Node, c Node, a axis, t *nodeTest) []Node {
 				out = ev.add(out, AttrOf(c.N, i), KindAttribute, t, KindAttribute)
 			}
 		}
+	case axDescendantAttr:
+		if !tree {
+			return out
+		}
+		steps := 0
+		for n := c.N; n != nil; n = nextVisible(m, n, c.N) {
+			steps++
+			if m.Kind(n) != KindElement {
+				continue
+			}
+			for i := range n.Attr {
+				if _, _, _, ok := m.Attr(n, i); ok {
+					out = ev.add(out, AttrOf(n, i), KindAttribute, t, KindAttribute)
+				}
+			}
+		}
+		ev.tick(steps)
 	case axNamespace:
 		if !tree || m.Kind(c.N) != KindElement {
 			return out
@@ -956,4 +973,19 @@ func optimizePredicate(e expr) expr {
 		c.l, c.r = optimizePredicate(c.l), optimizePredicate(c.r)
 	}
 	return e
+}
+
+// nextVisible returns the node after n in document order within root's subtree,
+// skipping the subtrees of hidden nodes, or nil.
+func nextVisible(m Model, n, root *html.Node) *html.Node {
+	if n.FirstChild != nil && (n == root || m.Kind(n) != KindNone) {
+		return n.FirstChild
+	}
+	for n != root {
+		if n.NextSibling != nil {
+			return n.NextSibling
+		}
+		n = n.Parent
+	}
+	return nil
 }

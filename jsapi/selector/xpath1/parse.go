@@ -22,6 +22,10 @@ const (
 	axSelf
 	axDescendantOrSelf
 	axAncestorOrSelf
+	// axDescendantAttr is not XPath's: the attributes of the context node and of its
+	// descendants, for descendant-or-self::node()/attribute::T without positional
+	// predicates ("//@href"), in one walk.
+	axDescendantAttr
 )
 
 var axisByName = map[string]axis{
@@ -633,7 +637,8 @@ func MustCompile(src string, opts *Options) *Expr {
 }
 
 // optimize rewrites descendant-or-self::node()/child::T[P] as descendant::T[P] where no
-// predicate is positional (so "//a[@href]" is one walk), throughout the tree.
+// predicate is positional (so "//a[@href]" is one walk), and
+// descendant-or-self::node()/attribute::T[P] likewise, throughout the tree.
 func optimize(e expr) expr {
 	switch e := e.(type) {
 	case *pathExpr:
@@ -648,11 +653,15 @@ func optimize(e expr) expr {
 			}
 			if s == descendantOrSelfNode && i+1 < len(e.steps) {
 				n := e.steps[i+1]
-				if n.axis == axChild && !anyPositional(n.preds) {
+				if (n.axis == axChild || n.axis == axAttribute) && !anyPositional(n.preds) {
 					for _, pr := range n.preds {
 						pr.e = optimizePredicate(optimize(pr.e))
 					}
-					steps = append(steps, &step{axis: axDescendant, test: n.test, preds: n.preds})
+					ax := axDescendant
+					if n.axis == axAttribute {
+						ax = axDescendantAttr
+					}
+					steps = append(steps, &step{axis: ax, test: n.test, preds: n.preds})
 					i++
 					continue
 				}
