@@ -17,6 +17,9 @@ var (
 	ErrArity             = errors.New("Invalid number of arguments") //nolint:staticcheck // lxml's text
 	ErrUndefinedVariable = errors.New("Undefined variable")          //nolint:staticcheck // lxml's text
 	ErrInvalidType       = errors.New("Invalid type")                //nolint:staticcheck // lxml's text
+	// ErrTooDeep is wrapped when an expression nests deeper than the parser allows
+	// (1000 levels of parentheses, predicates, arguments or unary minus).
+	ErrTooDeep = errors.New("Expression too deep") //nolint:staticcheck // as the other reasons
 	// ErrBudget is wrapped when an evaluation runs out of its Env.MaxSteps.
 	ErrBudget = errors.New("evaluation step budget exhausted")
 )

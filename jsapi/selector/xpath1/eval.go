@@ -33,11 +33,11 @@ type Func func(ctx *Context, args []Value) (Value, error)
 // Context is the evaluation context an extension function sees (XPath 1.0 §1: the
 // context node, position and size), with the document's model and Env.Data.
 type Context struct {
-	Node     Node
-	Position int
-	Size     int
-	Model    Model
-	Data     any
+	Node     Node  // the context node
+	Position int   // the context position, from 1
+	Size     int   // the context size
+	Model    Model // the document's model
+	Data     any   // Env.Data
 	ev       *evaluator
 }
 

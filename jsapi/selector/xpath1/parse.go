@@ -1,7 +1,6 @@
 package xpath1
 
 import (
-	"errors"
 	"fmt"
 )
 
@@ -135,9 +134,6 @@ type parser struct {
 // maxDepth bounds the nesting of parentheses, predicates, arguments and unary minus, so
 // that a hostile expression cannot exhaust the stack.
 const maxDepth = 1000
-
-// ErrTooDeep is wrapped when an expression nests deeper than the parser allows.
-var ErrTooDeep = errors.New("Expression too deep") //nolint:staticcheck // as the other reasons
 
 func (p *parser) peek() token { return p.toks[p.i] }
 func (p *parser) next() token {
