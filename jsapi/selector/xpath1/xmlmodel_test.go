@@ -264,10 +264,6 @@ func sameNumber(want string, got float64) bool {
 	return w == got || math.Abs(w-got) <= 1e-5*math.Abs(w)
 }
 
-// libxml2Divergences are the ported cases whose libxml2 result this engine does not give,
-// each with the reason.
-var libxml2Divergences = map[string]string{}
-
 func TestLibxml2(t *testing.T) {
 	t.Parallel()
 	type parsed struct {
@@ -283,37 +279,29 @@ func TestLibxml2(t *testing.T) {
 		docs[name] = parsed{root, m}
 	}
 	empty, emptyModel, _ := parseXMLDoc("<doc/>")
-	pass := 0
 	for _, tc := range libxml2Cases {
-		root, m := empty, emptyModel
-		if tc.doc != "" {
-			root, m = docs[tc.doc].root, docs[tc.doc].m
-		}
-		got := "error"
-		x, err := Compile(tc.expr, nil)
-		var v Value
-		if err == nil {
-			v, err = x.Evaluate(m, NodeOf(rootElement(root)), nil)
-		}
-		if err == nil {
-			got = libxml2Dump(m, v)
-		}
-		ok := got == tc.want
-		if !ok && v.Type == TypeNumber && strings.HasPrefix(tc.want, "number ") && err == nil {
-			ok = sameNumber(strings.TrimPrefix(tc.want, "number "), v.Num)
-		}
-		key := tc.src + ": " + tc.expr
-		if reason, diverges := libxml2Divergences[key]; diverges {
-			if ok {
-				t.Errorf("%s: passes now, remove it from libxml2Divergences (%s)", key, reason)
+		t.Run(tc.src, func(t *testing.T) {
+			t.Parallel()
+			root, m := empty, emptyModel
+			if tc.doc != "" {
+				root, m = docs[tc.doc].root, docs[tc.doc].m
 			}
-			continue
-		}
-		if !ok {
-			t.Errorf("%s\n got %s (%v)\nwant %s", key, got, err, tc.want)
-			continue
-		}
-		pass++
+			got := "error"
+			x, err := Compile(tc.expr, nil)
+			var v Value
+			if err == nil {
+				v, err = x.Evaluate(m, NodeOf(rootElement(root)), nil)
+			}
+			if err == nil {
+				got = libxml2Dump(m, v)
+			}
+			ok := got == tc.want
+			if !ok && err == nil && v.Type == TypeNumber && strings.HasPrefix(tc.want, "number ") {
+				ok = sameNumber(strings.TrimPrefix(tc.want, "number "), v.Num)
+			}
+			if !ok {
+				t.Errorf("%s\n got %s (%v)\nwant %s", tc.expr, got, err, tc.want)
+			}
+		})
 	}
-	t.Logf("libxml2 cases: %d of %d pass, %d known divergences", pass, len(libxml2Cases), len(libxml2Divergences))
 }

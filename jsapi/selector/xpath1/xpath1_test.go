@@ -208,19 +208,16 @@ func TestSemantics(t *testing.T) {
 		{"count(*)", "number:2"},
 		{"*[1]", "<head><title>T</title></head>"},
 	} {
-		x, err := Compile(tc.expr, nil)
-		if err != nil {
-			t.Errorf("%s: %v", tc.expr, err)
-			continue
-		}
-		v, err := x.Evaluate(HTML, NodeOf(rootElement(doc)), nil)
-		if err != nil {
-			t.Errorf("%s: %v", tc.expr, err)
-			continue
-		}
-		if got := strings.Join(render(HTML, v), " "); got != tc.want {
-			t.Errorf("%s\n got %s\nwant %s", tc.expr, got, tc.want)
-		}
+		t.Run(tc.expr, func(t *testing.T) {
+			t.Parallel()
+			v, err := MustCompile(tc.expr, nil).Evaluate(HTML, NodeOf(rootElement(doc)), nil)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.expr, err)
+			}
+			if got := strings.Join(render(HTML, v), " "); got != tc.want {
+				t.Errorf("%s\n got %s\nwant %s", tc.expr, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -283,19 +280,16 @@ func TestXMLModel(t *testing.T) {
 		{"(//comment()/ancestor::*)[last()]/@m:id", "@id=2"},
 		{"//comment()/ancestor::*[1]/@m:id", "@id=2"},
 	} {
-		x, err := Compile(tc.expr, opts)
-		if err != nil {
-			t.Errorf("%s: %v", tc.expr, err)
-			continue
-		}
-		v, err := x.Evaluate(m, NodeOf(rootElement(root)), &Env{Variables: vars})
-		if err != nil {
-			t.Errorf("%s: %v", tc.expr, err)
-			continue
-		}
-		if got := shortDump(m, v); got != tc.want {
-			t.Errorf("%s\n got %s\nwant %s", tc.expr, got, tc.want)
-		}
+		t.Run(tc.expr, func(t *testing.T) {
+			t.Parallel()
+			v, err := MustCompile(tc.expr, opts).Evaluate(m, NodeOf(rootElement(root)), &Env{Variables: vars})
+			if err != nil {
+				t.Fatalf("%s: %v", tc.expr, err)
+			}
+			if got := shortDump(m, v); got != tc.want {
+				t.Errorf("%s\n got %s\nwant %s", tc.expr, got, tc.want)
+			}
+		})
 	}
 }
 
