@@ -20,6 +20,8 @@ var (
 	// ErrTooDeep is wrapped when an expression nests deeper than the parser allows
 	// (1000 levels of parentheses, predicates, arguments or unary minus).
 	ErrTooDeep = errors.New("Expression too deep") //nolint:staticcheck // as the other reasons
+	// ErrNoContext is returned by Evaluate for a context node without a tree node.
+	ErrNoContext = errors.New("no context node")
 	// ErrBudget is wrapped when an evaluation runs out of its Env.MaxSteps.
 	ErrBudget = errors.New("evaluation step budget exhausted")
 )

@@ -93,6 +93,9 @@ func (ev *evaluator) tick(n int) {
 // Evaluate evaluates the expression with ctx as the context node (position and size 1)
 // in the document m describes. env may be nil. Errors are *Error (Pos -1).
 func (x *Expr) Evaluate(m Model, ctx Node, env *Env) (v Value, err error) {
+	if ctx.N == nil {
+		return Value{}, &Error{Expr: x.src, Pos: -1, Err: ErrNoContext}
+	}
 	ev := &evaluator{m: m, env: env, src: x.src}
 	defer func() {
 		if r := recover(); r != nil {
