@@ -9,7 +9,7 @@ import (
 )
 
 // Cases ported from scrapy/parsel's tests/test_selector.py and tests/test_xpathfuncs.py
-// (the XPath parts; test names in the comments), run on HTML parsed by x/net/html from the
+// (commit 05b3d37; the XPath parts, test names in the comments), run on HTML parsed by x/net/html from the
 // root element, as parsel's Selector does. Results are written as render does: elements
 // as HTML, attributes and text nodes as their values, other values as "number:12",
 // "boolean:true" or the string itself. parsel itself turns numbers into "12.0" and

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// XML cases ported from scrapy/parsel's tests/test_selector.py (test_namespaces_*,
+// XML cases ported from scrapy/parsel's tests/test_selector.py (commit 05b3d37; test_namespaces_*,
 // test_remove_namespaces' namespace axis), over the test XML model from the root element.
 // (test_namespaces_simple's document closes <somens:a> with </a>, which only libxml2's
 // recovery accepts; the selector's parser does the same, the test model does not, so
