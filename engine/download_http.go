@@ -9,10 +9,10 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptrace"
-	"sync/atomic"
 	"net/url"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jscrawl/jscrawl/types"

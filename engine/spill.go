@@ -30,7 +30,7 @@ func (s *MemoryScheduler) spill() {
 	dir, err := os.MkdirTemp("", spillPrefix+strconv.Itoa(os.Getpid())+"-*")
 	if err == nil {
 		var f *frontier.Frontier
-		if f, err = frontier.Open(dir, frontier.Options{FIFO: s.fifo}); err == nil {
+		if f, err = frontier.Open(dir, frontier.Options{FIFO: s.fifo, SlotKey: SlotKey}); err == nil {
 			s.disk = &spill{f: f, dir: dir}
 		} else {
 			_ = os.RemoveAll(dir)
