@@ -159,19 +159,20 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 		// the download got its turn: a slow connect must not shorten the next gap. On a
 		// new plain-HTTP connection the kernel takes the request before the server has
 		// accepted the connection, which a busy server does late: there the first byte of
-		// the answer tells that the server has it.
+		// the answer moves the start to when the server had it, unless the slot's next
+		// download has started already.
 		var fresh atomic.Bool
 		hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 			GotConn: func(info httptrace.GotConnInfo) {
 				_, tls := info.Conn.(*tls.Conn)
 				fresh.Store(!info.Reused && !tls)
 			},
-			WroteHeaders: func() {
-				if !fresh.Load() {
-					SlotSent(ctx)
+			WroteHeaders: func() { SlotSent(ctx) },
+			GotFirstResponseByte: func() {
+				if fresh.Load() {
+					slotAnswered(ctx)
 				}
 			},
-			GotFirstResponseByte: func() { SlotSent(ctx) },
 		}))
 	}
 

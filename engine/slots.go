@@ -646,6 +646,7 @@ type slotStart struct {
 	locked bool // holds s.startMu until stamped (the slot has a delay)
 	once   sync.Once
 	did    bool
+	at     time.Time // the stamp (d.mu)
 }
 
 type slotStartKey struct{}
@@ -662,6 +663,7 @@ func (st *slotStart) stamp() bool {
 		d.mu.Lock()
 		if d.gate == nil {
 			s.lastStart = time.Now()
+			st.at = s.lastStart
 		}
 		if s.randomize {
 			s.factor = 0.5 + rand.Float64()
@@ -680,6 +682,28 @@ func (st *slotStart) stamp() bool {
 func SlotSent(ctx context.Context) {
 	if st, ok := ctx.Value(slotStartKey{}).(*slotStart); ok {
 		st.stamp()
+	}
+}
+
+// slotAnswered tells the download slots that the server answered the request downloaded
+// in ctx, sent on a new plain-HTTP connection: the start moves to now, when the server
+// surely had it (a busy server accepts a connection late, the kernel having taken the
+// request long before), unless a later start of the slot was stamped since.
+func slotAnswered(ctx context.Context) {
+	st, ok := ctx.Value(slotStartKey{}).(*slotStart)
+	if !ok {
+		return
+	}
+	d, s := st.d, st.s
+	d.mu.Lock()
+	moved := st.did && !st.at.IsZero() && s.lastStart.Equal(st.at)
+	if moved {
+		s.lastStart = time.Now()
+		st.at = s.lastStart
+	}
+	d.mu.Unlock()
+	if moved {
+		d.changed(st.key, s) // a scheduler that filed the slot by the old time asks again
 	}
 }
 

@@ -994,7 +994,7 @@ declare module "jscrawl" {
     GC_HEADROOM_MB?: number;
     /** percent of the live heap the heap may grow by between collections, when above GC_HEADROOM_MB (integer). Operator only: a spider's customSettings may not set it (-s GC_HEADROOM_PERCENT=VALUE). */
     GC_HEADROOM_PERCENT?: number;
-    /** deepest nesting of arrays and objects that JSON.parse, response.json() and JSON.stringify accept; deeper text is a SyntaxError, a deeper value a RangeError (integer). In customSettings: tighter than the default only. */
+    /** deepest nesting of arrays and objects that JSON.parse, response.json() and JSON.stringify accept (1 to 10000); deeper text is a SyntaxError, a deeper value a RangeError (integer). In customSettings: tighter than the default only. */
     JSON_MAX_DEPTH?: number;
     /** JS VMs, each with its own spider instance (integer). */
     JS_VMS?: number;
