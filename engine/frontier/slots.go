@@ -36,8 +36,8 @@ type Readiness interface {
 type SlotIndex struct {
 	view    Readiness
 	slots   map[string]*slotEntry
-	ready   readyHeap
-	waiting waitHeap
+	ready   slotHeap
+	waiting slotHeap // due: set by file and Next before they push
 	seq     uint64
 }
 
@@ -105,7 +105,7 @@ func (x *SlotIndex) Update(key string, head int, has bool) {
 func (x *SlotIndex) forget(key string) {
 	delete(x.slots, key)
 	if len(x.slots) == 0 {
-		x.slots, x.ready, x.waiting = nil, nil, nil
+		x.slots, x.ready.es, x.waiting.es = nil, nil, nil
 	}
 }
 
@@ -134,6 +134,7 @@ func (x *SlotIndex) file(e *slotEntry) {
 		e.where = filedNone
 	case !at.IsZero() && at.After(time.Now()):
 		e.where, e.at = filedWaiting, at
+		x.waiting.due = true
 		heap.Push(&x.waiting, e)
 	default:
 		x.seq++
@@ -155,13 +156,13 @@ func (x *SlotIndex) unfile(e *slotEntry) {
 // Next returns the best slot that can start a download at now, or false when none can.
 // The caller takes that slot's best request and then calls Took, before anything else.
 func (x *SlotIndex) Next(now time.Time) (string, bool) {
-	for len(x.waiting) > 0 && !x.waiting[0].at.After(now) {
+	for len(x.waiting.es) > 0 && !x.waiting.es[0].at.After(now) {
 		e := heap.Pop(&x.waiting).(*slotEntry)
 		x.seq++
 		e.where, e.seq = filedReady, x.seq
 		heap.Push(&x.ready, e)
 	}
-	for len(x.ready) > 0 {
+	for len(x.ready.es) > 0 {
 		e := heap.Pop(&x.ready).(*slotEntry)
 		e.where = filedNone
 		at, ok := x.readyAt(e.key)
@@ -170,6 +171,7 @@ func (x *SlotIndex) Next(now time.Time) (string, bool) {
 			continue // blocked: filed again when Changed
 		case at.After(now):
 			e.where, e.at = filedWaiting, at
+			x.waiting.due = true
 			heap.Push(&x.waiting, e)
 			continue
 		}
@@ -202,17 +204,17 @@ func (x *SlotIndex) Took(key string, head int, has bool) {
 // NextAt returns when the first waiting slot becomes ready; false when no slot waits on a
 // time.
 func (x *SlotIndex) NextAt() (time.Time, bool) {
-	if len(x.waiting) == 0 {
+	if len(x.waiting.es) == 0 {
 		return time.Time{}, false
 	}
-	return x.waiting[0].at, true
+	return x.waiting.es[0].at, true
 }
 
 // Counts returns how many slots have queued requests, how many of them are ready (filed
 // ready, or waiting on a time that has come) and how many wait on a time.
 func (x *SlotIndex) Counts(now time.Time) (slots, ready, waiting int) {
-	ready = len(x.ready)
-	for _, e := range x.waiting {
+	ready = len(x.ready.es)
+	for _, e := range x.waiting.es {
 		if !e.at.After(now) {
 			ready++
 		} else {
@@ -222,13 +224,39 @@ func (x *SlotIndex) Counts(now time.Time) (slots, ready, waiting int) {
 	return len(x.slots), ready, waiting
 }
 
-// readyHeap orders ready slots: highest head priority, then ready longest, then filed
-// first.
-type readyHeap []*slotEntry
+// slotHeap is a heap of slots, readyFirst or (due) dueFirst; each entry knows its index
+// (hi).
+type slotHeap struct {
+	es  []*slotEntry
+	due bool
+}
 
-func (h readyHeap) Len() int { return len(h) }
-func (h readyHeap) Less(i, j int) bool {
-	a, b := h[i], h[j]
+func (h *slotHeap) Len() int { return len(h.es) }
+func (h *slotHeap) Less(i, j int) bool {
+	if h.due {
+		return dueFirst(h.es[i], h.es[j])
+	}
+	return readyFirst(h.es[i], h.es[j])
+}
+func (h *slotHeap) Swap(i, j int) {
+	h.es[i], h.es[j] = h.es[j], h.es[i]
+	h.es[i].hi, h.es[j].hi = i, j
+}
+func (h *slotHeap) Push(v any) {
+	e := v.(*slotEntry)
+	e.hi = len(h.es)
+	h.es = append(h.es, e)
+}
+func (h *slotHeap) Pop() any {
+	e := h.es[len(h.es)-1]
+	h.es[len(h.es)-1] = nil
+	h.es = h.es[:len(h.es)-1]
+	return e
+}
+
+// readyFirst orders ready slots: highest head priority, then ready longest, then filed
+// first.
+func readyFirst(a, b *slotEntry) bool {
 	if a.head != b.head {
 		return a.head > b.head
 	}
@@ -237,42 +265,13 @@ func (h readyHeap) Less(i, j int) bool {
 	}
 	return a.seq < b.seq
 }
-func (h readyHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].hi = i; h[j].hi = j }
-func (h *readyHeap) Push(v any) {
-	e := v.(*slotEntry)
-	e.hi = len(*h)
-	*h = append(*h, e)
-}
-func (h *readyHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	return e
-}
 
-// waitHeap orders waiting slots by ready time, then filed first.
-type waitHeap []*slotEntry
-
-func (h waitHeap) Len() int { return len(h) }
-func (h waitHeap) Less(i, j int) bool {
-	if !h[i].at.Equal(h[j].at) {
-		return h[i].at.Before(h[j].at)
+// dueFirst orders waiting slots by ready time, then filed first.
+func dueFirst(a, b *slotEntry) bool {
+	if !a.at.Equal(b.at) {
+		return a.at.Before(b.at)
 	}
-	return h[i].seq < h[j].seq
-}
-func (h waitHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i]; h[i].hi = i; h[j].hi = j }
-func (h *waitHeap) Push(v any) {
-	e := v.(*slotEntry)
-	e.hi = len(*h)
-	*h = append(*h, e)
-}
-func (h *waitHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = nil
-	*h = old[:len(old)-1]
-	return e
+	return a.seq < b.seq
 }
 
 // SlotSize is how many requests one download slot has queued in a frontier.
