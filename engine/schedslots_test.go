@@ -6,25 +6,9 @@ import (
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/frontier/frontiertest"
 	"github.com/jscrawl/jscrawl/types"
 )
-
-// fakeSlots is a frontier.Readiness the test sets: a slot listed in busy is blocked, one in
-// until waits until its time; every other slot is ready. It records the reservations.
-type fakeSlots struct {
-	busy     map[string]bool
-	until    map[string]time.Time
-	reserved []string
-}
-
-func (f *fakeSlots) ReadyAt(key string) (time.Time, bool) {
-	if f.busy[key] {
-		return time.Time{}, false
-	}
-	return f.until[key], true
-}
-
-func (f *fakeSlots) Reserve(key string) { f.reserved = append(f.reserved, key) }
 
 // drain returns the URLs Next hands out until it returns nil.
 func drain(s engine.Scheduler) []string {
@@ -44,7 +28,8 @@ func TestMemorySchedulerSlotOrder(t *testing.T) {
 		t.Run(queue, func(t *testing.T) {
 			s := engine.NewMemoryScheduler(settings(t, map[string]any{types.SchedulerMemoryQueue: queue}), nil, nil, nil)
 			later := time.Now().Add(time.Hour)
-			f := &fakeSlots{busy: map[string]bool{"c.test": true}, until: map[string]time.Time{"d.test": later}}
+			f := frontiertest.NewSlots()
+			f.Blocked["c.test"], f.Waiting["d.test"] = true, later
 			s.UseSlots(f)
 			for _, r := range []*types.Request{
 				{URL: "http://a.test/1"}, {URL: "http://a.test/2"},
@@ -67,8 +52,8 @@ func TestMemorySchedulerSlotOrder(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Errorf("order = %q, want %q", got, want)
 			}
-			if !slices.Equal(f.reserved, []string{"b.test", "a.test", "b.test", "a.test", "b.test"}) {
-				t.Errorf("reserved = %q", f.reserved)
+			if !slices.Equal(f.Reserved, []string{"b.test", "a.test", "b.test", "a.test", "b.test"}) {
+				t.Errorf("reserved = %q", f.Reserved)
 			}
 			if n := s.Len(); n != 2 {
 				t.Errorf("Len = %d, want the 2 of c.test and d.test", n)
@@ -76,7 +61,7 @@ func TestMemorySchedulerSlotOrder(t *testing.T) {
 			if slots, ready, waiting := s.SlotCounts(); slots != 2 || ready != 0 || waiting != 1 {
 				t.Errorf("SlotCounts = %d, %d, %d; want 2 slots, 0 ready, 1 waiting", slots, ready, waiting)
 			}
-			f.busy["c.test"] = false
+			f.Set("c.test", "ready")
 			if got := drain(s); len(got) != 0 {
 				t.Errorf("a busy slot came back untold: %q", got)
 			}
@@ -84,7 +69,7 @@ func TestMemorySchedulerSlotOrder(t *testing.T) {
 			if got := drain(s); !slices.Equal(got, []string{"http://c.test/1"}) {
 				t.Errorf("after SlotChanged: %q, want c.test's request", got)
 			}
-			f.until["d.test"] = time.Time{}
+			f.Set("d.test", "ready")
 			s.Recheck()
 			if got := drain(s); !slices.Equal(got, []string{"http://d.test/1"}) {
 				t.Errorf("after Recheck: %q, want d.test's request", got)

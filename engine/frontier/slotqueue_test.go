@@ -7,45 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/frontier"
+	"github.com/jscrawl/jscrawl/engine/frontier/frontiertest"
 	"github.com/jscrawl/jscrawl/types"
 )
-
-// fakeSlots is a frontier.Readiness the test sets: a slot is ready unless it waits (until
-// a time) or is blocked. It records the slots reserved.
-type fakeSlots struct {
-	waiting  map[string]time.Time
-	blocked  map[string]bool
-	reserved []string
-}
-
-func newFakeSlots() *fakeSlots {
-	return &fakeSlots{waiting: map[string]time.Time{}, blocked: map[string]bool{}}
-}
-
-func (r *fakeSlots) ReadyAt(key string) (time.Time, bool) {
-	if r.blocked[key] {
-		return time.Time{}, false
-	}
-	return r.waiting[key], true
-}
-
-func (r *fakeSlots) Reserve(key string) { r.reserved = append(r.reserved, key) }
-
-// set puts slot key in state ("ready", "wait" for an hour, "block").
-func (r *fakeSlots) set(key, state string) {
-	delete(r.waiting, key)
-	delete(r.blocked, key)
-	switch state {
-	case "wait":
-		r.waiting[key] = time.Now().Add(time.Hour)
-	case "block":
-		r.blocked[key] = true
-	}
-}
 
 // sreq is a request of host slot with priority prio.
 func sreq(slot string, n, prio int) *types.Request {
@@ -110,7 +77,7 @@ func TestSlotOrder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := open(t, t.TempDir(), frontier.Options{FIFO: tc.fifo, SlotKey: engine.SlotKey})
 			defer f.Close()
-			r := newFakeSlots()
+			r := frontiertest.NewSlots()
 			f.UseSlots(r)
 			var got, want, handed []string
 			for _, st := range tc.steps {
@@ -120,7 +87,7 @@ func TestSlotOrder(t *testing.T) {
 					}
 				}
 				for _, k := range slices.Sorted(mapKeys(st.set)) {
-					r.set(k, st.set[k])
+					r.Set(k, st.set[k])
 					f.SlotChanged(k)
 				}
 				for _, w := range st.next {
@@ -136,8 +103,8 @@ func TestSlotOrder(t *testing.T) {
 			if !slices.Equal(got, want) {
 				t.Fatalf("Next order:\n got %q\nwant %q", got, want)
 			}
-			if !slices.Equal(r.reserved, handed) {
-				t.Fatalf("reserved %q, handed out %q", r.reserved, handed)
+			if !slices.Equal(r.Reserved, handed) {
+				t.Fatalf("reserved %q, handed out %q", r.Reserved, handed)
 			}
 			if err := f.Err(); err != nil {
 				t.Fatal(err)
@@ -160,20 +127,20 @@ func mapKeys[K comparable, V any](m map[K]V) func(func(K) bool) {
 func TestSlotCounts(t *testing.T) {
 	f := open(t, t.TempDir(), frontier.Options{SlotKey: engine.SlotKey})
 	defer f.Close()
-	r := newFakeSlots()
+	r := frontiertest.NewSlots()
 	f.UseSlots(r)
 	for i, n := range map[string]int{"a": 3, "b": 1, "c": 2, "d": 2} {
 		for j := range n {
 			f.Enqueue(sreq(i, j, 0))
 		}
 	}
-	r.set("a", "wait")
-	r.set("b", "block")
+	r.Set("a", "wait")
+	r.Set("b", "block")
 	f.Recheck()
 	if s, ready, waiting := f.SlotCounts(); s != 4 || ready != 2 || waiting != 1 {
 		t.Fatalf("SlotCounts = %d, %d, %d; want 4, 2, 1", s, ready, waiting)
 	}
-	if at, ok := f.NextReady(); !ok || !at.Equal(r.waiting["a"]) {
+	if at, ok := f.NextReady(); !ok || !at.Equal(r.Waiting["a"]) {
 		t.Fatalf("NextReady = %v, %v; want a's time", at, ok)
 	}
 	want := []frontier.SlotSize{{Slot: "a", Queued: 3}, {Slot: "c", Queued: 2}, {Slot: "d", Queued: 2}}
@@ -264,7 +231,7 @@ func TestSlotStorage(t *testing.T) {
 			rng := rand.New(rand.NewPCG(5, uint64(len(tc.name))))
 			dir := t.TempDir()
 			opts := frontier.Options{FIFO: tc.fifo, BufferLimit: tc.limit, SlotKey: engine.SlotKey}
-			r := newFakeSlots()
+			r := frontiertest.NewSlots()
 			reopen := func() *frontier.Frontier {
 				f := open(t, dir, opts)
 				if tc.budget > 0 {
@@ -299,7 +266,7 @@ func TestSlotStorage(t *testing.T) {
 					}
 				case x < 55:
 					slot := fmt.Sprintf("h%d", rng.IntN(tc.slots))
-					r.set(slot, []string{"ready", "wait", "block"}[rng.IntN(3)])
+					r.Set(slot, []string{"ready", "wait", "block"}[rng.IntN(3)])
 					f.SlotChanged(slot)
 					if ref != nil {
 						ref.SlotChanged(slot)
@@ -350,11 +317,11 @@ func TestSlotStorage(t *testing.T) {
 					}
 				}
 			}
-			for k := range r.waiting {
-				r.set(k, "ready")
+			for k := range r.Waiting {
+				r.Set(k, "ready")
 			}
-			for k := range r.blocked {
-				r.set(k, "ready")
+			for k := range r.Blocked {
+				r.Set(k, "ready")
 			}
 			f.Recheck()
 			for rq := f.Next(); rq != nil; rq = f.Next() {
@@ -382,18 +349,18 @@ func TestOneSlotReadiness(t *testing.T) {
 	defer f.Close()
 	f.Enqueue(sreq("a", 1, 0))
 	f.Enqueue(sreq("b", 1, 0))
-	r := newFakeSlots()
-	r.set("", "block")
-	r.set("a", "block")
-	r.set("b", "block")
+	r := frontiertest.NewSlots()
+	r.Set("", "block")
+	r.Set("a", "block")
+	r.Set("b", "block")
 	f.UseSlots(r)
 	f.SlotChanged("")
 	f.Recheck()
 	if n, ready, waiting := f.SlotCounts(); n != 1 || ready != 1 || waiting != 0 {
 		t.Fatalf("SlotCounts = %d, %d, %d; want 1, 1, 0", n, ready, waiting)
 	}
-	if got := drain(t, f); !slices.Equal(got, []string{"http://b/1", "http://a/1"}) || len(r.reserved) != 0 {
-		t.Fatalf("drained %q, reserved %q", got, r.reserved)
+	if got := drain(t, f); !slices.Equal(got, []string{"http://b/1", "http://a/1"}) || len(r.Reserved) != 0 {
+		t.Fatalf("drained %q, reserved %q", got, r.Reserved)
 	}
 	if n, _, _ := f.SlotCounts(); n != 0 {
 		t.Fatalf("SlotCounts = %d slots once drained", n)

@@ -7,44 +7,13 @@ import (
 	"reflect"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/frontier"
+	"github.com/jscrawl/jscrawl/engine/frontier/frontiertest"
 	"github.com/jscrawl/jscrawl/engine/job"
 	"github.com/jscrawl/jscrawl/types"
 )
-
-// fakeSlots is a frontier.Readiness the test sets: a slot is ready unless it waits (for
-// an hour) or is blocked.
-type fakeSlots struct {
-	waiting map[string]time.Time
-	blocked map[string]bool
-}
-
-func newFakeSlots() *fakeSlots {
-	return &fakeSlots{waiting: map[string]time.Time{}, blocked: map[string]bool{}}
-}
-
-func (r *fakeSlots) ReadyAt(key string) (time.Time, bool) {
-	if r.blocked[key] {
-		return time.Time{}, false
-	}
-	return r.waiting[key], true
-}
-
-func (r *fakeSlots) Reserve(string) {}
-
-func (r *fakeSlots) set(key, state string) {
-	delete(r.waiting, key)
-	delete(r.blocked, key)
-	switch state {
-	case "wait":
-		r.waiting[key] = time.Now().Add(time.Hour)
-	case "block":
-		r.blocked[key] = true
-	}
-}
 
 func openJob(t *testing.T, dir string) *job.Job {
 	t.Helper()
@@ -89,14 +58,14 @@ func TestSchedulerSlots(t *testing.T) {
 	dir := t.TempDir()
 	j := openJob(t, dir)
 	s := j.Scheduler()
-	r := newFakeSlots()
+	r := frontiertest.NewSlots()
 	s.UseSlots(r)
 	for i := range 3 {
 		for _, h := range []string{"a", "b", "c"}[:3-i] {
 			s.Enqueue(&types.Request{URL: fmt.Sprintf("http://%s/%d", h, i)})
 		}
 	}
-	r.set("a", "wait")
+	r.Set("a", "wait")
 	s.SlotChanged("a")
 	if got, want := nextURLs(s, 2), []string{"http://b/1", "http://c/0"}; !slices.Equal(got, want) {
 		t.Fatalf("with a waiting: %q, want %q", got, want)
@@ -122,7 +91,7 @@ func TestSchedulerSlots(t *testing.T) {
 	j = openJob(t, dir)
 	defer j.Close()
 	s = j.Scheduler()
-	s.UseSlots(newFakeSlots())
+	s.UseSlots(frontiertest.NewSlots())
 	if got, want := nextURLs(s, 5), []string{"http://a/2", "http://b/0", "http://a/1", "http://a/0", ""}; !slices.Equal(got, want) {
 		t.Fatalf("reopened: %q, want %q", got, want)
 	}
