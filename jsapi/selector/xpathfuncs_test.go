@@ -10,8 +10,8 @@ import (
 
 // TestXPathFunctions ports parsel's tests of its XPath extension functions:
 // tests/test_xpathfuncs.py (has-class) and the TestExslt class of tests/test_selector.py
-// (github.com/scrapy/parsel at 05b3d37). They run through jscrawl's patch of
-// antchfx/xpath (third_party/antchfx-xpath).
+// (github.com/scrapy/parsel at 05b3d37). They run through xpath1's extension
+// function registry (xpathfuncs.go).
 func TestXPathFunctions(t *testing.T) {
 	t.Parallel()
 	const hasClass = `
