@@ -74,5 +74,3 @@ require (
 	golang.org/x/tools v0.51.0 // indirect
 	google.golang.org/protobuf v1.33.0 // indirect
 )
-
-replace github.com/antchfx/xpath => ./third_party/antchfx-xpath

@@ -132,9 +132,9 @@ export default class S {
 		fmt.Sprintf("\tat parse (%s:%d:", file, lineOf(t, src, "PARSE")),
 		fmt.Sprintf("TypeError: parse processing <%s/>: yielded BigInt 10n", srv.URL),
 		fmt.Sprintf("TypeError: parse processing <%s/>: meta.f is a function", srv.URL),
-		fmt.Sprintf("TypeError: XPath error: expression must evaluate to a node-set in //a[\n\tat parse (%s:%d:", file, lineOf(t, src, "LOGGED")),
+		fmt.Sprintf("TypeError: XPath error: Invalid expression in //a[\n\tat parse (%s:%d:", file, lineOf(t, src, "LOGGED")),
 		// console.log of a raw e.stack shows the spider's frames only too.
-		fmt.Sprintf("STACK TypeError: XPath error: expression must evaluate to a node-set in //a[\n\tat parse (%s:%d:", file, lineOf(t, src, "LOGGED")),
+		fmt.Sprintf("STACK TypeError: XPath error: Invalid expression in //a[\n\tat parse (%s:%d:", file, lineOf(t, src, "LOGGED")),
 	} {
 		if !strings.Contains(res.log, want) {
 			t.Errorf("the log does not contain %q:\n%s", want, res.log)

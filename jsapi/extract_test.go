@@ -99,7 +99,7 @@ export default class S {
 		`"xpathThenCss":["Price: £9.99 (was £12.50)","Price: £19.00"],"mixed":"/w/2","isList":true,` +
 		`"attrib":{"href":"/w/1","title":"Widget & Co"},"listAttrib":{"href":"/w/1","title":"Widget & Co"},` +
 		`"element":"<a href=\"/w/2\" title=\"Gadget\">Gadget</a>","onText":[],"selectorXpath":"Shop",` +
-		`"fromText":["1","2"],"fromResponse":true,"invalid":"TypeError: XPath error: expression must evaluate to a node-set in //a["}`}
+		`"fromText":["1","2"],"fromResponse":true,"invalid":"TypeError: XPath error: Invalid expression in //a["}`}
 	if !slices.Equal(got, want) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
@@ -146,7 +146,7 @@ export default class S {
 	want := []string{
 		`{"feed":["One","Two"],"links":["https://acme.test/1","https://acme.test/2"],"pubDate":"Mon, 01 Jan 2024",` +
 			`"atom":"https://acme.test/feed","css":["https://acme.test/1","https://acme.test/2"]}`,
-		`{"plain":[],"undefinedPrefix":"XPath error: prefix s not defined. in //s:loc",` +
+		`{"plain":[],"undefinedPrefix":"XPath error: Undefined namespace prefix in //s:loc",` +
 			`"registered":["https://acme.test/a","https://acme.test/b"],"inherited":["2024-01-02"],"otherB":"1",` +
 			`"removed":["https://acme.test/a","https://acme.test/b"],"alternate":"https://acme.test/de/a",` +
 			`"css":["https://acme.test/a","https://acme.test/b"],"serialised":"<url><loc>https://acme.test/b</loc></url>"}`,

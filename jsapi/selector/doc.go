@@ -19,10 +19,9 @@
 // and run in the package's own single walk of the tree. Either way compound selectors are
 // cascadia's, and parsel's scoping below holds.
 //
-// XPath is XPath 1.0 as implemented by github.com/antchfx/xpath (a patched copy in
-// third_party/antchfx-xpath: extension functions, the namespace:: axis), over a navigator
-// of this package, with parsel's extension functions (has-class and the EXSLT re: and set:
-// functions); see [XPathQuery.Select] for how results map to parsel's. Get writes HTML as
+// XPath is XPath 1.0 as implemented by jscrawl's own engine (package xpath1), over the
+// document's tree through xpath1.HTML or this package's XML model, with parsel's extension
+// functions (has-class and the EXSLT re: and set: functions); see [XPathQuery.Select] for how results map to parsel's. Get writes HTML as
 // lxml does (void elements without a slash). [Regex] is Python's re for re() and the
 // EXSLT functions.
 //

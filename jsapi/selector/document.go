@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/net/html"
@@ -21,8 +20,6 @@ type Document struct {
 
 	flattened int // elements closed early to parse a page nested too deeply (see flatten)
 
-	orderOnce sync.Once
-	order     map[*html.Node]int // document order of every node, made when an XPath result needs sorting
 }
 
 // Parse decodes body with DecodeText and parses it as HTML5 (scripting disabled, so

@@ -3,11 +3,11 @@ package selector
 import (
 	"errors"
 	"fmt"
-	"math"
-	"strconv"
+	"slices"
 	"strings"
+	"time"
 
-	"github.com/antchfx/xpath"
+	"github.com/jscrawl/jscrawl/jsapi/selector/xpath1"
 	"golang.org/x/net/html"
 )
 
@@ -19,130 +19,104 @@ const (
 )
 
 // xpathFuncs are the extension functions parsel registers: has-class() (parsel's own) and
-// the EXSLT regular expression and set functions lxml provides. They are called through
-// jscrawl's patch of antchfx/xpath (third_party/antchfx-xpath).
-var xpathFuncs = map[string]xpath.Function{
-	"has-class":                          hasClass,
-	"{" + exsltRegexNS + "}test":         reTest,
-	"{" + exsltRegexNS + "}match":        reMatch,
-	"{" + exsltRegexNS + "}replace":      reReplace,
-	"{" + exsltSetsNS + "}difference":    setDifference,
-	"{" + exsltSetsNS + "}intersection":  setIntersection,
-	"{" + exsltSetsNS + "}distinct":      setDistinct,
-	"{" + exsltSetsNS + "}has-same-node": setHasSameNode,
+// the EXSLT regular expression and set functions lxml provides, on xpath1's registry.
+var xpathFuncs = map[xpath1.QName]xpath1.Function{
+	{Local: "has-class"}:                      {Call: hasClass, Result: xpath1.TypeBoolean},
+	{Space: exsltRegexNS, Local: "test"}:      {Call: reTest, Result: xpath1.TypeBoolean},
+	{Space: exsltRegexNS, Local: "match"}:     {Call: reMatch, Result: xpath1.TypeNodeSet},
+	{Space: exsltRegexNS, Local: "replace"}:   {Call: reReplace, Result: xpath1.TypeString},
+	{Space: exsltSetsNS, Local: "difference"}: {Call: setDifference, Result: xpath1.TypeNodeSet},
+	{Space: exsltSetsNS, Local: "intersection"}: {Call: setIntersection,
+		Result: xpath1.TypeNodeSet},
+	{Space: exsltSetsNS, Local: "distinct"}:      {Call: setDistinct, Result: xpath1.TypeNodeSet},
+	{Space: exsltSetsNS, Local: "has-same-node"}: {Call: setHasSameNode, Result: xpath1.TypeBoolean},
+	{Space: exsltSetsNS, Local: "leading"}:       {Call: setLeading, Result: xpath1.TypeNodeSet},
+	{Space: exsltSetsNS, Local: "trailing"}:      {Call: setTrailing, Result: xpath1.TypeNodeSet},
 }
 
 // hasClass is parsel's has-class(class, ...): whether the context element's class
 // attribute holds every class given (classes split on HTML whitespace).
-func hasClass(ctx xpath.NodeNavigator, args []any) (any, error) {
+func hasClass(ctx *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
 	if len(args) == 0 {
-		return nil, errors.New("has-class must have at least 1 argument")
+		return xpath1.Value{}, errors.New("has-class must have at least 1 argument")
 	}
 	for _, a := range args {
-		if _, ok := a.(string); !ok {
-			return nil, errors.New("has-class arguments must be strings")
+		if a.Type != xpath1.TypeString {
+			return xpath1.Value{}, errors.New("has-class arguments must be strings")
 		}
 	}
-	n, ok := ctx.(*navigator)
-	if !ok || n.attr >= 0 || n.curr.Type != html.ElementNode {
-		return false, nil
+	n := ctx.Node
+	if n.IsAttr() || n.IsNamespace() || n.N.Type != html.ElementNode {
+		return xpath1.BooleanValue(false), nil
 	}
 	var class string
 	found := false
-	for _, a := range n.curr.Attr {
+	for _, a := range n.N.Attr {
 		if a.Namespace == "" && strings.EqualFold(a.Key, "class") {
 			class, found = a.Val, true
 			break
 		}
 	}
 	if !found {
-		return false, nil
+		return xpath1.BooleanValue(false), nil
 	}
 	have := strings.FieldsFunc(class, func(r rune) bool {
 		return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\f'
 	})
 	for _, a := range args {
-		want := a.(string)
-		hit := false
-		for _, h := range have {
-			if h == want {
-				hit = true
-				break
-			}
-		}
-		if !hit {
-			return false, nil
+		if !slices.Contains(have, a.Str) {
+			return xpath1.BooleanValue(false), nil
 		}
 	}
-	return true, nil
-}
-
-// xpathString is XPath's string() of an argument: a node-set's first node's value.
-func xpathString(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case bool:
-		if x {
-			return "true"
-		}
-		return "false"
-	case float64:
-		if x == math.Trunc(x) && !math.IsInf(x, 0) && math.Abs(x) < 1e15 {
-			return strconv.FormatInt(int64(x), 10)
-		}
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case []xpath.NodeNavigator:
-		if len(x) == 0 {
-			return ""
-		}
-		return x[0].Value()
-	}
-	return ""
+	return xpath1.BooleanValue(true), nil
 }
 
 // regexArgs reads (string, pattern, flags) of an EXSLT regular expression function, as
 // lxml's: the pattern is Python's re, flags "i" ignores case and "g" is returned apart.
-func regexArgs(ctx xpath.NodeNavigator, name string, args []any, min int) (string, *Regex, bool, error) {
+// The regular expression is bounded by the evaluation's Env.Data (SelectWithin).
+func regexArgs(ctx *xpath1.Context, name string, args []xpath1.Value, min int) (string, *Regex, bool, error) {
 	if len(args) < min || len(args) > min+1 {
 		return "", nil, false, fmt.Errorf("re:%s takes %d or %d arguments, got %d", name, min, min+1, len(args))
 	}
 	flags := ""
 	if len(args) > min {
-		flags = xpathString(args[min])
+		flags = ctx.String(args[min])
 	}
 	rflags := ""
 	if strings.Contains(flags, "i") {
 		rflags = "i"
 	}
-	re, err := CompileRegex(xpathString(args[1]), rflags)
+	re, err := CompileRegex(ctx.String(args[1]), rflags)
 	if err != nil {
 		return "", nil, false, err
 	}
-	if n, ok := ctx.(*navigator); ok {
-		re = re.Within(n.within)
+	if within, ok := ctx.Data.(time.Duration); ok {
+		re = re.Within(within)
 	}
-	return xpathString(args[0]), re, strings.Contains(flags, "g"), nil
+	return ctx.String(args[0]), re, strings.Contains(flags, "g"), nil
 }
 
 // reTest is EXSLT re:test(string, pattern, flags?).
-func reTest(ctx xpath.NodeNavigator, args []any) (any, error) {
+func reTest(ctx *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
 	s, re, _, err := regexArgs(ctx, "test", args, 2)
 	if err != nil {
-		return nil, err
+		return xpath1.Value{}, err
 	}
 	m, err := re.re.FindStringMatch(s)
-	return m != nil, re.matchError(err)
+	if err = re.matchError(err); err != nil {
+		return xpath1.Value{}, err
+	}
+	return xpath1.BooleanValue(m != nil), nil
 }
 
 // reMatch is EXSLT re:match(string, pattern, flags?) as lxml implements it: a node-set of
 // <match> elements, for the first match its whole text then each group's (empty when the
 // group did not take part), or with flag "g" one per match (the first group's text when
 // the pattern has groups).
-func reMatch(ctx xpath.NodeNavigator, args []any) (any, error) {
+func reMatch(ctx *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
 	s, re, global, err := regexArgs(ctx, "match", args, 2)
 	if err != nil {
-		return nil, err
+		return xpath1.Value{}, err
 	}
 	var texts []string
 	m, err := re.re.FindStringMatch(s)
@@ -164,43 +138,42 @@ func reMatch(ctx xpath.NodeNavigator, args []any) (any, error) {
 		m, err = re.re.FindNextMatch(m)
 	}
 	if err != nil {
-		return nil, re.matchError(err)
+		return xpath1.Value{}, re.matchError(err)
 	}
-	var doc *Document
-	if n, ok := ctx.(*navigator); ok {
-		doc = n.doc
-	}
+	// The matches are a tree of their own, under a document node, in document order.
+	top := &html.Node{Type: html.DocumentNode}
 	parent := &html.Node{Type: html.ElementNode, Data: "matches"}
-	out := make([]xpath.NodeNavigator, len(texts))
+	top.AppendChild(parent)
+	out := make([]xpath1.Node, len(texts))
 	for i, t := range texts {
 		e := &html.Node{Type: html.ElementNode, Data: "match"}
 		e.AppendChild(&html.Node{Type: html.TextNode, Data: t}) // lxml's text "" is a text node too
 		parent.AppendChild(e)
-		out[i] = &navigator{doc: doc, curr: e, attr: -1}
+		out[i] = xpath1.NodeOf(e)
 	}
-	return out, nil
+	return xpath1.NodeSetValue(out), nil
 }
 
 // reReplace is EXSLT re:replace(string, pattern, flags, replacement): the first match
 // (every match with flag "g") replaced; the replacement may refer to groups as Python's
 // re.sub does (\1, \g<1>, \g<name>).
-func reReplace(ctx xpath.NodeNavigator, args []any) (any, error) {
+func reReplace(ctx *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
 	if len(args) != 4 {
-		return nil, fmt.Errorf("re:replace takes 4 arguments, got %d", len(args))
+		return xpath1.Value{}, fmt.Errorf("re:replace takes 4 arguments, got %d", len(args))
 	}
-	s, re, global, err := regexArgs(ctx, "replace", []any{args[0], args[1], args[2]}, 2)
+	s, re, global, err := regexArgs(ctx, "replace", args[:3], 2)
 	if err != nil {
-		return nil, err
+		return xpath1.Value{}, err
 	}
 	count := 1
 	if global {
 		count = -1
 	}
-	out, err := re.re.Replace(s, pythonReplacement(xpathString(args[3])), -1, count)
+	out, err := re.re.Replace(s, pythonReplacement(ctx.String(args[3])), -1, count)
 	if err != nil {
-		return nil, re.matchError(err)
+		return xpath1.Value{}, re.matchError(err)
 	}
-	return out, nil
+	return xpath1.StringValue(out), nil
 }
 
 // pythonReplacement rewrites a Python re.sub replacement to the .NET syntax of regexp2:
@@ -250,172 +223,111 @@ func pythonReplacement(r string) string {
 	return b.String()
 }
 
-// nodeSets reads the two node-set arguments of an EXSLT set function.
-func nodeSets(name string, args []any) ([]xpath.NodeNavigator, []xpath.NodeNavigator, error) {
-	if len(args) != 2 {
-		return nil, nil, fmt.Errorf("set:%s takes 2 arguments, got %d", name, len(args))
-	}
-	a, ok1 := args[0].([]xpath.NodeNavigator)
-	b, ok2 := args[1].([]xpath.NodeNavigator)
-	if !ok1 || !ok2 {
-		return nil, nil, fmt.Errorf("set:%s arguments must be node-sets", name)
-	}
-	return a, b, nil
-}
-
-// nodeKey identifies a node of this package's navigator: its node and attribute.
-type nodeKey struct {
-	n    *html.Node
-	attr int
-}
-
-func keyOf(v xpath.NodeNavigator) nodeKey {
-	if n, ok := v.(*navigator); ok {
-		return nodeKey{n.curr, n.attr}
-	}
-	return nodeKey{}
-}
-
-func keySet(ns []xpath.NodeNavigator) map[nodeKey]bool {
-	m := make(map[nodeKey]bool, len(ns))
-	for _, n := range ns {
-		m[keyOf(n)] = true
-	}
-	return m
-}
-
-// setDifference is EXSLT set:difference(a, b): the nodes of a that are not in b.
-func setDifference(_ xpath.NodeNavigator, args []any) (any, error) {
-	a, b, err := nodeSets("difference", args)
-	if err != nil {
-		return nil, err
-	}
-	in := keySet(b)
-	out := []xpath.NodeNavigator{}
-	for _, n := range a {
-		if !in[keyOf(n)] {
-			out = append(out, n)
+// nodeSets reads the node-set arguments of an EXSLT set function.
+func nodeSets(name string, args []xpath1.Value, n int) ([][]xpath1.Node, error) {
+	if len(args) != n {
+		if n == 1 {
+			return nil, fmt.Errorf("set:%s takes 1 argument, got %d", name, len(args))
 		}
+		return nil, fmt.Errorf("set:%s takes %d arguments, got %d", name, n, len(args))
+	}
+	out := make([][]xpath1.Node, n)
+	for i, a := range args {
+		if a.Type != xpath1.TypeNodeSet {
+			return nil, fmt.Errorf("set:%s arguments must be node-sets", name)
+		}
+		out[i] = a.Nodes
 	}
 	return out, nil
 }
 
-// setIntersection is EXSLT set:intersection(a, b): the nodes of a that are also in b.
-func setIntersection(_ xpath.NodeNavigator, args []any) (any, error) {
-	a, b, err := nodeSets("intersection", args)
-	if err != nil {
-		return nil, err
+// filterIn returns the nodes of a (in its order) whose membership in b is keep.
+func filterIn(a, b []xpath1.Node, keep bool) []xpath1.Node {
+	in := make(map[xpath1.Node]bool, len(b))
+	for _, n := range b {
+		in[n] = true
 	}
-	in := keySet(b)
-	out := []xpath.NodeNavigator{}
+	out := []xpath1.Node{}
 	for _, n := range a {
-		if in[keyOf(n)] {
+		if in[n] == keep {
 			out = append(out, n)
-		}
-	}
-	return out, nil
-}
-
-// setHasSameNode is EXSLT set:has-same-node(a, b): whether a and b share a node.
-func setHasSameNode(_ xpath.NodeNavigator, args []any) (any, error) {
-	a, b, err := nodeSets("has-same-node", args)
-	if err != nil {
-		return nil, err
-	}
-	in := keySet(b)
-	for _, n := range a {
-		if in[keyOf(n)] {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// setDistinct is EXSLT set:distinct(a): the first node of a of each string value.
-func setDistinct(_ xpath.NodeNavigator, args []any) (any, error) {
-	if len(args) != 1 {
-		return nil, fmt.Errorf("set:distinct takes 1 argument, got %d", len(args))
-	}
-	a, ok := args[0].([]xpath.NodeNavigator)
-	if !ok {
-		return nil, errors.New("set:distinct argument must be a node-set")
-	}
-	seen := map[string]bool{}
-	out := []xpath.NodeNavigator{}
-	for _, n := range a {
-		if v := n.Value(); !seen[v] {
-			seen[v] = true
-			out = append(out, n)
-		}
-	}
-	return out, nil
-}
-
-// Namespaces returns the namespace nodes in scope of the current element, for the
-// namespace:: axis (xpath.NamespaceNavigator), as lxml gives them: the xml namespace, and
-// in an XML document every prefix (and the default namespace) declared on the element or
-// its ancestors, the nearest declaration winning. After RemoveNamespaces only xml is
-// left. Other nodes have none.
-func (n *navigator) Namespaces() []xpath.NodeNavigator {
-	if n.attr >= 0 || n.curr.Type != html.ElementNode {
-		return nil
-	}
-	out := []xpath.NodeNavigator{&nsNavigator{parent: *n, prefix: "xml", uri: xmlNamespace}}
-	if n.x == nil || n.x.noNS.Load() {
-		return out
-	}
-	seen := map[string]bool{"xml": true}
-	for e := n.curr; e != nil && e.Type == html.ElementNode; e = e.Parent {
-		for _, a := range e.Attr {
-			if !isDeclaration(a.Key) {
-				continue
-			}
-			prefix, _ := strings.CutPrefix(a.Key, "xmlns")
-			prefix = strings.TrimPrefix(prefix, ":")
-			if seen[prefix] {
-				continue
-			}
-			seen[prefix] = true
-			if a.Val != "" { // xmlns="" undeclares the default namespace
-				out = append(out, &nsNavigator{parent: *n, prefix: prefix, uri: a.Val})
-			}
 		}
 	}
 	return out
 }
 
-// nsNavigator is a namespace node: its name is the prefix, its value the URI. It has no
-// children, attributes or siblings; its parent is the element it is in scope of.
-type nsNavigator struct {
-	parent      navigator
-	prefix, uri string
-}
-
-func (s *nsNavigator) NodeType() xpath.NodeType { return xpath.AttributeNode }
-func (s *nsNavigator) LocalName() string        { return s.prefix }
-func (s *nsNavigator) Prefix() string           { return "" }
-func (s *nsNavigator) Value() string            { return s.uri }
-func (s *nsNavigator) Copy() xpath.NodeNavigator {
-	c := *s
-	return &c
-}
-func (s *nsNavigator) MoveToRoot()               {}
-func (s *nsNavigator) MoveToParent() bool        { return false }
-func (s *nsNavigator) MoveToNextAttribute() bool { return false }
-func (s *nsNavigator) MoveToChild() bool         { return false }
-func (s *nsNavigator) MoveToFirst() bool         { return false }
-func (s *nsNavigator) MoveToNext() bool          { return false }
-func (s *nsNavigator) MoveToPrevious() bool      { return false }
-func (s *nsNavigator) MoveTo(other xpath.NodeNavigator) bool {
-	o, ok := other.(*nsNavigator)
-	if ok {
-		*s = *o
+// setDifference is EXSLT set:difference(a, b): the nodes of a that are not in b.
+func setDifference(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
+	s, err := nodeSets("difference", args, 2)
+	if err != nil {
+		return xpath1.Value{}, err
 	}
-	return ok
+	return xpath1.NodeSetValue(filterIn(s[0], s[1], false)), nil
 }
 
-// Interface guards
-var (
-	_ xpath.NamespaceNavigator = (*navigator)(nil)
-	_ xpath.NodeNavigator      = (*nsNavigator)(nil)
-)
+// setIntersection is EXSLT set:intersection(a, b): the nodes of a that are also in b.
+func setIntersection(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
+	s, err := nodeSets("intersection", args, 2)
+	if err != nil {
+		return xpath1.Value{}, err
+	}
+	return xpath1.NodeSetValue(filterIn(s[0], s[1], true)), nil
+}
+
+// setHasSameNode is EXSLT set:has-same-node(a, b): whether a and b share a node.
+func setHasSameNode(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
+	s, err := nodeSets("has-same-node", args, 2)
+	if err != nil {
+		return xpath1.Value{}, err
+	}
+	return xpath1.BooleanValue(len(filterIn(s[0], s[1], true)) > 0), nil
+}
+
+// setDistinct is EXSLT set:distinct(a): the first node of a of each string value.
+func setDistinct(ctx *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
+	s, err := nodeSets("distinct", args, 1)
+	if err != nil {
+		return xpath1.Value{}, err
+	}
+	seen := map[string]bool{}
+	out := []xpath1.Node{}
+	for _, n := range s[0] {
+		if v := ctx.StringOf(n); !seen[v] {
+			seen[v] = true
+			out = append(out, n)
+		}
+	}
+	return xpath1.NodeSetValue(out), nil
+}
+
+// setLeading is EXSLT set:leading(a, b): the nodes of a before the first node of b in
+// document order; all of a when b is empty, none when b's first node is not in a.
+func setLeading(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
+	s, err := nodeSets("leading", args, 2)
+	if err != nil {
+		return xpath1.Value{}, err
+	}
+	if len(s[1]) == 0 {
+		return xpath1.NodeSetValue(s[0]), nil
+	}
+	if i := slices.Index(s[0], s[1][0]); i >= 0 {
+		return xpath1.NodeSetValue(s[0][:i]), nil
+	}
+	return xpath1.NodeSetValue([]xpath1.Node{}), nil
+}
+
+// setTrailing is EXSLT set:trailing(a, b): the nodes of a after the first node of b in
+// document order; all of a when b is empty, none when b's first node is not in a.
+func setTrailing(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
+	s, err := nodeSets("trailing", args, 2)
+	if err != nil {
+		return xpath1.Value{}, err
+	}
+	if len(s[1]) == 0 {
+		return xpath1.NodeSetValue(s[0]), nil
+	}
+	if i := slices.Index(s[0], s[1][0]); i >= 0 {
+		return xpath1.NodeSetValue(s[0][i+1:]), nil
+	}
+	return xpath1.NodeSetValue([]xpath1.Node{}), nil
+}

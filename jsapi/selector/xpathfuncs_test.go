@@ -10,8 +10,8 @@ import (
 
 // TestXPathFunctions ports parsel's tests of its XPath extension functions:
 // tests/test_xpathfuncs.py (has-class) and the TestExslt class of tests/test_selector.py
-// (github.com/scrapy/parsel at 05b3d37). They run through jscrawl's patch of
-// antchfx/xpath (third_party/antchfx-xpath).
+// (github.com/scrapy/parsel at 05b3d37). They run through xpath1's extension
+// function registry (xpathfuncs.go).
 func TestXPathFunctions(t *testing.T) {
 	t.Parallel()
 	const hasClass = `
@@ -88,7 +88,12 @@ func TestXPathFunctions(t *testing.T) {
 		{"jscrawl", "<p>a1 b2</p>", `re:replace(//p, "\d", "g", "#")`, []string{"a# b#"}, ""},
 		{"jscrawl", "<p>a1 b2</p>", `re:replace(//p, "\d", "", "#")`, []string{"a# b2"}, ""},
 		{"jscrawl", "<p>a</p><b>c</b>", `set:has-same-node(//p, //*)`, []string{"1"}, ""},
-		{"jscrawl", "<p>a</p>", `nope:test(//p, "a")`, nil, `undefined namespace prefix "nope"`},
+		{"jscrawl", "<p>a</p>", `nope:test(//p, "a")`, nil, "Undefined namespace prefix"},
+		// set:leading and set:trailing (EXSLT; lxml has them too).
+		{"jscrawl", "<i>1</i><i>2</i><i>3</i>", `set:leading(//i, //i[2])/text()`, []string{"1"}, ""},
+		{"jscrawl", "<i>1</i><i>2</i><i>3</i>", `set:trailing(//i, //i[2])/text()`, []string{"3"}, ""},
+		{"jscrawl", "<i>1</i><i>2</i><b>3</b>", `count(set:leading(//i, //b))`, []string{"0.0"}, ""},
+		{"jscrawl", "<i>1</i><i>2</i>", `count(set:trailing(//i, //nope))`, []string{"2.0"}, ""},
 		// The namespace:: axis (an HTML element has only xml in scope, as in lxml).
 		{"jscrawl", "<p>a</p>", `//p/namespace::*`, []string{"http://www.w3.org/XML/1998/namespace"}, ""},
 		{"jscrawl", "<p>a</p>", `name(//p/namespace::*)`, []string{"xml"}, ""},

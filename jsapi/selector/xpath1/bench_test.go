@@ -1,8 +1,10 @@
 package xpath1_test
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/antchfx/xpath"
 	"github.com/jscrawl/jscrawl/jsapi/selector"
 	"github.com/jscrawl/jscrawl/jsapi/selector/xpath1"
 )
@@ -28,9 +30,11 @@ var benchQueries = []struct {
 
 // BenchmarkXPath runs the selector's benchmark queries on the kit's page (20 articles,
 // about 20 KB) and on a 1 MB one (1000 articles), with this engine ("xpath1": a compiled
-// Expr, Select) and with the selector's current XPath ("antchfx": selector.XPath through
-// its compiled-query cache, which also builds []selector.Result and sorts unions). Compare
-// the pairs by name: same page, same query.
+// Expr, Select), through the selector ("selector": selector.XPath, xpath1 behind its
+// compiled-query cache, building []selector.Result) and with the upstream
+// github.com/antchfx/xpath ("antchfx": a compiled Expr through antchfx_test.go's
+// navigator, building []selector.Result and sorting unions, as the selector did when it
+// used that library). Compare them by name: same page, same query.
 func BenchmarkXPath(b *testing.B) {
 	for _, page := range []struct {
 		name     string
@@ -81,7 +85,7 @@ func BenchmarkXPath(b *testing.B) {
 					}
 				}
 			})
-			b.Run(page.name+"/"+q.name+"/antchfx", func(b *testing.B) {
+			b.Run(page.name+"/"+q.name+"/selector", func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
 					rs, err := selector.XPath(in, q.xpath, nil)
@@ -90,6 +94,24 @@ func BenchmarkXPath(b *testing.B) {
 					}
 					if want >= 0 && len(rs) != want {
 						b.Fatalf("%d results, want %d", len(rs), want)
+					}
+				}
+			})
+			ax := xpath.MustCompile(q.xpath)
+			reorder := strings.Contains(q.xpath, "|") || strings.Contains(q.xpath, "ancestor") || strings.Contains(q.xpath, "preceding")
+			b.Run(page.name+"/"+q.name+"/antchfx", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					n := 0
+					for _, r := range in {
+						rs, err := antchfxEval(ax, r.Node, reorder)
+						if err != nil {
+							b.Fatal(err)
+						}
+						n += len(rs)
+					}
+					if want >= 0 && n != want && q.name != "reverse-axis" {
+						b.Fatalf("%d results, want %d", n, want)
 					}
 				}
 			})

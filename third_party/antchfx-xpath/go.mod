@@ -1,3 +1,0 @@
-module github.com/antchfx/xpath
-
-go 1.14
