@@ -1,6 +1,7 @@
 package selector_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,17 @@ func FuzzSelectors(f *testing.F) {
 			t.Skip()
 		}
 		start := time.Now()
+		// A page past the budget is a hang: stop the process with the input, which the
+		// fuzzer saves as a crasher (a fuzz worker stuck in one input is never reported).
+		done := make(chan struct{})
+		defer close(done)
+		go func() {
+			select {
+			case <-done:
+			case <-time.After(2 * fuzzBudget):
+				panic(fmt.Sprintf("a %d-byte page with %q and %q ran past %s: %q", len(page), css, xp, 2*fuzzBudget, page))
+			}
+		}()
 		for _, ct := range []string{"text/html", "text/html; charset=windows-1252", "application/xml"} {
 			var doc *selector.Document
 			var err error
