@@ -170,6 +170,8 @@ declare module "jscrawl" {
 
   /** Prefix → namespace URI bindings for XPath. */
   export type Namespaces = Record<string, string>;
+  /** XPath variables for `xpath()`: `$name` in the expression (parsel's keyword arguments). */
+  export type XPathVariables = Record<string, string | number | boolean>;
 
   /**
    * One match of a CSS or XPath query (parsel: Selector): an element, a text node, an
@@ -182,10 +184,12 @@ declare module "jscrawl" {
      * Evaluates an XPath 1.0 expression from this element (relative: `./a/@href`; absolute:
      * `//a`). Text nodes and attributes come back as selectors whose `get()` is their
      * string; numbers and booleans as parsel writes them (`"2.0"`, `"1"`/`"0"`).
-     * `namespaces` adds prefixes for this call only. Throws a TypeError
-     * (`XPath error: ... in <expr>`) when the expression is invalid.
+     * `namespaces` adds prefixes for this call only; `variables` binds `$name`
+     * (`sel.xpath("//a[@id=$id]", null, { id: "top" })`, parsel's `xpath(q, id="top")`).
+     * Throws a TypeError (`XPath error: ... in <expr>`) when the expression is invalid or
+     * uses a variable not given.
      */
-    xpath(expr: string, namespaces?: Namespaces): SelectorList;
+    xpath(expr: string, namespaces?: Namespaces | null, variables?: XPathVariables): SelectorList;
     /** The element's outer HTML (or XML) as lxml writes it (`<img src="a.jpg">`), or the
      * text, attribute value or computed string. */
     get(): string;
@@ -257,7 +261,7 @@ declare module "jscrawl" {
     extract_first<D>(def: D): string | D;
     css(query: string): SelectorList;
     /** `xpath()` of each element, concatenated. */
-    xpath(expr: string, namespaces?: Namespaces): SelectorList;
+    xpath(expr: string, namespaces?: Namespaces | null, variables?: XPathVariables): SelectorList;
     /** `re()` of each selector, concatenated. */
     re(pattern: Pattern, replaceEntities?: boolean): string[];
     /** The first string `re()` gives over the list, or `def` (default `null`). */
@@ -323,7 +327,7 @@ declare module "jscrawl" {
      * registered on `response.selector`. An XML response (an XML Content-Type, or none and
      * an XML declaration) is parsed as XML: its namespaces need a prefix
      * (`response.selector.registerNamespace("s", uri)`) or `removeNamespaces()`. */
-    xpath(expr: string, namespaces?: Namespaces): SelectorList;
+    xpath(expr: string, namespaces?: Namespaces | null, variables?: XPathVariables): SelectorList;
     /** The root Selector of the document (parsel: response.selector). */
     readonly selector: Selector;
     /** Runs a JMESPath expression on the body parsed as JSON (parsed once per response) and

@@ -105,6 +105,37 @@ export default class S {
 	}
 }
 
+// TestXPathVariablesInSpider: xpath(expr, namespaces, variables) binds $name to a string,
+// number or boolean, as parsel's keyword arguments of xpath() do; a variable the
+// expression uses and the call does not give is a TypeError.
+func TestXPathVariablesInSpider(t *testing.T) {
+	t.Parallel()
+	srv := extractServer(t)
+	res := crawl(t, srv, spec{src: `export default class S {
+  name = "xpathvars";
+  startUrls = ["BASE/shop"];
+  parse(r) {
+    let missing = null;
+    try { r.xpath("//a[@title=$t]"); } catch (e) { missing = e.name + ": " + e.message; }
+    return {
+      byTitle: r.xpath("//a[@title=$t]/text()", null, { t: "Gadget" }).get(),
+      byNumber: r.xpath("//article[$n]//h3/a/text()", null, { n: 2 }).get(),
+      count: r.xpath("count(//article) = $c", null, { c: 2 }).get(),
+      bool: r.xpath("$yes and count(//table) = 0", null, { yes: true }).get(),
+      onList: r.css("article").xpath(".//a[@title=$t]/@href", undefined, { t: "Widget & Co" }).getall(),
+      withNs: r.selector.xpath("string($s)", {}, { s: "x" }).get(),
+      missing,
+    };
+  }
+}`})
+	got := res.lines(t)
+	want := []string{`{"byTitle":"Gadget","byNumber":"Gadget","count":"1","bool":"1","onList":["/w/1"],"withNs":"x",` +
+		`"missing":"TypeError: XPath error: Undefined variable in //a[@title=$t]"}`}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
 func TestXPathNamespacesInSpider(t *testing.T) {
 	t.Parallel()
 	srv := extractServer(t)

@@ -405,7 +405,7 @@
     /** The document's root Selector (parsel: response.selector); its namespaces serve xpath(). */
     get selector() { return this.#sel || (this.#sel = rootSelector(this.#h)); }
     css(q) { return this.#sel ? this.#sel.css(q) : responseCss(this.#h, String(q)); }
-    xpath(q, namespaces) { return this.selector.xpath(q, namespaces); }
+    xpath(q, namespaces, variables) { return this.selector.xpath(q, namespaces, variables); }
     jmespath(q) { return responseJmespath(this.#h, String(q)); }
     jsonLd() {
       const out = [];

@@ -101,7 +101,7 @@ func (st *vmState) selectAllNS(q string, ns map[string]string, in ...selector.Re
 // xpathAll compiles expr (cached) with the namespaces ns plus the optional object extra
 // and runs it on in; an invalid expression is a TypeError with parsel's message
 // ("XPath error: ... in <expr>").
-func (st *vmState) xpathAll(expr goja.Value, extra goja.Value, ns map[string]string, in ...selector.Result) (goja.Value, error) {
+func (st *vmState) xpathAll(expr goja.Value, extra goja.Value, vars goja.Value, ns map[string]string, in ...selector.Result) (goja.Value, error) {
 	bindings := ns
 	if o, ok := extra.(*goja.Object); ok {
 		bindings = make(map[string]string, len(ns)+len(o.Keys()))
@@ -116,7 +116,19 @@ func (st *vmState) xpathAll(expr goja.Value, extra goja.Value, ns map[string]str
 	if err != nil {
 		return nil, asTypeError(err)
 	}
-	rs, err := q.SelectWithin(st.matchBudget(), in...)
+	var bound map[string]any
+	if o, ok := vars.(*goja.Object); ok {
+		bound = map[string]any{}
+		for _, k := range o.Keys() {
+			switch v := o.Get(k).Export().(type) {
+			case bool, float64, int64:
+				bound[k] = v
+			default:
+				bound[k] = o.Get(k).String()
+			}
+		}
+	}
+	rs, err := q.SelectVars(st.matchBudget(), bound, in...)
 	if err != nil {
 		return nil, asTypeError(err)
 	}
@@ -269,12 +281,13 @@ func (m selectorMethods) Css(s *jsSelector, c goja.FunctionCall) (goja.Value, er
 	return m.st.selectAllNS(c.Argument(0).String(), s.ns, s.r)
 }
 
-// Xpath(expr, namespaces) selects with XPath 1.0.
+// Xpath(expr, namespaces, variables) selects with XPath 1.0; variables bind $name to a
+// string, number or boolean (parsel's keyword arguments of xpath()).
 func (m selectorMethods) Xpath(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
 	if err := noDoc(s, "xpath"); err != nil {
 		return nil, err
 	}
-	return m.st.xpathAll(c.Argument(0), c.Argument(1), s.ns, s.r)
+	return m.st.xpathAll(c.Argument(0), c.Argument(1), c.Argument(2), s.ns, s.r)
 }
 
 // RegisterNamespace(prefix, uri) adds a namespace for this selector's xpath().
@@ -419,9 +432,9 @@ func (m listMethods) Css(l *jsList, c goja.FunctionCall) (goja.Value, error) {
 	return m.st.selectAllNS(c.Argument(0).String(), l.ns, l.res...)
 }
 
-// Xpath(expr, namespaces) selects with XPath in every selector.
+// Xpath(expr, namespaces, variables) selects with XPath in every selector.
 func (m listMethods) Xpath(l *jsList, c goja.FunctionCall) (goja.Value, error) {
-	return m.st.xpathAll(c.Argument(0), c.Argument(1), l.ns, l.res...)
+	return m.st.xpathAll(c.Argument(0), c.Argument(1), c.Argument(2), l.ns, l.res...)
 }
 
 // Attrib is the first selector's attributes, or {} (a getter).

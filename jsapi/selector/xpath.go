@@ -159,13 +159,38 @@ func (q *XPathQuery) Select(in ...Result) ([]Result, error) {
 // SelectWithin is Select whose EXSLT regular expressions (re:test, re:match, re:replace)
 // are each bounded by within too (see Regex.Within; 0: by the match timeout only).
 func (q *XPathQuery) SelectWithin(within time.Duration, in ...Result) ([]Result, error) {
+	return q.SelectVars(within, nil, in...)
+}
+
+// SelectVars is SelectWithin with the XPath variables vars ($name, parsel's keyword
+// arguments of xpath()): each a string, float64 or bool. A variable the expression uses
+// and vars lacks is an *XPathError ("Undefined variable").
+func (q *XPathQuery) SelectVars(within time.Duration, vars map[string]any, in ...Result) ([]Result, error) {
+	var env map[string]xpath1.Value
+	if len(vars) > 0 {
+		env = make(map[string]xpath1.Value, len(vars))
+		for k, v := range vars {
+			switch v := v.(type) {
+			case bool:
+				env[k] = xpath1.BooleanValue(v)
+			case float64:
+				env[k] = xpath1.NumberValue(v)
+			case int:
+				env[k] = xpath1.NumberValue(float64(v))
+			case int64:
+				env[k] = xpath1.NumberValue(float64(v))
+			default:
+				env[k] = xpath1.StringValue(fmt.Sprint(v))
+			}
+		}
+	}
 	var out []Result
 	for _, r := range in {
 		if r.Kind != KindElement || r.Node == nil {
 			continue
 		}
 		var err error
-		if out, err = q.eval(out, r, within); err != nil {
+		if out, err = q.eval(out, r, within, env); err != nil {
 			return nil, err
 		}
 	}
@@ -180,9 +205,9 @@ func modelOf(doc *Document) xpath1.Model {
 	return xpath1.HTML
 }
 
-func (q *XPathQuery) eval(out []Result, ctx Result, within time.Duration) ([]Result, error) {
+func (q *XPathQuery) eval(out []Result, ctx Result, within time.Duration, vars map[string]xpath1.Value) ([]Result, error) {
 	m := modelOf(ctx.doc)
-	v, err := q.x.Evaluate(m, xpath1.NodeOf(ctx.Node), &xpath1.Env{Data: within})
+	v, err := q.x.Evaluate(m, xpath1.NodeOf(ctx.Node), &xpath1.Env{Data: within, Variables: vars})
 	if err != nil {
 		return nil, wrapXPathError(q.src, err)
 	}
