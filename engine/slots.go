@@ -555,8 +555,9 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 	if d.prepare != nil {
 		d.prepare(req)
 	}
+	qkey := SlotKey(req)
 	res, _ := ctx.Value(slotReservationKey{}).(*slotReservation)
-	if res != nil && d.lostTurn(res, req) {
+	if res != nil && d.lostTurn(res, req, qkey) {
 		// Another download of this request's (its host's robots.txt) took the turn the
 		// scheduler gave it, and the slot cannot start it now: back to the scheduler,
 		// which hands it out when the slot is ready, instead of holding a place among
@@ -565,7 +566,7 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		again.DontFilter = true
 		return nil, &RescheduleError{Request: again}
 	}
-	s, key := d.acquireSlot(SlotKey(req), res)
+	s, key := d.acquireSlot(qkey, res)
 	if res != nil && res.slot == key {
 		res.by.CompareAndSwap(nil, &req.URL)
 	}
@@ -623,14 +624,15 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 	return resp, err
 }
 
-// lostTurn reports whether res, the reservation of scheduled request req, went to another
-// download of its slot (not an earlier try of req itself) and the slot cannot start req now.
-func (d *SlotDownloader) lostTurn(res *slotReservation, req *types.Request) bool {
+// lostTurn reports whether res, the reservation of scheduled request req (of queue key
+// qkey), went to another download of its slot (not an earlier try of req itself) and the
+// slot cannot start req now.
+func (d *SlotDownloader) lostTurn(res *slotReservation, req *types.Request, qkey string) bool {
 	by := res.by.Load()
 	if by == nil || *by == req.URL {
 		return false
 	}
-	at, ok := d.ReadyAt(SlotKey(req))
+	at, ok := d.ReadyAt(qkey)
 	return !ok || at.After(time.Now())
 }
 
