@@ -92,6 +92,17 @@ var Accesses = map[string]Access{
 	HTTPErrorAllowedCodes:         SpiderSets,
 	HTTPPass:                      OperatorOnly,
 	HTTPProxyEnabled:              OperatorOnly,
+	HTTPImpersonate:               SpiderPath,   // a profile name, or a profile.json inside the working folder
+	ProxyList:                     OperatorOnly, // the operator's proxies and their credentials
+	ProxyRotation:                 SpiderSets,
+	ProxyBenchDelay:               SpiderSets,
+	ProxyBenchMaxDelay:            SpiderSets,
+	SessionPoolEnabled:            SpiderSets,
+	SessionPoolSize:               SpiderSets,
+	SessionMaxUsage:               SpiderSets,
+	SessionMaxErrors:              SpiderSets,
+	SessionBlockedStatusCodes:     SpiderSets,
+	SessionMaxRotations:           SpiderSets,
 	HTTPUser:                      OperatorOnly,
 	JSCallbackTimeout:             SpiderTightens, // what interrupts a runaway callback
 	JSONMaxDepth:                  SpiderTightens, // what keeps goja's recursive JSON code off the Go stack limit
@@ -154,6 +165,7 @@ var OperatorWhy = map[string]string{
 	HTTPPass:             "it is a credential",
 	HTTPProxyEnabled:     "it switches the operator's proxies (http_proxy, https_proxy) on or off",
 	HTTPUser:             "it is a credential",
+	ProxyList:            "it names the operator's proxies and their credentials (a spider's own proxy goes in meta.proxy)",
 }
 
 // ZeroIsNoLimit lists the SpiderTightens settings whose 0 means "no limit": a spider may

@@ -58,6 +58,17 @@ const (
 	HTTPAuthDomain              = "HTTP_AUTH_DOMAIN"
 	HTTPPass                    = "HTTP_PASS"
 	HTTPProxyEnabled            = "HTTPPROXY_ENABLED"
+	HTTPImpersonate             = "HTTP_IMPERSONATE"
+	ProxyList                   = "PROXY_LIST"
+	ProxyRotation               = "PROXY_ROTATION"
+	ProxyBenchDelay             = "PROXY_BENCH_DELAY"
+	ProxyBenchMaxDelay          = "PROXY_BENCH_MAX_DELAY"
+	SessionPoolEnabled          = "SESSION_POOL_ENABLED"
+	SessionPoolSize             = "SESSION_POOL_SIZE"
+	SessionMaxUsage             = "SESSION_MAX_USAGE"
+	SessionMaxErrors            = "SESSION_MAX_ERRORS"
+	SessionBlockedStatusCodes   = "SESSION_BLOCKED_STATUS_CODES"
+	SessionMaxRotations         = "SESSION_MAX_ROTATIONS"
 	HTTPUser                    = "HTTP_USER"
 	CrawlID                     = "CRAWL_ID"
 	Frontier                    = "FRONTIER"
@@ -215,6 +226,17 @@ var Defs = []Def{
 	{HTTPAuthDomain, KindString, nil, "domain (and subdomains) that gets HTTP_USER's credentials; null: the first request's, \"\": every domain"},
 	{HTTPPass, KindString, "", "HTTP Basic auth password"},
 	{HTTPProxyEnabled, KindBool, true, "use meta.proxy and the http_proxy, https_proxy and no_proxy environment variables"},
+	{HTTPImpersonate, KindString, "", "present a browser's TLS ClientHello, HTTP/2 settings and header order on http(s) downloads: a built-in profile name (chrome, firefox, safari, ...), a list of them (sessions take them in turn) or a profile.json from `jscrawl fingerprint capture` (\"\": Go's own client)"},
+	{ProxyList, KindList, []any{}, "proxies downloads rotate over (http://, https://, socks5://, socks5h://, with credentials), or the path of a file with one a line; meta.proxy still wins for one request"},
+	{ProxyRotation, KindString, "round_robin", "how a download picks from PROXY_LIST: round_robin, random, or per_session (each session keeps one proxy)"},
+	{ProxyBenchDelay, KindDuration, 30.0, "seconds a proxy that failed to connect or was refused stays benched the first time, doubled each further time in a row"},
+	{ProxyBenchMaxDelay, KindDuration, 600.0, "longest a benched proxy stays out"},
+	{SessionPoolEnabled, KindBool, false, "download through a pool of sessions, each with its own cookie jar, proxy and fingerprint profile, retired when a site blocks it"},
+	{SessionPoolSize, KindInt, 1000, "sessions the pool holds at once (Crawlee: maxPoolSize)"},
+	{SessionMaxUsage, KindInt, 50, "downloads one session serves before it retires (0: no limit; Crawlee: maxUsageCount)"},
+	{SessionMaxErrors, KindInt, 3, "errors a session may collect before it retires; a success takes one back (Crawlee: maxErrorScore)"},
+	{SessionBlockedStatusCodes, KindList, []any{401, 403, 429}, "statuses that mean a site blocked the session: it retires and the request runs again on another one"},
+	{SessionMaxRotations, KindInt, 10, "times one request moves to another session after a block before it fails with SessionBlockedError (Crawlee: maxSessionRotations)"},
 	{HTTPUser, KindString, "", "HTTP Basic auth user name"},
 	{CrawlID, KindString, "", "name of a shared crawl (--crawl-id): every Redis key of it starts with jscrawl:<CRAWL_ID>: (empty: the spider's name)"},
 	{Frontier, KindString, "", "redis://[:PASSWORD@]HOST:PORT/DB (rediss:// for TLS) of a frontier that many workers share (--frontier; empty: none)"},
@@ -352,6 +374,10 @@ var Ranges = map[string]Range{
 	MemUsageWarningMB:             AtLeast(0),
 	RedirectMaxTimes:              AtLeast(0),
 	RetryTimes:                    AtLeast(0),
+	SessionPoolSize:               AtLeast(1),
+	SessionMaxUsage:               AtLeast(0),
+	SessionMaxErrors:              AtLeast(1),
+	SessionMaxRotations:           AtLeast(0),
 	SchedulerMemoryMax:            AtLeast(0),
 	URLLengthLimit:                AtLeast(0),
 	WARCMaxSize:                   AtLeast(0),
@@ -365,6 +391,7 @@ var Choices = map[string][]string{
 	HTTPCachePolicy:      {"dummy", "rfc2616", "rfc9111"},
 	SchedulerMemoryQueue: {"lifo", "fifo"},
 	SlotBy:               {"host", "ip"},
+	ProxyRotation:        {"round_robin", "random", "per_session"},
 }
 
 // RangeOf returns the range of key's values, if it has one.
