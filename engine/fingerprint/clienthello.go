@@ -25,8 +25,9 @@ const (
 	ExtKeyShare            uint16 = 0x0033
 )
 
-// ErrIncomplete is returned when the bytes end before the ClientHello does.
-var ErrIncomplete = errors.New("incomplete ClientHello")
+// ErrIncomplete is returned when the bytes end before the ClientHello, or the HTTP/2
+// frames up to the first request, do.
+var ErrIncomplete = errors.New("incomplete: the bytes end too soon")
 
 // Extension is one ClientHello extension as sent.
 type Extension struct {

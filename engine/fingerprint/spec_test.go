@@ -162,7 +162,7 @@ func TestClientHelloFields(t *testing.T) {
 	// Split over three records, as a large ClientHello (post-quantum key shares) is.
 	var recs []byte
 	for _, part := range [][]byte{raw[:10], raw[10:50], raw[50:]} {
-		recs = append(vec16(append(recs, 0x16, 0x03, 0x01), part))
+		recs = vec16(append(recs, 0x16, 0x03, 0x01), part)
 	}
 	h, err := fingerprint.ParseClientHello(recs)
 	if err != nil {
