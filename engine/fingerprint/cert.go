@@ -89,3 +89,9 @@ func serial() *big.Int {
 	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 	return n
 }
+
+// tlsConfig is the server configuration of a loopback recording server: cert, HTTP/2 and
+// HTTP/1.1.
+func tlsConfig(cert tls.Certificate) *tls.Config {
+	return &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h2", "http/1.1"}}
+}
