@@ -1,6 +1,7 @@
 // Package enginetest provides test helpers for the engine and its users: a local HTTP
 // server with the routes crawls need (NewServer, Start, StartWith), a fake Spider whose
-// behaviour is given by function fields, a Buffer for logs and ClosedAddr.
+// behaviour is given by function fields, a Buffer for logs and ClosedAddr, and
+// GuardedSite, an HTTPS site that refuses clients that are not a browser.
 package enginetest
 
 import (
