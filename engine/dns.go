@@ -256,6 +256,7 @@ func (c *DNSCache) Cached(host string) (ip string, ok bool) {
 // (happy eyeballs, RFC 8305, as net.Dialer does). When none connects the error is the first
 // family's first one.
 func (c *DNSCache) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	address = dialTarget(ctx, address) // WithDialRules (dialrules.go)
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return c.dialer.DialContext(ctx, network, address)

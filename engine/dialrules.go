@@ -1,0 +1,48 @@
+package engine
+
+import (
+	"context"
+	"net"
+)
+
+// DialRules maps the "host:port" the http(s) download handler connects to onto the
+// "ip:port" it dials instead; a key may also be a bare host name, and "*" matches any
+// address. The request's URL, its TLS
+// server name and its Host header stay the URL's: it is curl's --connect-to and
+// Chromium's --host-resolver-rules. `jscrawl fingerprint show` sends its request to a
+// loopback recorder with it, and tests send a crawl of a named host to a loopback site.
+type DialRules map[string]string
+
+// dialRulesKey carries DialRules in a context.
+type dialRulesKey struct{}
+
+// WithDialRules returns ctx under which the new connections of the downloads follow
+// rules: give it to Engine.Download, or to Engine.Run for a whole crawl.
+func WithDialRules(ctx context.Context, rules DialRules) context.Context {
+	return context.WithValue(ctx, dialRulesKey{}, rules)
+}
+
+// dialTarget returns the address to dial for address under the DialRules of ctx.
+func dialTarget(ctx context.Context, address string) string {
+	rules, _ := ctx.Value(dialRulesKey{}).(DialRules)
+	if len(rules) == 0 {
+		return address
+	}
+	if to, ok := rules[address]; ok {
+		return to
+	}
+	if to, ok := rules["*"]; ok {
+		return to
+	}
+	if host, _, err := net.SplitHostPort(address); err == nil {
+		if to, ok := rules[host]; ok {
+			return to
+		}
+	}
+	return address
+}
+
+// FindBrowser returns the path of the Chromium that browser requests start:
+// executable (BROWSER_EXECUTABLE) looked up on PATH, or without it the first of
+// chromium, chromium-browser and google-chrome found there.
+func FindBrowser(executable string) (string, error) { return findBrowser(executable) }
