@@ -50,7 +50,7 @@ func newApp() *cli.App {
 	}
 	cmds := []*cli.Command{runCommand(), shellCommand(), fetchCommand(), parseCommand(), checkCommand(), spiderTestCommand(), newCommand(),
 		bundleCommand(), benchCommand(), settingsCommand(), demoCommand(), typesCommand(), versionCommand(),
-		psCommand(), pstreeCommand(), statsCommand(), jobCommand(), frontierCommand()}
+		psCommand(), pstreeCommand(), statsCommand(), jobCommand(), frontierCommand(), fingerprintCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = usage
 	}
@@ -81,8 +81,11 @@ func reorderArgs(app *cli.App, args []string) []string {
 			cmd = c
 		}
 	}
-	if cmd == nil || len(cmd.Subcommands) > 0 {
-		return args // a subcommand parses its own flags (frontier clear --yes)
+	if cmd == nil {
+		return args
+	}
+	if len(cmd.Subcommands) > 0 { // the subcommand's flags may follow its arguments too
+		return append(args[:1:1], reorderArgs(&cli.App{Commands: cmd.Subcommands}, args[1:])...)
 	}
 	takesValue := map[string]bool{}
 	for _, f := range cmd.Flags {

@@ -127,3 +127,8 @@ func Capture(ctx context.Context, path string) (*Fingerprint, error) {
 		return nil, fmt.Errorf("capture: Chromium made no request to https://%s:%s/", CaptureHost, port)
 	}
 }
+
+// HeadedUserAgent returns ua as Chromium's windowed build sends it: headless Chromium
+// names itself "HeadlessChrome/…" in its User-Agent (its only header that differs), which
+// sites refuse on sight.
+func HeadedUserAgent(ua string) string { return strings.Replace(ua, "HeadlessChrome/", "Chrome/", 1) }
