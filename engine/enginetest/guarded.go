@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/fingerprint"
 )
 
@@ -142,11 +143,11 @@ func (s *GuardedSite) CertPool() *x509.CertPool { return s.CA.Pool() }
 func (s *GuardedSite) WriteCA(path string) error { return os.WriteFile(path, s.CA.PEM, 0o644) }
 
 // DialRules maps the "host:port" of the site's URL (GuardedHost and www.GuardedHost with
-// the site's port) to Addr: the dial rules that send a client's connections for the URL
-// to the site while its SNI and Host stay GuardedHost.
-func (s *GuardedSite) DialRules() map[string]string {
+// the site's port) to Addr: give them to a crawl with engine.WithDialRules to send its
+// connections for the URL to the site while their SNI and Host stay GuardedHost.
+func (s *GuardedSite) DialRules() engine.DialRules {
 	_, port, _ := net.SplitHostPort(s.Addr)
-	return map[string]string{GuardedHost + ":" + port: s.Addr, "www." + GuardedHost + ":" + port: s.Addr}
+	return engine.DialRules{GuardedHost + ":" + port: s.Addr, "www." + GuardedHost + ":" + port: s.Addr}
 }
 
 // Client returns an http.Client as Go's default one (HTTP/2 when the server offers it)
