@@ -122,7 +122,7 @@ func fingerprintShowCommand() *cli.Command {
 that stands in for URL's host: the TLS server name and the Host header are URL's, the
 connection goes to the recorder and nothing reaches the network. It prints the ClientHello's
 JA3 and JA4, the ALPN protocol, the HTTP/2 fingerprint and the headers in the order sent.
-Robots.txt, retries, redirects and the HTTP cache are off for it.
+Robots.txt, retries, redirects, the HTTP cache and the environment's proxy are off for it.
 
 Examples:
    jscrawl fingerprint show https://example.com/
@@ -151,6 +151,7 @@ func fingerprintShowAction(c *cli.Context) error {
 		types.RetryEnabled:      false,
 		types.RedirectEnabled:   false,
 		types.HTTPCacheEnabled:  false,
+		types.HTTPProxyEnabled:  false, // the environment's proxy would get the connection
 	}})
 	if err != nil {
 		return err
@@ -195,7 +196,7 @@ func fingerprintShowAction(c *cli.Context) error {
 	select {
 	case f = <-seen:
 	default:
-		return cli.Exit("fingerprint show: the request did not reach the recorder (is a proxy set?)", 1)
+		return cli.Exit("fingerprint show: the request did not reach the recorder", 1)
 	}
 	stdout, _ := stdio(c)
 	_, err = io.WriteString(stdout, formatFingerprint(rawURL, f))

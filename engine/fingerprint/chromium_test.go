@@ -59,3 +59,18 @@ func TestCaptureChromium(t *testing.T) {
 		t.Errorf("version %q (%v) vs User-Agent %q", v, err, f.Header("user-agent"))
 	}
 }
+
+func TestHeadedUserAgent(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36",
+			"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36"},
+		{"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36",
+			"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36"},
+		{"", ""},
+	} {
+		if got := fingerprint.HeadedUserAgent(tc.in); got != tc.want {
+			t.Errorf("HeadedUserAgent(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
