@@ -2,10 +2,14 @@ package enginetest_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -55,6 +59,24 @@ func TestGuardedSiteRefusesGo(t *testing.T) {
 	}
 	if status, _ := get(t, s.Client(), s.URL+"/robots.txt"); status != http.StatusOK {
 		t.Errorf("robots.txt: %d", status)
+	}
+	// The CA written to a file verifies the site's certificate for its host names.
+	path := filepath.Join(t.TempDir(), "ca.pem")
+	if err := s.WriteCA(path); err != nil {
+		t.Fatal(err)
+	}
+	pemBytes, _ := os.ReadFile(path)
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pemBytes) {
+		t.Fatal("WriteCA: no certificate in the file")
+	}
+	for _, name := range []string{enginetest.GuardedHost, "www." + enginetest.GuardedHost, "localhost"} {
+		c, err := tls.Dial("tcp", s.Addr, &tls.Config{RootCAs: pool, ServerName: name})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		_ = c.Close()
 	}
 }
 

@@ -13,19 +13,25 @@ import (
 	"time"
 )
 
-// ChromiumFlags are the flags RunChromium starts Chromium with, besides the user data
+// chromiumFlags are the flags RunChromium starts Chromium with, besides the user data
 // folder, the host mapping and the URL: headless, quiet (no first-run, background or
 // component traffic), TCP only (no QUIC) and trusting any certificate, for loopback
 // servers with throwaway ones. None of them changes the ClientHello or the HTTP/2
 // frames Chromium sends.
-var ChromiumFlags = []string{
-	"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-	"--disable-background-networking", "--disable-component-update", "--disable-sync",
-	"--disable-dev-shm-usage", "--no-proxy-server", "--ignore-certificate-errors",
+func chromiumFlags() []string {
+	return []string{
+		"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--disable-dev-shm-usage", "--no-proxy-server", "--ignore-certificate-errors",
+	}
 }
 
 // RunChromium runs the Chromium at path headless on rawURL until the page has loaded and
-// returns the DOM it printed (--dump-dom). Each of loopback is a host name resolved to
+// returns the DOM it printed (--dump-dom). Its flags (--headless, --no-sandbox,
+// --disable-gpu, --disable-quic, --no-first-run, --disable-background-networking,
+// --disable-component-update, --disable-sync, --disable-dev-shm-usage, --no-proxy-server,
+// --ignore-certificate-errors) keep it quiet and on TCP, and change neither its
+// ClientHello nor its HTTP/2 frames. Each of loopback is a host name resolved to
 // 127.0.0.1 (--host-resolver-rules), so that Chromium connects to a loopback server
 // with the name in its SNI and :authority, as to a real site. It runs in a new user data
 // folder, removed afterwards.
@@ -35,7 +41,7 @@ func RunChromium(ctx context.Context, path, rawURL string, loopback ...string) (
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	args := append([]string{}, ChromiumFlags...)
+	args := chromiumFlags()
 	args = append(args, "--user-data-dir="+dir)
 	if len(loopback) > 0 {
 		rules := make([]string, len(loopback))
