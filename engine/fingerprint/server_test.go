@@ -2,11 +2,13 @@ package fingerprint_test
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -194,5 +196,67 @@ func TestServerNotTLS(t *testing.T) {
 	<-got
 	if n := len(s.Connections()); n != 1 {
 		t.Errorf("%d connections recorded, want the TLS one", n)
+	}
+}
+
+// splitConn splits the client's first TLS record (its ClientHello) into records of at
+// most n bytes of payload each, as RFC 8446 §5.1 allows and clients with large key shares
+// do.
+type splitConn struct {
+	net.Conn
+	n    int
+	done bool
+}
+
+func (c *splitConn) Write(p []byte) (int, error) {
+	if c.done || len(p) < 5 || p[0] != 0x16 {
+		return c.Conn.Write(p)
+	}
+	c.done = true
+	l := int(p[3])<<8 | int(p[4])
+	body, rest := p[5:5+l], p[5+l:]
+	var out []byte
+	for len(body) > 0 {
+		k := min(c.n, len(body))
+		out = append(out, 0x16, p[1], p[2], byte(k>>8), byte(k))
+		out = append(out, body[:k]...)
+		body = body[k:]
+	}
+	if _, err := c.Conn.Write(append(out, rest...)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// TestServerClientHelloAcrossRecords: a ClientHello split over several records is read
+// whole, and the handshake still completes on the bytes the server peeked.
+func TestServerClientHelloAcrossRecords(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{1, 7, 100} {
+		t.Run("records of "+strconv.Itoa(n), func(t *testing.T) {
+			t.Parallel()
+			s, ca, got := newServer(t)
+			tr := &http.Transport{
+				TLSClientConfig:   &tls.Config{RootCAs: ca.Pool(), ServerName: "fp.test"},
+				ForceAttemptHTTP2: true,
+				DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+					c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+					if err != nil {
+						return nil, err
+					}
+					return &splitConn{Conn: c, n: n}, nil
+				},
+			}
+			defer tr.CloseIdleConnections()
+			resp, err := (&http.Client{Transport: tr}).Get("https://" + s.Addr().String() + "/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			f := <-got
+			if f.Hello.ServerName != "fp.test" || f.HTTP2 == nil || f.Hello.Raw[0] != 1 {
+				t.Errorf("fingerprint %+v", f)
+			}
+		})
 	}
 }
