@@ -228,19 +228,24 @@ func (s *Server) accept() {
 		s.open[c] = struct{}{}
 		s.mu.Unlock()
 		s.wg.Go(func() {
-			handedOff := s.serve(c)
-			if !handedOff {
-				_ = c.Close()
+			if handedOff := s.serve(c); !handedOff {
+				s.forget(c)
 			}
-			s.mu.Lock()
-			delete(s.open, c)
-			s.mu.Unlock()
 		})
 	}
 }
 
+// forget closes c and drops it from the open connections.
+func (s *Server) forget(c net.Conn) {
+	_ = c.Close()
+	s.mu.Lock()
+	delete(s.open, c)
+	s.mu.Unlock()
+}
+
 // serve reads the ClientHello of c, completes the handshake and serves the connection. It
-// reports whether c went to the HTTP/1.1 server, which closes it.
+// reports whether c went to the HTTP/1.1 server, which closes it (teeConn.Close forgets
+// it then); Close closes it too, as any open connection.
 func (s *Server) serve(c net.Conn) bool {
 	rec := &connRecord{remote: c.RemoteAddr().String(), accepted: time.Now()}
 	_ = c.SetReadDeadline(time.Now().Add(handshakeTimeout))
@@ -274,7 +279,7 @@ func (s *Server) serve(c net.Conn) bool {
 	rec.mu.Lock()
 	rec.alpn, rec.ready = alpn, true
 	rec.mu.Unlock()
-	tee := &teeConn{Conn: tc, tls: tc, rec: rec}
+	tee := &teeConn{Conn: tc, tls: tc, rec: rec, onClose: func() { s.forget(c) }}
 	if alpn == "h2" {
 		s.h2.ServeConn(tee, &http2.ServeConnOpts{
 			Context:    context.WithValue(context.Background(), recordKey{}, rec),
@@ -356,8 +361,17 @@ func (c *prefixConn) Read(p []byte) (int, error) {
 // record has its first request.
 type teeConn struct {
 	net.Conn
-	tls *tls.Conn
-	rec *connRecord
+	tls     *tls.Conn
+	rec     *connRecord
+	onClose func()
+	once    sync.Once
+}
+
+// Close closes the connection and its raw one, which it forgets.
+func (c *teeConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(c.onClose)
+	return err
 }
 
 func (c *teeConn) Read(p []byte) (int, error) {
