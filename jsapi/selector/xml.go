@@ -41,8 +41,8 @@ type xmlInfo struct {
 }
 
 // piName is the target of a processing instruction. spaced records that whitespace
-// followed the target of one without data ("<?t ?>"), which lxml writes back so (and
-// "<?t?>" as "<?t?>").
+// followed the target of one without data: lxml writes "<?t ?>" back with the space,
+// "<?t?>" without.
 type piName struct {
 	target string
 	spaced bool
