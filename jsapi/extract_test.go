@@ -13,7 +13,8 @@ import (
 //
 //	/shop         HTML with products, entities and three JSON-LD blocks (an @graph, an
 //	              invalid one and an array)
-//	/sitemap.xml  a sitemap (default namespace, xhtml:link alternates), application/xml
+//	/sitemap.xml  a sitemap (default namespace, xhtml:link alternates, an xml-stylesheet
+//	              processing instruction), application/xml
 //	/feed         an RSS feed with atom: and dc: elements, application/rss+xml
 //	/api          JSON
 func extractServer(t *testing.T) *server {
@@ -36,6 +37,7 @@ func extractServer(t *testing.T) *server {
 	mux.HandleFunc("/sitemap.xml", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/xml")
 		fmt.Fprint(w, `<?xml version="1.0" encoding="UTF-8"?>
+<?xml-stylesheet type="text/xsl" href="/sitemap.xsl"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">
 <url><loc>https://acme.test/a</loc><lastmod>2024-01-02</lastmod><xhtml:link rel="alternate" hreflang="de" href="https://acme.test/de/a"/></url>
 <url><loc>https://acme.test/b</loc></url>
@@ -162,9 +164,11 @@ export default class S {
     const other = new Selector({ text: "<a xmlns='urn:x'><b>1</b></a>", type: "xml" });
     other.registerNamespace("x", "urn:x");
     const otherB = other.xpath("//x:b/text()").get();
+    const pi = r.xpath("/processing-instruction('xml-stylesheet')");
+    const stylesheet = [pi.get(), pi.xpath("string()").get(), r.xpath("name(/node()[1])").get()];
     r.selector.removeNamespaces();
     return {
-      plain, undefinedPrefix, registered, inherited, otherB,
+      plain, undefinedPrefix, registered, inherited, otherB, stylesheet,
       removed: r.xpath("//url/loc/text()").getall(),
       alternate: r.xpath("//link/@href").get(),
       css: r.css("url > loc::text").getall(),
@@ -179,6 +183,7 @@ export default class S {
 			`"atom":"https://acme.test/feed","css":["https://acme.test/1","https://acme.test/2"]}`,
 		`{"plain":[],"undefinedPrefix":"XPath error: Undefined namespace prefix in //s:loc",` +
 			`"registered":["https://acme.test/a","https://acme.test/b"],"inherited":["2024-01-02"],"otherB":"1",` +
+			`"stylesheet":["<?xml-stylesheet type=\"text/xsl\" href=\"/sitemap.xsl\"?>","type=\"text/xsl\" href=\"/sitemap.xsl\"","xml-stylesheet"],` +
 			`"removed":["https://acme.test/a","https://acme.test/b"],"alternate":"https://acme.test/de/a",` +
 			`"css":["https://acme.test/a","https://acme.test/b"],"serialised":"<url><loc>https://acme.test/b</loc></url>"}`,
 	}

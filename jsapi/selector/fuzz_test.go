@@ -21,6 +21,7 @@ var fuzzXPath = []string{
 	"//*", "//a/@href", "//text()", "//table/tbody/tr", "//p[has-class('x')]",
 	"string(//title)", "count(//*)", "//*[re:test(@id, '^a')]", "//li[last()]/preceding-sibling::*",
 	"//*[contains(normalize-space(.), 'x')]", "set:distinct(//@*)", "name(/*)", "//comment()",
+	"//processing-instruction()", "string(//processing-instruction()/following::node()[1])",
 }
 
 // fuzzBudget is how long one page may take through the parsers and every query: far above
@@ -40,6 +41,7 @@ func FuzzSelectors(f *testing.F) {
 		{`<table><tr><td>1<td>2</table><ul><li>a<li>b<li>c</ul>`, "td::text", "//td[2]"},
 		{`<meta charset="iso-8859-1"><p>caf` + "\xe9" + `</p>`, "p", "//p/text()"},
 		{`<?xml version="1.0"?><r xmlns:x="urn:x"><x:a id="a1">t</x:a><!-- c --></r>`, "a", "//*[local-name()='a']"},
+		{`<?xml version="1.0"?><?xml-stylesheet href="s.xsl"?><r><?pi  d ?>t<?e ?></r><?z?>`, "r", "//processing-instruction('pi')"},
 		// Deep nesting: 300 levels, already slow for the XPath engine of today
 		// (antchfx's last() is cubic here: 700 levels took 3–12 s under -race, and its
 		// mutations kept the fuzz's workers past -fuzztime in CI).

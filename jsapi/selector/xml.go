@@ -28,9 +28,24 @@ var ErrNoRoot = errors.New("no root element")
 // ("atom:link") in lower case, as the HTML parser gives them, and an element's Namespace
 // is its namespace URI. XPath and serialisation need the names as written: names records
 // them where lower-casing changed them, and the URI of every prefixed attribute.
+//
+// A processing instruction is a RawNode whose Data is its data (what follows the target
+// and the whitespace after it, up to "?>": its XPath string-value); pis records its
+// target. The other RawNodes are undefined entity references ("&xxe;"). Neither is an
+// element or a text node, so css(), ::text, Text() and the string-value of an element
+// skip both, as XPath 1.0 (§5.2: only text descendants count) and lxml do.
 type xmlInfo struct {
 	names map[nameKey]xmlName
-	noNS  atomic.Bool // RemoveNamespaces was called
+	pis   map[*html.Node]piName // processing instructions, nil without any
+	noNS  atomic.Bool           // RemoveNamespaces was called
+}
+
+// piName is the target of a processing instruction. spaced records that whitespace
+// followed the target of one without data: lxml writes "<?t ?>" back with the space,
+// "<?t?>" without.
+type piName struct {
+	target string
+	spaced bool
 }
 
 // nameKey names an element (attr -1) or its attribute number attr.
@@ -52,11 +67,20 @@ type xmlName struct{ prefix, local, uri string }
 // error the document keeps what parsed before it. The error is then returned too, but the
 // document is never nil and always usable; an input without any element gives an error
 // wrapping ErrNoRoot.
+//
+// Comments and processing instructions are nodes, in document order, inside the root
+// element and around it ("<?xml-stylesheet ...?>" before it); the XML declaration at
+// the very start is not one (a later "<?xml ...?>" is a processing instruction, as in
+// lxml's recover mode). Whitespace around the root element is dropped, as by libxml2.
 func ParseXML(body []byte, contentType string) (*Document, error) {
 	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
 	var in io.Reader = bytes.NewReader(body)
 	reader := charset.NewReaderLabel
+	// raw is the text the decoder reads while its offsets index body: not after a
+	// Content-Type charset conversion, nor once the declaration switched the encoding.
+	raw := body
 	if enc, name := headerCharset(contentType); enc != nil && name != "utf-8" {
+		raw = nil
 		in = enc.NewDecoder().Reader(in)
 		// The text is UTF-8 now, whatever the XML declaration says.
 		reader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
@@ -77,7 +101,10 @@ func ParseXML(body []byte, contentType string) (*Document, error) {
 		}
 		dec.Entity = m
 	}
-	dec.CharsetReader = reader
+	dec.CharsetReader = func(label string, r io.Reader) (io.Reader, error) {
+		raw = nil
+		return reader(label, r)
+	}
 
 	x := &xmlInfo{names: map[nameKey]xmlName{}}
 	top := &html.Node{Type: html.DocumentNode}
@@ -89,7 +116,7 @@ func ParseXML(body []byte, contentType string) (*Document, error) {
 	}
 	stack := []frame{{n: top, ns: map[string]string{"xml": xmlNamespace}}}
 	var perr error
-	for {
+	for first := true; ; first = false {
 		tok, err := dec.RawToken()
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -100,6 +127,9 @@ func ParseXML(body []byte, contentType string) (*Document, error) {
 		cur := stack[len(stack)-1]
 		switch t := tok.(type) {
 		case xml.StartElement:
+			// xmlns:xml binds a prefix that is always bound: libxml2 keeps no declaration
+			// for it, so lxml neither shows nor writes it.
+			t.Attr = slices.DeleteFunc(t.Attr, func(a xml.Attr) bool { return a.Name.Space == "xmlns" && a.Name.Local == "xml" })
 			ns := cur.ns
 			copied := false
 			for _, a := range t.Attr {
@@ -163,6 +193,21 @@ func ParseXML(body []byte, contentType string) (*Document, error) {
 			appendCharData(cur.n, string(t))
 		case xml.Comment:
 			cur.n.AppendChild(&html.Node{Type: html.CommentNode, Data: string(t)})
+		case xml.ProcInst:
+			if first && t.Target == "xml" {
+				continue // the XML declaration
+			}
+			// encoding/xml gives the data without the whitespace after the target.
+			pi := &html.Node{Type: html.RawNode, Data: string(t.Inst)}
+			name := piName{target: t.Target}
+			if off := dec.InputOffset(); len(t.Inst) == 0 && raw != nil && off >= 3 && off <= int64(len(raw)) {
+				name.spaced = isXMLSpace(raw[off-3]) // "<?t ?>": the byte before "?>"
+			}
+			if x.pis == nil {
+				x.pis = map[*html.Node]piName{}
+			}
+			x.pis[pi] = name
+			cur.n.AppendChild(pi)
 		}
 	}
 	if perr != nil {
@@ -173,6 +218,9 @@ func ParseXML(body []byte, contentType string) (*Document, error) {
 	}
 	return d, nil
 }
+
+// isXMLSpace reports whether c is XML whitespace (the S production).
+func isXMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // declaredPrefix reports whether an attribute name is a namespace declaration (xmlns or
 // xmlns:p), and the prefix it declares ("" for the default namespace).
@@ -376,6 +424,17 @@ func (x *xmlInfo) renderNode(b *strings.Builder, n *html.Node, extra []html.Attr
 	case html.TextNode:
 		_, _ = xmlTextEscaper.WriteString(b, n.Data)
 	case html.RawNode:
+		if pi, ok := x.pis[n]; ok {
+			// As lxml: the target, one space and the data as written, unescaped.
+			b.WriteString("<?")
+			b.WriteString(pi.target)
+			if n.Data != "" || pi.spaced {
+				b.WriteByte(' ')
+				b.WriteString(n.Data)
+			}
+			b.WriteString("?>")
+			return
+		}
 		b.WriteString(n.Data) // an undefined entity reference
 	case html.CommentNode:
 		b.WriteString("<!--")

@@ -10,8 +10,9 @@ import (
 // xmlModel is the xpath1.Model of an XML document parsed by ParseXML: names as written
 // (xmlInfo), an element's namespace URI in its Namespace, namespace declarations hidden
 // as attributes, and after RemoveNamespaces no prefixes, URIs or namespace nodes beyond
-// xml's. Undefined entity references (RawNodes) are invisible; processing instructions
-// are not kept by ParseXML, so processing-instruction() never matches.
+// xml's. Processing instructions (RawNodes in xmlInfo.pis) are KindPI nodes: name() and
+// local-name() are the target, namespace-uri() is "", the string-value is the data. The
+// other RawNodes, undefined entity references, are invisible.
 type xmlModel struct{ x *xmlInfo }
 
 func (m xmlModel) Kind(n *html.Node) xpath1.Kind {
@@ -24,11 +25,18 @@ func (m xmlModel) Kind(n *html.Node) xpath1.Kind {
 		return xpath1.KindRoot
 	case html.CommentNode:
 		return xpath1.KindComment
+	case html.RawNode:
+		if _, ok := m.x.pis[n]; ok {
+			return xpath1.KindPI
+		}
 	}
 	return xpath1.KindNone
 }
 
 func (m xmlModel) Name(n *html.Node) (prefix, local, uri string) {
+	if n.Type == html.RawNode {
+		return "", m.x.pis[n].target, ""
+	}
 	prefix, local = m.x.elemName(n)
 	if !m.x.noNS.Load() {
 		uri = n.Namespace

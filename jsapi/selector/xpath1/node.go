@@ -83,7 +83,9 @@ type Namespace struct {
 // jsapi/selector's xmlInfo, implements Model there.
 type Model interface {
 	// Kind returns the node type of tree node n (never an attribute or namespace node);
-	// KindNone hides n and its subtree from every axis.
+	// KindNone hides n and its subtree from every axis. The string-value of a text,
+	// comment or processing-instruction node is its Data (for a processing instruction
+	// the data after the target, as XPath 1.0 §5.5 says).
 	Kind(n *html.Node) Kind
 	// Name returns the expanded name of element n (prefix as written, local name,
 	// namespace URI), or for a processing instruction its target as local.
@@ -104,7 +106,9 @@ const XMLNamespace = "http://www.w3.org/XML/1998/namespace"
 // HTML is the model of an HTML document parsed by golang.org/x/net/html, as lxml's HTML
 // parser presents it to XPath: elements and attributes have no namespace (an element's
 // name is its lower-case tag name, SVG's and MathML's included), doctypes are invisible,
-// the only namespace node is xml's, and id attributes are IDs.
+// the only namespace node is xml's, and id attributes are IDs. There are no processing
+// instructions: x/net/html parses "<?php ... ?>" as a comment, as HTML5 does (lxml's HTML
+// parser makes it a processing instruction).
 var HTML Model = htmlModel{}
 
 type htmlModel struct{}
