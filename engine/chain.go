@@ -154,6 +154,12 @@ func (e *Engine) downloaderChain(own []int) []DownloaderMiddleware {
 		{name: "HttpProxyMiddleware", order: 750, m: NewHTTPProxyMiddleware(e.settings, e.stats)},
 		{name: "HttpCacheMiddleware", order: 900, m: NewHTTPCacheMiddleware(e.settings, e.spiderName(), e.stats, e.logger)},
 	}
+	if e.sessions != nil {
+		detector, _ := e.spider.(BlockDetector)
+		registry, _ := e.sched.(SessionRegistry)
+		bs = append(bs, link[DownloaderMiddleware]{name: "SessionMiddleware", order: 560,
+			m: NewSessionMiddleware(e.settings, e.sessions, detector, registry, e.stats, e.logger)})
+	}
 	// Added middlewares have no name, so the setting cannot disable them; they sort among
 	// the built-ins by order, ties keeping the order they were added in.
 	for _, m := range e.dlmws {
