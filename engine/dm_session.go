@@ -161,6 +161,7 @@ func (m *SessionMiddleware) Fetch(ctx context.Context, req *types.Request, next 
 		}
 		blocked := m.codes[resp.Status]
 		if !blocked && m.detector != nil {
+			resp.Session = state(s, false) // for isBlocked to read
 			blocked = m.detector.IsBlocked(ctx, resp)
 		}
 		if !blocked {
