@@ -1042,7 +1042,7 @@ declare module "jscrawl" {
     SESSION_POOL_SIZE?: number;
     /** downloads one session serves before it retires (0: no limit; Crawlee: maxUsageCount) (integer). */
     SESSION_MAX_USAGE?: number;
-    /** errors a session may collect before it retires; a success takes one back (Crawlee: maxErrorScore) (integer). */
+    /** errors a session may collect before it retires: a connection error or timeout adds 1, a success takes 0.5 off (Crawlee: maxErrorScore, errorScoreDecrement) (integer). */
     SESSION_MAX_ERRORS?: number;
     /** statuses that mean a site blocked the session: it retires and the request runs again on another one (list). */
     SESSION_BLOCKED_STATUS_CODES?: unknown[];
