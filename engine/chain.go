@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jscrawl/jscrawl/engine/session"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -167,6 +168,15 @@ func (e *Engine) downloaderChain(own []int) []DownloaderMiddleware {
 	}
 	var chain []DownloaderMiddleware
 	links := chainOrder(e.settings, types.DownloaderMiddlewares, e.logger, bs, own)
+	if e.sessions != nil {
+		// What a middleware keeps per session (a proxy pool's per-session proxy) goes when
+		// the session retires.
+		for _, l := range links {
+			if f, ok := l.m.(SessionForgetter); ok && l.own < 0 {
+				e.sessions.OnRetire(func(s *session.Session, _ string) { f.ForgetSession(s.Name()) })
+			}
+		}
+	}
 	for i := 0; i < len(links); i++ {
 		if links[i].own < 0 {
 			chain = append(chain, links[i].m)

@@ -53,6 +53,15 @@ type SessionStore interface {
 	RecordRetired(name string)
 }
 
+// SessionForgetter is implemented by a downloader middleware that keeps something per
+// session, such as a proxy pool's PROXY_ROTATION=per_session assignment (keyed by
+// DownloadSession.Name): when the session pool is on, New has it forget each session that
+// retires, on the goroutine that retired it (a download's, or a VM loop's for
+// crawler.sessions.retire), so ForgetSession must not block.
+type SessionForgetter interface {
+	ForgetSession(name string)
+}
+
 // SessionMiddleware runs each download under a session of the session pool
 // (SESSION_POOL_ENABLED; Crawlee: SessionPool with useSessionPool), which the middlewares
 // and the download handler below find with SessionOf: CookiesMiddleware keeps the

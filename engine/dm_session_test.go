@@ -318,6 +318,43 @@ func TestSessionIsBlocked(t *testing.T) {
 	}
 }
 
+// forgetter is a downloader middleware that keeps something per session, as a proxy pool
+// does, and records the sessions it is told to forget.
+type forgetter struct {
+	mu     sync.Mutex
+	forgot []string
+}
+
+func (f *forgetter) Fetch(ctx context.Context, req *types.Request, next engine.Downloader) (*types.Response, error) {
+	return next.Fetch(ctx, req)
+}
+
+func (f *forgetter) ForgetSession(name string) {
+	f.mu.Lock()
+	f.forgot = append(f.forgot, name)
+	f.mu.Unlock()
+}
+
+// TestSessionForgetter: a middleware with ForgetSession (a proxy pool's per-session
+// proxies) is told each session that retires, by name.
+func TestSessionForgetter(t *testing.T) {
+	t.Parallel()
+	srv := loginSite(t)
+	f := &forgetter{}
+	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.SessionPoolEnabled: true, types.SessionMaxRotations: 1},
+		engine.WithOrderedDownloaderMiddlewares(engine.OrderedMiddleware{Order: 750, M: f}))
+	_, err := e.Download(context.Background(), &types.Request{URL: srv.URL + "/private"})
+	if !errors.As(err, new(*engine.SessionBlockedError)) {
+		t.Fatalf("err = %v", err)
+	}
+	e.Sessions().RetireName("nobody", "manual") // never a session: nothing to forget
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.forgot) != 2 || f.forgot[0] != "s1" || f.forgot[1] != "s2" {
+		t.Errorf("forgot %v, want [s1 s2]", f.forgot)
+	}
+}
+
 // TestSessionErrorScore: connection errors raise a session's error score until it retires
 // (SESSION_MAX_ERRORS), and a download that fails is not rotated (RetryMiddleware retries).
 func TestSessionErrorScore(t *testing.T) {

@@ -59,6 +59,7 @@ type Pool struct {
 	mu       sync.Mutex
 	byName   map[string]*Session // every session the pool knows, retired ones included
 	live     []*Session          // the auto sessions a draw may return
+	pinned   int                 // the pinned sessions not retired
 	seq      int                 // the number of the last auto session created
 	created  int                 // sessions created, for the profiles' turn
 	onRetire []func(s *Session, reason string)
@@ -204,6 +205,7 @@ func (p *Pool) Named(name string) (s *Session, ok bool) {
 	made := s == nil
 	if made {
 		s = p.newSession(name, true)
+		p.pinned++
 	}
 	if s.retired {
 		p.mu.Unlock()
@@ -280,6 +282,9 @@ func (p *Pool) retireLocked(s *Session) bool {
 	}
 	s.retired = true
 	s.jar = NewJar(p.opts.Now) // its cookies go with it
+	if s.pinned {
+		p.pinned--
+	}
 	if i := slices.Index(p.live, s); i >= 0 {
 		p.live[i] = p.live[len(p.live)-1]
 		p.live = p.live[:len(p.live)-1]
@@ -292,13 +297,7 @@ func (p *Pool) retireLocked(s *Session) bool {
 func (p *Pool) Active() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	n := len(p.live)
-	for _, s := range p.byName {
-		if s.pinned && !s.retired {
-			n++
-		}
-	}
-	return n
+	return len(p.live) + p.pinned
 }
 
 // Get returns the session named name, or nil.
@@ -438,9 +437,16 @@ func (p *Pool) Restore(b []byte, retired []string) error {
 				if i := slices.Index(p.live, old); i >= 0 {
 					p.live = slices.Delete(p.live, i, i+1)
 				}
+				if old.pinned && !old.retired {
+					p.pinned--
+				}
 			}
 			p.byName[ss.Name] = s
-			if !s.retired && !s.pinned {
+			switch {
+			case s.retired:
+			case s.pinned:
+				p.pinned++
+			default:
 				p.live = append(p.live, s)
 			}
 		}

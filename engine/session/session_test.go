@@ -145,7 +145,13 @@ func TestPoolDraw(t *testing.T) {
 	if p.Get("s1").Info().UsageCount > 2 || !p.Get("s1").Retired() {
 		t.Errorf("s1: %+v: want retired at 2 uses", p.Get("s1").Info())
 	}
+	if a := p.Active(); a != 4 {
+		t.Errorf("Active = %d, want 4 (3 drawn, 1 pinned)", a)
+	}
 	p.RetireName("login", session.ReasonManual)
+	if a := p.Active(); a != 3 {
+		t.Errorf("Active = %d after the pinned session retired, want 3", a)
+	}
 	if _, ok := p.Named("login"); ok {
 		t.Errorf("a retired pinned session is still usable")
 	}
