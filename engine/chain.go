@@ -155,7 +155,11 @@ func (e *Engine) downloaderChain(own []int) []DownloaderMiddleware {
 		{name: "HttpProxyMiddleware", order: 750, m: NewHTTPProxyMiddleware(e.settings, e.stats)},
 		{name: "HttpCacheMiddleware", order: 900, m: NewHTTPCacheMiddleware(e.settings, e.spiderName(), e.stats, e.logger)},
 	}
-	if e.sessions != nil {
+	// SessionMiddleware is there with SESSION_POOL_ENABLED only, but its name is always known
+	// to DOWNLOADER_MIDDLEWARES.
+	if e.sessions == nil {
+		bs = append(bs, link[DownloaderMiddleware]{name: "SessionMiddleware", order: 560, m: nil})
+	} else {
 		detector, _ := e.spider.(BlockDetector)
 		registry, _ := e.sched.(SessionRegistry)
 		bs = append(bs, link[DownloaderMiddleware]{name: "SessionMiddleware", order: 560,
@@ -177,6 +181,7 @@ func (e *Engine) downloaderChain(own []int) []DownloaderMiddleware {
 			}
 		}
 	}
+	links = slices.DeleteFunc(links, func(l link[DownloaderMiddleware]) bool { return l.own < 0 && l.m == nil })
 	for i := 0; i < len(links); i++ {
 		if links[i].own < 0 {
 			chain = append(chain, links[i].m)
