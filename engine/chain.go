@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jscrawl/jscrawl/engine/session"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -154,6 +155,16 @@ func (e *Engine) downloaderChain(own []int) []DownloaderMiddleware {
 		{name: "HttpProxyMiddleware", order: 750, m: NewHTTPProxyMiddleware(e.settings, e.stats)},
 		{name: "HttpCacheMiddleware", order: 900, m: NewHTTPCacheMiddleware(e.settings, e.spiderName(), e.stats, e.logger)},
 	}
+	// SessionMiddleware is there with SESSION_POOL_ENABLED only, but its name is always known
+	// to DOWNLOADER_MIDDLEWARES.
+	if e.sessions == nil {
+		bs = append(bs, link[DownloaderMiddleware]{name: "SessionMiddleware", order: 560, m: nil})
+	} else {
+		detector, _ := e.spider.(BlockDetector)
+		registry, _ := e.sched.(SessionRegistry)
+		bs = append(bs, link[DownloaderMiddleware]{name: "SessionMiddleware", order: 560,
+			m: NewSessionMiddleware(e.settings, e.sessions, detector, registry, e.stats, e.logger)})
+	}
 	// Added middlewares have no name, so the setting cannot disable them; they sort among
 	// the built-ins by order, ties keeping the order they were added in.
 	for _, m := range e.dlmws {
@@ -161,6 +172,16 @@ func (e *Engine) downloaderChain(own []int) []DownloaderMiddleware {
 	}
 	var chain []DownloaderMiddleware
 	links := chainOrder(e.settings, types.DownloaderMiddlewares, e.logger, bs, own)
+	if e.sessions != nil {
+		// What a middleware keeps per session (a proxy pool's per-session proxy) goes when
+		// the session retires.
+		for _, l := range links {
+			if f, ok := l.m.(SessionForgetter); ok && l.own < 0 {
+				e.sessions.OnRetire(func(s *session.Session, _ string) { f.ForgetSession(s.Name()) })
+			}
+		}
+	}
+	links = slices.DeleteFunc(links, func(l link[DownloaderMiddleware]) bool { return l.own < 0 && l.m == nil })
 	for i := 0; i < len(links); i++ {
 		if links[i].own < 0 {
 			chain = append(chain, links[i].m)

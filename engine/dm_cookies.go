@@ -21,7 +21,9 @@ import (
 // before it is sent (Domain "" is the request's host only, Path "" is "/"). The jar's
 // cookies for the URL become the Cookie header unless the request has one already; the
 // response's Set-Cookie headers go into the jar, redirects included. meta.dontMergeCookies
-// bypasses the jar both ways. COOKIES_ENABLED false turns it off; COOKIES_DEBUG logs each
+// bypasses the jar both ways. A download under a session of the session pool
+// (SESSION_POOL_ENABLED, SessionOf) uses the session's jar instead of the spider's, unless
+// meta.cookiejar names one. COOKIES_ENABLED false turns it off; COOKIES_DEBUG logs each
 // Cookie and Set-Cookie header at DEBUG. Safe for concurrent use.
 type CookiesMiddleware struct {
 	enabled bool
@@ -78,7 +80,13 @@ func (m *CookiesMiddleware) Fetch(ctx context.Context, req *types.Request, next 
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return next.Fetch(ctx, req)
 	}
-	jar := m.jar(req.MetaValue(types.MetaCookieJar))
+	var jar http.CookieJar
+	key := req.MetaValue(types.MetaCookieJar)
+	if s := SessionOf(ctx); s != nil && key == nil {
+		jar = s.Jar()
+	} else {
+		jar = m.jar(key)
+	}
 	if len(req.Cookies) > 0 {
 		cs := make([]*http.Cookie, 0, len(req.Cookies))
 		for _, c := range req.Cookies {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jscrawl/jscrawl/engine/session"
 	"github.com/jscrawl/jscrawl/engine/warc"
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -101,7 +102,8 @@ type Engine struct {
 	slots      *SlotDownloader // the bottom of the chain, above the HTTP downloader
 	http       *HTTPDownloader // below the slots; owns the browser of browser requests
 	offsite    *OffsiteMiddleware
-	inflight   inflight // downloads in flight, for Downloads
+	sessions   *session.Pool // SESSION_POOL_ENABLED, else nil
+	inflight   inflight      // downloads in flight, for Downloads
 	inFilters  []SpiderInputFilter
 	outFilters []SpiderOutputFilter // spider side first
 	outPlan    []OutputStage        // the spider's part of the output chain (OutputPlan)
@@ -299,6 +301,7 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	if e.slotSched != nil {
 		e.slotSched.UseSlots(e.slots)
 	}
+	e.sessions = e.sessionPool()
 	dlOwn, outOwn := e.ownOrders()
 	e.downloader = e.inflight.scope(Chain(e.inflight.track(e.slots), e.downloaderChain(dlOwn)...))
 	e.spiderChain(outOwn)
@@ -1246,6 +1249,10 @@ func (l *logStats) log() {
 		if slots, ready, waiting := ss.SlotCounts(); slots > 1 {
 			hosts = fmt.Sprintf("; %d hosts with work: %d ready, %d waiting on delays, %d busy", slots, ready, waiting, slots-ready-waiting)
 		}
+	}
+	if l.e.sessions != nil {
+		hosts += fmt.Sprintf("; sessions: %d active, %d retired, %d blocked", l.e.sessions.Active(),
+			l.e.stats.Int("session/retired_count"), l.e.stats.Int("session/blocked_count"))
 	}
 	l.e.logger.Info(fmt.Sprintf("Crawled %d pages (at %d pages/min), scraped %d items (at %d items/min)%s",
 		pages, int64(float64(pages-l.pages)*mult), items, int64(float64(items-l.items)*mult), hosts))

@@ -192,3 +192,36 @@ func (e *GaveUpError) ErrorName() string { return NameGaveUp }
 func (e *GaveUpError) ErrorMessage() string {
 	return strings.TrimPrefix(e.Error(), NameGaveUp+": ")
 }
+
+// NameSessionBlocked is the error name of a request the sites kept blocking
+// (SessionBlockedError).
+const NameSessionBlocked = "SessionBlockedError"
+
+// SessionBlockedError fails a request that was blocked on SESSION_MAX_ROTATIONS + 1
+// sessions in a row (a status of SESSION_BLOCKED_STATUS_CODES or the spider's isBlocked),
+// or that is pinned (meta.session) to a retired session. Session names the last one,
+// Status its response's status (0 for a retired pinned session).
+type SessionBlockedError struct {
+	URL       string
+	Session   string
+	Rotations int
+	Status    int
+	Retired   bool // pinned to a session that retired before the download
+}
+
+// Error implements error.
+func (e *SessionBlockedError) Error() string {
+	if e.Retired {
+		return fmt.Sprintf("%s: %s is pinned to session %q, which is retired", NameSessionBlocked, e.URL, e.Session)
+	}
+	return fmt.Sprintf("%s: %s was blocked on %d sessions in a row (the last %q answered %d), SESSION_MAX_ROTATIONS is %d",
+		NameSessionBlocked, e.URL, e.Rotations+1, e.Session, e.Status, e.Rotations)
+}
+
+// ErrorName returns NameSessionBlocked.
+func (e *SessionBlockedError) ErrorName() string { return NameSessionBlocked }
+
+// ErrorMessage returns the message without the name.
+func (e *SessionBlockedError) ErrorMessage() string {
+	return strings.TrimPrefix(e.Error(), NameSessionBlocked+": ")
+}

@@ -46,8 +46,11 @@ declare module "jscrawl" {
     errback?: CallbackRef | null;
     /** Passed to the callback as its second argument. */
     cbKwargs?: Record<string, JSONValue>;
-    /** Travels with the request and its response (`response.meta`). */
-    meta?: Record<string, JSONValue>;
+    /**
+     * Travels with the request and its response (`response.meta`). `session` pins the
+     * request to the session of that name (SESSION_POOL_ENABLED; see the guide).
+     */
+    meta?: Record<string, JSONValue> & { session?: string };
     /**
      * Cookies to put in the request's cookie jar before it is sent: `{name: value}`, or a
      * list with a domain (default: the request's host) and path (default "/").
@@ -316,6 +319,8 @@ declare module "jscrawl" {
     readonly protocol: string;
     /** How the response was obtained: ["cached"] when the HTTP cache served it (Scrapy: response.flags). */
     readonly flags: string[];
+    /** The session of the session pool that served the response; null without SESSION_POOL_ENABLED. */
+    readonly session: ResponseSession | null;
     /** The PNG of a browser request with `screenshot: true`; null otherwise. */
     readonly screenshot: Uint8Array | null;
     /** The open page of a browser request with `includePage: true`; undefined otherwise. */
@@ -464,6 +469,41 @@ declare module "jscrawl" {
     disconnect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
   }
 
+  /** What a callback sees of the session that served its response (`response.session`). */
+  export interface ResponseSession {
+    name: string;
+    /** Downloads the session served, this one included. */
+    usageCount: number;
+    /** +1 per failed download, -0.5 per success; the session retires at SESSION_MAX_ERRORS. */
+    errorScore: number;
+    retired: boolean;
+    /** The response is a block (a blocked status or isBlocked) of a pinned session (meta.session): it was not rotated. */
+    blocked: boolean;
+  }
+
+  /** A session of the pool, as `crawler.sessions.list()` shows it. */
+  export interface SessionInfo {
+    name: string;
+    usageCount: number;
+    errorScore: number;
+    createdAt: Date;
+    /** The proxy of its last download, credentials masked ("" for none). */
+    proxy: string;
+    /** Its HTTP_IMPERSONATE profile ("" for none). */
+    profile: string;
+    /** Created for meta.session. */
+    pinned: boolean;
+    retired: boolean;
+  }
+
+  /** `this.crawler.sessions`: the session pool (SESSION_POOL_ENABLED; Crawlee: SessionPool). */
+  export interface Sessions {
+    /** Every session, retired ones included, oldest first ([] without the pool). */
+    list(): SessionInfo[];
+    /** Retires the named session, its cookies and proxy with it: true if it was usable. */
+    retire(name: string): boolean;
+  }
+
   /** `this.crawler`: the running crawl as a spider sees it. */
   export interface Crawler {
     settings: Settings;
@@ -477,6 +517,8 @@ declare module "jscrawl" {
     };
     /** Downloads inline, like fetch(), from a Request. */
     download(request: Request, options?: { signal?: AbortSignal }): Promise<Response>;
+    /** The session pool's sessions (SESSION_POOL_ENABLED). */
+    sessions: Sessions;
   }
 
   /** `this.logger`: writes to the crawl log tagged with the spider's name. */
@@ -513,6 +555,12 @@ declare module "jscrawl" {
     setup?(crawler: Crawler): void | Promise<void>;
     start?(): CallbackResult;
     parse?(response: Response, cbKwargs: Record<string, any>): CallbackResult;
+    /**
+     * With SESSION_POOL_ENABLED, called for every response whose status is not in
+     * SESSION_BLOCKED_STATUS_CODES: truthy means the site blocked the session (a 200 with a
+     * challenge page), which then retires and the request runs on another one.
+     */
+    isBlocked?(response: Response): unknown | Promise<unknown>;
     opened?(): void | Promise<void>;
     closed?(reason: string): void | Promise<void>;
   }
@@ -978,6 +1026,28 @@ declare module "jscrawl" {
     HTTP_PASS?: string;
     /** use meta.proxy and the http_proxy, https_proxy and no_proxy environment variables (boolean). Operator only: a spider's customSettings may not set it (-s HTTPPROXY_ENABLED=VALUE). */
     HTTPPROXY_ENABLED?: boolean;
+    /** present a browser's TLS ClientHello, HTTP/2 settings and header order on http(s) downloads: a built-in profile name (chrome, firefox, safari, ...), a list of them (sessions take them in turn) or a profile.json from `jscrawl fingerprint capture` ("": Go's own client) (string). In customSettings: a relative path inside the working folder. */
+    HTTP_IMPERSONATE?: string;
+    /** proxies downloads rotate over (http://, https://, socks5://, socks5h://, with credentials), or the path of a file with one a line; meta.proxy still wins for one request (list). Operator only: a spider's customSettings may not set it (-s PROXY_LIST=VALUE). */
+    PROXY_LIST?: unknown[];
+    /** how a download picks from PROXY_LIST: round_robin, random, or per_session (each session keeps one proxy) (string). */
+    PROXY_ROTATION?: string;
+    /** seconds a proxy that failed to connect or was refused stays benched the first time, doubled each further time in a row (number of seconds). */
+    PROXY_BENCH_DELAY?: number;
+    /** longest a benched proxy stays out (number of seconds). */
+    PROXY_BENCH_MAX_DELAY?: number;
+    /** download through a pool of sessions, each with its own cookie jar, proxy and fingerprint profile, retired when a site blocks it (boolean). */
+    SESSION_POOL_ENABLED?: boolean;
+    /** sessions the pool holds at once (Crawlee: maxPoolSize) (integer). */
+    SESSION_POOL_SIZE?: number;
+    /** downloads one session serves before it retires (0: no limit; Crawlee: maxUsageCount) (integer). */
+    SESSION_MAX_USAGE?: number;
+    /** errors a session may collect before it retires: a connection error or timeout adds 1, a success takes 0.5 off (Crawlee: maxErrorScore, errorScoreDecrement) (integer). */
+    SESSION_MAX_ERRORS?: number;
+    /** statuses that mean a site blocked the session: it retires and the request runs again on another one (list). */
+    SESSION_BLOCKED_STATUS_CODES?: unknown[];
+    /** times one request moves to another session after a block before it fails with SessionBlockedError (Crawlee: maxSessionRotations) (integer). */
+    SESSION_MAX_ROTATIONS?: number;
     /** HTTP Basic auth user name (string). Operator only: a spider's customSettings may not set it (-s HTTP_USER=VALUE). */
     HTTP_USER?: string;
     /** name of a shared crawl (--crawl-id): every Redis key of it starts with jscrawl:<CRAWL_ID>: (empty: the spider's name) (string). */

@@ -46,8 +46,11 @@ declare module "jscrawl" {
     errback?: CallbackRef | null;
     /** Passed to the callback as its second argument. */
     cbKwargs?: Record<string, JSONValue>;
-    /** Travels with the request and its response (`response.meta`). */
-    meta?: Record<string, JSONValue>;
+    /**
+     * Travels with the request and its response (`response.meta`). `session` pins the
+     * request to the session of that name (SESSION_POOL_ENABLED; see the guide).
+     */
+    meta?: Record<string, JSONValue> & { session?: string };
     /**
      * Cookies to put in the request's cookie jar before it is sent: `{name: value}`, or a
      * list with a domain (default: the request's host) and path (default "/").
@@ -316,6 +319,8 @@ declare module "jscrawl" {
     readonly protocol: string;
     /** How the response was obtained: ["cached"] when the HTTP cache served it (Scrapy: response.flags). */
     readonly flags: string[];
+    /** The session of the session pool that served the response; null without SESSION_POOL_ENABLED. */
+    readonly session: ResponseSession | null;
     /** The PNG of a browser request with `screenshot: true`; null otherwise. */
     readonly screenshot: Uint8Array | null;
     /** The open page of a browser request with `includePage: true`; undefined otherwise. */
@@ -464,6 +469,41 @@ declare module "jscrawl" {
     disconnect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
   }
 
+  /** What a callback sees of the session that served its response (`response.session`). */
+  export interface ResponseSession {
+    name: string;
+    /** Downloads the session served, this one included. */
+    usageCount: number;
+    /** +1 per failed download, -0.5 per success; the session retires at SESSION_MAX_ERRORS. */
+    errorScore: number;
+    retired: boolean;
+    /** The response is a block (a blocked status or isBlocked) of a pinned session (meta.session): it was not rotated. */
+    blocked: boolean;
+  }
+
+  /** A session of the pool, as `crawler.sessions.list()` shows it. */
+  export interface SessionInfo {
+    name: string;
+    usageCount: number;
+    errorScore: number;
+    createdAt: Date;
+    /** The proxy of its last download, credentials masked ("" for none). */
+    proxy: string;
+    /** Its HTTP_IMPERSONATE profile ("" for none). */
+    profile: string;
+    /** Created for meta.session. */
+    pinned: boolean;
+    retired: boolean;
+  }
+
+  /** `this.crawler.sessions`: the session pool (SESSION_POOL_ENABLED; Crawlee: SessionPool). */
+  export interface Sessions {
+    /** Every session, retired ones included, oldest first ([] without the pool). */
+    list(): SessionInfo[];
+    /** Retires the named session, its cookies and proxy with it: true if it was usable. */
+    retire(name: string): boolean;
+  }
+
   /** `this.crawler`: the running crawl as a spider sees it. */
   export interface Crawler {
     settings: Settings;
@@ -477,6 +517,8 @@ declare module "jscrawl" {
     };
     /** Downloads inline, like fetch(), from a Request. */
     download(request: Request, options?: { signal?: AbortSignal }): Promise<Response>;
+    /** The session pool's sessions (SESSION_POOL_ENABLED). */
+    sessions: Sessions;
   }
 
   /** `this.logger`: writes to the crawl log tagged with the spider's name. */
@@ -513,6 +555,12 @@ declare module "jscrawl" {
     setup?(crawler: Crawler): void | Promise<void>;
     start?(): CallbackResult;
     parse?(response: Response, cbKwargs: Record<string, any>): CallbackResult;
+    /**
+     * With SESSION_POOL_ENABLED, called for every response whose status is not in
+     * SESSION_BLOCKED_STATUS_CODES: truthy means the site blocked the session (a 200 with a
+     * challenge page), which then retires and the request runs on another one.
+     */
+    isBlocked?(response: Response): unknown | Promise<unknown>;
     opened?(): void | Promise<void>;
     closed?(reason: string): void | Promise<void>;
   }

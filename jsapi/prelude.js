@@ -6,7 +6,7 @@
   // The Go natives, one object per class (bind.go); a name the class lacks throws here,
   // when the VM is set up.
   const { newResponse, request: responseRequest, responseURL, responseBase, responseStatus, responseProtocol,
-    responseFlags, responseEncoding, responseScreenshot, text: responseText, css: responseCss, rootSelector, jmespath: responseJmespath,
+    responseFlags, responseSession, responseEncoding, responseScreenshot, text: responseText, css: responseCss, rootSelector, jmespath: responseJmespath,
     jsonLdTexts } = n.response;
   const { headerGet, headerSet, headerDelete, headerValues, headerEntries } = n.headers;
   const { checkURL, urljoin, urljoinAt, join: joinURL, follow: followURL } = n.urls;
@@ -391,6 +391,8 @@
     get protocol() { return responseProtocol(this.#h); }
     /** How the response was obtained: ["cached"] when served by the HTTP cache. */
     get flags() { return responseFlags(this.#h); }
+    /** The session of the session pool that served it (null without SESSION_POOL_ENABLED). */
+    get session() { return this.#h === undefined ? null : responseSession(this.#h); }
     /** The open browser page of a request with the browser option includePage. */
     get page() {
       if (this.#page === undefined) this.#page = this.#h !== undefined && hasPage(this.#h) ? new Page(this.#h, INTERNAL) : null;

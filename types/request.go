@@ -56,6 +56,8 @@ const (
 	MetaRedirectTimes        = "redirectTimes"        // set by RedirectMiddleware: the redirects followed
 	MetaRedirectURLs         = "redirectUrls"         // set by RedirectMiddleware: the URLs redirected from
 	MetaReferrerPolicy       = "referrerPolicy"       // RefererMiddleware: the policy for this request
+	MetaSession              = "session"              // SessionMiddleware: the session (by name) the request is pinned to
+	MetaSessionHop           = "sessionHop"           // set by SessionMiddleware on a redirect: the session that serves the chain
 )
 
 // ParsedURL returns the parsed URL, parsing it once. The result is shared: do not modify it.

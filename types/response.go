@@ -22,6 +22,21 @@ type Response struct {
 	// Page is the browser page kept open for the callback (the browser option
 	// includePage); nil otherwise. Whoever receives the response closes it.
 	Page Page
+	// Session is the session of the session pool that served the response, as it was then
+	// (SESSION_POOL_ENABLED; nil without).
+	Session *SessionState
+}
+
+// SessionState is what a callback sees of the session that served its response
+// (response.session).
+type SessionState struct {
+	Name       string  `json:"name"`
+	UsageCount int     `json:"usageCount"`
+	ErrorScore float64 `json:"errorScore"`
+	Retired    bool    `json:"retired"`
+	// Blocked: the response was a block (a status of SESSION_BLOCKED_STATUS_CODES or the
+	// spider's isBlocked) that reached the callback: the session is pinned (meta.session).
+	Blocked bool `json:"blocked"`
 }
 
 // Failure describes a request that produced no usable response, as an errback receives it

@@ -234,7 +234,7 @@ var Defs = []Def{
 	{SessionPoolEnabled, KindBool, false, "download through a pool of sessions, each with its own cookie jar, proxy and fingerprint profile, retired when a site blocks it"},
 	{SessionPoolSize, KindInt, 1000, "sessions the pool holds at once (Crawlee: maxPoolSize)"},
 	{SessionMaxUsage, KindInt, 50, "downloads one session serves before it retires (0: no limit; Crawlee: maxUsageCount)"},
-	{SessionMaxErrors, KindInt, 3, "errors a session may collect before it retires; a success takes one back (Crawlee: maxErrorScore)"},
+	{SessionMaxErrors, KindInt, 3, "errors a session may collect before it retires: a connection error or timeout adds 1, a success takes 0.5 off (Crawlee: maxErrorScore, errorScoreDecrement)"},
 	{SessionBlockedStatusCodes, KindList, []any{401, 403, 429}, "statuses that mean a site blocked the session: it retires and the request runs again on another one"},
 	{SessionMaxRotations, KindInt, 10, "times one request moves to another session after a block before it fails with SessionBlockedError (Crawlee: maxSessionRotations)"},
 	{HTTPUser, KindString, "", "HTTP Basic auth user name"},

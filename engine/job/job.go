@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
@@ -41,6 +42,7 @@ const (
 	metaStartDone = "start_done"
 	metaDone      = "done"
 	metaReason    = "finish_reason"
+	metaSessions  = "sessions"
 )
 
 // statusSlots is how many of the biggest slots the status file lists.
@@ -173,6 +175,13 @@ type Job struct {
 	lastState []byte
 	err       error        // the first failed commit's error
 	callbacks *callbackLog // nil for a finished job
+
+	// The session pool (SESSION_POOL_ENABLED; engine.SessionStore): as the last commit saved
+	// it, what serialises it for the next, and the retirements recorded since the job began.
+	sessMu       sync.Mutex
+	lastSessions []byte
+	saveSessions func() ([]byte, error)
+	retired      *retiredLog
 }
 
 // Err returns the error of the first commit that failed (a full disk under the job
@@ -206,7 +215,7 @@ func Open(dir string, opts Options) (*Job, error) {
 		}
 	}()
 	if opts.Fresh {
-		for _, name := range []string{"frontier", statusFile, callbacksFile} {
+		for _, name := range []string{"frontier", statusFile, callbacksFile, retiredFile} {
 			if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 				return nil, fmt.Errorf("--fresh: %w", err)
 			}
@@ -252,8 +261,12 @@ func Open(dir string, opts Options) (*Job, error) {
 			}
 		}
 		j.lastState = j.front.Meta(metaState)
+		j.lastSessions = j.front.Meta(metaSessions)
 	}
 	if j.callbacks, err = openCallbackLog(dir); err != nil {
+		return nil, err
+	}
+	if j.retired, err = openRetiredLog(dir, j.resumed); err != nil {
 		return nil, err
 	}
 	if n := j.front.Migrated(); n > 0 {
@@ -403,6 +416,19 @@ func (j *Job) Commit(ctx context.Context, p engine.Progress) (err error) {
 	if j.lastState != nil {
 		meta[metaState] = j.lastState
 	}
+	j.sessMu.Lock()
+	save := j.saveSessions
+	j.sessMu.Unlock()
+	if save != nil {
+		if b, err := save(); err != nil {
+			j.logger.Error(fmt.Sprintf("Could not save the sessions: %v", err))
+		} else {
+			j.lastSessions = b
+		}
+	}
+	if j.lastSessions != nil {
+		meta[metaSessions] = j.lastSessions
+	}
 	meta[metaStartDone] = []byte(fmt.Sprint(p.StartDone))
 	meta[metaDone], _ = json.Marshal(j.sched.done)
 	finished := p.Final && !resumable(p.Reason)
@@ -472,6 +498,7 @@ func (j *Job) writeStatus() error {
 func (j *Job) Close() error {
 	var err error
 	j.callbacks.close()
+	j.retired.close()
 	if j.front != nil {
 		err = j.front.Close()
 		j.front = nil

@@ -189,7 +189,7 @@ func isKeyName(name string) bool {
 			return true
 		}
 	}
-	if name == keyCreated || name == keyOldPending {
+	if name == keyCreated || name == keyOldPending || name == keySessionsRetired {
 		return true
 	}
 	for _, p := range []string{keyPending, keySlot, keyHolds, keyRobots, keyRobotsLock} {

@@ -389,7 +389,8 @@ type Frontier struct {
 	woken <-chan *redis.Message
 	fatal sync.Once
 
-	politeness politeness // the shared download slots (politeness.go)
+	politeness politeness   // the shared download slots (politeness.go)
+	sessions   sessionShare // retired sessions being shared (sessions.go)
 
 	// frozen is held by tests to stop the background goroutine between round trips, as
 	// a stopped process (SIGSTOP) or a partition would (export_test.go).
@@ -1016,6 +1017,7 @@ func (f *Frontier) Close(ctx context.Context) error {
 	}
 	f.mu.Unlock()
 	f.closePolite()
+	f.waitSessions()
 	_ = f.sub.Close()
 	if cerr := f.rdb.Close(); err == nil && cerr != nil && !errors.Is(cerr, redis.ErrClosed) {
 		err = fmt.Errorf("redis frontier: close: %w", cerr)
