@@ -340,6 +340,9 @@ func (h *browserHandler) openPage(ctx context.Context, proc *browserProc, req *t
 	var proxy *url.URL
 	if c, ok := ctx.Value(proxyKey{}).(proxyChoice); ok {
 		proxy = c.u
+		if c.try != nil {
+			c.try.used.Store(true) // a pool's proxy: its failures are not told apart here
+		}
 	}
 	tab, reused, err := h.tab(ctx, proc, proxy, lim, false)
 	for tries := 1; err == nil && reused; tries++ {
