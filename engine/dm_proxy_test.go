@@ -27,7 +27,9 @@ func TestProxy(t *testing.T) {
 	authed := enginetest.StartHTTPProxy(t, enginetest.ProxyOptions{User: "alice", Pass: "s3cret", Upstream: up})
 	socks := enginetest.StartSOCKS5(t, enginetest.ProxyOptions{Upstream: up})
 	socksAuthed := enginetest.StartSOCKS5(t, enginetest.ProxyOptions{User: "bob", Pass: "pw", Upstream: up})
-	last := func(p interface{ Seen() []enginetest.ProxyRequest }) string {
+	last := func(p interface {
+		Seen() []enginetest.ProxyRequest
+	}) string {
 		seen := p.Seen()
 		if len(seen) == 0 {
 			return ""

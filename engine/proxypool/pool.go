@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -126,6 +127,12 @@ func Parse(entries []string) ([]*url.URL, error) {
 		e = strings.TrimSpace(e)
 		if e == "" {
 			continue
+		}
+		if !strings.Contains(e, "://") {
+			hostport := e[strings.LastIndexByte(e, '@')+1:]
+			if _, port, err := net.SplitHostPort(hostport); err != nil || port == "" {
+				return nil, fmt.Errorf("%s: %q is neither a file nor a proxy (a URL, or host:port)", types.ProxyList, types.MaskURL("http://"+e)[len("http://"):])
+			}
 		}
 		u, err := ParseURL(e)
 		if err != nil {
@@ -345,7 +352,7 @@ func (p *Pool) Failed(px *Proxy) (benched bool, until time.Time) {
 	}
 	px.fails++
 	d := p.cfg.BenchDelay
-	for i := 1; i < px.fails && d < p.cfg.MaxBenchDelay; i++ {
+	for i := 1; i < px.fails && (d < p.cfg.MaxBenchDelay || p.cfg.MaxBenchDelay <= 0) && d < time.Duration(1)<<60; i++ {
 		d *= 2
 	}
 	if p.cfg.MaxBenchDelay > 0 && d > p.cfg.MaxBenchDelay {
