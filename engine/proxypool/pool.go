@@ -131,7 +131,7 @@ func Parse(entries []string) ([]*url.URL, error) {
 		if !strings.Contains(e, "://") {
 			hostport := e[strings.LastIndexByte(e, '@')+1:]
 			if _, port, err := net.SplitHostPort(hostport); err != nil || port == "" {
-				return nil, fmt.Errorf("%s: %q is neither a file nor a proxy (a URL, or host:port)", types.ProxyList, types.MaskURL("http://"+e)[len("http://"):])
+				return nil, fmt.Errorf("%s: %q is neither a file nor a proxy (a URL, or host:port)", types.ProxyList, types.MaskURL("http://" + e)[len("http://"):])
 			}
 		}
 		u, err := ParseURL(e)
