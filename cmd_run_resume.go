@@ -246,7 +246,7 @@ func maskValue(flag, v string) (string, bool) {
 	if keyedFlags[flag] {
 		k, val, _ := strings.Cut(v, "=")
 		name := strings.ToUpper(strings.TrimSpace(k))
-		if types.SecretSetting(name) && name != types.Feeds && name != types.Frontier {
+		if types.SecretSetting(name) && name != types.Feeds && name != types.Frontier && name != types.ProxyList {
 			return strings.TrimSpace(k) + "=" + masked, true
 		}
 		if m := types.MaskURLsIn(val); m != val {
