@@ -83,7 +83,7 @@ func (m *HTTPProxyMiddleware) WithPool(pool *proxypool.Pool, err error, logger *
 // Fetch implements DownloaderMiddleware.
 func (m *HTTPProxyMiddleware) Fetch(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
 	if !m.enabled {
-		return next.Fetch(ctx, req)
+		return direct(ctx, req, next)
 	}
 	v, ok := req.Meta.Get(types.MetaProxy)
 	if !ok {
@@ -108,7 +108,27 @@ func (m *HTTPProxyMiddleware) Fetch(ctx context.Context, req *types.Request, nex
 		countException(m.stats, de)
 		return nil, de
 	}
-	return next.Fetch(context.WithValue(ctx, proxyKey{}, choice), req)
+	ctx = context.WithValue(ctx, proxyKey{}, choice)
+	if choice.u == nil {
+		return direct(ctx, req, next)
+	}
+	return next.Fetch(ctx, req)
+}
+
+// direct downloads req with no proxy of the spider's: without its Proxy-Authorization
+// header, which the site would get (Scrapy's HttpProxyMiddleware drops it too). The
+// response's request is req, header included.
+func direct(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
+	if _, ok := req.Headers["Proxy-Authorization"]; !ok {
+		return next.Fetch(ctx, req)
+	}
+	r := req.Copy()
+	delete(r.Headers, "Proxy-Authorization")
+	resp, err := next.Fetch(ctx, r)
+	if resp != nil && resp.Request == r {
+		resp.Request = req
+	}
+	return resp, err
 }
 
 // Stats of the proxy pool: proxy/benched_count counts benches, proxy/retry_count the

@@ -359,7 +359,8 @@ func TestProxyPoolCredentials(t *testing.T) {
 		emit(types.Output{Request: &types.Request{URL: a.URL + "/redirect?to=" + b.URL + "/landed"}})
 		emit(types.Output{Request: &types.Request{URL: a.URL + "/plain"}})
 		emit(types.Output{Request: &types.Request{URL: secure.URL + "/tls"}})
-		emit(types.Output{Request: &types.Request{URL: a.URL + "/direct", Meta: types.Item{{Key: types.MetaProxy, Value: nil}}}})
+		emit(types.Output{Request: &types.Request{URL: a.URL + "/direct", Meta: types.Item{{Key: types.MetaProxy, Value: nil}},
+			Headers: http.Header{"Proxy-Authorization": {"Basic c3BpZGVyOm93bg=="}}}})
 		return nil
 	}}
 	e, logs := crawl(t, spider, map[string]any{types.ProxyList: proxyURLs(ps), types.DownloadVerifyTLS: false})
