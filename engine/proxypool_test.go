@@ -542,3 +542,28 @@ func TestProxyPoolPoliteness(t *testing.T) {
 		t.Errorf("clients %v, want the three proxies", clients)
 	}
 }
+
+// TestProxyPoolHTTPSProxy: an https:// proxy (TLS to the proxy) serves downloads when its
+// certificate is accepted; when it is not (DOWNLOAD_VERIFY_TLS true and a self-signed
+// one), the TLS failure is the proxy's: it is benched and the next proxy serves.
+func TestProxyPoolHTTPSProxy(t *testing.T) {
+	t.Parallel()
+	site := newProxiedSite(t, false)
+	tlsProxy := enginetest.StartHTTPProxy(t, enginetest.ProxyOptions{Addr: "127.0.0.2:0", User: "u", Pass: "pw", TLS: true})
+	plain := enginetest.StartHTTPProxy(t, enginetest.ProxyOptions{Addr: "127.0.0.3:0"})
+	list := []any{tlsProxy.URL(), plain.URL()}
+
+	crawl(t, pages(t, site.URL, 2), map[string]any{types.ProxyList: list, types.DownloadVerifyTLS: false, types.ConcurrentRequests: 1})
+	if got := site.clients(); !mapsEqual(got, map[string]int{"127.0.0.2": 1, "127.0.0.3": 1}) {
+		t.Errorf("clients %v", got)
+	}
+
+	verified := newProxiedSite(t, false)
+	e, _ := crawl(t, pages(t, verified.URL, 2), map[string]any{types.ProxyList: list, types.ConcurrentRequests: 1})
+	if got := verified.clients(); !mapsEqual(got, map[string]int{"127.0.0.3": 2}) {
+		t.Errorf("clients %v, want the plain proxy's only", got)
+	}
+	if n := stat(e, maskedKey(tlsProxy.URL(), "benched_count")); n != 1 {
+		t.Errorf("the https proxy benched %d times, want 1", n)
+	}
+}

@@ -9,6 +9,7 @@ package enginetest
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,6 +38,9 @@ type ProxyOptions struct {
 	// Upstream maps the host:port a client asks for to the address the proxy dials (nil:
 	// the one asked), so that a test can send made-up host names to its server.
 	Upstream func(hostport string) string
+	// TLS makes the HTTP proxy an https:// one, with httptest's self-signed certificate
+	// (a client must skip verification, or it fails the handshake).
+	TLS bool
 }
 
 // ProxyRequest is what a test proxy saw of one request.
@@ -63,6 +68,7 @@ type proxyBase struct {
 	opts  ProxyOptions
 	addr  string // the address listened on, kept for Restart
 	local *net.TCPAddr
+	tls   *tls.Config // ProxyOptions.TLS
 
 	mu    sync.Mutex
 	l     net.Listener
@@ -85,6 +91,20 @@ func (b *proxyBase) listen(t testing.TB, opts ProxyOptions) {
 	ta := l.Addr().(*net.TCPAddr)
 	b.local = &net.TCPAddr{IP: ta.IP}
 	b.conns = map[net.Conn]struct{}{}
+	if b.opts.TLS {
+		b.tls = testTLS()
+		b.l = tls.NewListener(l, b.tls)
+	}
+}
+
+// testTLS returns a server TLS config with httptest's certificate.
+func testTLS() *tls.Config {
+	s := httptest.NewUnstartedServer(nil)
+	s.StartTLS()
+	cfg := s.TLS.Clone()
+	s.Close()
+	cfg.NextProtos = []string{"http/1.1"}
+	return cfg
 }
 
 // Addr returns the host:port the proxy listens on.
@@ -186,8 +206,15 @@ func StartHTTPProxy(t testing.TB, opts ProxyOptions) *HTTPProxy {
 	return p
 }
 
-// URL returns the proxy's URL with its credentials ("http://user:pass@127.0.0.2:1234").
-func (p *HTTPProxy) URL() string { return "http://" + userinfo(p.opts.User, p.opts.Pass) + p.addr }
+// URL returns the proxy's URL with its credentials ("http://user:pass@127.0.0.2:1234";
+// https:// with ProxyOptions.TLS).
+func (p *HTTPProxy) URL() string {
+	scheme := "http://"
+	if p.tls != nil {
+		scheme = "https://"
+	}
+	return scheme + userinfo(p.opts.User, p.opts.Pass) + p.addr
+}
 
 // Restart listens again on the address of a closed proxy.
 func (p *HTTPProxy) Restart() error {
@@ -440,6 +467,9 @@ func reListen(b *proxyBase) (net.Listener, error) {
 	l, err := net.Listen("tcp", b.addr)
 	if err != nil {
 		return nil, fmt.Errorf("test proxy: %w", err)
+	}
+	if b.tls != nil {
+		l = tls.NewListener(l, b.tls)
 	}
 	b.l = l
 	return l, nil
