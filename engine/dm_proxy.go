@@ -25,16 +25,25 @@ type proxyChoice struct {
 	try *proxyTry
 }
 
+// proxyOf returns the proxy HTTPProxyMiddleware chose for the download of ctx (nil:
+// direct), and false when it chose none. A Transport calls it when it takes the choice:
+// for a pool's proxy, that tells the middleware the download used it (an HTTP cache hit
+// does not). Every download handler that honours proxies reads the choice through it.
+func proxyOf(ctx context.Context) (*url.URL, bool) {
+	c, ok := ctx.Value(proxyKey{}).(proxyChoice)
+	if ok && c.try != nil {
+		c.try.used.Store(true)
+	}
+	return c.u, ok
+}
+
 // proxyFunc is the Transport.Proxy of the downloader: the proxy chosen by
 // HTTPProxyMiddleware when there is one, else fallback (the environment's) unless
 // HTTPPROXY_ENABLED is false.
 func proxyFunc(enabled bool, fallback func(*http.Request) (*url.URL, error)) func(*http.Request) (*url.URL, error) {
 	return func(r *http.Request) (*url.URL, error) {
-		if c, ok := r.Context().Value(proxyKey{}).(proxyChoice); ok {
-			if c.try != nil {
-				c.try.used.Store(true)
-			}
-			return c.u, nil
+		if u, ok := proxyOf(r.Context()); ok {
+			return u, nil
 		}
 		if !enabled || fallback == nil {
 			return nil, nil
