@@ -87,3 +87,19 @@ func TestProxyListFile(t *testing.T) {
 		t.Errorf("a bad PROXY_LIST: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestMaskValueProxyList: a job's remembered -s PROXY_LIST keeps its proxies with their
+// passwords masked, or is masked whole when an entry has credentials without a scheme.
+func TestMaskValueProxyList(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"PROXY_LIST=proxies.txt", "PROXY_LIST=proxies.txt"},
+		{"PROXY_LIST=http://u:pw@h:1,socks5://h:2", "PROXY_LIST=http://u:****@h:1,socks5://h:2"},
+		{"PROXY_LIST=u:pw@h:1", "PROXY_LIST=****"},
+		{`PROXY_LIST=["http://u:pw@h:1","v:pw2@h:2"]`, "PROXY_LIST=****"},
+	} {
+		if got, _ := maskValue("s", tc.in); got != tc.want {
+			t.Errorf("maskValue(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
