@@ -176,3 +176,10 @@ func proxyFault(ctx context.Context, try *proxyTry, resp *types.Response, err er
 	}
 	return nil
 }
+
+// Interface guards
+var (
+	_ net.Conn = (*socksWatch)(nil)
+	_ error    = (*TunnelError)(nil)
+	_ error    = (*ProxyError)(nil)
+)

@@ -517,15 +517,26 @@ func TestProxyPoolMetaProxyWins(t *testing.T) {
 
 // TestProxyPoolPoliteness: DOWNLOAD_DELAY holds per site across the proxies (the slot is
 // the site's, not the proxy's): the requests reach the site a delay apart, though three
-// proxies and eight download places could send them at once.
+// proxies and eight download places could send them at once. The first download goes to a
+// dead proxy: its retry on the next proxy takes a turn of the site's slot too, a delay
+// after the failed one.
 func TestProxyPoolPoliteness(t *testing.T) {
 	t.Parallel()
 	site := newProxiedSite(t, false)
+	dead := enginetest.StartHTTPProxy(t, enginetest.ProxyOptions{Addr: "127.0.0.5:0"})
+	dead.Close()
 	ps := threeProxies(t)
 	const delay = 150 * time.Millisecond
-	crawl(t, pages(t, site.URL, 6), map[string]any{types.ProxyList: proxyURLs(ps), types.ConcurrentRequests: 8,
-		types.DownloadDelay: delay.Seconds(), types.RandomizeDownloadDelay: false})
+	start := time.Now()
+	e, _ := crawl(t, pages(t, site.URL, 6), map[string]any{types.ProxyList: append([]any{dead.URL()}, proxyURLs(ps)...),
+		types.ConcurrentRequests: 8, types.DownloadDelay: delay.Seconds(), types.RandomizeDownloadDelay: false})
+	if n := stat(e, "proxy/retry_count"); n != 1 {
+		t.Fatalf("proxy/retry_count = %d, want 1", n)
+	}
 	hits := site.hits()
+	if len(hits) > 0 && hits[0].at.Sub(start) < delay*9/10 {
+		t.Errorf("the first request reached the site %v after the start: its retry did not wait for the slot's delay", hits[0].at.Sub(start))
+	}
 	if len(hits) != 6 {
 		t.Fatalf("%d requests, want 6", len(hits))
 	}
