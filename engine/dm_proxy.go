@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine/proxypool"
@@ -68,7 +69,8 @@ type HTTPProxyMiddleware struct {
 	stats   *Stats
 	logger  *slog.Logger
 	pool    *proxypool.Pool
-	poolErr error // PROXY_LIST could not be read: pool downloads fail with it
+	poolErr error        // PROXY_LIST could not be read: pool downloads fail with it
+	healthy atomic.Int64 // the proxy/healthy gauge as last set, -1 before
 }
 
 // NewHTTPProxyMiddleware returns an HTTPProxyMiddleware configured from settings, without
@@ -86,7 +88,16 @@ func NewHTTPProxyMiddleware(settings *types.Settings, stats *Stats) *HTTPProxyMi
 // (never direct). It returns m.
 func (m *HTTPProxyMiddleware) WithPool(pool *proxypool.Pool, err error, logger *slog.Logger) *HTTPProxyMiddleware {
 	m.pool, m.poolErr, m.logger = pool, err, orDiscard(logger)
+	m.healthy.Store(-1)
 	return m
+}
+
+// gauge sets proxy/healthy to the pool's healthy proxies when that changed.
+func (m *HTTPProxyMiddleware) gauge() {
+	n := int64(m.pool.Healthy())
+	if m.healthy.Swap(n) != n {
+		m.stats.Set(statProxyHealthy, n)
+	}
 }
 
 // Fetch implements DownloaderMiddleware.
@@ -141,11 +152,13 @@ func direct(ctx context.Context, req *types.Request, next Downloader) (*types.Re
 }
 
 // Stats of the proxy pool: proxy/benched_count counts benches, proxy/retry_count the
-// downloads tried again on another proxy because theirs failed; per proxy (its URL
-// masked), proxyStat's response_count, error_count and benched_count.
+// downloads tried again on another proxy because theirs failed, proxy/healthy is the
+// number of proxies not benched (a gauge); per proxy (its URL masked), proxyStat's
+// response_count, error_count and benched_count.
 const (
 	statProxyBenched = "proxy/benched_count"
 	statProxyRetry   = "proxy/retry_count"
+	statProxyHealthy = "proxy/healthy"
 )
 
 // proxyStat is the key of a per-proxy stat: proxy/<masked URL>/<name>
@@ -171,6 +184,7 @@ func (m *HTTPProxyMiddleware) viaPool(ctx context.Context, req *types.Request, n
 	}
 	for {
 		px, err := m.pick(ctx, name)
+		m.gauge()
 		if err != nil {
 			de := &DownloadError{Name: NameCancelled, URL: req.URL, Err: fmt.Errorf("waiting for a proxy of %s: %w", types.ProxyList, err)}
 			countException(m.stats, de)
@@ -221,6 +235,7 @@ func (m *HTTPProxyMiddleware) fault(px *proxypool.Proxy, cause error) {
 	if !benched {
 		return
 	}
+	m.gauge()
 	m.stats.Inc(statProxyBenched, 1)
 	m.stats.Inc(proxyStat(px, "benched_count"), 1)
 	m.logger.Info(fmt.Sprintf("Benched proxy %s until %s: %s", px, until.Format("15:04:05"), types.MaskURLsIn(cause.Error())))

@@ -132,6 +132,9 @@ func TestProxyPoolRotates(t *testing.T) {
 	site := newProxiedSite(t, false)
 	ps := threeProxies(t)
 	e, _ := crawl(t, pages(t, site.URL, 9), map[string]any{types.ProxyList: proxyURLs(ps), types.ConcurrentRequests: 3})
+	if n := stat(e, "proxy/healthy"); n != 3 {
+		t.Errorf("proxy/healthy = %d, want 3", n)
+	}
 	want := map[string]int{"127.0.0.2": 3, "127.0.0.3": 3, "127.0.0.4": 3}
 	if got := site.clients(); !mapsEqual(got, want) {
 		t.Errorf("clients at the site %v, want %v", got, want)
@@ -229,6 +232,7 @@ func TestProxyPoolBenchesKilledProxy(t *testing.T) {
 	}
 	killed := ps[1].URL()
 	for key, want := range map[string]int64{
+		"proxy/healthy":                        2,
 		"proxy/benched_count":                  1,
 		"proxy/retry_count":                    1,
 		maskedKey(killed, "benched_count"):     1,

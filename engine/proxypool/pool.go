@@ -67,6 +67,8 @@ type Pool struct {
 	proxies []*Proxy
 
 	mu       sync.Mutex
+	benched  int               // proxies benched as of the last refresh
+	nextBack time.Time         // when the first of them comes back
 	next     int               // round robin: the index to try first
 	sessions map[string]*Proxy // per_session: each session's proxy
 	paused   bool              // every proxy is benched, and the pause was logged
@@ -208,18 +210,29 @@ func (p *Pool) Proxies() []*Proxy { return p.proxies }
 // Len returns the number of proxies.
 func (p *Pool) Len() int { return len(p.proxies) }
 
-// Healthy returns the number of proxies not benched.
+// Healthy returns the number of proxies not benched. It is cheap: the proxies are
+// counted again only when a bench is over.
 func (p *Pool) Healthy() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	now := p.cfg.Now()
-	n := 0
+	p.refresh(p.cfg.Now())
+	return len(p.proxies) - p.benched
+}
+
+// refresh counts the benched proxies again once the first of them is back, with mu held.
+func (p *Pool) refresh(now time.Time) {
+	if p.benched == 0 || now.Before(p.nextBack) {
+		return
+	}
+	p.benched, p.nextBack = 0, time.Time{}
 	for _, px := range p.proxies {
-		if px.healthy(now) {
-			n++
+		if !px.healthy(now) {
+			p.benched++
+			if p.nextBack.IsZero() || px.until.Before(p.nextBack) {
+				p.nextBack = px.until
+			}
 		}
 	}
-	return n
 }
 
 func (px *Proxy) healthy(now time.Time) bool { return !now.Before(px.until) }
@@ -233,7 +246,11 @@ func (p *Pool) Next(session string) (*Proxy, time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.cfg.Now()
-	px := p.pick(session, now)
+	p.refresh(now)
+	var px *Proxy
+	if p.benched < len(p.proxies) {
+		px = p.pick(session, now)
+	}
 	if px == nil {
 		until := p.earliest()
 		if !p.paused {
@@ -347,6 +364,7 @@ func (p *Pool) Failed(px *Proxy) (benched bool, until time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.cfg.Now()
+	p.refresh(now)
 	if !px.healthy(now) {
 		return false, px.until
 	}
@@ -362,6 +380,10 @@ func (p *Pool) Failed(px *Proxy) (benched bool, until time.Time) {
 	if d <= 0 {
 		px.until = now.Add(time.Nanosecond) // benched for the download that failed, at least
 	}
+	p.benched++
+	if p.benched == 1 || px.until.Before(p.nextBack) {
+		p.nextBack = px.until
+	}
 	return true, px.until
 }
 
@@ -372,9 +394,12 @@ func (p *Pool) Succeeded(px *Proxy) {
 	defer p.mu.Unlock()
 	px.fails = 0
 	if !px.until.IsZero() {
-		wasBenched := !px.healthy(p.cfg.Now())
+		now := p.cfg.Now()
+		p.refresh(now)
+		wasBenched := !px.healthy(now)
 		px.until = time.Time{}
 		if wasBenched {
+			p.benched--
 			close(p.changed)
 			p.changed = make(chan struct{})
 		}

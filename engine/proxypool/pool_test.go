@@ -306,3 +306,31 @@ func TestParse(t *testing.T) {
 		})
 	}
 }
+
+// TestHealthyCount: Healthy, kept without scanning the proxies on every call, agrees with
+// a count of the proxies Next can return, through benches, returns and successes.
+func TestHealthyCount(t *testing.T) {
+	t.Parallel()
+	c := &clock{t: time.Unix(1e9, 0)}
+	p := proxypool.New(urls(t, "http://a:1", "http://b:2", "http://c:3", "http://d:4"), proxypool.Config{BenchDelay: 10 * time.Second, MaxBenchDelay: 40 * time.Second, Now: c.Now})
+	px := p.Proxies()
+	steps := []func(){
+		func() { p.Failed(px[0]) }, func() { p.Failed(px[1]) }, func() { c.Add(5 * time.Second) },
+		func() { p.Failed(px[2]) }, func() { c.Add(5 * time.Second) }, func() { p.Succeeded(px[2]) },
+		func() { p.Failed(px[0]) }, func() { p.Failed(px[3]) }, func() { c.Add(7 * time.Second) },
+		func() { p.Failed(px[1]) }, func() { c.Add(30 * time.Second) }, func() { p.Succeeded(px[0]) },
+		func() { p.Failed(px[0]); p.Failed(px[1]); p.Failed(px[2]); p.Failed(px[3]) }, func() { c.Add(time.Minute) },
+	}
+	for i, step := range steps {
+		step()
+		seen := map[*proxypool.Proxy]bool{}
+		for range 8 {
+			if x, _ := p.Next(""); x != nil {
+				seen[x] = true
+			}
+		}
+		if h := p.Healthy(); h != len(seen) {
+			t.Fatalf("step %d: Healthy = %d, but Next gives %d proxies", i, h, len(seen))
+		}
+	}
+}
