@@ -103,7 +103,7 @@ func (m *HTTPProxyMiddleware) gauge() {
 // Fetch implements DownloaderMiddleware.
 func (m *HTTPProxyMiddleware) Fetch(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
 	if !m.enabled {
-		return direct(ctx, req, next)
+		return withoutProxyAuth(ctx, req, next)
 	}
 	v, ok := req.Meta.Get(types.MetaProxy)
 	if !ok {
@@ -129,16 +129,18 @@ func (m *HTTPProxyMiddleware) Fetch(ctx context.Context, req *types.Request, nex
 		return nil, de
 	}
 	ctx = context.WithValue(ctx, proxyKey{}, choice)
-	if choice.u == nil {
-		return direct(ctx, req, next)
+	if choice.u == nil || !strings.HasPrefix(strings.ToLower(req.URL), "http:") {
+		return withoutProxyAuth(ctx, req, next)
 	}
 	return next.Fetch(ctx, req)
 }
 
-// direct downloads req with no proxy of the spider's: without its Proxy-Authorization
-// header, which the site would get (Scrapy's HttpProxyMiddleware drops it too). The
-// response's request is req, header included.
-func direct(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
+// withoutProxyAuth downloads req without the Proxy-Authorization header the spider set,
+// where the site, not a proxy, would get it: a direct download, and an https one through
+// a proxy (the header would travel inside the tunnel; the proxy's own credentials, from
+// its URL, go in the CONNECT); Scrapy drops it in both cases too. The response's request
+// is req, header included.
+func withoutProxyAuth(ctx context.Context, req *types.Request, next Downloader) (*types.Response, error) {
 	if _, ok := req.Headers["Proxy-Authorization"]; !ok {
 		return next.Fetch(ctx, req)
 	}
@@ -194,7 +196,8 @@ func (m *HTTPProxyMiddleware) viaPool(ctx context.Context, req *types.Request, n
 		if s := px.URL.Scheme; s == "socks5" || s == "socks5h" {
 			try.socksAddr = proxyAddr(px.URL)
 		}
-		resp, err := next.Fetch(context.WithValue(ctx, proxyKey{}, proxyChoice{u: px.URL, try: try}), req)
+		// The pool's proxies take the credentials of their URLs, never the spider's header.
+		resp, err := withoutProxyAuth(context.WithValue(ctx, proxyKey{}, proxyChoice{u: px.URL, try: try}), req, next)
 		if !try.used.Load() {
 			return resp, err // served without the proxy (the HTTP cache)
 		}

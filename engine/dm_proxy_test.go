@@ -111,7 +111,8 @@ func TestProxy(t *testing.T) {
 }
 
 // TestProxyConnect: an https URL goes through an HTTP proxy with CONNECT, the credentials
-// of meta.proxy in the CONNECT request; WithHTTPClient's Transport (here trusting the test
+// of meta.proxy in the CONNECT request, and the request's own Proxy-Authorization not
+// through the tunnel to the site; WithHTTPClient's Transport (here trusting the test
 // certificate) is kept.
 func TestProxyConnect(t *testing.T) {
 	t.Parallel()
@@ -123,7 +124,8 @@ func TestProxyConnect(t *testing.T) {
 
 	e, _ := newEngine(t, &enginetest.Spider{}, nil, engine.WithHTTPClient(tlsSrv.Client()))
 	resp, err := e.Download(context.Background(), &types.Request{URL: "https://example.com/x",
-		Meta: types.Item{{Key: "proxy", Value: proxy.URL()}}})
+		Meta:    types.Item{{Key: "proxy", Value: proxy.URL()}},
+		Headers: http.Header{"Proxy-Authorization": {"Basic b3duOmhlYWRlcg=="}}}) // not for the tunnel
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -362,7 +362,7 @@ func TestProxyPoolCredentials(t *testing.T) {
 	spider := &enginetest.Spider{StartFunc: func(_ context.Context, emit engine.Emit) error {
 		emit(types.Output{Request: &types.Request{URL: a.URL + "/redirect?to=" + b.URL + "/landed"}})
 		emit(types.Output{Request: &types.Request{URL: a.URL + "/plain"}})
-		emit(types.Output{Request: &types.Request{URL: secure.URL + "/tls"}})
+		emit(types.Output{Request: &types.Request{URL: secure.URL + "/tls", Headers: http.Header{"Proxy-Authorization": {"Basic c3BpZGVyOm93bg=="}}}})
 		emit(types.Output{Request: &types.Request{URL: a.URL + "/direct", Meta: types.Item{{Key: types.MetaProxy, Value: nil}},
 			Headers: http.Header{"Proxy-Authorization": {"Basic c3BpZGVyOm93bg=="}}}})
 		return nil
