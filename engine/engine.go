@@ -301,6 +301,9 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 			e.logger.Error(fmt.Sprintf("%v: the downloads it should proxy fail", e.proxiesErr))
 		}
 	}
+	if e.proxies != nil && settings.Bool(types.HTTPProxyEnabled) {
+		e.logger.Info(fmt.Sprintf("Proxy pool: %d proxies, %s", e.proxies.Len(), e.proxies.Rotation()))
+	}
 	hd := NewHTTPDownloader(settings, e.client, e.stats)
 	hd.logger = e.logger
 	e.http = hd

@@ -207,6 +207,9 @@ func ParseURL(s string) (*url.URL, error) {
 // Proxies returns the pool's proxies in list order.
 func (p *Pool) Proxies() []*Proxy { return p.proxies }
 
+// Rotation returns the pool's rotation.
+func (p *Pool) Rotation() Rotation { return p.cfg.Rotation }
+
 // Len returns the number of proxies.
 func (p *Pool) Len() int { return len(p.proxies) }
 
