@@ -582,3 +582,53 @@ func TestProxyPoolHTTPSProxy(t *testing.T) {
 		t.Errorf("the https proxy benched %d times, want 1", n)
 	}
 }
+
+// fakeSession is a DownloadSession for the per_session rotation (the session pool puts the
+// real ones in the context).
+type fakeSession struct {
+	name string
+	mu   sync.Mutex
+	used []string
+}
+
+func (s *fakeSession) Name() string        { return s.name }
+func (s *fakeSession) Jar() http.CookieJar { return nil }
+func (s *fakeSession) Profile() string     { return "" }
+func (s *fakeSession) UsedProxy(masked string) {
+	s.mu.Lock()
+	s.used = append(s.used, masked)
+	s.mu.Unlock()
+}
+
+// TestProxyPoolPerSession: under per_session each session keeps its proxy (sessions take
+// the proxies in turn), is told which one served it (UsedProxy, masked), and after Forget
+// (a retired session) gets the next proxy in turn.
+func TestProxyPoolPerSession(t *testing.T) {
+	t.Parallel()
+	site := newProxiedSite(t, false)
+	ps := threeProxies(t)
+	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.ProxyList: proxyURLs(ps), types.ProxyRotation: "per_session"})
+	s1, s2 := &fakeSession{name: "s1"}, &fakeSession{name: "s2"}
+	get := func(s *fakeSession, path string) string {
+		t.Helper()
+		if _, err := e.Download(engine.WithSession(t.Context(), s), &types.Request{URL: site.URL + path}); err != nil {
+			t.Fatal(err)
+		}
+		hits := site.hits()
+		return hits[len(hits)-1].client
+	}
+	var got []string
+	for i := range 3 {
+		got = append(got, get(s1, fmt.Sprintf("/s1/%d", i)), get(s2, fmt.Sprintf("/s2/%d", i)))
+	}
+	if want := "127.0.0.2 127.0.0.3 127.0.0.2 127.0.0.3 127.0.0.2 127.0.0.3"; strings.Join(got, " ") != want {
+		t.Errorf("clients %v, want %s", got, want)
+	}
+	if want := strings.Repeat(types.MaskURL(ps[0].URL())+" ", 3); fmt.Sprint(strings.Join(s1.used, " ")+" ") != want {
+		t.Errorf("s1 UsedProxy %v, want %s", s1.used, want)
+	}
+	e.ProxyPool().Forget("s1")
+	if c := get(s1, "/s1/again"); c != "127.0.0.4" {
+		t.Errorf("s1 after Forget came from %s, want 127.0.0.4 (the next in turn)", c)
+	}
+}
