@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/proxypool"
 	"github.com/jscrawl/jscrawl/engine/redisfrontier"
 	"github.com/jscrawl/jscrawl/engine/sandbox"
 	"github.com/jscrawl/jscrawl/engine/warc"
@@ -399,6 +400,11 @@ func (ls *loadedSpider) engineFor(s engine.Spider, opts ...engine.Option) (*engi
 		return nil, err
 	}
 	base = append(base, archive...)
+	pool, err := proxypool.FromSettings(ls.settings, ls.logger)
+	if err != nil {
+		return nil, usageError("%v", err)
+	}
+	base = append(base, engine.WithProxyPool(pool))
 	if ls.spider == nil {
 		return engine.New(s, ls.settings, append(base, opts...)...), nil
 	}

@@ -246,16 +246,32 @@ func maskValue(flag, v string) (string, bool) {
 	if keyedFlags[flag] {
 		k, val, _ := strings.Cut(v, "=")
 		name := strings.ToUpper(strings.TrimSpace(k))
-		if types.SecretSetting(name) && name != types.Feeds && name != types.Frontier {
+		if types.SecretSetting(name) && name != types.Feeds && name != types.Frontier && name != types.ProxyList {
 			return strings.TrimSpace(k) + "=" + masked, true
 		}
-		if m := types.MaskURLsIn(val); m != val {
+		m := types.MaskURLsIn(val)
+		if name == types.ProxyList && bareCredentials(m) {
+			return strings.TrimSpace(k) + "=" + masked, true
+		}
+		if m != val {
 			return k + "=" + m, true
 		}
 		return v, false
 	}
 	m := types.MaskURLsIn(v)
 	return m, m != v
+}
+
+// bareCredentials reports whether s, its URLs masked, still holds user info that is not
+// masked: a PROXY_LIST entry user:pass@host:port without a scheme.
+func bareCredentials(s string) bool {
+	for i := strings.IndexByte(s, '@'); i >= 0; i = strings.IndexByte(s, '@') {
+		if !strings.HasSuffix(s[:i], types.Mask) {
+			return true
+		}
+		s = s[i+1:]
+	}
+	return false
 }
 
 // commandText is the job's command as a user types it, with jobdir: jscrawl run FILE

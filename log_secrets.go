@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/jscrawl/jscrawl/engine/proxypool"
 	"github.com/jscrawl/jscrawl/types"
 	"github.com/urfave/cli/v2"
 )
@@ -51,6 +52,14 @@ func (h *secretLog) setSecrets(settings *types.Settings) {
 	}
 	for _, k := range settings.Keys() {
 		if !types.SecretSetting(k) {
+			continue
+		}
+		if strings.EqualFold(k, types.ProxyList) {
+			// The proxies' URLs, read from the file when the list names one.
+			urls, _ := proxypool.Parse(settings.StringList(types.ProxyList))
+			for _, u := range urls {
+				addURLSecrets(u.String(), add)
+			}
 			continue
 		}
 		v := settings.Get(k)

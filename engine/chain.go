@@ -152,7 +152,7 @@ func (e *Engine) downloaderChain(own []int) []DownloaderMiddleware {
 		{name: "MetaRefreshMiddleware", order: 580, m: NewMetaRefreshMiddleware(e.settings, e.stats, e.logger)},
 		{name: "RedirectMiddleware", order: 600, m: NewRedirectMiddleware(e.settings, e.stats, e.logger)},
 		{name: "CookiesMiddleware", order: 700, m: NewCookiesMiddleware(e.settings, e.logger)},
-		{name: "HttpProxyMiddleware", order: 750, m: NewHTTPProxyMiddleware(e.settings, e.stats)},
+		{name: "HttpProxyMiddleware", order: 750, m: NewHTTPProxyMiddleware(e.settings, e.stats).WithPool(e.proxies, e.proxiesErr, e.logger)},
 		{name: "HttpCacheMiddleware", order: 900, m: NewHTTPCacheMiddleware(e.settings, e.spiderName(), e.stats, e.logger)},
 	}
 	// SessionMiddleware is there with SESSION_POOL_ENABLED only, but its name is always known

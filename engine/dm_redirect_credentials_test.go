@@ -216,15 +216,10 @@ func TestRedirectSchemeProxy(t *testing.T) {
 		http.Redirect(w, r, "https://site.test/echo", http.StatusFound)
 	}))
 	t.Cleanup(httpProxy.Close)
-	httpsProxy := connectProxy(t, s.Listener.Addr().String(), func(r *http.Request) bool {
-		mu.Lock()
-		seen = append(seen, "https "+r.Method+" "+r.Host+" "+r.Header.Get("Proxy-Authorization"))
-		mu.Unlock()
-		return r.Method == http.MethodConnect && r.Header.Get("Proxy-Authorization") == httpsCreds
-	})
+	httpsProxy := enginetest.StartHTTPProxy(t, enginetest.ProxyOptions{User: "v", Pass: "q", Upstream: toSite(s.Listener)})
 	forScheme := map[string]*url.URL{
 		"http":  {Scheme: "http", Host: strings.TrimPrefix(httpProxy.URL, "http://")},
-		"https": {Scheme: "http", Host: strings.TrimPrefix(httpsProxy.URL, "http://"), User: url.UserPassword("v", "q")},
+		"https": {Scheme: "http", Host: httpsProxy.Addr(), User: url.UserPassword("v", "q")},
 	}
 	client := &http.Client{Transport: &http.Transport{
 		Proxy:           func(r *http.Request) (*url.URL, error) { return forScheme[r.URL.Scheme], nil },
@@ -248,6 +243,9 @@ func TestRedirectSchemeProxy(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	for _, r := range httpsProxy.Seen() {
+		seen = append(seen, "https "+r.Method+" "+r.Target+" "+r.Auth)
+	}
 	want := []string{"http http://site.test/to " + handSet, "https CONNECT site.test:443 " + httpsCreds}
 	if !slices.Equal(seen, want) {
 		t.Errorf("proxies saw %q, want %q", seen, want)

@@ -465,7 +465,7 @@ func TestDNSCacheProxyDial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.WithValue(t.Context(), proxyKey{}, proxyChoice{u})
+	ctx := context.WithValue(t.Context(), proxyKey{}, proxyChoice{u: u})
 	resp, err := dl.Fetch(ctx, &types.Request{URL: "http://target.test/page"})
 	if err != nil {
 		t.Fatal(err)

@@ -338,9 +338,7 @@ type browserPage struct {
 // the request's cookies. On failure the tab is closed; the page's place is the caller's.
 func (h *browserHandler) openPage(ctx context.Context, proc *browserProc, req *types.Request, opts types.BrowserOptions, lim DownloadLimits) (*browserPage, error) {
 	var proxy *url.URL
-	if c, ok := ctx.Value(proxyKey{}).(proxyChoice); ok {
-		proxy = c.u
-	}
+	proxy, _ = proxyOf(ctx) // a pool's proxy: its failures are not told apart here
 	tab, reused, err := h.tab(ctx, proc, proxy, lim, false)
 	for tries := 1; err == nil && reused; tries++ {
 		err = tab.wake(ctx, req.URL, lim)

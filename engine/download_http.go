@@ -54,6 +54,7 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 			if t.DialContext == nil && t.Dial == nil { // Dial: deprecated, still honoured
 				t.DialContext = h.dns.DialContext
 			}
+			watchProxies(t)
 			t.Proxy = proxyFunc(proxyEnabled, t.Proxy)
 			if !verify {
 				skipVerify(t)
@@ -63,6 +64,7 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 	} else {
 		t := newTransport(max(settings.Int(types.ConcurrentRequests), 1), h.dns)
 		t.Proxy = proxyFunc(proxyEnabled, http.ProxyFromEnvironment)
+		watchProxies(t)
 		if !verify {
 			skipVerify(t)
 		}

@@ -184,6 +184,10 @@ func downloadFailure(ctx context.Context, lim DownloadLimits, rawURL string, err
 		return de
 	}
 	name := classify(err, lost)
+	var te *TunnelError
+	if errors.As(err, &te) {
+		name = NameTunnel
+	}
 	if ctx.Err() != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			name = NameTimeout

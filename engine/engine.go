@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jscrawl/jscrawl/engine/proxypool"
 	"github.com/jscrawl/jscrawl/engine/session"
 	"github.com/jscrawl/jscrawl/engine/warc"
 	"github.com/jscrawl/jscrawl/types"
@@ -69,6 +70,13 @@ func WithCommitter(c Committer, interval time.Duration) Option {
 	return func(e *Engine) { e.committer, e.commitEvery = c, interval }
 }
 
+// WithProxyPool makes the downloads without meta.proxy rotate over pool (nil: none)
+// instead of the pool New would build from PROXY_LIST (proxypool.FromSettings), for a
+// caller that read the list already, to report a bad one.
+func WithProxyPool(pool *proxypool.Pool) Option {
+	return func(e *Engine) { e.proxies, e.proxiesSet = pool, true }
+}
+
 // WithStartDone tells the engine that start() already yielded all its requests in an earlier
 // run of the job: it is not called again.
 func WithStartDone() Option { return func(e *Engine) { e.startDone = true } }
@@ -103,7 +111,12 @@ type Engine struct {
 	http       *HTTPDownloader // below the slots; owns the browser of browser requests
 	offsite    *OffsiteMiddleware
 	sessions   *session.Pool // SESSION_POOL_ENABLED, else nil
-	inflight   inflight      // downloads in flight, for Downloads
+	// The proxy pool of PROXY_LIST (nil: none), or the error of reading it, and whether
+	// WithProxyPool gave it.
+	proxies    *proxypool.Pool
+	proxiesErr error
+	proxiesSet bool
+	inflight   inflight // downloads in flight, for Downloads
 	inFilters  []SpiderInputFilter
 	outFilters []SpiderOutputFilter // spider side first
 	outPlan    []OutputStage        // the spider's part of the output chain (OutputPlan)
@@ -284,6 +297,15 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	// One OffsiteMiddleware filters yielded requests (spider side) and redirected ones
 	// (downloader side), so offsite/domains counts each host once.
 	e.offsite = NewOffsiteMiddleware(domains, e.stats, e.logger)
+	if !e.proxiesSet {
+		e.proxies, e.proxiesErr = proxypool.FromSettings(settings, e.logger)
+		if e.proxiesErr != nil {
+			e.logger.Error(fmt.Sprintf("%v: the downloads it should proxy fail", e.proxiesErr))
+		}
+	}
+	if e.proxies != nil && settings.Bool(types.HTTPProxyEnabled) {
+		e.logger.Info(fmt.Sprintf("Proxy pool: %d proxies, %s", e.proxies.Len(), e.proxies.Rotation()))
+	}
 	hd := NewHTTPDownloader(settings, e.client, e.stats)
 	hd.logger = e.logger
 	e.http = hd
@@ -319,6 +341,10 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 // CloseBrowser closes the Chromium of browser requests, if one was started. Run does it
 // when the crawl ends; a command that only calls Download does it when done.
 func (e *Engine) CloseBrowser() { e.http.CloseBrowser() }
+
+// ProxyPool returns the proxy pool of PROXY_LIST, or nil without one: a session pool
+// calls its Forget when it retires a session.
+func (e *Engine) ProxyPool() *proxypool.Pool { return e.proxies }
 
 // Stats returns the stats collector.
 func (e *Engine) Stats() *Stats { return e.stats }

@@ -34,6 +34,7 @@ const (
 	NameCancelled             = "CancelledError"
 	NameError                 = "Error"
 	NameNotInArchive          = "NotInArchive" // a request a replay (--replay) has no response for
+	NameTunnel                = "TunnelError"  // a proxy answered CONNECT with another status than 200 (TunnelError)
 )
 
 // DownloadError is a failed download: Name is its Scrapy-style class (NameTimeout, ...),
@@ -153,7 +154,7 @@ func countException(stats *Stats, err error) {
 // RetryMiddleware.EXCEPTIONS_TO_RETRY).
 func retryable(err error) bool {
 	switch ErrorName(err) {
-	case NameTimeout, NameConnectionRefused, NameDNSLookup, NameConnectionLost, NameConnectionReset, NameResponseNeverReceived:
+	case NameTimeout, NameConnectionRefused, NameDNSLookup, NameConnectionLost, NameConnectionReset, NameResponseNeverReceived, NameTunnel:
 		return true
 	}
 	return false

@@ -22,11 +22,11 @@ var urlSettings = map[string]bool{Frontier: true}
 
 // SecretSetting reports whether key's value is (or may hold) a secret: HTTP_PASS, FRONTIER
 // (its password), FEEDS (the passwords in its URIs), DEFAULT_REQUEST_HEADERS (its
-// credential headers, SecretHeader) and any key ending in _PASSWORD, _PASS, _TOKEN, _KEY or
+// credential headers, SecretHeader), PROXY_LIST (the passwords of its proxies) and any key ending in _PASSWORD, _PASS, _TOKEN, _KEY or
 // _SECRET, known or not. The comparison ignores case.
 func SecretSetting(key string) bool {
 	k := strings.ToUpper(key)
-	if k == HTTPPass || k == Feeds || k == DefaultRequestHeaders || urlSettings[k] {
+	if k == HTTPPass || k == Feeds || k == DefaultRequestHeaders || k == ProxyList || urlSettings[k] {
 		return true
 	}
 	for _, s := range secretSuffixes {
@@ -40,7 +40,8 @@ func SecretSetting(key string) bool {
 // MaskSetting returns v as it may be shown for key: v itself when key is not a secret
 // (SecretSetting); for FRONTIER, the URL with its password masked (MaskURL); for FEEDS, the
 // object with each URI key masked (MaskURL, options kept); for DEFAULT_REQUEST_HEADERS, the
-// object with its credential headers masked (MaskHeader); for another secret, Mask, or
+// object with its credential headers masked (MaskHeader); for PROXY_LIST, the list with
+// each proxy's password masked; for another secret, Mask, or
 // v when it is empty (nil or ""), so an unset secret still reads as unset.
 func MaskSetting(key string, v any) any {
 	if !SecretSetting(key) {
@@ -75,11 +76,33 @@ func MaskSetting(key string, v any) any {
 		if s, ok := v.(string); ok {
 			return MaskURL(s)
 		}
+	case k == ProxyList:
+		l, ok := v.([]any)
+		if !ok {
+			return v
+		}
+		out := make([]any, len(l))
+		for i, e := range l {
+			if s, isText := e.(string); isText {
+				e = maskProxyEntry(s)
+			}
+			out[i] = e
+		}
+		return out
 	}
 	if v == nil || v == "" {
 		return v
 	}
 	return Mask
+}
+
+// maskProxyEntry masks the credentials of an entry of PROXY_LIST: a URL, or a bare
+// user:pass@host:port (a file path is kept).
+func maskProxyEntry(s string) string {
+	if !strings.Contains(s, "://") && strings.Contains(s, "@") {
+		return strings.TrimPrefix(MaskURL("http://"+s), "http://")
+	}
+	return MaskURL(s)
 }
 
 // credentialParams are the query parameter names (compared without case, and also as the

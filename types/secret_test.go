@@ -14,7 +14,7 @@ func TestSecretSetting(t *testing.T) {
 	for key, want := range map[string]bool{
 		"HTTP_PASS": true, "FRONTIER": true, "FEEDS": true,
 		"MY_API_TOKEN": true, "S3_SECRET": true, "AWS_ACCESS_KEY": true, "DB_PASSWORD": true,
-		"my_api_token": true, "DEFAULT_REQUEST_HEADERS": true,
+		"my_api_token": true, "DEFAULT_REQUEST_HEADERS": true, "PROXY_LIST": true,
 		"HTTP_USER": false, "CONCURRENT_REQUESTS": false, "CRAWL_ID": false, "USER_AGENT": false,
 		"TOKENS": false, "KEYBOARD": false, "BYPASS": false,
 	} {
@@ -74,6 +74,8 @@ func TestSecretMaskSetting(t *testing.T) {
 		{"default headers", "DEFAULT_REQUEST_HEADERS",
 			map[string]any{"Authorization": "Bearer t0k", "X-Api-Key": "k", "Accept": "text/html"},
 			map[string]any{"Authorization": "Bearer ****", "X-Api-Key": "****", "Accept": "text/html"}},
+		{"proxy list", "PROXY_LIST", []any{"http://u:pw@h:3128", "u:pw@h:8080", "socks5://h:1080", "proxies.txt"},
+			[]any{"http://u:****@h:3128", "u:****@h:8080", "socks5://h:1080", "proxies.txt"}},
 		{"not a secret", "HTTP_USER", "alice", "alice"},
 		{"not a secret list", "RETRY_HTTP_CODES", []any{500}, []any{500}},
 	} {
