@@ -510,6 +510,20 @@ func (s *Settings) Set(key string, v any, priority int) error {
 // Get returns the raw value of key, or nil.
 func (s *Settings) Get(key string) any { return s.values[key].value }
 
+// Priority returns the priority of key's value (Scrapy: Settings.getpriority):
+// PriorityDefault for a default, or for a key without a value.
+func (s *Settings) Priority(key string) int { return s.values[key].priority }
+
+// Default returns key's default (Defs), or nil for an undeclared key.
+func Default(key string) any {
+	for _, d := range Defs {
+		if d.Key == key {
+			return d.Default
+		}
+	}
+	return nil
+}
+
 // Int returns an integer setting (0 when unset).
 func (s *Settings) Int(key string) int {
 	f, _ := toFloat(s.Get(key))
