@@ -348,7 +348,7 @@ func (c *conns) connect(ctx context.Context, addr string) (net.Conn, error) {
 		conn.Close()
 		return nil, &net.OpError{Op: "proxyconnect", Net: "tcp", Err: err}
 	}
-	resp.Body.Close()
+	// The body is not closed: a 200 has none, and closing would read the tunnel.
 	if resp.StatusCode != http.StatusOK {
 		conn.Close()
 		return nil, &net.OpError{Op: "proxyconnect", Net: "tcp", Err: errors.New(resp.Status)}
