@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"bufio"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/tls"
@@ -327,6 +328,9 @@ func TestImpersonateWire(t *testing.T) {
 					}
 				}
 			}
+			if tc.want != nil && r.header["accept-language"] != header(tc.want, "accept-language") {
+				t.Errorf("accept-language %q, want the profile's", r.header["accept-language"])
+			}
 			if r.header["user-agent"] != ua || r.header["accept"] != accept {
 				t.Errorf("user-agent %q, accept %q; want %q, %q", r.header["user-agent"], r.header["accept"], ua, accept)
 			}
@@ -384,27 +388,42 @@ func TestImpersonateProxies(t *testing.T) {
 		return true
 	})
 	socks := newSOCKS5(t, srv.Listener.Addr().String(), "bob", "pw")
+	site := newRedirectSite(t)
+	forward := newHTTPProxy(t, site, "alice", "s3cret")
 	for _, tc := range []struct {
 		name, proxy string
 		asked       func() []string
+		url, want   string // "": https://example.com/x answering over HTTP/2
 	}{
+		{"forward HTTP proxy", "http://alice:s3cret@" + strings.TrimPrefix(forward.URL, "http://"), func() []string {
+			var out []string
+			for _, h := range forward.Hosts() {
+				out = append(out, h+":443") // the CONNECT cases' form
+			}
+			return out
+		}, "http://example.com/echo", `"User-Agent":["` + chrome.UserAgent + `"]`},
 		{"CONNECT", "http://u:p@" + strings.TrimPrefix(connect.URL, "http://"), func() []string {
 			mu.Lock()
 			defer mu.Unlock()
 			return slices.Clone(connects)
-		}},
-		{"SOCKS5", "socks5://bob:pw@" + socks.l.Addr().String(), socks.Addrs},
-		{"SOCKS5h", "socks5h://bob:pw@" + socks.l.Addr().String(), socks.Addrs},
+		}, "", ""},
+		{"SOCKS5", "socks5://bob:pw@" + socks.l.Addr().String(), socks.Addrs, "", ""},
+		{"SOCKS5h", "socks5h://bob:pw@" + socks.l.Addr().String(), socks.Addrs, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{"HTTP_IMPERSONATE": "chrome", types.RobotsTxtObey: false,
 				types.DownloadTimeout: 20, types.RetryEnabled: false}, engine.WithHTTPClient(srv.Client())) // its Transport trusts the test certificate
-			resp, err := e.Download(context.Background(), &types.Request{URL: "https://example.com/x",
+			u := cmp.Or(tc.url, "https://example.com/x")
+			resp, err := e.Download(context.Background(), &types.Request{URL: u,
 				Meta: types.Item{{Key: "proxy", Value: tc.proxy}}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := "HTTP/2.0 example.com " + chrome.UserAgent; string(resp.Body) != want || resp.Protocol != "HTTP/2.0" {
+			if tc.want != "" {
+				if !strings.Contains(string(resp.Body), tc.want) || resp.Protocol != "HTTP/1.1" || strings.Contains(string(resp.Body), "s3cret") {
+					t.Errorf("%s %s, want %s", resp.Protocol, resp.Body, tc.want)
+				}
+			} else if want := "HTTP/2.0 example.com " + chrome.UserAgent; string(resp.Body) != want || resp.Protocol != "HTTP/2.0" {
 				t.Errorf("%s %q, want %q", resp.Protocol, resp.Body, want)
 			}
 			if got := tc.asked(); !slices.Contains(got, "example.com:443") {
