@@ -9,9 +9,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	utls "github.com/bogdanfinn/utls"
@@ -293,5 +295,49 @@ func TestParse(t *testing.T) {
 	}
 	if _, err := Parse(bad); err == nil || !strings.Contains(err.Error(), "no clientHello") {
 		t.Errorf("error %v", err)
+	}
+}
+
+// TestTrace: the net/http/httptrace hooks of a request's context are called over HTTP/2
+// and HTTP/1.1 (the download slots stamp their times with them), GotConn with the TLS
+// connection, reused on the second request.
+func TestTrace(t *testing.T) {
+	t.Parallel()
+	b, err := Lookup("chrome")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h2 := range []bool{true, false} {
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, r.Proto) }))
+		srv.EnableHTTP2 = h2
+		srv.StartTLS()
+		t.Cleanup(srv.Close)
+		rt := NewTransport(Options{Browser: b, InsecureSkipVerify: true})
+		for i := range 2 {
+			var got []string
+			var mu sync.Mutex
+			note := func(s string) { mu.Lock(); got = append(got, s); mu.Unlock() }
+			ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+				GotConn: func(info httptrace.GotConnInfo) {
+					_, isTLS := info.Conn.(interface{ HandshakeContext(context.Context) error })
+					note(fmt.Sprintf("conn tls=%v reused=%v", isTLS, info.Reused))
+				},
+				WroteHeaders:         func() { note("headers") },
+				GotFirstResponseByte: func() { note("first byte") },
+			})
+			req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
+			resp, err := rt.RoundTrip(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			mu.Lock()
+			want := fmt.Sprintf("[conn tls=true reused=%v headers first byte]", i == 1)
+			if fmt.Sprint(got) != want || string(body) != resp.Proto {
+				t.Errorf("h2 %v, request %d: hooks %v, want %s; %s %q", h2, i, got, want, resp.Proto, body)
+			}
+			mu.Unlock()
+		}
 	}
 }
