@@ -426,7 +426,17 @@ func (c *conns) roundTripTLS(req *fhttp.Request) (*fhttp.Response, error) {
 		return nil, err
 	}
 	if proto == "h2" {
-		resp, err := c.h2.RoundTrip(req)
+		// HTTP/2 sends names in lower case: fhttp sorts them by lower-cased name, which
+		// costs nothing for names that are already.
+		h2req := *req
+		h2req.Header = make(fhttp.Header, len(req.Header))
+		for k, vs := range req.Header {
+			if k != fhttp.HeaderOrderKey && k != fhttp.PHeaderOrderKey {
+				k = strings.ToLower(k)
+			}
+			h2req.Header[k] = vs
+		}
+		resp, err := c.h2.RoundTrip(&h2req)
 		if !errors.Is(err, errNotH2) {
 			return resp, err
 		}
