@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"golang.org/x/net/http2"
@@ -58,6 +59,7 @@ func testCert(t *testing.T) tls.Certificate {
 type wireServer struct {
 	addr     string
 	Requests chan wireRequest
+	drop     atomic.Int32 // requests to answer by closing the connection
 }
 
 func newWireServer(t *testing.T, proto string) *wireServer {
@@ -136,6 +138,9 @@ func (s *wireServer) serveH2(c net.Conn) {
 				conn.windowUpdate = f.Increment
 			}
 		case *http2.MetaHeadersFrame:
+			if s.drop.Add(-1) >= 0 {
+				return // the connection closes with the request unanswered
+			}
 			r := wireRequest{settings: conn.settings, windowUpdate: conn.windowUpdate, header: map[string]string{}}
 			for _, hf := range f.Fields {
 				if strings.HasPrefix(hf.Name, ":") {
@@ -514,5 +519,27 @@ func TestImpersonateUnknown(t *testing.T) {
 	}
 	if err := engine.CheckImpersonate(settings(t, map[string]any{"HTTP_IMPERSONATE": "netscape"})); err == nil {
 		t.Error("CheckImpersonate accepts netscape")
+	}
+}
+
+// TestImpersonateRetry: a connection the server closes with the request unanswered fails
+// the download (ResponseNeverReceived); RetryMiddleware sends it again, over a new
+// connection presenting the same profile.
+func TestImpersonateRetry(t *testing.T) {
+	t.Parallel()
+	srv := newWireServer(t, "h2")
+	srv.drop.Store(1)
+	chrome := browser(t, "chrome")
+	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{"HTTP_IMPERSONATE": "chrome", types.DownloadVerifyTLS: false})
+	resp, err := e.Download(context.Background(), &types.Request{URL: "https://" + srv.addr + "/retry"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := srv.next(t, "/retry")
+	if string(resp.Body) != "ok" || r.header["user-agent"] != chrome.UserAgent || r.windowUpdate != 15663105 {
+		t.Errorf("%q, user-agent %q, WINDOW_UPDATE %d", resp.Body, r.header["user-agent"], r.windowUpdate)
+	}
+	if got := stat(e, "retry/count"); got != 1 {
+		t.Errorf("retry/count %d, want 1", got)
 	}
 }

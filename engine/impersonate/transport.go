@@ -279,10 +279,12 @@ func supportsResumption(b *Browser) bool {
 // dialFunc adapts a dial function to x/net/proxy's dialers.
 type dialFunc func(ctx context.Context, network, addr string) (net.Conn, error)
 
+// Dial dials without a deadline but the dial function's own.
 func (f dialFunc) Dial(network, addr string) (net.Conn, error) {
 	return f(context.Background(), network, addr)
 }
 
+// DialContext calls f.
 func (f dialFunc) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	return f(ctx, network, addr)
 }
@@ -370,6 +372,7 @@ type bufferedConn struct {
 	r *bufio.Reader
 }
 
+// Read reads what the proxy's answer left buffered, then the connection.
 func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
 
 // dialTLS opens a TLS connection to addr presenting the browser's ClientHello.
