@@ -543,3 +543,25 @@ func TestImpersonateRetry(t *testing.T) {
 		t.Errorf("retry/count %d, want 1", got)
 	}
 }
+
+// TestImpersonateCache: with the HTTP cache, the second download of a page is the cached
+// response of the first, its protocol kept.
+func TestImpersonateCache(t *testing.T) {
+	t.Parallel()
+	srv := echoTLS(t)
+	chrome := browser(t, "chrome")
+	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{"HTTP_IMPERSONATE": "chrome",
+		types.HTTPCacheEnabled: true, types.HTTPCacheDir: t.TempDir()}, engine.WithHTTPClient(srv.Client()))
+	var got []string
+	for range 2 {
+		resp, err := e.Download(context.Background(), &types.Request{URL: srv.URL + "/page"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %s %v", resp.Protocol, resp.Body, resp.Flags))
+	}
+	page := "HTTP/2.0 HTTP/2.0 " + strings.TrimPrefix(srv.URL, "https://") + " " + chrome.UserAgent
+	if want := []string{page + " []", page + " [cached]"}; !slices.Equal(got, want) {
+		t.Errorf("got\n%q, want\n%q", got, want)
+	}
+}
