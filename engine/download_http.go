@@ -45,7 +45,9 @@ type httpHandler struct {
 // replaced by one that never follows. An *http.Transport of client is cloned to honour
 // meta.proxy (see HTTPProxyMiddleware) and, with DOWNLOAD_VERIFY_TLS false, to skip
 // certificate verification; it dials through the handler's DNSCache unless it has a dial
-// of its own.
+// of its own. With HTTP_IMPERSONATE, the client's Transport is replaced by an
+// impersonate.Transport (see impersonatingTransport) that keeps the Transport's dial,
+// proxy and root certificates; "" leaves all of this as it was.
 func newHTTPHandler(settings *types.Settings, client *http.Client, env *downloadEnv) *httpHandler {
 	h := &httpHandler{downloadEnv: env, userAgent: settings.String(types.UserAgent)}
 	h.dns = NewDNSCache(settings, nil, env.stats)

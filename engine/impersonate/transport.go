@@ -612,7 +612,7 @@ func toFHTTP(req *http.Request, b *Browser) *fhttp.Request {
 	for k, vs := range req.Header {
 		h[k] = vs
 	}
-	h[fhttp.HeaderOrderKey] = b.order
+	h[fhttp.HeaderOrderKey] = b.order[:len(b.order):len(b.order)] // shared: an append copies
 	body := req.Body
 	if body == http.NoBody {
 		body = fhttp.NoBody
