@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	utls "github.com/bogdanfinn/utls"
@@ -338,6 +339,53 @@ func TestTrace(t *testing.T) {
 				t.Errorf("h2 %v, request %d: hooks %v, want %s; %s %q", h2, i, got, want, resp.Proto, body)
 			}
 			mu.Unlock()
+		}
+	}
+}
+
+// TestConcurrent: concurrent requests to a new HTTP/2 host share the one connection its
+// first request made (as a browser does); to an HTTP/1.1 host they get keep-alive
+// connections of their own, reused. Run with -race.
+func TestConcurrent(t *testing.T) {
+	t.Parallel()
+	b, err := Lookup("firefox")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h2 := range []bool{true, false} {
+		var conns atomic.Int32
+		srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, r.Proto) }))
+		srv.EnableHTTP2 = h2
+		srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+			if s == http.StateNew {
+				conns.Add(1)
+			}
+		}
+		srv.StartTLS()
+		t.Cleanup(srv.Close)
+		rt := NewTransport(Options{Browser: b, InsecureSkipVerify: true, MaxIdleConnsPerHost: 32})
+		var wg sync.WaitGroup
+		var failed atomic.Int32
+		for range 32 {
+			wg.Go(func() {
+				for range 4 {
+					req, _ := http.NewRequest("GET", srv.URL, nil)
+					resp, err := rt.RoundTrip(req)
+					if err != nil {
+						failed.Add(1)
+						continue
+					}
+					body, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					if string(body) != resp.Proto || (h2 && resp.Proto != "HTTP/2.0") {
+						failed.Add(1)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if failed.Load() != 0 || (h2 && conns.Load() != 1) || conns.Load() >= 32*4 { // HTTP/1.1: some kept alive
+			t.Errorf("h2 %v: %d failed, %d connections", h2, failed.Load(), conns.Load())
 		}
 	}
 }
