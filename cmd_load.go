@@ -349,6 +349,9 @@ func (ls *loadedSpider) configure() error {
 	if ls.opts.printOnly {
 		return nil
 	}
+	if err := engine.CheckImpersonate(ls.settings); err != nil {
+		return usageError("%v", err)
+	}
 	if err := ls.setLog(); err != nil {
 		return err
 	}

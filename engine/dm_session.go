@@ -111,11 +111,11 @@ func NewSessionMiddleware(settings *types.Settings, pool *session.Pool, detector
 
 // NewSessionPool returns the session pool settings configure: SESSION_POOL_SIZE,
 // SESSION_MAX_USAGE, SESSION_MAX_ERRORS and the profiles of HTTP_IMPERSONATE, which the
-// sessions take in turn (none when it is empty or names a profile.json file). prefix
+// sessions take in turn (names and profile.json paths alike; none when it is empty). prefix
 // starts the names of the sessions ("s" when empty).
 func NewSessionPool(settings *types.Settings, prefix string) *session.Pool {
 	var profiles []string
-	if v := strings.TrimSpace(settings.String(types.HTTPImpersonate)); v != "" && !strings.HasSuffix(strings.ToLower(v), ".json") {
+	if v := strings.TrimSpace(settings.String(types.HTTPImpersonate)); v != "" {
 		for p := range strings.SplitSeq(v, ",") {
 			if p = strings.TrimSpace(p); p != "" {
 				profiles = append(profiles, p)

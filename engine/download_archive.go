@@ -85,7 +85,7 @@ func isHTTP(rawURL string) bool {
 
 // headerSender is a handler that tells the header it sends with a request (httpHandler).
 type headerSender interface {
-	sentHeader(req *types.Request) http.Header
+	sentHeader(ctx context.Context, req *types.Request) http.Header
 }
 
 // recordHandler writes what its handler downloads over http(s) to a WARC file: a request
@@ -108,7 +108,7 @@ func (h *recordHandler) Download(ctx context.Context, req *types.Request, lim Do
 	}
 	var header http.Header
 	if s, ok := h.inner.(headerSender); ok {
-		header = s.sentHeader(req)
+		header = s.sentHeader(ctx, req)
 	}
 	n, werr := h.w.Write(req, header, resp, time.Now())
 	if werr != nil {
@@ -126,9 +126,9 @@ func (h *recordHandler) Download(ctx context.Context, req *types.Request, lim Do
 }
 
 // sentHeader implements headerSender with the inner handler's.
-func (h *recordHandler) sentHeader(req *types.Request) http.Header {
+func (h *recordHandler) sentHeader(ctx context.Context, req *types.Request) http.Header {
 	if s, ok := h.inner.(headerSender); ok {
-		return s.sentHeader(req)
+		return s.sentHeader(ctx, req)
 	}
 	return nil
 }
@@ -202,9 +202,9 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 }
 
 // sentHeader implements headerSender with the inner handler's.
-func (h *replayHandler) sentHeader(req *types.Request) http.Header {
+func (h *replayHandler) sentHeader(ctx context.Context, req *types.Request) http.Header {
 	if s, ok := h.inner.(headerSender); ok {
-		return s.sentHeader(req)
+		return s.sentHeader(ctx, req)
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jscrawl/jscrawl/engine/impersonate"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -29,6 +30,14 @@ type httpHandler struct {
 	dns            *DNSCache // resolves the hosts the Transport dials
 	userAgent      string
 	defaultHeaders [][2]string
+
+	// HTTP_IMPERSONATE: the profiles (nil: Go's own client), the setting's entry of each
+	// (which DownloadSession.Profile names), or why the setting is refused.
+	browsers   []*impersonate.Browser
+	entries    []string
+	impErr     error
+	userSetUA  bool              // USER_AGENT was set: it beats the profile's
+	userSetDef map[string]string // the DEFAULT_REQUEST_HEADERS entries changed from the default: they beat the profile's
 }
 
 // newHTTPHandler returns the http(s) handler. client may be nil for one with a keep-alive
@@ -36,7 +45,9 @@ type httpHandler struct {
 // replaced by one that never follows. An *http.Transport of client is cloned to honour
 // meta.proxy (see HTTPProxyMiddleware) and, with DOWNLOAD_VERIFY_TLS false, to skip
 // certificate verification; it dials through the handler's DNSCache unless it has a dial
-// of its own.
+// of its own. With HTTP_IMPERSONATE, the client's Transport is replaced by an
+// impersonate.Transport (see impersonatingTransport) that keeps the Transport's dial,
+// proxy and root certificates; "" leaves all of this as it was.
 func newHTTPHandler(settings *types.Settings, client *http.Client, env *downloadEnv) *httpHandler {
 	h := &httpHandler{downloadEnv: env, userAgent: settings.String(types.UserAgent)}
 	h.dns = NewDNSCache(settings, nil, env.stats)
@@ -47,7 +58,15 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 	verify := settings.Bool(types.DownloadVerifyTLS)
 	var c http.Client
 	proxyEnabled := settings.Bool(types.HTTPProxyEnabled)
-	if client != nil {
+	if spec := settings.String(types.HTTPImpersonate); spec != "" {
+		h.impersonate(settings, spec)
+	}
+	if h.browsers != nil {
+		if client != nil {
+			c = *client
+		}
+		c.Transport = h.impersonatingTransport(settings, client, !verify, proxyEnabled)
+	} else if client != nil {
 		c = *client
 		if t, ok := c.Transport.(*http.Transport); ok {
 			t = t.Clone()
@@ -131,12 +150,18 @@ func newTransport(conc int, dns *DNSCache) *http.Transport {
 
 // Download implements DownloadHandler.
 func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim DownloadLimits) (*types.Response, error) {
+	if d.impErr != nil {
+		return nil, &DownloadError{Name: NameNotSupported, URL: req.URL, Err: d.impErr}
+	}
 	method := req.HTTPMethod()
 	var body io.Reader
 	if len(req.Body) > 0 {
 		body = bytes.NewReader(req.Body)
 	}
 	parent := ctx
+	if b := d.browserFor(ctx); b != nil {
+		ctx = impersonate.WithBrowser(ctx, b)
+	}
 	hreq, err := http.NewRequestWithContext(ctx, method, req.URL, body)
 	if err != nil {
 		var ue *url.Error
@@ -149,7 +174,7 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 		return nil, &DownloadError{Name: NameInvalidURL, URL: req.URL, Err: errors.New("missing host")}
 	}
 	reqBytes := len(method) + len(req.URL) + 12 + len(req.Body)
-	hreq.Header = d.sentHeader(req)
+	hreq.Header = d.sentHeader(ctx, req)
 	for k, vs := range hreq.Header {
 		for _, v := range vs {
 			reqBytes += len(k) + len(v) + 4
@@ -166,7 +191,7 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 		var fresh atomic.Bool
 		hreq = hreq.WithContext(httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 			GotConn: func(info httptrace.GotConnInfo) {
-				_, tls := info.Conn.(*tls.Conn)
+				_, tls := info.Conn.(tlsConn) // crypto/tls's, or uTLS's (HTTP_IMPERSONATE)
 				fresh.Store(!info.Reused && !tls)
 			},
 			WroteHeaders: func() { SlotSent(ctx) },
@@ -218,14 +243,19 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 	}, nil
 }
 
-// sentHeader returns the header the handler sends with req: req.Headers, then
-// DEFAULT_REQUEST_HEADERS, USER_AGENT and the encodings it decodes where absent.
-func (d *httpHandler) sentHeader(req *types.Request) http.Header {
+// sentHeader returns the header the handler sends with req in ctx: req.Headers, then
+// DEFAULT_REQUEST_HEADERS, USER_AGENT and the encodings it decodes where absent. With
+// HTTP_IMPERSONATE, the profile's navigation headers come before DEFAULT_REQUEST_HEADERS
+// and USER_AGENT, unless those were set (see impersonatedHeader).
+func (d *httpHandler) sentHeader(ctx context.Context, req *types.Request) http.Header {
 	var h http.Header
 	if len(req.Headers) > 0 {
 		h = req.Headers.Clone()
 	} else {
 		h = make(http.Header, len(d.defaultHeaders)+2)
+	}
+	if b := d.browserFor(ctx); b != nil {
+		d.impersonatedHeader(h, b)
 	}
 	for _, kv := range d.defaultHeaders {
 		if _, ok := h[kv[0]]; !ok {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/jscrawl/jscrawl/engine/impersonate"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -138,7 +139,7 @@ func isTLSError(err error) bool {
 		ech *tls.ECHRejectionError
 	)
 	return errors.As(err, &cv) || errors.As(err, &rh) || errors.As(err, &al) || errors.As(err, &ua) ||
-		errors.As(err, &he) || errors.As(err, &ci) || errors.As(err, &ech)
+		errors.As(err, &he) || errors.As(err, &ci) || errors.As(err, &ech) || impersonate.IsTLSError(err)
 }
 
 // countException counts a failed download in downloader/exception_count and

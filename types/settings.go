@@ -226,7 +226,7 @@ var Defs = []Def{
 	{HTTPAuthDomain, KindString, nil, "domain (and subdomains) that gets HTTP_USER's credentials; null: the first request's, \"\": every domain"},
 	{HTTPPass, KindString, "", "HTTP Basic auth password"},
 	{HTTPProxyEnabled, KindBool, true, "use meta.proxy, PROXY_LIST and the http_proxy, https_proxy and no_proxy environment variables"},
-	{HTTPImpersonate, KindString, "", "present a browser's TLS ClientHello, HTTP/2 settings and header order on http(s) downloads: a built-in profile name (chrome, firefox, safari, ...), a list of them (sessions take them in turn) or a profile.json from `jscrawl fingerprint capture` (\"\": Go's own client)"},
+	{HTTPImpersonate, KindString, "", "present a browser on http(s) downloads: its TLS ClientHello, HTTP/2 settings, User-Agent and navigation headers in its order: a built-in profile (chrome, firefox, safari, safari_ios, opera, or a version such as chrome_131), a profile.json from `jscrawl fingerprint capture`, or a comma-separated list of them (sessions take them in turn; \"\": Go's own client)"},
 	{ProxyList, KindList, []any{}, "proxies downloads rotate over (http://, https://, socks5://, socks5h://, with credentials), or the path of a file with one a line; meta.proxy still wins for one request"},
 	{ProxyRotation, KindString, "round_robin", "how a download picks from PROXY_LIST: round_robin, random, or per_session (each session keeps one proxy; round_robin without SESSION_POOL_ENABLED)"},
 	{ProxyBenchDelay, KindDuration, 30.0, "seconds a proxy of PROXY_LIST that failed to connect or refused a download stays benched the first time, doubled each further time in a row"},
@@ -511,6 +511,20 @@ func (s *Settings) Set(key string, v any, priority int) error {
 
 // Get returns the raw value of key, or nil.
 func (s *Settings) Get(key string) any { return s.values[key].value }
+
+// Priority returns the priority of key's value (Scrapy: Settings.getpriority):
+// PriorityDefault for a default, or for a key without a value.
+func (s *Settings) Priority(key string) int { return s.values[key].priority }
+
+// Default returns key's default (Defs), or nil for an undeclared key.
+func Default(key string) any {
+	for _, d := range Defs {
+		if d.Key == key {
+			return d.Default
+		}
+	}
+	return nil
+}
 
 // Int returns an integer setting (0 when unset).
 func (s *Settings) Int(key string) int {

@@ -71,7 +71,11 @@ func checkSetting(key string, raw any, defaults *types.Settings, dir string) err
 		if _, isList := conv.Get(key).([]any); !isList {
 			paths = []string{conv.String(key)}
 		}
+		if key == types.HTTPImpersonate { // a comma-separated list of names and paths
+			paths = strings.Split(conv.String(key), ",")
+		}
 		for _, p := range paths {
+			p = strings.TrimSpace(p)
 			if err := Inside(dir, p); err != nil {
 				return fail("%v", err)
 			}

@@ -111,6 +111,8 @@ func TestCheckSettings(t *testing.T) {
 		{"absolute job folder", types.JobDir, "/tmp/job", "absolute"},
 		{"replay files", types.ReplayFiles, []any{"snap/a.warc.gz", "/etc/shadow"}, "absolute"},
 		{"replay files inside", types.ReplayFiles, []any{"snap/a.warc.gz"}, ""},
+		{"impersonate profiles", types.HTTPImpersonate, "chrome, profiles/chromium.json", ""},
+		{"impersonate profile outside, listed", types.HTTPImpersonate, "chrome,/etc/profile.json", "absolute"},
 		{"lower maxsize", types.DownloadMaxSize, 1 << 20, ""},
 		{"maxsize 0", types.DownloadMaxSize, 0, "0 means no limit"},
 		{"higher maxsize", types.DownloadMaxSize, 2 << 30, "above the default"},
