@@ -84,7 +84,8 @@ func (m *CookiesMiddleware) Fetch(ctx context.Context, req *types.Request, next 
 	key := req.MetaValue(types.MetaCookieJar)
 	if s := SessionOf(ctx); s != nil && key == nil {
 		jar = s.Jar()
-	} else {
+	}
+	if jar == nil { // no session, meta.cookiejar, or a session without a jar of its own
 		jar = m.jar(key)
 	}
 	if len(req.Cookies) > 0 {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -381,39 +382,46 @@ func TestImpersonateProxies(t *testing.T) {
 	srv := echoTLS(t)
 	chrome := browser(t, "chrome")
 	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("u:p"))
-	var mu sync.Mutex
-	var connects []string
-	connect := connectProxy(t, srv.Listener.Addr().String(), func(r *http.Request) bool {
-		if r.Method != http.MethodConnect || r.Header.Get("Proxy-Authorization") != want {
-			return false
+	upstream := srv.Listener.Addr().String()
+	connect := enginetest.StartHTTPProxy(t, enginetest.ProxyOptions{User: "u", Pass: "p",
+		Upstream: func(string) string { return upstream }})
+	connects := func() []string {
+		var out []string
+		for _, r := range connect.Seen() {
+			if r.Method == http.MethodConnect && r.Auth == want && !r.Refused {
+				out = append(out, r.Target)
+			}
 		}
-		mu.Lock()
-		connects = append(connects, r.Host)
-		mu.Unlock()
-		return true
-	})
-	socks := newSOCKS5(t, srv.Listener.Addr().String(), "bob", "pw")
-	site := newRedirectSite(t)
-	forward := newHTTPProxy(t, site, "alice", "s3cret")
+		return out
+	}
+	socks := enginetest.StartSOCKS5(t, enginetest.ProxyOptions{User: "bob", Pass: "pw", Upstream: toSite(srv.Listener)})
+	socksAsked := func() []string {
+		var out []string
+		for _, r := range socks.Seen() {
+			out = append(out, r.Target)
+		}
+		return out
+	}
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(r.Header)
+	}))
+	t.Cleanup(echo.Close)
+	forward := enginetest.StartHTTPProxy(t, enginetest.ProxyOptions{User: "alice", Pass: "s3cret", Upstream: toSite(echo.Listener)})
 	for _, tc := range []struct {
 		name, proxy string
 		asked       func() []string
 		url, want   string // "": https://example.com/x answering over HTTP/2
 	}{
-		{"forward HTTP proxy", "http://alice:s3cret@" + strings.TrimPrefix(forward.URL, "http://"), func() []string {
+		{"forward HTTP proxy", forward.URL(), func() []string {
 			var out []string
-			for _, h := range forward.Hosts() {
-				out = append(out, h+":443") // the CONNECT cases' form
+			for _, r := range forward.Seen() {
+				out = append(out, r.Target)
 			}
 			return out
 		}, "http://example.com/echo", `"User-Agent":["` + chrome.UserAgent + `"]`},
-		{"CONNECT", "http://u:p@" + strings.TrimPrefix(connect.URL, "http://"), func() []string {
-			mu.Lock()
-			defer mu.Unlock()
-			return slices.Clone(connects)
-		}, "", ""},
-		{"SOCKS5", "socks5://bob:pw@" + socks.l.Addr().String(), socks.Addrs, "", ""},
-		{"SOCKS5h", "socks5h://bob:pw@" + socks.l.Addr().String(), socks.Addrs, "", ""},
+		{"CONNECT", connect.URL(), connects, "", ""},
+		{"SOCKS5", socks.URL("socks5"), socksAsked, "", ""},
+		{"SOCKS5h", socks.URL("socks5h"), socksAsked, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{"HTTP_IMPERSONATE": "chrome", types.RobotsTxtObey: false,
@@ -431,7 +439,9 @@ func TestImpersonateProxies(t *testing.T) {
 			} else if want := "HTTP/2.0 example.com " + chrome.UserAgent; string(resp.Body) != want || resp.Protocol != "HTTP/2.0" {
 				t.Errorf("%s %q, want %q", resp.Protocol, resp.Body, want)
 			}
-			if got := tc.asked(); !slices.Contains(got, "example.com:443") {
+			if got := tc.asked(); !slices.ContainsFunc(got, func(a string) bool {
+				return a == "example.com:443" || strings.HasPrefix(a, "http://example.com/")
+			}) {
 				t.Errorf("the proxy was asked for %v", got)
 			}
 		})

@@ -11,7 +11,8 @@ type DownloadSession interface {
 	// Name is the session's name: meta.session's value for a pinned one.
 	Name() string
 	// Jar is the session's cookie jar. CookiesMiddleware keeps the download's cookies
-	// in it instead of the spider's jar, unless meta.cookiejar names one.
+	// in it instead of the spider's jar, unless meta.cookiejar names one; nil: the
+	// spider's.
 	Jar() http.CookieJar
 	// Profile is the HTTP_IMPERSONATE profile the session presents, one of the
 	// setting's list ("": the setting's first, or none).
