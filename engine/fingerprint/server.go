@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
 	"io"
 	"log"
@@ -68,7 +69,7 @@ func (f *Fingerprint) Header(name string) string {
 func (f *Fingerprint) Profile(name string) *impersonate.Profile {
 	p := &impersonate.Profile{Name: name, UserAgent: f.Header("user-agent")}
 	if f.Hello != nil {
-		p.ClientHello = hexString(f.Hello.Raw)
+		p.ClientHello = hex.EncodeToString(f.Hello.Raw)
 	}
 	if h := f.HTTP2; h != nil {
 		p.HTTP2 = impersonate.HTTP2{
@@ -89,14 +90,6 @@ func (f *Fingerprint) Profile(name string) *impersonate.Profile {
 	return p
 }
 
-func hexString(b []byte) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 2*len(b))
-	for i, c := range b {
-		out[2*i], out[2*i+1] = digits[c>>4], digits[c&15]
-	}
-	return string(out)
-}
 
 // Server is a TLS server that records what each client presents (Fingerprint) while it
 // serves the connection normally: it reads the raw ClientHello before crypto/tls does,
