@@ -1024,15 +1024,15 @@ declare module "jscrawl" {
     HTTP_AUTH_DOMAIN?: string;
     /** HTTP Basic auth password (string). Operator only: a spider's customSettings may not set it (-s HTTP_PASS=VALUE). */
     HTTP_PASS?: string;
-    /** use meta.proxy and the http_proxy, https_proxy and no_proxy environment variables (boolean). Operator only: a spider's customSettings may not set it (-s HTTPPROXY_ENABLED=VALUE). */
+    /** use meta.proxy, PROXY_LIST and the http_proxy, https_proxy and no_proxy environment variables (boolean). Operator only: a spider's customSettings may not set it (-s HTTPPROXY_ENABLED=VALUE). */
     HTTPPROXY_ENABLED?: boolean;
-    /** present a browser's TLS ClientHello, HTTP/2 settings and header order on http(s) downloads: a built-in profile name (chrome, firefox, safari, ...), a list of them (sessions take them in turn) or a profile.json from `jscrawl fingerprint capture` ("": Go's own client) (string). In customSettings: a relative path inside the working folder. */
+    /** present a browser on http(s) downloads: its TLS ClientHello, HTTP/2 settings, User-Agent and navigation headers in its order: a built-in profile (chrome, firefox, safari, safari_ios, opera, or a version such as chrome_131), a profile.json from `jscrawl fingerprint capture`, or a comma-separated list of them (sessions take them in turn; "": Go's own client) (string). In customSettings: a relative path inside the working folder. */
     HTTP_IMPERSONATE?: string;
     /** proxies downloads rotate over (http://, https://, socks5://, socks5h://, with credentials), or the path of a file with one a line; meta.proxy still wins for one request (list). Operator only: a spider's customSettings may not set it (-s PROXY_LIST=VALUE). */
     PROXY_LIST?: unknown[];
-    /** how a download picks from PROXY_LIST: round_robin, random, or per_session (each session keeps one proxy) (string). */
+    /** how a download picks from PROXY_LIST: round_robin, random, or per_session (each session keeps one proxy; round_robin without SESSION_POOL_ENABLED) (string). */
     PROXY_ROTATION?: string;
-    /** seconds a proxy that failed to connect or was refused stays benched the first time, doubled each further time in a row (number of seconds). */
+    /** seconds a proxy of PROXY_LIST that failed to connect or refused a download stays benched the first time, doubled each further time in a row (number of seconds). */
     PROXY_BENCH_DELAY?: number;
     /** longest a benched proxy stays out (number of seconds). */
     PROXY_BENCH_MAX_DELAY?: number;

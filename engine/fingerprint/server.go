@@ -90,7 +90,6 @@ func (f *Fingerprint) Profile(name string) *impersonate.Profile {
 	return p
 }
 
-
 // Server is a TLS server that records what each client presents (Fingerprint) while it
 // serves the connection normally: it reads the raw ClientHello before crypto/tls does,
 // completes the handshake with its *tls.Config, and keeps the bytes of the first request
