@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -267,27 +266,12 @@ func proxyAddr(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-// parseProxy parses a meta.proxy URL; a bare "host:port" is an HTTP proxy.
+// parseProxy parses a meta.proxy URL as PROXY_LIST's entries are parsed
+// (proxypool.ParseURL: a bare "host:port" is an HTTP proxy), its errors naming meta.proxy.
 func parseProxy(s string) (*url.URL, error) {
-	if !strings.Contains(s, "://") {
-		s = "http://" + s
-	}
-	u, err := url.Parse(s)
+	u, err := proxypool.ParseURL(s)
 	if err != nil {
-		// url.Parse's error quotes the whole URL, password included.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = &url.Error{Op: ue.Op, URL: types.MaskURL(ue.URL), Err: ue.Err}
-		}
-		return nil, fmt.Errorf("meta.proxy: %w", err)
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "http", "https", "socks5", "socks5h":
-	default:
-		return nil, fmt.Errorf("meta.proxy %q: scheme %q is not http, https, socks5 or socks5h", redactProxy(u), u.Scheme)
-	}
-	if u.Host == "" {
-		return nil, fmt.Errorf("meta.proxy %q has no host", redactProxy(u))
+		return nil, fmt.Errorf("meta.%w", err)
 	}
 	return u, nil
 }

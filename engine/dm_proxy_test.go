@@ -98,14 +98,23 @@ func TestProxy(t *testing.T) {
 
 	t.Run("bad meta.proxy", func(t *testing.T) {
 		e, _ := newEngine(t, &enginetest.Spider{}, nil)
-		for _, p := range []any{"ftp://x:1", int64(3)} {
-			_, err := e.Download(context.Background(), &types.Request{URL: "http://site.test/echo", Meta: types.Item{{Key: "proxy", Value: p}}})
-			if engine.ErrorName(err) != engine.NameInvalidURL {
-				t.Errorf("proxy %v: %v", p, err)
+		for _, tc := range []struct {
+			proxy any
+			want  string // in the error; never the password
+		}{
+			{"ftp://x:1", `meta.proxy "ftp://x:1": scheme "ftp" is not http, https, socks5 or socks5h`},
+			{int64(3), "meta.proxy must be a URL string, got int64"},
+			{"http://bob:hunter2@:8080", `meta.proxy "http://bob:****@:8080" has no host`},
+			{"http://bob:hunter2@proxy.test:", `meta.proxy "http://bob:****@proxy.test:" has an empty port`},
+			{"http://bob:hunter2@proxy.test:80\x7f", "meta.proxy: parse"},
+		} {
+			_, err := e.Download(context.Background(), &types.Request{URL: "http://site.test/echo", Meta: types.Item{{Key: "proxy", Value: tc.proxy}}})
+			if engine.ErrorName(err) != engine.NameInvalidURL || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("proxy %v: %v, want InvalidURLError with %q, password masked", tc.proxy, err, tc.want)
 			}
 		}
-		if n := stat(e, "downloader/exception_type_count/InvalidURLError"); n != 2 {
-			t.Errorf("downloader/exception_type_count/InvalidURLError = %d, want 2", n)
+		if n := stat(e, "downloader/exception_type_count/InvalidURLError"); n != 5 {
+			t.Errorf("downloader/exception_type_count/InvalidURLError = %d, want 5", n)
 		}
 	})
 }

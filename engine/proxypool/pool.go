@@ -186,7 +186,7 @@ func ParseURL(s string) (*url.URL, error) {
 		if errors.As(err, &ue) {
 			err = &url.Error{Op: ue.Op, URL: types.MaskURL(ue.URL), Err: ue.Err}
 		}
-		return nil, err
+		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	masked := types.MaskURL(u.String())
 	switch strings.ToLower(u.Scheme) {
