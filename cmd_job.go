@@ -140,6 +140,7 @@ func (r *runJob) openFeeds(feeds map[string]feed.Config, env feed.Env) ([]*feed.
 		return nil, usageError("--jobdir %s: the job's earlier runs wrote the feeds %s, this run has none: give them again, or --override to go on without", r.dir, strings.Join(uris, ", "))
 	}
 	env.Now = r.j.Started()
+	env.Job = true // table feeds record their transactions for Resume
 	fs, err := feed.ResumeAll(feeds, env, r.j.FeedPositions())
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)
