@@ -1,0 +1,59 @@
+package main
+
+import (
+	"database/sql"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	_ "modernc.org/sqlite"
+)
+
+// tableEachOnce checks that the table of a treeSpider job holds the items {n: 0} to
+// {n: total-1} once each; query runs a query that returns one integer.
+func tableEachOnce(t *testing.T, query func(q string) int64, table string, total int) {
+	t.Helper()
+	rows := query("SELECT count(*) FROM " + table)
+	distinct := query("SELECT count(DISTINCT n) FROM " + table)
+	inRange := query("SELECT count(DISTINCT n) FROM " + table + " WHERE n >= 0 AND n < " + itoa(total))
+	if rows != int64(total) || distinct != int64(total) || inRange != int64(total) {
+		t.Errorf("table %s: %d rows, %d distinct n (%d in range), want %d once each", table, rows, distinct, inRange, total)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// sqliteQuery returns a query function on the SQLite file at path.
+func sqliteQuery(t *testing.T, path string) func(q string) int64 {
+	return func(q string) int64 {
+		t.Helper()
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var n int64
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+}
+
+// TestJobSurvivesKillsIntoSQLite: a --jobdir crawl of 2,000 pages into a SQLite table,
+// SIGKILLed at random downloads at least 8 times and resumed each time with the same
+// command, ends with every item in the table exactly once.
+func TestJobSurvivesKillsIntoSQLite(t *testing.T) {
+	t.Parallel()
+	const total = 2000
+	site, dir, args := treeJob(t, total, "-o", "sqlite:out/items.db?table=tree")
+	kills := killRuns(t, site, dir, args, 10)
+	code, log := runJobCrawl(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("the last run: exit code %d\n%s", code, log)
+	}
+	if kills < 8 {
+		t.Errorf("only %d kills happened", kills)
+	}
+	tableEachOnce(t, sqliteQuery(t, filepath.Join(dir, "out", "items.db")), "tree", total)
+}
