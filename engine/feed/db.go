@@ -50,8 +50,8 @@ import (
 // done): each item once. With upsertKey a row is updated in place rather than added, and a
 // request run again writes the same key again, so Resume deletes nothing (an update cannot
 // be undone by deleting the row, and need not be): the table converges to one row per key.
-// The record is keyed by the table and the worker (Env.Worker), so that the workers of a
-// shared crawl writing one table each undo only their own transactions.
+// The record is keyed by the table: a job's runs are processes of their own (Env.Worker
+// differs from run to run), and one job at a time writes a table.
 
 // sqlBatchRows is how many rows a table feed writes per transaction between two Syncs.
 const sqlBatchRows = 1000
@@ -214,7 +214,7 @@ func openTable(ctx context.Context, uri string, cfg Config, env Env, logger *slo
 	if len(cfg.Columns) > 0 && cfg.Fields == nil {
 		return nil, errors.New("columns needs fields (the columns' order)")
 	}
-	t := &table{uri: d, cfg: cfg, job: env.Job, key: d.table + "/" + env.Worker, logger: logger, warned: map[string]bool{}}
+	t := &table{uri: d, cfg: cfg, job: env.Job, key: d.table, logger: logger, warned: map[string]bool{}}
 	switch d.scheme {
 	case "sqlite":
 		t.drv, err = openSQLite(ctx, d.path, env.Job)

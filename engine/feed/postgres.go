@@ -106,7 +106,7 @@ func (p *pgTable) drop(ctx context.Context, table string) error {
 		if _, err := tx.Exec(ctx, pgCommitsDDL); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, "DELETE FROM "+commitsTable+" WHERE starts_with(feed, $1)", table+"/")
+		_, err := tx.Exec(ctx, "DELETE FROM "+commitsTable+" WHERE feed = $1", table)
 		return err
 	})
 }

@@ -104,16 +104,10 @@ func (s *sqliteTable) drop(ctx context.Context, table string) error {
 	if err := s.ensureCommits(ctx, tx); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, "DELETE FROM "+commitsTable+" WHERE feed LIKE ? ESCAPE '\\'", likePrefix(table+"/")); err != nil {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM "+commitsTable+" WHERE feed = ?", table); err != nil {
 		return err
 	}
 	return tx.Commit()
-}
-
-// likePrefix is a LIKE pattern for the strings that start with p.
-func likePrefix(p string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return r.Replace(p) + "%"
 }
 
 func (s *sqliteTable) ensureCommits(ctx context.Context, tx *sql.Tx) error {
