@@ -1,12 +1,20 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"database/sql"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	_ "modernc.org/sqlite"
+
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 )
 
 // tableEachOnce checks that the table of a treeSpider job holds the items {n: 0} to
@@ -56,4 +64,57 @@ func TestJobSurvivesKillsIntoSQLite(t *testing.T) {
 		t.Errorf("only %d kills happened", kills)
 	}
 	tableEachOnce(t, sqliteQuery(t, filepath.Join(dir, "out", "items.db")), "tree", total)
+}
+
+// TestJobSurvivesKillsIntoPostgres: the same crawl into a table of a real PostgreSQL server
+// (the password in the URI), SIGKILLed at least 8 times and resumed each time, ends with
+// every item in the table exactly once; the job folder never holds the password.
+func TestJobSurvivesKillsIntoPostgres(t *testing.T) {
+	t.Parallel()
+	pg := enginetest.StartPostgres(t)
+	url := pg.URL(pg.NewDatabase(t))
+	const total = 2000
+	site, dir, args := treeJob(t, total, "-o", url+"&table=tree")
+	kills := killRuns(t, site, dir, args, 10)
+	code, log := runJobCrawl(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("the last run: exit code %d\n%s", code, log)
+	}
+	if kills < 8 {
+		t.Errorf("only %d kills happened", kills)
+	}
+	if strings.Contains(log, pg.Password) {
+		t.Errorf("the log shows the password:\n%s", log)
+	}
+	tableEachOnce(t, pgQuery(t, url), "tree", total)
+	err := filepath.WalkDir(filepath.Join(dir, "job"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(pg.Password)) {
+			t.Errorf("%s holds the password", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pgQuery returns a query function on the PostgreSQL database at url.
+func pgQuery(t *testing.T, url string) func(q string) int64 {
+	return func(q string) int64 {
+		t.Helper()
+		ctx := context.Background()
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		var n int64
+		if err := c.QueryRow(ctx, q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
 }

@@ -370,7 +370,11 @@ func openAll(configs map[string]Config, env Env, positions map[string]Position) 
 	}
 	for _, uri := range slices.Sorted(maps.Keys(configs)) {
 		verb, pos := "open", (*Position)(nil)
-		if p, ok := positions[uri]; ok {
+		p, ok := positions[uri]
+		if !ok {
+			p, ok = positions[types.MaskURL(uri)] // a job stores the URIs masked
+		}
+		if ok {
 			verb, pos = "resume", &p
 		}
 		f, err := open(uri, configs[uri], env, pos)
