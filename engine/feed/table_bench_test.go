@@ -38,9 +38,15 @@ func BenchmarkTableFeed(b *testing.B) {
 		job  bool
 	}{
 		{"jsonl", func(b *testing.B) string { return filepath.Join(b.TempDir(), "items.jsonl") }, feed.Config{Overwrite: true}, false},
-		{"sqlite", func(b *testing.B) string { return "sqlite://" + filepath.Join(b.TempDir(), "items.db") + "?table=books" }, feed.Config{Overwrite: true}, false},
-		{"sqlite-job", func(b *testing.B) string { return "sqlite://" + filepath.Join(b.TempDir(), "items.db") + "?table=books" }, feed.Config{Overwrite: true}, true},
-		{"sqlite-upsert", func(b *testing.B) string { return "sqlite://" + filepath.Join(b.TempDir(), "items.db") + "?table=books" }, upsert, false},
+		{"sqlite", func(b *testing.B) string {
+			return "sqlite://" + filepath.Join(b.TempDir(), "items.db") + "?table=books"
+		}, feed.Config{Overwrite: true}, false},
+		{"sqlite-job", func(b *testing.B) string {
+			return "sqlite://" + filepath.Join(b.TempDir(), "items.db") + "?table=books"
+		}, feed.Config{Overwrite: true}, true},
+		{"sqlite-upsert", func(b *testing.B) string {
+			return "sqlite://" + filepath.Join(b.TempDir(), "items.db") + "?table=books"
+		}, upsert, false},
 		{"postgres", func(b *testing.B) string { return pg.URL(pg.NewDatabase(b)) + "&table=books" }, feed.Config{Overwrite: true}, false},
 		{"postgres-job", func(b *testing.B) string { return pg.URL(pg.NewDatabase(b)) + "&table=books" }, feed.Config{Overwrite: true}, true},
 		{"postgres-upsert", func(b *testing.B) string { return pg.URL(pg.NewDatabase(b)) + "&table=books" }, upsert, false},
