@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -53,8 +54,13 @@ import (
 // The record is keyed by the table: a job's runs are processes of their own (Env.Worker
 // differs from run to run), and one job at a time writes a table.
 
-// sqlBatchRows is how many rows a table feed writes per transaction between two Syncs.
-const sqlBatchRows = 1000
+// sqlBatchRows is how many rows a table feed writes per transaction between two Syncs;
+// an item that comes sqlBatchAge after the last transaction commits too, so that the rows
+// of a slow crawl do not wait for the end.
+const (
+	sqlBatchRows = 1000
+	sqlBatchAge  = time.Second
+)
 
 // commitsTable is the table where a job's table feeds record their transactions.
 const commitsTable = "_jscrawl_commits"
@@ -199,7 +205,8 @@ type table struct {
 	warned  map[string]bool
 	dropped bool // overwrite: the table was dropped
 	resume  *Position
-	removed int64 // rows deleted by Resume
+	removed int64     // rows deleted by Resume
+	flushed time.Time // the last transaction
 }
 
 // openTable connects to the database of uri; it changes nothing until begin.
@@ -214,7 +221,7 @@ func openTable(ctx context.Context, uri string, cfg Config, env Env, logger *slo
 	if len(cfg.Columns) > 0 && cfg.Fields == nil {
 		return nil, errors.New("columns needs fields (the columns' order)")
 	}
-	t := &table{uri: d, cfg: cfg, job: env.Job, key: d.table, logger: logger, warned: map[string]bool{}}
+	t := &table{uri: d, cfg: cfg, job: env.Job, key: d.table, logger: logger, warned: map[string]bool{}, flushed: time.Now()}
 	switch d.scheme {
 	case "sqlite":
 		t.drv, err = openSQLite(ctx, d.path, env.Job)
@@ -222,7 +229,7 @@ func openTable(ctx context.Context, uri string, cfg Config, env Env, logger *slo
 		t.drv, err = openPostgres(ctx, d.conn)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", d.shown, err)
+		return nil, fmt.Errorf("connect: %w", err)
 	}
 	return t, nil
 }
@@ -498,7 +505,7 @@ func (t *table) put(ctx context.Context, item types.Item) error {
 	}
 	t.rows = append(t.rows, row)
 	t.items++
-	if len(t.rows) >= sqlBatchRows {
+	if len(t.rows) >= sqlBatchRows || time.Since(t.flushed) >= sqlBatchAge {
 		return t.flush(ctx)
 	}
 	return nil
@@ -521,6 +528,7 @@ func (t *table) flush(ctx context.Context) error {
 		return t.werr
 	}
 	t.rows = t.rows[:0]
+	t.flushed = time.Now()
 	if t.job {
 		t.seq++
 	}
