@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -116,5 +117,44 @@ func pgQuery(t *testing.T, url string) func(q string) int64 {
 			t.Fatalf("%s: %v", q, err)
 		}
 		return n
+	}
+}
+
+// TestFleetWorkerKilledIntoOneTable: three workers of a shared crawl write one table (with
+// the upsert key n) of SQLite or PostgreSQL; one is SIGKILLed mid-crawl while it holds
+// leases, the others run its requests again when the leases expire, and the table ends
+// with every item exactly once.
+func TestFleetWorkerKilledIntoOneTable(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			const total = 1000
+			fl := newFleet(t, total, enginetest.RedisOptions{})
+			uri := "sqlite:shared.db?table=tree"
+			query := sqliteQuery(t, filepath.Join(fl.dir, "shared.db"))
+			if backend == "postgres" {
+				pg := enginetest.StartPostgres(t)
+				url := pg.URL(pg.NewDatabase(t))
+				uri, query = url+"&table=tree", pgQuery(t, url)
+			}
+			feeds := `{"` + uri + `": {"upsertKey": ["n"]}}`
+			args := []string{"-s", "FRONTIER_LEASE_TIMEOUT=2", "-s", "FEEDS=" + feeds}
+			victim := fl.start(args...)
+			held := fl.holdAt(200)
+			<-held
+			others := []*crawlProc{fl.start(args...), fl.start(args...)}
+			if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			if code := victim.wait(t); code != -1 {
+				t.Fatalf("the victim: exit code %d, want killed", code)
+			}
+			fl.release()
+			for i, p := range others {
+				fl.finishedAlone(i+1, p)
+			}
+			tableEachOnce(t, query, "tree", total)
+		})
 	}
 }

@@ -190,12 +190,14 @@ type record struct {
 
 // table is a feed storage that takes whole items as rows of a database table.
 type table struct {
-	uri    dbURI
-	drv    tableDriver
-	cfg    Config
-	job    bool // record each transaction (see the file comment)
-	key    string
-	logger *slog.Logger
+	uri dbURI
+	drv tableDriver
+	cfg Config
+	job bool // record each transaction (see the file comment)
+	// writeThrough: one transaction per item (Env.WriteThrough)
+	writeThrough bool
+	key          string
+	logger       *slog.Logger
 
 	cols    []column // nil until the table is known
 	rows    [][]any  // buffered since the last transaction
@@ -221,7 +223,7 @@ func openTable(ctx context.Context, uri string, cfg Config, env Env, logger *slo
 	if len(cfg.Columns) > 0 && cfg.Fields == nil {
 		return nil, errors.New("columns needs fields (the columns' order)")
 	}
-	t := &table{uri: d, cfg: cfg, job: env.Job, key: d.table, logger: logger, warned: map[string]bool{}, flushed: time.Now()}
+	t := &table{uri: d, cfg: cfg, job: env.Job, key: d.table, logger: logger, warned: map[string]bool{}, flushed: time.Now(), writeThrough: env.WriteThrough}
 	switch d.scheme {
 	case "sqlite":
 		t.drv, err = openSQLite(ctx, d.path, env.Job)
@@ -505,7 +507,7 @@ func (t *table) put(ctx context.Context, item types.Item) error {
 	}
 	t.rows = append(t.rows, row)
 	t.items++
-	if len(t.rows) >= sqlBatchRows || time.Since(t.flushed) >= sqlBatchAge {
+	if t.writeThrough || len(t.rows) >= sqlBatchRows || time.Since(t.flushed) >= sqlBatchAge {
 		return t.flush(ctx)
 	}
 	return nil

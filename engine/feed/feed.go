@@ -38,6 +38,10 @@ type Env struct {
 	// Job is true in a job (--jobdir): a table feed records each of its transactions, so
 	// that Resume can delete the rows the job did not commit (see db.go).
 	Job bool
+	// WriteThrough makes a table feed commit each item before Export returns, as a file
+	// feed writes each through: a shared crawl (--frontier) acknowledges a request once its
+	// items are exported, so a killed worker must not take exported rows with it.
+	WriteThrough bool
 }
 
 // Feed is one configured feed: a format writer on a storage (Scrapy: a FeedSlot with its

@@ -15,7 +15,9 @@ import (
 // one run, the JSON Lines file first as the yardstick: SQLite (WAL, a transaction per 1,000
 // rows), SQLite in a job (a Sync, the job's commit, every 10,000 items), PostgreSQL (COPY
 // per 1,000 rows) on a server of the benchmark's own, and both with an upsert key (every
-// item a new key). items/s is the figure; Close (the last transaction) is inside the timing.
+// item a new key), and as a shared crawl's workers write them (WriteThrough: a transaction
+// per item, with the upsert key). items/s is the figure; Close (the last transaction) is
+// inside the timing.
 func BenchmarkTableFeed(b *testing.B) {
 	book := func(n int) types.Item {
 		return types.Item{
@@ -31,28 +33,31 @@ func BenchmarkTableFeed(b *testing.B) {
 	}
 	pg := enginetest.StartPostgres(b)
 	upsert := feed.Config{Overwrite: true, UpsertKey: []string{"url"}}
+	sqliteURI := func(b *testing.B) string {
+		return "sqlite://" + filepath.Join(b.TempDir(), "items.db") + "?table=books"
+	}
+	pgURI := func(b *testing.B) string { return pg.URL(pg.NewDatabase(b)) + "&table=books" }
+	jsonlURI := func(b *testing.B) string { return filepath.Join(b.TempDir(), "items.jsonl") }
+	plain := feed.Config{Overwrite: true}
 	for _, bc := range []struct {
 		name string
 		uri  func(b *testing.B) string
 		cfg  feed.Config
 		job  bool
+		each bool // Env.WriteThrough: a transaction per item
 	}{
-		{"jsonl", func(b *testing.B) string { return filepath.Join(b.TempDir(), "items.jsonl") }, feed.Config{Overwrite: true}, false},
-		{"sqlite", func(b *testing.B) string {
-			return "sqlite://" + filepath.Join(b.TempDir(), "items.db") + "?table=books"
-		}, feed.Config{Overwrite: true}, false},
-		{"sqlite-job", func(b *testing.B) string {
-			return "sqlite://" + filepath.Join(b.TempDir(), "items.db") + "?table=books"
-		}, feed.Config{Overwrite: true}, true},
-		{"sqlite-upsert", func(b *testing.B) string {
-			return "sqlite://" + filepath.Join(b.TempDir(), "items.db") + "?table=books"
-		}, upsert, false},
-		{"postgres", func(b *testing.B) string { return pg.URL(pg.NewDatabase(b)) + "&table=books" }, feed.Config{Overwrite: true}, false},
-		{"postgres-job", func(b *testing.B) string { return pg.URL(pg.NewDatabase(b)) + "&table=books" }, feed.Config{Overwrite: true}, true},
-		{"postgres-upsert", func(b *testing.B) string { return pg.URL(pg.NewDatabase(b)) + "&table=books" }, upsert, false},
+		{"jsonl", jsonlURI, plain, false, false},
+		{"sqlite", sqliteURI, plain, false, false},
+		{"sqlite-job", sqliteURI, plain, true, false},
+		{"sqlite-upsert", sqliteURI, upsert, false, false},
+		{"postgres", pgURI, plain, false, false},
+		{"postgres-job", pgURI, plain, true, false},
+		{"postgres-upsert", pgURI, upsert, false, false},
+		{"sqlite-each", sqliteURI, upsert, false, true},
+		{"postgres-each", pgURI, upsert, false, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			env := feed.Env{SpiderName: "bench", Logger: slog.New(slog.DiscardHandler), Job: bc.job}
+			env := feed.Env{SpiderName: "bench", Logger: slog.New(slog.DiscardHandler), Job: bc.job, WriteThrough: bc.each}
 			f, err := feed.Open(bc.uri(b), bc.cfg, env)
 			if err != nil {
 				b.Fatal(err)
