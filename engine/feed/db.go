@@ -413,6 +413,7 @@ type ColumnError struct {
 	Table  string
 }
 
+// Error names the field, the value's JS type and the column.
 func (e *ColumnError) Error() string {
 	return fmt.Sprintf("field %q: a %s value cannot go into column %s of table %s", e.Field, e.JSType, e.Column, e.Table)
 }

@@ -191,7 +191,8 @@ func (f *Feed) URI() string {
 	return f.uri
 }
 
-// Format returns the canonical format name: jsonl, json, csv or xml.
+// Format returns the canonical format name: jsonl, json, csv or xml, or for a table feed
+// its database: sqlite or postgres.
 func (f *Feed) Format() string { return f.format }
 
 // Count returns the number of items exported so far, over all batches.
