@@ -52,7 +52,21 @@ import (
 // request run again writes the same key again, so Resume deletes nothing (an update cannot
 // be undone by deleting the row, and need not be): the table converges to one row per key.
 // The record is keyed by the table: a job's runs are processes of their own (Env.Worker
-// differs from run to run), and one job at a time writes a table.
+// differs from run to run), and one job at a time writes a table. PostgreSQL's xmin is the
+// low 32 bits of the transaction id, so undo compares those: a row committed about four
+// billion transactions earlier could share them (not a concern at a job's scale).
+//
+// Without a job nothing is recorded: a crash loses the rows of the open transaction (at most
+// sqlBatchRows items, or sqlBatchAge of them), as Scrapy's pipelines lose what they had not
+// committed. With Env.WriteThrough (a shared crawl, whose frontier acknowledges a request
+// once its items are exported) each item is its own transaction, so a killed worker loses
+// no acknowledged item; its leased requests run again elsewhere, and with an upsert key the
+// workers' union is one row per key.
+//
+// A value a column cannot take is a *ColumnError: the item's error, not the feed's (the
+// engine logs it and counts it in feedexport/failed_count/<format>, and the feed goes on,
+// whatever FEED_ERRORS says); a failing transaction is a *StorageError, which FEED_ERRORS
+// governs.
 
 // sqlBatchRows is how many rows a table feed writes per transaction between two Syncs;
 // an item that comes sqlBatchAge after the last transaction commits too, so that the rows
