@@ -131,7 +131,7 @@ func openJob(settings *types.Settings, fresh bool, spider *jsapi.Spider, file, d
 func (r *runJob) openFeeds(feeds map[string]feed.Config, env feed.Env) ([]*feed.Feed, error) {
 	for uri, cfg := range feeds {
 		if err := feed.CheckJob(cfg); err != nil {
-			return nil, usageError("feed %s: %v", uri, err)
+			return nil, usageError("feed %s: %v", types.MaskURL(uri), err)
 		}
 	}
 	if had := r.j.FeedPositions(); len(had) > 0 && len(feeds) == 0 && !r.override {
