@@ -131,7 +131,7 @@ func openJob(settings *types.Settings, fresh bool, spider *jsapi.Spider, file, d
 func (r *runJob) openFeeds(feeds map[string]feed.Config, env feed.Env) ([]*feed.Feed, error) {
 	for uri, cfg := range feeds {
 		if err := feed.CheckJob(cfg); err != nil {
-			return nil, usageError("feed %s: %v", uri, err)
+			return nil, usageError("feed %s: %v", types.MaskURL(uri), err)
 		}
 	}
 	if had := r.j.FeedPositions(); len(had) > 0 && len(feeds) == 0 && !r.override {
@@ -140,6 +140,7 @@ func (r *runJob) openFeeds(feeds map[string]feed.Config, env feed.Env) ([]*feed.
 		return nil, usageError("--jobdir %s: the job's earlier runs wrote the feeds %s, this run has none: give them again, or --override to go on without", r.dir, strings.Join(uris, ", "))
 	}
 	env.Now = r.j.Started()
+	env.Job = true // table feeds record their transactions for Resume
 	fs, err := feed.ResumeAll(feeds, env, r.j.FeedPositions())
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)

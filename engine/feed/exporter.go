@@ -1,8 +1,9 @@
 // Package feed writes scraped items to feeds (Scrapy: the FEEDS setting, the -o and -O
 // options, scrapy.extensions.feedexport and scrapy.exporters). It has the format writers
-// (JSON Lines, JSON, CSV and XML), the storages (files, optionally gzipped, and stdout) and
-// the parsing of -o/-O arguments and of the FEEDS setting. The engine drives a Feed through
-// the Exporter interface from a single goroutine.
+// (JSON Lines, JSON, CSV and XML), the storages (files, optionally gzipped, stdout, and
+// database tables, sqlite: and postgres://: see db.go) and the parsing of -o/-O arguments
+// and of the FEEDS setting. The engine drives a Feed through the Exporter interface from a
+// single goroutine.
 package feed
 
 import (
@@ -78,6 +79,15 @@ type Config struct {
 	// ItemFilter, when set, decides which items the feed writes (the FEEDS option
 	// itemFilter, a JS function); an error is the feed's export error.
 	ItemFilter func(types.Item) (bool, error)
+	// UpsertKey, for a table feed (sqlite:, postgres://), names the columns that identify a
+	// row: an item whose key is in the table updates its row instead of adding one (a
+	// unique index on them, INSERT ... ON CONFLICT DO UPDATE).
+	UpsertKey []string
+	// Columns, for a table feed, gives SQL types to columns the feed creates (by field
+	// name; Fields orders them), such as {"price": "NUMERIC(10,2)"}; the others are typed
+	// from the first item's values (TEXT, REAL, BOOLEAN, JSON text in SQLite and JSONB in
+	// PostgreSQL for objects and arrays).
+	Columns map[string]string
 }
 
 // validate checks the options that do not depend on the storage.

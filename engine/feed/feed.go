@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -34,6 +35,13 @@ type Env struct {
 	Now time.Time
 	// Logger receives warnings and the "stored feed" lines; nil means slog.Default().
 	Logger *slog.Logger
+	// Job is true in a job (--jobdir): a table feed records each of its transactions, so
+	// that Resume can delete the rows the job did not commit (see db.go).
+	Job bool
+	// WriteThrough makes a table feed commit each item before Export returns, as a file
+	// feed writes each through: a shared crawl (--frontier) acknowledges a request once its
+	// items are exported, so a killed worker must not take exported rows with it.
+	WriteThrough bool
 }
 
 // Feed is one configured feed: a format writer on a storage (Scrapy: a FeedSlot with its
@@ -58,7 +66,8 @@ type Feed struct {
 	syncMu sync.Mutex
 
 	mu        sync.Mutex // guards everything below
-	cur       *sink      // nil after a failed batch rotation
+	cur       *sink      // nil after a failed batch rotation, and for a table feed
+	tab       *table     // a table feed's storage (sqlite:, postgres://); nil for files
 	uri       string     // cur's URI, or the last one's
 	batchID   int
 	items     int
@@ -85,12 +94,12 @@ type Feed struct {
 func Open(uri string, cfg Config, env Env) (*Feed, error) {
 	f, err := open(uri, cfg, env, nil)
 	if err == nil {
-		if err = f.cur.begin(); err != nil {
+		if err = f.begin(); err != nil {
 			f.abort()
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("open feed %s: %w", uri, err)
+		return nil, fmt.Errorf("open feed %s: %w", types.MaskURL(uri), err)
 	}
 	return f, nil
 }
@@ -122,6 +131,9 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 	first, err := expandURI(uri, f.params())
 	if err != nil {
 		return nil, err
+	}
+	if IsTable(first) {
+		return f.openTable(first, pos)
 	}
 	if pos != nil && pos.URI != "" {
 		_, stdout, _ := storagePath(first)
@@ -179,7 +191,8 @@ func (f *Feed) URI() string {
 	return f.uri
 }
 
-// Format returns the canonical format name: jsonl, json, csv or xml.
+// Format returns the canonical format name: jsonl, json, csv or xml, or for a table feed
+// its database: sqlite or postgres.
 func (f *Feed) Format() string { return f.format }
 
 // Count returns the number of items exported so far, over all batches.
@@ -207,6 +220,13 @@ func (f *Feed) Export(item types.Item) error {
 		if !keep {
 			return nil
 		}
+	}
+	if f.tab != nil {
+		if err := f.tab.put(context.Background(), item); err != nil {
+			return fmt.Errorf("export to %s: %w", f.uri, err)
+		}
+		f.items++
+		return nil
 	}
 	if f.cur == nil || f.cfg.BatchItemCount > 0 && f.cur.items >= f.cfg.BatchItemCount {
 		if err := f.nextBatch(); err != nil {
@@ -285,6 +305,9 @@ func (f *Feed) Flush() error {
 	if f.done {
 		return fmt.Errorf("flush %s: %w", f.uri, ErrClosed)
 	}
+	if f.tab != nil {
+		return f.tab.werr
+	}
 	if f.cur == nil {
 		return nil
 	}
@@ -307,6 +330,15 @@ func (f *Feed) close() error {
 	defer f.mu.Unlock()
 	f.done = true
 	errs := f.errs
+	if f.tab != nil {
+		err := f.tab.close(context.Background())
+		if err == nil {
+			f.markItems = f.items
+			f.logger.Info("stored feed", "format", f.format, "items", f.tab.items, "uri", f.uri)
+		} else {
+			errs = append(errs, fmt.Errorf("close feed %s: %w", f.uri, err))
+		}
+	}
 	if f.cur != nil {
 		// End the gzip member before the closing, so that Position stays where Resume
 		// can continue after a clean stop, before the closing that it cuts again.
@@ -343,22 +375,26 @@ func openAll(configs map[string]Config, env Env, positions map[string]Position) 
 	}
 	for _, uri := range slices.Sorted(maps.Keys(configs)) {
 		verb, pos := "open", (*Position)(nil)
-		if p, ok := positions[uri]; ok {
+		p, ok := positions[uri]
+		if !ok {
+			p, ok = positions[types.MaskURL(uri)] // a job stores the URIs masked
+		}
+		if ok {
 			verb, pos = "resume", &p
 		}
 		f, err := open(uri, configs[uri], env, pos)
 		if err != nil {
-			return fail(fmt.Errorf("%s feed %s: %w", verb, uri, err))
+			return fail(fmt.Errorf("%s feed %s: %w", verb, types.MaskURL(uri), err))
 		}
 		feeds = append(feeds, f)
 	}
 	for _, f := range feeds {
-		if err := f.cur.begin(); err != nil {
-			return fail(fmt.Errorf("open feed %s: %w", f.template, err))
+		if err := f.begin(); err != nil {
+			return fail(fmt.Errorf("open feed %s: %w", types.MaskURL(f.template), err))
 		}
 	}
 	for _, f := range feeds {
-		f.cur.noteCut()
+		f.noteCut()
 	}
 	return feeds, nil
 }
@@ -372,7 +408,54 @@ func (f *Feed) abort() {
 		if f.cur != nil {
 			f.cur.discard()
 		}
+		if f.tab != nil {
+			_ = f.tab.drv.close()
+		}
 		f.closeErr = errors.New("feed discarded")
 		f.closedErr = f.closeErr
 	})
+}
+
+// openTable is open for a table feed (sqlite:, postgres://): it connects, and begin
+// prepares the table. With pos the feed resumes a job at pos.Seq (see db.go).
+func (f *Feed) openTable(uri string, pos *Position) (*Feed, error) {
+	d, err := parseDBURI(uri)
+	if err != nil {
+		return nil, err
+	}
+	f.format = d.scheme
+	if pos != nil && pos.Format != "" && pos.Format != f.format {
+		return nil, fmt.Errorf("the job wrote %s as %s, not %s", d.shown, pos.Format, f.format)
+	}
+	if f.tab, err = openTable(context.Background(), uri, f.cfg, f.env, f.logger); err != nil {
+		return nil, err
+	}
+	f.uri = d.shown // the password stays out of logs, stats and the job's status
+	if pos != nil {
+		p := *pos
+		f.tab.resume = &p
+		f.items, f.markItems = int(pos.Items), int(pos.Items)
+	}
+	return f, nil
+}
+
+// begin changes the storage as opening the feed needs (see sink.begin and table.begin).
+func (f *Feed) begin() error {
+	if f.tab != nil {
+		return f.tab.begin(context.Background())
+	}
+	return f.cur.begin()
+}
+
+// noteCut logs what begin cut off a resumed feed.
+func (f *Feed) noteCut() {
+	if f.tab != nil {
+		if f.tab.removed > 0 {
+			f.logger.Warn(fmt.Sprintf("Feed %s resumed at the job's last commit: deleted the %d rows written after it (their items are scraped again)", f.uri, f.tab.removed),
+				"uri", f.uri, "rows_deleted", f.tab.removed)
+			f.tab.removed = 0
+		}
+		return
+	}
+	f.cur.noteCut()
 }

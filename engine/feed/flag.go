@@ -19,6 +19,9 @@ import (
 // naming the argument and the formats.
 func ParseFlag(arg string, overwrite bool) (uri string, cfg Config, err error) {
 	cfg.Overwrite = overwrite
+	if IsTable(arg) {
+		return arg, cfg, nil // a table: no format
+	}
 	if i := strings.LastIndexByte(arg, ':'); i >= 0 {
 		if f, ok := normalizeFormat(arg[i+1:]); ok {
 			if arg[:i] == "" {
@@ -49,7 +52,7 @@ func ParseFlag(arg string, overwrite bool) (uri string, cfg Config, err error) {
 }
 
 // knownOptions are the FEEDS options that FromSettings understands.
-var knownOptions = []string{"batchItemCount", "encoding", "fields", "format", "indent", "overwrite"}
+var knownOptions = []string{"batchItemCount", "columns", "encoding", "fields", "format", "indent", "overwrite", "upsertKey"}
 
 // FromSettings parses the FEEDS setting: a JSON object from feed URI to options (Scrapy:
 // FEEDS). The options are format (optional when the URI's extension names one),
@@ -108,6 +111,10 @@ func parseOptions(uri string, v any) (Config, error) {
 			}
 		case "fields":
 			cfg.Fields, err = toStrings(val)
+		case "upsertKey", "upsert_key":
+			cfg.UpsertKey, err = toStrings(val)
+		case "columns":
+			cfg.Columns, err = toColumns(val)
 		default:
 			return cfg, fmt.Errorf("unknown option %q (want one of %s)", key, strings.Join(knownOptions, ", "))
 		}
@@ -115,7 +122,14 @@ func parseOptions(uri string, v any) (Config, error) {
 			return cfg, fmt.Errorf("%s: %w", key, err)
 		}
 	}
-	if cfg.Format == "" {
+	if IsTable(uri) {
+		if cfg.Format != "" {
+			return cfg, fmt.Errorf("format: a table feed has none (its rows are the items)")
+		}
+	} else if cfg.UpsertKey != nil || cfg.Columns != nil {
+		return cfg, fmt.Errorf("upsertKey and columns are for table feeds (sqlite:, postgres://)")
+	}
+	if cfg.Format == "" && !IsTable(uri) {
 		path, stdout, err := storagePath(uri)
 		if err != nil {
 			return cfg, err
@@ -205,6 +219,19 @@ func toStrings(v any) ([]string, error) {
 // it has no file path, such as an unsupported scheme, which Open refuses later).
 // Placeholders are not expanded: "%(name)s.json" and "quotes.json" count as different.
 func Target(uri string) string {
+	if IsTable(uri) {
+		d, err := parseDBURI(uri)
+		switch {
+		case err != nil:
+			return types.MaskURL(uri)
+		case d.scheme == "sqlite":
+			if abs, err := filepath.Abs(d.path); err == nil {
+				d.path = abs
+			}
+			return "sqlite:" + filepath.ToSlash(filepath.Clean(d.path)) + "?table=" + d.table
+		}
+		return types.MaskURL(d.conn) + "#" + d.table
+	}
 	path, stdout, err := storagePath(uri)
 	switch {
 	case err != nil:
@@ -216,4 +243,21 @@ func Target(uri string) string {
 		return abs
 	}
 	return filepath.Clean(path)
+}
+
+// toColumns parses the columns option: an object from field name to SQL type.
+func toColumns(v any) (map[string]string, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("want an object from field name to SQL type, got %T", v)
+	}
+	out := make(map[string]string, len(m))
+	for k, t := range m {
+		s, ok := t.(string)
+		if !ok || strings.TrimSpace(s) == "" || strings.ContainsAny(s, ";\x00") {
+			return nil, fmt.Errorf("%s: want an SQL type such as \"TEXT\", got %v", k, t)
+		}
+		out[k] = s
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package feed
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/jscrawl/jscrawl/types"
 )
 
 // This file is the feeds' side of a job (--jobdir): the job commits each file feed's
@@ -35,6 +38,9 @@ type Position struct {
 	// Stdout is true for a stdout feed: it has no offset, and a resumed job may repeat
 	// items on it.
 	Stdout bool `json:"stdout,omitempty"`
+	// Seq is a table feed's last database transaction (the feed's own numbering, recorded
+	// in the database's _jscrawl_commits): Resume deletes the rows of the later ones.
+	Seq int64 `json:"seq,omitempty"`
 }
 
 // ErrBatchJob is the error of Sync, Resume and CheckJob for a feed with
@@ -66,6 +72,10 @@ func (f *Feed) Position() Position {
 
 func (f *Feed) position() Position {
 	p := Position{URI: f.uri, Format: f.format, Items: int64(f.markItems)}
+	if f.tab != nil {
+		p.Seq = f.tab.seq
+		return p
+	}
 	if f.cur == nil || f.cur.path == "" {
 		p.Stdout = f.cur != nil
 		p.Items = int64(f.items)
@@ -96,6 +106,14 @@ func (f *Feed) mark() (Position, error) {
 	if f.done {
 		return f.position(), f.closedErr
 	}
+	if f.tab != nil {
+		// The rows so far in one transaction, with its record: durable once it commits.
+		if err := f.tab.flush(context.Background()); err != nil {
+			return Position{}, err
+		}
+		f.markItems = f.items
+		return f.position(), nil
+	}
 	s := f.cur
 	if s.werr != nil {
 		return Position{}, s.werr
@@ -125,7 +143,7 @@ func (f *Feed) Sync() (Position, error) {
 	pos, err := f.mark()
 	done, s := f.done, f.cur
 	f.mu.Unlock()
-	if err != nil || done {
+	if err != nil || done || f.tab != nil {
 		return pos, err
 	}
 	if s.file == nil {
@@ -181,14 +199,14 @@ func syncDir(dir string) error {
 func Resume(uri string, cfg Config, env Env, pos Position) (*Feed, error) {
 	f, err := open(uri, cfg, env, &pos)
 	if err == nil {
-		if err = f.cur.begin(); err != nil {
+		if err = f.begin(); err != nil {
 			f.abort()
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("resume feed %s: %w", uri, err)
+		return nil, fmt.Errorf("resume feed %s: %w", types.MaskURL(uri), err)
 	}
-	f.cur.noteCut()
+	f.noteCut()
 	return f, nil
 }
 

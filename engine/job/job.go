@@ -384,7 +384,9 @@ func (j *Job) Commit(ctx context.Context, p engine.Progress) (err error) {
 		if pos.Stdout {
 			continue // stdout feeds are at-least-once: nothing to cut back
 		}
-		positions[f.Template()] = pos
+		// Keyed by the URI with its password masked: the job folder holds no secret
+		// (feed.ResumeAll looks the masked URI up too).
+		positions[types.MaskURL(f.Template())] = pos
 		items[types.MaskURL(f.URI())] = pos.Items // the status file is for anyone to read
 	}
 	meta := map[string][]byte{}

@@ -138,6 +138,18 @@ func checked(key string, conv *types.Settings, dir string, fail func(string, ...
 			if uri == "-" || uri == "stdout:" {
 				continue
 			}
+			if len(uri) >= 7 && strings.EqualFold(uri[:7], "sqlite:") {
+				// A SQLite file is the spider's when a relative path inside the working
+				// folder names it; sqlite:///abs is an absolute path, as file:// is.
+				p, _, _ := strings.Cut(uri[7:], "?")
+				if strings.HasPrefix(p, "//") {
+					return fail("%q: sqlite:/// names an absolute path; a spider's SQLite feeds must be sqlite:relative/path.db inside the working folder", uri)
+				}
+				if err := Inside(dir, p); err != nil {
+					return fail("%q: %v", uri, err)
+				}
+				continue
+			}
 			if m := feedScheme.FindStringSubmatch(uri); m != nil {
 				if strings.EqualFold(m[1], "file") {
 					return fail("%q: a file:// URI is an absolute path; a spider's feeds must be relative paths inside the working folder", uri)

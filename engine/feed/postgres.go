@@ -1,0 +1,183 @@
+package feed
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/jscrawl/jscrawl/types"
+)
+
+// pgTable is the tableDriver of postgres:// feeds (github.com/jackc/pgx/v5). The password
+// comes from the URI, or as libpq takes it: PGPASSWORD, PGPASSFILE or ~/.pgpass (and
+// PGHOST, PGUSER and the rest for what the URI leaves out). Rows go in with COPY, or for
+// an upsert key with pipelined INSERT ... ON CONFLICT DO UPDATE; objects and arrays are
+// stored as jsonb.
+type pgTable struct {
+	conn *pgx.Conn
+}
+
+func openPostgres(ctx context.Context, conn string) (*pgTable, error) {
+	cfg, err := pgx.ParseConfig(conn)
+	if err != nil {
+		// pgx's message quotes the connection string: keep it out of logs.
+		return nil, fmt.Errorf("parse the connection uri: %s", maskPGError(err, conn))
+	}
+	c, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("%s", maskPGError(err, conn))
+	}
+	return &pgTable{conn: c}, nil
+}
+
+// maskPGError returns err's text without the password of conn.
+func maskPGError(err error, conn string) string {
+	msg := err.Error()
+	if cfg, perr := pgx.ParseConfig(conn); perr == nil && cfg.Password != "" {
+		msg = strings.ReplaceAll(msg, cfg.Password, types.Mask)
+	}
+	return msg
+}
+
+// splitTable returns the schema ("" for the search path's) and the name of table.
+func splitTable(table string) (schema, name string) {
+	if s, n, ok := strings.Cut(table, "."); ok {
+		return s, n
+	}
+	return "", table
+}
+
+func (p *pgTable) columns(ctx context.Context, table string) ([]column, error) {
+	schema, name := splitTable(table)
+	rows, err := p.conn.Query(ctx, `SELECT column_name, data_type FROM information_schema.columns
+		WHERE table_schema = COALESCE(NULLIF($1, ''), current_schema()) AND table_name = $2 ORDER BY ordinal_position`, schema, name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var cols []column
+	for rows.Next() {
+		var c column
+		if err := rows.Scan(&c.name, &c.decl); err != nil {
+			return nil, err
+		}
+		c.kind = kindOf(c.decl)
+		cols = append(cols, c)
+	}
+	return cols, rows.Err()
+}
+
+func (p *pgTable) create(ctx context.Context, table string, cols []column, upsert []string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (", quoteIdent(table))
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %s", quoteCol(c.name), c.decl)
+	}
+	b.WriteString(")")
+	if _, err := p.conn.Exec(ctx, b.String()); err != nil {
+		return err
+	}
+	if upsert == nil {
+		return nil
+	}
+	keys := make([]string, len(upsert))
+	for i, k := range upsert {
+		keys[i] = quoteCol(k)
+	}
+	_, name := splitTable(table)
+	_, err := p.conn.Exec(ctx, fmt.Sprintf("CREATE UNIQUE INDEX IF NOT EXISTS %s ON %s (%s)",
+		quoteCol(name+"_upsert_key"), quoteIdent(table), strings.Join(keys, ", ")))
+	return err
+}
+
+const pgCommitsDDL = "CREATE TABLE IF NOT EXISTS " + commitsTable +
+	" (feed TEXT NOT NULL, seq BIGINT NOT NULL, xid BIGINT NOT NULL, PRIMARY KEY (feed, seq))"
+
+func (p *pgTable) drop(ctx context.Context, table string) error {
+	return pgx.BeginFunc(ctx, p.conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "DROP TABLE IF EXISTS "+quoteIdent(table)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, pgCommitsDDL); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, "DELETE FROM "+commitsTable+" WHERE feed = $1", table)
+		return err
+	})
+}
+
+func (p *pgTable) write(ctx context.Context, table string, cols []column, upsert []string, rows [][]any, rec record) error {
+	return pgx.BeginFunc(ctx, p.conn, func(tx pgx.Tx) error {
+		if upsert == nil {
+			names := make([]string, len(cols))
+			for i, c := range cols {
+				names[i] = c.name
+			}
+			schema, name := splitTable(table)
+			ident := pgx.Identifier{name}
+			if schema != "" {
+				ident = pgx.Identifier{schema, name}
+			}
+			if _, err := tx.CopyFrom(ctx, ident, names, pgx.CopyFromRows(rows)); err != nil {
+				return err
+			}
+		} else {
+			sql := insertSQL(table, cols, upsert)
+			var batch pgx.Batch
+			for _, row := range rows {
+				batch.Queue(sql, row...)
+			}
+			if err := tx.SendBatch(ctx, &batch).Close(); err != nil {
+				return err
+			}
+		}
+		if rec.seq == 0 {
+			return nil
+		}
+		if _, err := tx.Exec(ctx, pgCommitsDDL); err != nil {
+			return err
+		}
+		// The transaction's id is the xmin of the rows it wrote: undo finds them by it.
+		_, err := tx.Exec(ctx, "INSERT INTO "+commitsTable+" (feed, seq, xid) VALUES ($1, $2, pg_current_xact_id()::text::bigint)", rec.key, rec.seq)
+		return err
+	})
+}
+
+func (p *pgTable) undo(ctx context.Context, table, key string, seq int64, deleteRows bool) (n, last int64, err error) {
+	err = pgx.BeginFunc(ctx, p.conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, pgCommitsDDL); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, "SELECT COALESCE(MAX(seq), 0) FROM "+commitsTable+" WHERE feed = $1", key).Scan(&last); err != nil {
+			return err
+		}
+		if deleteRows && last > seq {
+			var exists bool
+			if err := tx.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", quoteIdent(table)).Scan(&exists); err != nil {
+				return err
+			}
+			if exists {
+				// xmin is the 32-bit part of the 64-bit transaction id recorded.
+				tag, err := tx.Exec(ctx, "DELETE FROM "+quoteIdent(table)+" WHERE xmin::text::bigint IN (SELECT xid % 4294967296 FROM "+commitsTable+
+					" WHERE feed = $1 AND seq > $2)", key, seq)
+				if err != nil {
+					return err
+				}
+				n = tag.RowsAffected()
+			}
+		}
+		_, err := tx.Exec(ctx, "DELETE FROM "+commitsTable+" WHERE feed = $1 AND (seq > $2 OR seq < $2)", key, seq)
+		return err
+	})
+	return n, last, err
+}
+
+func (p *pgTable) close() error { return p.conn.Close(context.Background()) }
+
+// Interface guards
+var _ tableDriver = (*pgTable)(nil)

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	_ "modernc.org/sqlite"
+
+	"github.com/jscrawl/jscrawl/engine/enginetest"
+)
+
+// tableEachOnce checks that the table of a treeSpider job holds the items {n: 0} to
+// {n: total-1} once each; query runs a query that returns one integer.
+func tableEachOnce(t *testing.T, query func(q string) int64, table string, total int) {
+	t.Helper()
+	rows := query("SELECT count(*) FROM " + table)
+	distinct := query("SELECT count(DISTINCT n) FROM " + table)
+	inRange := query("SELECT count(DISTINCT n) FROM " + table + " WHERE n >= 0 AND n < " + itoa(total))
+	if rows != int64(total) || distinct != int64(total) || inRange != int64(total) {
+		t.Errorf("table %s: %d rows, %d distinct n (%d in range), want %d once each", table, rows, distinct, inRange, total)
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// sqliteQuery returns a query function on the SQLite file at path.
+func sqliteQuery(t *testing.T, path string) func(q string) int64 {
+	return func(q string) int64 {
+		t.Helper()
+		db, err := sql.Open("sqlite", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var n int64
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+}
+
+// TestJobSurvivesKillsIntoSQLite: a --jobdir crawl of 2,000 pages into a SQLite table,
+// SIGKILLed at random downloads at least 8 times and resumed each time with the same
+// command, ends with every item in the table exactly once.
+func TestJobSurvivesKillsIntoSQLite(t *testing.T) {
+	t.Parallel()
+	const total = 2000
+	site, dir, args := treeJob(t, total, "-o", "sqlite:out/items.db?table=tree")
+	kills := killRuns(t, site, dir, args, 10)
+	code, log := runJobCrawl(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("the last run: exit code %d\n%s", code, log)
+	}
+	if kills < 8 {
+		t.Errorf("only %d kills happened", kills)
+	}
+	tableEachOnce(t, sqliteQuery(t, filepath.Join(dir, "out", "items.db")), "tree", total)
+}
+
+// TestJobSurvivesKillsIntoPostgres: the same crawl into a table of a real PostgreSQL server
+// (the password in the URI), SIGKILLed at least 8 times and resumed each time, ends with
+// every item in the table exactly once; the job folder never holds the password.
+func TestJobSurvivesKillsIntoPostgres(t *testing.T) {
+	t.Parallel()
+	pg := enginetest.StartPostgres(t)
+	url := pg.URL(pg.NewDatabase(t))
+	const total = 2000
+	site, dir, args := treeJob(t, total, "-o", url+"&table=tree")
+	kills := killRuns(t, site, dir, args, 10)
+	code, log := runJobCrawl(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("the last run: exit code %d\n%s", code, log)
+	}
+	if kills < 8 {
+		t.Errorf("only %d kills happened", kills)
+	}
+	if strings.Contains(log, pg.Password) {
+		t.Errorf("the log shows the password:\n%s", log)
+	}
+	tableEachOnce(t, pgQuery(t, url), "tree", total)
+	err := filepath.WalkDir(filepath.Join(dir, "job"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(pg.Password)) {
+			t.Errorf("%s holds the password", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pgQuery returns a query function on the PostgreSQL database at url.
+func pgQuery(t *testing.T, url string) func(q string) int64 {
+	return func(q string) int64 {
+		t.Helper()
+		ctx := context.Background()
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close(ctx)
+		var n int64
+		if err := c.QueryRow(ctx, q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		return n
+	}
+}
+
+// TestFleetWorkerKilledIntoOneTable: three workers of a shared crawl write one table (with
+// the upsert key n) of SQLite or PostgreSQL; one is SIGKILLed mid-crawl while it holds
+// leases, the others run its requests again when the leases expire, and the table ends
+// with every item exactly once.
+func TestFleetWorkerKilledIntoOneTable(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			const total = 1000
+			fl := newFleet(t, total, enginetest.RedisOptions{})
+			uri := "sqlite:shared.db?table=tree"
+			query := sqliteQuery(t, filepath.Join(fl.dir, "shared.db"))
+			if backend == "postgres" {
+				pg := enginetest.StartPostgres(t)
+				url := pg.URL(pg.NewDatabase(t))
+				uri, query = url+"&table=tree", pgQuery(t, url)
+			}
+			feeds := `{"` + uri + `": {"upsertKey": ["n"]}}`
+			args := []string{"-s", "FRONTIER_LEASE_TIMEOUT=2", "-s", "FEEDS=" + feeds}
+			victim := fl.start(args...)
+			held := fl.holdAt(200)
+			<-held
+			others := []*crawlProc{fl.start(args...), fl.start(args...)}
+			if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			if code := victim.wait(t); code != -1 {
+				t.Fatalf("the victim: exit code %d, want killed", code)
+			}
+			fl.release()
+			for i, p := range others {
+				fl.finishedAlone(i+1, p)
+			}
+			tableEachOnce(t, query, "tree", total)
+		})
+	}
+}
