@@ -154,19 +154,6 @@ declare module "jscrawl" {
     forEach(fn: (value: string, name: string, headers: RequestHeaders) => void): void;
   }
 
-  /** Response headers; names are case-insensitive. */
-  export interface Headers extends Iterable<[string, string]> {
-    get(name: string): string | null;
-    has(name: string): boolean;
-    set(name: string, value: string): void;
-    append(name: string, value: string): void;
-    delete(name: string): void;
-    getAll(name: string): string[];
-    entries(): IterableIterator<[string, string]>;
-    keys(): IterableIterator<string>;
-    forEach(fn: (value: string, name: string, headers: Headers) => void): void;
-  }
-
   /** A regular expression: a RegExp, or a string. LinkExtractor and sitemapRules compile
    * strings with JS semantics; selectors' re() and reFirst() read both as Python's re. */
   export type Pattern = RegExp | string;

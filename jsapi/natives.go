@@ -11,7 +11,7 @@ func (st *vmState) natives() *goja.Object {
 	n := rt.NewObject()
 	for name, class := range map[string]*goja.Object{
 		"response":  bindClass(rt, "response", responseClass{st}),
-		"headers":   bindClass(rt, "headers", headersClass{rt}),
+		"headers":   bindClass(rt, "headers", headersClass{st}),
 		"urls":      bindClass(rt, "urls", &urlsClass{st: st}),
 		"selectors": bindClass(rt, "selectors", selectorClass{st}),
 		"links":     bindClass(rt, "links", linksClass{st}),

@@ -8,7 +8,7 @@
   const { newResponse, request: responseRequest, responseURL, responseBase, responseStatus, responseProtocol,
     responseFlags, responseSession, responseEncoding, responseScreenshot, text: responseText, css: responseCss, rootSelector, jmespath: responseJmespath,
     jsonLdTexts } = n.response;
-  const { headerGet, headerSet, headerDelete, headerValues, headerEntries } = n.headers;
+  const { headersOf, headersProto } = n.headers;
   const { checkURL, urljoin, urljoinAt, join: joinURL, follow: followURL } = n.urls;
   const { parseSelector, selectorHref, selectorProto, listProto, listFrom } = n.selectors;
   const { download: startDownload, statInc, userLocation } = n.crawl;
@@ -261,21 +261,10 @@
     constructor(reason) { super(reason === undefined ? "" : String(reason)); this.name = "DontCloseSpider"; }
   }
 
-  class Headers {
-    #h;
-    constructor(h) { this.#h = h; }
-    get(name) { return headerGet(this.#h, String(name)); }
-    has(name) { return headerGet(this.#h, String(name)) !== null; }
-    getAll(name) { return headerValues(this.#h, String(name)); }
-    entries() { return headerEntries(this.#h)[Symbol.iterator](); }
-    keys() { return headerEntries(this.#h).map((e) => e[0])[Symbol.iterator](); }
-    forEach(fn) { for (const [k, v] of headerEntries(this.#h)) fn(v, k, this); }
-    set(name, value) { headerSet(this.#h, String(name), String(value), false); }
-    append(name, value) { headerSet(this.#h, String(name), String(value), true); }
-    delete(name) { headerDelete(this.#h, String(name)); }
-    [Symbol.iterator]() { return this.entries(); }
-    toJSON() { return Object.fromEntries(headerEntries(this.#h)); }
-  }
+  // Headers is Go-backed (headers.go): this function gives it a name and instanceof.
+  function Headers() { throw new TypeError("Headers come from response.headers"); }
+  Headers.prototype = headersProto();
+  Object.defineProperty(Headers.prototype, "constructor", { value: Headers, writable: true, configurable: true });
 
   // Selector and SelectorList are Go-backed (see selectors.go); these functions give them
   // names and instanceof, and new Selector({ text, type }) parses a string (parsel's
@@ -385,7 +374,7 @@
     }
     get request() { return this.#req || (this.#req = responseRequest(this.#h)); }
     get meta() { return this.request.meta; }
-    get headers() { return this.#headers || (this.#headers = new Headers(this.#h)); }
+    get headers() { return this.#headers || (this.#headers = headersOf(this.#h)); }
     get body() { return responseText(this.#h); }
     /** The HTTP version ("HTTP/1.1", "HTTP/2.0"; "" for file: and data:). */
     get protocol() { return responseProtocol(this.#h); }

@@ -32,9 +32,16 @@ var spidersSrc string
 //go:embed jscrawl.d.ts
 var typeDefinitions string
 
+// generatedDefinitions declares the Go-backed classes, from their Go methods and doc
+// comments (package internal/dtsgen; TestGeneratedDefinitionsAreCurrent fails when stale).
+//
+//go:generate go run ./internal/dtsgen/gendts -o jscrawl_gen.d.ts
+//go:embed jscrawl_gen.d.ts
+var generatedDefinitions string
+
 // TypeDefinitions is jscrawl.d.ts: TypeScript declarations of the "jscrawl" module and the
 // globals spiders see, with every known setting and its type (written by `jscrawl types`).
-var TypeDefinitions = typeDefinitions + settingsDeclarations()
+var TypeDefinitions = typeDefinitions + "\n" + generatedDefinitions + settingsDeclarations()
 
 // settingsDeclarations declares SettingsMap from types.Defs, so customSettings and
 // crawler.settings.get() are type-checked against the settings jscrawl knows.
@@ -183,6 +190,7 @@ type vmState struct {
 	requestProto *goja.Object
 	selProto     *goja.Object // Selector methods
 	listProto    *goja.Object // SelectorList methods, inheriting Array.prototype
+	headersProto *goja.Object // Headers methods
 	next         *reloaded    // the new code between Reload's two phases
 }
 
@@ -714,6 +722,7 @@ func (st *vmState) install() error {
 		return err
 	}
 	st.installSelectors()
+	st.installHeaders()
 	f, err := rt.RunProgram(preludeProg)
 	if err != nil {
 		return err

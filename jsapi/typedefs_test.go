@@ -1,0 +1,73 @@
+package jsapi_test
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/jscrawl/jscrawl/jsapi/internal/dtsgen"
+)
+
+// TestGeneratedDefinitionsAreCurrent: jscrawl_gen.d.ts is what `go generate ./jsapi` writes
+// from the Go-backed classes' methods and doc comments.
+func TestGeneratedDefinitionsAreCurrent(t *testing.T) {
+	t.Parallel()
+	want, err := dtsgen.Generate(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("jscrawl_gen.d.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != want {
+		t.Error("jsapi/jscrawl_gen.d.ts is stale: run `go generate ./jsapi` (then `go run . types examples`)")
+	}
+}
+
+// instanceOf is, for each generated class, a JS expression in a parse callback that gives
+// one of its objects.
+var instanceOf = map[string]string{
+	"Headers": "response.headers",
+}
+
+// TestGeneratedMembersAreBound: every member the generator declares from a Go method is a
+// property of the class's JS objects, named as the generator names it (the first letter
+// lowered, as runtime.FieldNameMapper does), and the object is an instance of the class.
+func TestGeneratedMembersAreBound(t *testing.T) {
+	t.Parallel()
+	classes, err := dtsgen.Classes(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(classes) == 0 {
+		t.Fatal("no generated classes")
+	}
+	for _, c := range classes {
+		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel()
+			expr, ok := instanceOf[c.Name]
+			if !ok {
+				t.Fatalf("no instance expression for %s in instanceOf", c.Name)
+			}
+			names, _ := json.Marshal(c.Members)
+			outs := parseOutputs(t, `import * as jscrawl from "jscrawl";
+export default class S {
+  name = "bound";
+  *parse(response) {
+    const o = `+expr+`;
+    const missing = `+string(names)+`.filter((m) => !(m in o));
+    yield { missing, instance: o instanceof jscrawl.`+c.Name+` };
+  }
+}`, "http://127.0.0.1:1/p", "<p>x</p>")
+			if len(outs) != 1 || outs[0].Item == nil {
+				t.Fatalf("outputs %v", outs)
+			}
+			b, _ := json.Marshal(outs[0].Item)
+			if s := string(b); s != `{"missing":[],"instance":true}` {
+				t.Errorf("%s (members %s): %s", c.Name, strings.Join(c.Members, ", "), s)
+			}
+		})
+	}
+}
