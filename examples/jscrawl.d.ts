@@ -287,71 +287,6 @@ declare module "jscrawl" {
   }
 
   /** A downloaded page (Scrapy: Response). An HTTP error status is a Response too. */
-  export class Response {
-    /** Builds a response, WHATWG-style (a downloader middleware may return one). */
-    constructor(body?: string | null, init?: ResponseInit);
-    /** A copy with some parts changed (Scrapy: Response.replace). */
-    replace(changes: { body?: string; status?: number; headers?: Record<string, string | string[]>; url?: string; request?: Request }): Response;
-    readonly url: string;
-    readonly status: number;
-    readonly headers: Headers;
-    readonly request: Request;
-    /** The request's meta. */
-    readonly meta: Record<string, any>;
-    /** The body decoded to text (charset from a BOM, the header, `<meta charset>`, else sniffed). */
-    readonly body: string;
-    /** The encoding `body` was decoded with, a WHATWG name such as "utf-8" or "shift_jis" (Scrapy: response.encoding). */
-    readonly encoding: string;
-    /** The HTTP version, "HTTP/1.1" or "HTTP/2.0"; "" for file: and data: URLs (Scrapy: response.protocol). */
-    readonly protocol: string;
-    /** How the response was obtained: ["cached"] when the HTTP cache served it (Scrapy: response.flags). */
-    readonly flags: string[];
-    /** The session of the session pool that served the response; null without SESSION_POOL_ENABLED. */
-    readonly session: ResponseSession | null;
-    /** The PNG of a browser request with `screenshot: true`; null otherwise. */
-    readonly screenshot: Uint8Array | null;
-    /** The open page of a browser request with `includePage: true`; undefined otherwise. */
-    readonly page: Page | undefined;
-    text(): Promise<string>;
-    json<T = any>(): Promise<T>;
-    css(query: string): SelectorList;
-    /** XPath 1.0 from the root element (see `Selector.xpath`), with the namespaces
-     * registered on `response.selector`. An XML response (an XML Content-Type, or none and
-     * an XML declaration) is parsed as XML: its namespaces need a prefix
-     * (`response.selector.registerNamespace("s", uri)`) or `removeNamespaces()`. */
-    xpath(expr: string, namespaces?: Namespaces | null, variables?: XPathVariables): SelectorList;
-    /** The root Selector of the document (parsel: response.selector). */
-    readonly selector: Selector;
-    /** Runs a JMESPath expression on the body parsed as JSON (parsed once per response) and
-     * returns a plain value (`null` when nothing matches; object keys sorted). Throws a
-     * TypeError when the body is not JSON or the expression is invalid. */
-    jmespath(expr: string): any;
-    /**
-     * Every `<script type="application/ld+json">` block parsed, arrays spread and `@graph`
-     * nodes flattened into the list (each with the block's `@context` unless it has one).
-     * Invalid blocks are skipped and counted in the `jsonld/invalid` stat.
-     */
-    jsonLd(): Record<string, any>[];
-    /** The URL relative links resolve against: the URL, or the page's `<base href>`. */
-    readonly baseUrl: string;
-    /** Resolves a URL against baseUrl (the page's `<base href>` when it has one), as Scrapy. */
-    urljoin(href: string): string;
-    /** A Request for a link: a URL (relative is fine), an `<a>` Selector or a Request.
-     * A link that cannot be downloaded (an empty or `#...` href, `mailto:`, `tel:`,
-     * `javascript:`, or a scheme DOWNLOAD_SCHEMES does not enable, such as `data:`) gives
-     * `undefined` (counted in `follow/skipped_scheme`); yielding `undefined` yields nothing. */
-    follow(target: Request, options?: RequestOptions): Request;
-    /** Scrapy's positional callback: `response.follow(href, this.parseItem)` (null: parse). */
-    follow(target: Request, callback: CallbackRef | null, options?: RequestOptionsAfterCallback): Request;
-    follow(target: string | Selector | Request, options?: RequestOptions): Request | undefined;
-    follow(target: string | Selector | Request, callback: CallbackRef | null, options?: RequestOptionsAfterCallback): Request | undefined;
-    /** Requests for links, skipping those `follow` skips, invalid URLs and elements without href. */
-    followAll(targets: Iterable<string | Selector | Request | null | undefined> | null | undefined, options?: RequestOptions): Request[];
-    /** Scrapy's positional callback: `response.followAll(links, this.parseAuthor)` (null: parse). */
-    followAll(targets: Iterable<string | Selector | Request | null | undefined> | null | undefined, callback: CallbackRef | null,
-      options?: RequestOptionsAfterCallback): Request[];
-  }
-
   /** What an errback gets. `response` is null when nothing was received. */
   export interface Failure {
     request: Request;
@@ -931,6 +866,93 @@ declare module "jscrawl" {
     forEach(fn: (value: string, name: string, headers: Headers) => void): void;
     /** Returns the headers as an object of lowercased names to values (JSON.stringify's). */
     toJSON(): Record<string, string>;
+  }
+
+  /** A downloaded page, or one built with `new Response(body, init)` (Scrapy: Response). */
+  export class Response {
+    constructor(body?: string | null, init?: ResponseInit);
+    replace(changes: { body?: string; status?: number; headers?: Record<string, string | string[]>; url?: string; request?: Request }): Response;
+    readonly url: string;
+    readonly status: number;
+    text(): Promise<string>;
+    json<T = any>(): Promise<T>;
+    jsonLd(): Record<string, any>[];
+    followAll(targets: Iterable<string | Selector | Request | null | undefined> | null | undefined, options?: RequestOptions): Request[];
+    followAll(targets: Iterable<string | Selector | Request | null | undefined> | null | undefined, callback: CallbackRef | null, options?: RequestOptionsAfterCallback): Request[];
+    /** The request the response answers, made on first use. */
+    readonly request: Request;
+    /** The request's meta. */
+    readonly meta: Record<string, any>;
+    /** The response headers, a live view. */
+    readonly headers: Headers;
+    /**
+     * The body decoded to text (charset from a BOM, the header, `<meta charset>`, else
+     * sniffed).
+     */
+    readonly body: string;
+    /**
+     * The encoding `body` was decoded with, a WHATWG name such as "utf-8" or
+     * "shift_jis" (Scrapy: response.encoding).
+     */
+    readonly encoding: string;
+    /**
+     * The HTTP version, "HTTP/1.1" or "HTTP/2.0"; "" for file: and data: URLs
+     * (Scrapy: response.protocol).
+     */
+    readonly protocol: string;
+    /**
+     * Says how the response was obtained: ["cached"] when the HTTP cache served it
+     * (Scrapy: response.flags).
+     */
+    readonly flags: string[];
+    /**
+     * The session of the session pool that served the response; null without
+     * SESSION_POOL_ENABLED.
+     */
+    readonly session: ResponseSession | null;
+    /** The PNG of a browser request with `screenshot: true`; null otherwise. */
+    readonly screenshot: Uint8Array | null;
+    /** The open page of a browser request with `includePage: true`; undefined otherwise. */
+    readonly page: Page | undefined;
+    /**
+     * The root Selector of the document (parsel: response.selector); the
+     * namespaces registered on it serve `xpath()`.
+     */
+    readonly selector: Selector;
+    /** Selects with CSS from the root (see `Selector.css`). */
+    css(query: string): SelectorList;
+    /**
+     * Selects with XPath 1.0 from the root element (see `Selector.xpath`), with the
+     * namespaces registered on `response.selector`. An XML response (an XML Content-Type, or
+     * none and an XML declaration) is parsed as XML: its namespaces need a prefix
+     * (`response.selector.registerNamespace("s", uri)`) or `removeNamespaces()`.
+     */
+    xpath(expr: string, namespaces?: Namespaces | null, variables?: XPathVariables): SelectorList;
+    /**
+     * Runs a JMESPath expression on the body parsed as JSON (parsed once per
+     * response) and returns a plain value (`null` when nothing matches; object keys sorted).
+     * Throws a TypeError when the body is not JSON or the expression is invalid.
+     */
+    jmespath(expr: string): any;
+    /** The URL relative links resolve against: the URL, or the page's `<base href>`. */
+    readonly baseUrl: string;
+    /**
+     * Resolves a URL against baseUrl (the page's `<base href>` when it has one), as
+     * Scrapy.
+     */
+    urljoin(href: string): string;
+    /**
+     * Makes a Request for a link: a URL (relative is fine), an `<a>` Selector or a
+     * Request. A link that cannot be downloaded (an empty or `#...` href, `mailto:`, `tel:`,
+     * `javascript:`, or a scheme DOWNLOAD_SCHEMES does not enable, such as `data:`) gives
+     * `undefined` (counted in `follow/skipped_scheme`); yielding `undefined` yields nothing.
+     */
+    follow(target: Request, options?: RequestOptions): Request;
+    follow(target: Request, callback: CallbackRef | null, options?: RequestOptionsAfterCallback): Request;
+    follow(target: string | Selector | Request, options?: RequestOptions): Request | undefined;
+    follow(target: string | Selector | Request, callback: CallbackRef | null, options?: RequestOptionsAfterCallback): Request | undefined;
+    /** Returns "<status url>". */
+    toString(): string;
   }
 }
 

@@ -173,25 +173,27 @@ type Spider struct {
 
 // vmState is one VM's spider instance and the prelude's helpers; used on that VM's loop.
 type vmState struct {
-	s            *Spider
-	vm           *runtime.VM
-	rt           *goja.Runtime
-	spider       *goja.Object
-	exports      *goja.Object // the jscrawl module's
-	module       *goja.Object // the spider module's exports
-	makeResponse goja.Callable
-	makeRequest  goja.Callable
-	wrapOutput   goja.Callable // the prelude's helpers of that name, looked up once
-	wrapStart    goja.Callable
-	pipelines    []*goja.Object
-	dlmws        []*goja.Object // downloaderMiddlewares, in order
-	spms         []*goja.Object // spiderMiddlewares, in order
-	helpers      *goja.Object
-	requestProto *goja.Object
-	selProto     *goja.Object // Selector methods
-	listProto    *goja.Object // SelectorList methods, inheriting Array.prototype
-	headersProto *goja.Object // Headers methods
-	next         *reloaded    // the new code between Reload's two phases
+	s             *Spider
+	vm            *runtime.VM
+	rt            *goja.Runtime
+	spider        *goja.Object
+	exports       *goja.Object // the jscrawl module's
+	module        *goja.Object // the spider module's exports
+	makeRequest   goja.Callable
+	wrapOutput    goja.Callable // the prelude's helpers of that name, looked up once
+	wrapStart     goja.Callable
+	pipelines     []*goja.Object
+	dlmws         []*goja.Object // downloaderMiddlewares, in order
+	spms          []*goja.Object // spiderMiddlewares, in order
+	helpers       *goja.Object
+	requestProto  *goja.Object
+	selProto      *goja.Object  // Selector methods
+	listProto     *goja.Object  // SelectorList methods, inheriting Array.prototype
+	headersProto  *goja.Object  // Headers methods
+	responseProto *goja.Object  // Response methods and getters (prelude.js adds the JS ones)
+	followSlow    goja.Callable // response.follow off its fast path (the prelude's)
+	urls          *urlsClass
+	next          *reloaded // the new code between Reload's two phases
 }
 
 func (st *vmState) helper(name string) goja.Value { return st.helpers.Get(name) }
@@ -723,6 +725,7 @@ func (st *vmState) install() error {
 	}
 	st.installSelectors()
 	st.installHeaders()
+	st.installResponse()
 	f, err := rt.RunProgram(preludeProg)
 	if err != nil {
 		return err
@@ -752,7 +755,6 @@ func (st *vmState) install() error {
 			return err
 		}
 	}
-	st.makeResponse, _ = goja.AssertFunction(o.Get("makeResponse"))
 	st.wrapOutput, _ = goja.AssertFunction(o.Get("wrapOutput"))
 	st.wrapStart, _ = goja.AssertFunction(o.Get("wrapStart"))
 	st.makeRequest, _ = goja.AssertFunction(o.Get("makeRequest"))

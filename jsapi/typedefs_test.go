@@ -29,7 +29,8 @@ func TestGeneratedDefinitionsAreCurrent(t *testing.T) {
 // instanceOf is, for each generated class, a JS expression in a parse callback that gives
 // one of its objects.
 var instanceOf = map[string]string{
-	"Headers": "response.headers",
+	"Headers":  "response.headers",
+	"Response": "response",
 }
 
 // TestGeneratedMembersAreBound: every member the generator declares from a Go method is a

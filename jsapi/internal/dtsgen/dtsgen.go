@@ -210,14 +210,18 @@ func directives(doc *ast.CommentGroup) (head string, ts []string) {
 	return head, ts
 }
 
-// docText is doc's text without directives, its leading Go name dropped and the next
-// letter raised ("Get returns..." → "Returns...").
+// docText is doc's text without directives, its leading Go name (and an "is" after it)
+// dropped and the next letter raised ("Get returns..." → "Returns...", "Body is the
+// body" → "The body").
 func docText(doc *ast.CommentGroup, goName string) string {
 	if doc == nil {
 		return ""
 	}
 	t := strings.TrimSpace(doc.Text()) // Text drops //jscrawl: lines (directives)
 	if rest, ok := strings.CutPrefix(t, goName+" "); ok {
+		for _, verb := range []string{"is ", "are "} {
+			rest = strings.TrimPrefix(rest, verb)
+		}
 		r, n := utf8.DecodeRuneInString(rest)
 		t = string(unicode.ToUpper(r)) + rest[n:]
 	}
