@@ -286,7 +286,6 @@ declare module "jscrawl" {
     request?: Request;
   }
 
-  /** A downloaded page (Scrapy: Response). An HTTP error status is a Response too. */
   /** What an errback gets. `response` is null when nothing was received. */
   export interface Failure {
     request: Request;

@@ -26,16 +26,29 @@ declare module "jscrawl" {
     toJSON(): Record<string, string>;
   }
 
-  /** A downloaded page, or one built with `new Response(body, init)` (Scrapy: Response). */
+  /** A downloaded page (Scrapy: Response). An HTTP error status is a Response too. */
   export class Response {
+    /** Builds a response, WHATWG-style (a downloader middleware may return one). */
     constructor(body?: string | null, init?: ResponseInit);
+    /** A copy with some parts changed (Scrapy: Response.replace). */
     replace(changes: { body?: string; status?: number; headers?: Record<string, string | string[]>; url?: string; request?: Request }): Response;
+    /** The URL (an own property: JSON.stringify and spread show it). */
     readonly url: string;
+    /** The HTTP status (an own property). */
     readonly status: number;
+    /** The body decoded to text, as a promise. */
     text(): Promise<string>;
+    /** The body parsed as JSON, as a promise. */
     json<T = any>(): Promise<T>;
+    /**
+     * Every `<script type="application/ld+json">` block parsed, arrays spread and `@graph`
+     * nodes flattened into the list (each with the block's `@context` unless it has one).
+     * Invalid blocks are skipped and counted in the `jsonld/invalid` stat.
+     */
     jsonLd(): Record<string, any>[];
+    /** Requests for links, skipping those `follow` skips, invalid URLs and elements without href. */
     followAll(targets: Iterable<string | Selector | Request | null | undefined> | null | undefined, options?: RequestOptions): Request[];
+    /** Scrapy's positional callback: `response.followAll(links, this.parseAuthor)` (null: parse). */
     followAll(targets: Iterable<string | Selector | Request | null | undefined> | null | undefined, callback: CallbackRef | null, options?: RequestOptionsAfterCallback): Request[];
     /** The request the response answers, made on first use. */
     readonly request: Request;

@@ -125,7 +125,7 @@ func (st *vmState) installResponse() {
 // this. The paragraphs after this one, the //jscrawl:ts lines (members written in JS, in
 // prelude.js), its methods and their doc comments are jscrawl_gen.d.ts.
 //
-// A downloaded page, or one built with `new Response(body, init)` (Scrapy: Response).
+// A downloaded page (Scrapy: Response). An HTTP error status is a Response too.
 //
 //jscrawl:doc Builds a response, WHATWG-style (a downloader middleware may return one).
 //jscrawl:ts constructor(body?: string | null, init?: ResponseInit);

@@ -5,19 +5,21 @@
 //
 //	//jscrawl:class interface Headers extends Iterable<[string, string]>
 //
-// declares one TypeScript class or interface (the directive's text is the declaration's
-// head); its doc comment's first paragraph is for Go readers, the others are the
-// declaration's JSDoc, and each of its own
-// //jscrawl:ts lines is a member declared before the methods (a constructor, a property
-// that is no method). Every exported method of that type is a member: its doc comment
-// (without the leading Go name) is the member's JSDoc and its //jscrawl:ts lines its
-// TypeScript signatures (several for overloads). The JS name is the Go name with its first
-// letter lowered, as runtime.FieldNameMapper names methods; a //jscrawl:ts line states it.
+// declares one TypeScript class or interface; the directive's text is the declaration's
+// head. The doc comment's first paragraph is for Go readers; the others are the
+// declaration's JSDoc. The type's own //jscrawl:ts lines declare members that are no Go
+// method (a constructor, an own property, a method written in JS), each with the
+// //jscrawl:doc lines before it as its JSDoc.
 //
-// The bound methods take a goja.FunctionCall (bind.go's fast form), whose Go types say
-// nothing about the JS arguments, so the //jscrawl:ts line is what types them. It runs at
-// `go generate` time (gendts), never in the shipped binary; jsapi's tests compare its output
-// with the committed file.
+// Every exported method of that type is a member too. Its doc comment, without the leading
+// Go name (and an "is" after it), is the member's JSDoc; its //jscrawl:ts lines are its
+// TypeScript signatures (several for overloads), which must declare the JS name: the Go
+// name with its first letter lowered, as runtime.FieldNameMapper names methods. The bound
+// methods take a goja.FunctionCall (bind.go's fast form), whose Go types say nothing about
+// the JS arguments, so the //jscrawl:ts line is what types them.
+//
+// Generate runs at `go generate` time (command gendts), never in the shipped binary; jsapi's
+// tests compare its output with the committed jscrawl_gen.d.ts.
 package dtsgen
 
 import (
@@ -71,13 +73,9 @@ func Classes(dir string) ([]Class, error) {
 	}
 	out := make([]Class, len(cs))
 	for i, c := range cs {
-		f := strings.Fields(c.head)
-		out[i].Name = strings.TrimSuffix(f[len(f)-1], "{")
-		for j, w := range f {
-			if (w == "interface" || w == "class") && j+1 < len(f) {
-				out[i].Name, _, _ = strings.Cut(f[j+1], "<")
-				break
-			}
+		f := strings.Fields(c.head) // "interface Headers<T> extends ...", "class Response"
+		if len(f) > 1 {
+			out[i].Name, _, _ = strings.Cut(f[1], "<")
 		}
 		for _, m := range c.members {
 			if m.js != "" {
@@ -151,14 +149,11 @@ func parse(dir string) ([]*class, error) {
 				if doc == nil && len(gd.Specs) == 1 {
 					doc = gd.Doc
 				}
-				head, lines := directives(doc)
+				head, own := directives(doc)
 				if head == "" {
 					continue
 				}
-				c := &class{goName: ts.Name.Name, head: head, doc: classDoc(doc), pos: fset.Position(ts.Pos())}
-				if len(lines) > 0 {
-					c.members = append(c.members, member{sigs: lines})
-				}
+				c := &class{goName: ts.Name.Name, head: head, doc: classDoc(doc), pos: fset.Position(ts.Pos()), members: own}
 				classes[c.goName] = c
 				order = append(order, c)
 			}
@@ -174,8 +169,12 @@ func parse(dir string) ([]*class, error) {
 			if c == nil {
 				continue
 			}
-			_, sigs := directives(fd.Doc)
+			_, ms := directives(fd.Doc)
 			where := fset.Position(fd.Pos())
+			if len(ms) != 1 {
+				return nil, fmt.Errorf("%s: %s.%s needs one run of //jscrawl:ts lines (its signatures), got %d", where, c.goName, fd.Name.Name, len(ms))
+			}
+			sigs := ms[0].sigs
 			if len(sigs) == 0 {
 				return nil, fmt.Errorf("%s: %s.%s has no //jscrawl:ts line", where, c.goName, fd.Name.Name)
 			}
@@ -195,19 +194,33 @@ func parse(dir string) ([]*class, error) {
 	return order, nil
 }
 
-// directives returns the //jscrawl:class text and the //jscrawl:ts lines of doc.
-func directives(doc *ast.CommentGroup) (head string, ts []string) {
+// directives returns the //jscrawl:class text of doc and its //jscrawl:ts lines grouped
+// in members: a //jscrawl:ts line right after another declares the same member (an
+// overload), and the //jscrawl:doc lines before a member are its JSDoc.
+func directives(doc *ast.CommentGroup) (head string, members []member) {
 	if doc == nil {
 		return "", nil
 	}
+	var pending []string
+	prevTS := false
 	for _, c := range doc.List {
 		if s, ok := strings.CutPrefix(c.Text, "//jscrawl:class "); ok {
 			head = strings.TrimSpace(s)
+		} else if s, ok := strings.CutPrefix(c.Text, "//jscrawl:doc "); ok {
+			pending = append(pending, strings.TrimSpace(s))
 		} else if s, ok := strings.CutPrefix(c.Text, "//jscrawl:ts "); ok {
-			ts = append(ts, strings.TrimSpace(s))
+			if !prevTS || len(members) == 0 {
+				members = append(members, member{doc: strings.Join(pending, "\n")})
+				pending = nil
+			}
+			m := &members[len(members)-1]
+			m.sigs = append(m.sigs, strings.TrimSpace(s))
+			prevTS = true
+			continue
 		}
+		prevTS = false
 	}
-	return head, ts
+	return head, members
 }
 
 // docText is doc's text without directives, its leading Go name (and an "is" after it)
