@@ -125,4 +125,39 @@ declare module "jscrawl" {
     /** Returns "<status url>". */
     toString(): string;
   }
+
+  /**
+   * A browser page kept open for the callback (the browser option `includePage`). It is
+   * closed when the callback ends, also when it fails. Times are in milliseconds.
+   */
+  export interface Page {
+    /** The page's current URL. */
+    url(): string;
+    /** Clicks the first element the CSS selector matches. */
+    click(selector: string): Promise<void>;
+    /** Types text into the first field the selector matches, replacing its value. */
+    fill(selector: string, text: string): Promise<void>;
+    /** Waits until the selector matches (default timeout: the request's). */
+    waitForSelector(selector: string, options?: { timeout?: number }): Promise<void>;
+    /**
+     * Scrolls to the bottom up to `times` times (10), waiting `delay` ms (500) between;
+     * stops when the page stops growing.
+     */
+    scroll(options?: { times?: number; delay?: number }): Promise<void>;
+    /**
+     * Runs a function in the page (its source text) with JSON arguments; resolves to
+     * its JSON result.
+     */
+    evaluate<T = any>(fn: string | ((...args: any[]) => any), ...args: JSONValue[]): Promise<T>;
+    /** Resolves to the current DOM as HTML. */
+    content(): Promise<string>;
+    /** Resolves to a PNG of the viewport. */
+    screenshot(): Promise<Uint8Array>;
+    /** Loads another URL in the page, waiting as the request's `waitUntil` says. */
+    goto(url: string): Promise<void>;
+    /** Resolves to a fresh Response over the current DOM (without the page). */
+    response(): Promise<Response>;
+    /** Returns "<Page url>". */
+    toString(): string;
+  }
 }

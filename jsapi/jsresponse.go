@@ -243,12 +243,7 @@ func (m responseMethods) Page(r *jsResponse, _ goja.FunctionCall) (goja.Value, e
 	if r.page == nil {
 		r.page = goja.Null()
 		if r.h.resp.Page != nil {
-			mk, _ := goja.AssertFunction(m.st.helper("makePage"))
-			p, err := mk(goja.Undefined(), m.st.rt.ToValue(r.h))
-			if err != nil {
-				return nil, err
-			}
-			r.page = p
+			r.page = m.st.newPage(r.h)
 		}
 	}
 	if goja.IsNull(r.page) {

@@ -13,8 +13,7 @@
   const { inspect, log } = n.logger;
   const { outputFilters } = n.output;
   const { connectSignal } = n.signals;
-  const { hasPage, pageURL, closePage, pageClick, pageFill, pageWaitForSelector, pageScroll, pageEvaluate,
-    pageContent, pageScreenshot, pageGoto, pageResponse } = n.page;
+  const { closePage, pageProto } = n.page;
   const callbackNames = new Map(); // function -> spider method name
   let spider = null;
 
@@ -339,7 +338,6 @@
     return requestWith(url, opts);
   }
 
-  const INTERNAL = Symbol("internal");
   // Response is Go-backed (jsresponse.go): this function gives it a name, instanceof and
   // new Response(body, { status, headers, url, request }), WHATWG-style (a downloader
   // middleware may return one instead of downloading); the methods below are in JS.
@@ -407,39 +405,17 @@
     return followRequest(this, target, o, false, handleOf(this));
   }
 
-  // Page is the browser page a response of a request with includePage keeps open, driven
-  // with promises (Playwright's names; times in milliseconds). It closes when the
-  // callback that received the response ends.
-  class Page {
-    #h;
-    constructor(h, key) {
-      if (key !== INTERNAL) throw new TypeError("a Page comes from response.page (the browser option includePage)");
-      this.#h = h;
-    }
-    #call(pair) { const scope = __jscrawlScope(); return scoped(pair[0], pair[1], scope, null); }
-    /** The page's current URL. */
-    url() { return pageURL(this.#h); }
-    click(selector) { return this.#call(pageClick(this.#h, String(selector))); }
-    fill(selector, text) { return this.#call(pageFill(this.#h, String(selector), String(text))); }
-    waitForSelector(selector, options) {
-      return this.#call(pageWaitForSelector(this.#h, String(selector), options && options.timeout));
-    }
-    scroll(options) {
-      const o = options || {};
-      const times = o.times === undefined ? 10 : Number(o.times);
-      const delay = o.delay === undefined ? 500 : Number(o.delay);
-      return this.#call(pageScroll(this.#h, times, delay));
-    }
-    evaluate(fn, ...args) {
-      if (typeof fn !== "function" && typeof fn !== "string") throw new TypeError("page.evaluate() needs a function or its source text");
-      const json = JSON.stringify(args);
-      return this.#call(pageEvaluate(this.#h, String(fn), json)).then((r) => JSON.parse(r));
-    }
-    content() { return this.#call(pageContent(this.#h)); }
-    screenshot() { return this.#call(pageScreenshot(this.#h)); }
-    goto(url) { return this.#call(pageGoto(this.#h, checkURL(String(url), "page.goto"))); }
-    response() { return this.#call(pageResponse(this.#h)); }
-    toString() { return "<Page " + this.url() + ">"; }
+  // Page is Go-backed (page.go): the browser page a response of a request with
+  // includePage keeps open; this function gives it a name. It closes when the callback that
+  // received the response ends.
+  function Page() { throw new TypeError("a Page comes from response.page (the browser option includePage)"); }
+  Page.prototype = pageProto();
+  hidden(Page.prototype, "constructor", Page);
+  // pageScoped ties a page call's [promise, cancel] to the running callback; with parse,
+  // the promise resolves to its JSON text parsed (page.evaluate).
+  function pageScoped(pair, parse) {
+    const p = scoped(pair[0], pair[1], __jscrawlScope(), null);
+    return parse ? p.then((r) => JSON.parse(r)) : p;
   }
 
   function sleep(ms) { return new Promise((resolve) => setTimeout(resolve, ms)); }
@@ -792,7 +768,7 @@
     wrapStart,
     wrapOutput,
     crawlerDownload,
-    makePage(h) { return new Page(h, INTERNAL); },
+    pageScoped,
     follow: followSlow,
     makeRequest(url, o) { return requestWith(url, o); },
     requestHeadersProto,

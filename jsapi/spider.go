@@ -192,6 +192,8 @@ type vmState struct {
 	headersProto  *goja.Object  // Headers methods
 	responseProto *goja.Object  // Response methods and getters (prelude.js adds the JS ones)
 	followSlow    goja.Callable // response.follow off its fast path (the prelude's)
+	pageProto     *goja.Object  // Page methods
+	pageScoped    goja.Callable // the prelude's pageScoped
 	urls          *urlsClass
 	next          *reloaded // the new code between Reload's two phases
 }
@@ -726,6 +728,7 @@ func (st *vmState) install() error {
 	st.installSelectors()
 	st.installHeaders()
 	st.installResponse()
+	st.installPage()
 	f, err := rt.RunProgram(preludeProg)
 	if err != nil {
 		return err

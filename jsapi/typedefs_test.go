@@ -1,12 +1,15 @@
 package jsapi_test
 
 import (
+	"context"
 	"encoding/json"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/jsapi/internal/dtsgen"
+	"github.com/jscrawl/jscrawl/types"
 )
 
 // TestGeneratedDefinitionsAreCurrent: jscrawl_gen.d.ts is what `go generate ./jsapi` writes
@@ -31,11 +34,12 @@ func TestGeneratedDefinitionsAreCurrent(t *testing.T) {
 var instanceOf = map[string]string{
 	"Headers":  "response.headers",
 	"Response": "response",
+	"Page":     "response.page",
 }
 
 // TestGeneratedMembersAreBound: every member the generator declares from a Go method is a
 // property of the class's JS objects, named as the generator names it (the first letter
-// lowered, as runtime.FieldNameMapper does), and the object is an instance of the class.
+// lowered, as runtime.FieldNameMapper does), and the object's constructor is the class.
 func TestGeneratedMembersAreBound(t *testing.T) {
 	t.Parallel()
 	classes, err := dtsgen.Classes(".")
@@ -53,19 +57,26 @@ func TestGeneratedMembersAreBound(t *testing.T) {
 				t.Fatalf("no instance expression for %s in instanceOf", c.Name)
 			}
 			names, _ := json.Marshal(c.Members)
-			outs := parseOutputs(t, `import * as jscrawl from "jscrawl";
-export default class S {
+			sp := boundSpider(t, `export default class S {
   name = "bound";
   *parse(response) {
     const o = `+expr+`;
     const missing = `+string(names)+`.filter((m) => !(m in o));
-    yield { missing, instance: o instanceof jscrawl.`+c.Name+` };
+    yield { missing, instance: o.constructor.name === "`+c.Name+`" && o instanceof o.constructor };
   }
-}`, "http://127.0.0.1:1/p", "<p>x</p>")
-			if len(outs) != 1 || outs[0].Item == nil {
-				t.Fatalf("outputs %v", outs)
+}`)
+			resp := &types.Response{URL: "http://127.0.0.1:1/p", Status: 200, Body: []byte("<p>x</p>"), Headers: http.Header{},
+				Page: &fakePage{}, Request: &types.Request{URL: "http://127.0.0.1:1/p"}}
+			outs := make(chan types.Output, 4)
+			if err := sp.Parse(context.Background(), resp, func(o types.Output) { outs <- o }); err != nil {
+				t.Fatal(err)
 			}
-			b, _ := json.Marshal(outs[0].Item)
+			close(outs)
+			o := <-outs
+			if o.Item == nil {
+				t.Fatalf("output %+v", o)
+			}
+			b, _ := json.Marshal(o.Item)
 			if s := string(b); s != `{"missing":[],"instance":true}` {
 				t.Errorf("%s (members %s): %s", c.Name, strings.Join(c.Members, ", "), s)
 			}
