@@ -105,7 +105,7 @@ type bindOptions struct {
 	aliases  map[string][]string // more names for a method (by its JS name)
 	getters  map[string]bool     // methods bound as accessor properties (by JS name)
 	iterator string              // the method (by JS name) that is also [Symbol.iterator]
-	visible  bool                // enumerable (a plain object's methods); else as a class's
+	visible  bool                // enumerable and configurable (a plain object's methods)
 	// class binds the methods as a JS class's: non-enumerable and configurable. Without it
 	// (and without visible) they are enumerable and not configurable, as the selectors'
 	// have always been (goja's DefineDataProperty takes configurable before enumerable).
@@ -113,8 +113,9 @@ type bindOptions struct {
 }
 
 // bindMethods defines on obj every exported method of v as a function named by the
-// runtime's field-name mapper (enumerable or not as opts says). A method with a signature bind.go does not
-// know is a programmer error found at set-up: it panics. On the loop, once per VM.
+// runtime's field-name mapper, enumerable or not as opts says. A method with a signature
+// bind.go does not know is a programmer error found at set-up: it panics. On the loop,
+// once per VM.
 //
 // The methods are taken as method expressions (reflect.Type.Method(i).Func, plain Go
 // functions) and closed over v: a method value made by reflect (reflect.Value.Method)

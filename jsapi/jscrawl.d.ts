@@ -136,61 +136,6 @@ declare module "jscrawl" {
   /** XPath variables for `xpath()`: `$name` in the expression (parsel's keyword arguments). */
   export type XPathVariables = Record<string, string | number | boolean>;
 
-  /**
-   * One match of a CSS or XPath query (parsel: Selector): an element, a text node, an
-   * attribute value, or a string, number or boolean computed by an XPath expression.
-   */
-  export interface Selector {
-    /** Selects inside this element (parsel: `::text`, `*::text`, `::attr(name)`). */
-    css(query: string): SelectorList;
-    /**
-     * Evaluates an XPath 1.0 expression from this element (relative: `./a/@href`; absolute:
-     * `//a`). Text nodes and attributes come back as selectors whose `get()` is their
-     * string; numbers and booleans as parsel writes them (`"2.0"`, `"1"`/`"0"`).
-     * `namespaces` adds prefixes for this call only; `variables` binds `$name`
-     * (`sel.xpath("//a[@id=$id]", null, { id: "top" })`, parsel's `xpath(q, id="top")`).
-     * Throws a TypeError (`XPath error: ... in <expr>`) when the expression is invalid or
-     * uses a variable not given.
-     */
-    xpath(expr: string, namespaces?: Namespaces | null, variables?: XPathVariables): SelectorList;
-    /** The element's outer HTML (or XML) as lxml writes it (`<img src="a.jpg">`), or the
-     * text, attribute value or computed string. */
-    get(): string;
-    getall(): string[];
-    /** `get()` (parsel's old name). */
-    extract(): string;
-    /** `get()` (for spiders written against parsel's SelectorList). */
-    extractFirst(): string;
-    /** `get()`, parsel's spelling. */
-    extract_first(): string;
-    /**
-     * Matches of `pattern` in `get()` with Python's `re` semantics, as parsel: `\w`, `\d`,
-     * `\s` and `\b` are Unicode-aware, `(?P<name>...)` names a group. Each whole match, or
-     * the values of its groups when it has some (an unmatched group gives `""`), or only the
-     * first match's group named `extract` when there is one. A RegExp's source is read the
-     * same way; flags other than i, m and s are ignored. Character references other than
-     * `&lt;` and `&amp;` are replaced unless `replaceEntities` is false.
-     */
-    re(pattern: Pattern, replaceEntities?: boolean): string[];
-    /** The first string `re()` gives, or `def` (default `null`). */
-    reFirst(pattern: Pattern): string | null;
-    reFirst<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
-    /** `reFirst()`, parsel's spelling. */
-    re_first(pattern: Pattern): string | null;
-    re_first<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
-    /** Runs a JMESPath expression on the JSON this selector holds (a JSON text given to
-     * `new Selector`, a `<script>` block's text or a text/attribute value) and returns the
-     * JSON value; `null` when it holds no JSON or nothing matches. */
-    jmespath(expr: string): any;
-    /** Binds `prefix` for this selector's `xpath()` and the selectors it produces from now on. */
-    registerNamespace(prefix: string, uri: string): void;
-    /** Drops every namespace of the whole XML document, so `//loc` matches a sitemap's `<loc>`. */
-    removeNamespaces(): void;
-    /** The element's attributes (empty for text and attributes; XML namespace declarations
-     * left out). */
-    readonly attrib: Record<string, string>;
-  }
-
   /** What `new Selector(...)` parses: a string of HTML (default) or XML, or JSON for
    * `jmespath()`. As in parsel, a text that is valid JSON makes a JSON selector whatever
    * the type (except "text", a plain string whose JSON `jmespath()` reads); `css()` and
@@ -206,43 +151,6 @@ declare module "jscrawl" {
     new (init: SelectorInit | Response): Selector;
     readonly prototype: Selector;
   };
-
-  /** The matches of a CSS or XPath query, in document order. */
-  export interface SelectorList extends Omit<ReadonlyArray<Selector>, "slice" | "filter" | "map"> {
-    /** The first match as a string, or `null` when there is none. */
-    get(): string | null;
-    /** The first match as a string, or `def` when there is none. */
-    get<D>(def: D): string | D;
-    getall(): string[];
-    /** `getall()` (parsel's old name). */
-    extract(): string[];
-    /** `get()` (parsel's old name, as Scrapy spiders write it). */
-    extractFirst(): string | null;
-    extractFirst<D>(def: D): string | D;
-    /** `get()`, parsel's spelling. */
-    extract_first(): string | null;
-    extract_first<D>(def: D): string | D;
-    css(query: string): SelectorList;
-    /** `xpath()` of each element, concatenated. */
-    xpath(expr: string, namespaces?: Namespaces | null, variables?: XPathVariables): SelectorList;
-    /** `re()` of each selector, concatenated. */
-    re(pattern: Pattern, replaceEntities?: boolean): string[];
-    /** The first string `re()` gives over the list, or `def` (default `null`). */
-    reFirst(pattern: Pattern): string | null;
-    reFirst<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
-    /** `reFirst()`, parsel's spelling. */
-    re_first(pattern: Pattern): string | null;
-    re_first<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
-    /** A SelectorList of part of this one (parsel: `sel[1:]`). */
-    slice(start?: number, end?: number): SelectorList;
-    /** A SelectorList of the selectors `fn` keeps. */
-    filter(fn: (s: Selector, i: number, list: SelectorList) => unknown): SelectorList;
-    /** A SelectorList when `fn` gives Selectors, else an array. */
-    map(fn: (s: Selector, i: number, list: SelectorList) => Selector): SelectorList;
-    map<U>(fn: (s: Selector, i: number, list: SelectorList) => U): U[];
-    /** The first element's attributes, `{}` for an empty list. */
-    readonly attrib: Record<string, string>;
-  }
 
   /** SelectorLists come from `css()` and `xpath()`; this value is for `instanceof`. */
   export const SelectorList: {

@@ -30,16 +30,18 @@ func TestGeneratedDefinitionsAreCurrent(t *testing.T) {
 }
 
 // instanceOf is, for each generated class, a JS expression in a parse callback that gives
-// one of its objects.
-var instanceOf = map[string]string{
-	"Headers":  "response.headers",
-	"Response": "response",
-	"Page":     "response.page",
+// one of its objects, o, and the class o must be an instance of (Page is not exported).
+var instanceOf = map[string][2]string{
+	"Headers":      {"response.headers", "jscrawl.Headers"},
+	"Response":     {"response", "jscrawl.Response"},
+	"Page":         {"response.page", `(o.constructor.name === "Page" ? o.constructor : null)`},
+	"Selector":     {`response.css("p")[0]`, "jscrawl.Selector"},
+	"SelectorList": {`response.css("p")`, "jscrawl.SelectorList"},
 }
 
 // TestGeneratedMembersAreBound: every member the generator declares from a Go method is a
 // property of the class's JS objects, named as the generator names it (the first letter
-// lowered, as runtime.FieldNameMapper does), and the object's constructor is the class.
+// lowered, as runtime.FieldNameMapper does), and the object is an instance of the class.
 func TestGeneratedMembersAreBound(t *testing.T) {
 	t.Parallel()
 	classes, err := dtsgen.Classes(".")
@@ -57,12 +59,13 @@ func TestGeneratedMembersAreBound(t *testing.T) {
 				t.Fatalf("no instance expression for %s in instanceOf", c.Name)
 			}
 			names, _ := json.Marshal(c.Members)
-			sp := boundSpider(t, `export default class S {
+			sp := boundSpider(t, `import * as jscrawl from "jscrawl";
+export default class S {
   name = "bound";
   *parse(response) {
-    const o = `+expr+`;
+    const o = `+expr[0]+`;
     const missing = `+string(names)+`.filter((m) => !(m in o));
-    yield { missing, instance: o.constructor.name === "`+c.Name+`" && o instanceof o.constructor };
+    yield { missing, instance: o instanceof `+expr[1]+` };
   }
 }`)
 			resp := &types.Response{URL: "http://127.0.0.1:1/p", Status: 200, Body: []byte("<p>x</p>"), Headers: http.Header{},
