@@ -192,3 +192,6 @@ func (x headersClass) HeadersOf(h *respHandle, _ goja.FunctionCall) (goja.Value,
 func (x headersClass) HeadersProto(goja.FunctionCall) (goja.Value, error) {
 	return x.st.headersProto, nil
 }
+
+// Interface guards.
+var _ goja.DynamicObject = (*jsHeaders)(nil)

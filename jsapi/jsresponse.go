@@ -373,3 +373,6 @@ func jsString(v goja.Value) string {
 	}
 	return v.String()
 }
+
+// Interface guards.
+var _ goja.DynamicObject = (*jsResponse)(nil)

@@ -276,3 +276,6 @@ func pageErrorName(err error) string {
 	}
 	return "Error"
 }
+
+// Interface guards.
+var _ goja.DynamicObject = (*jsPage)(nil)

@@ -58,7 +58,8 @@ type member struct {
 }
 
 // Class is what a JS object of a declared class must have: Name is the TypeScript name,
-// Members the JS names of its Go methods.
+// Members the JS names of its members (its Go methods and its own //jscrawl:ts lines,
+// constructors left out), in the order Generate writes them.
 type Class struct {
 	Name    string
 	Members []string
@@ -78,8 +79,12 @@ func Classes(dir string) ([]Class, error) {
 			out[i].Name, _, _ = strings.Cut(f[1], "<")
 		}
 		for _, m := range c.members {
-			if m.js != "" {
-				out[i].Members = append(out[i].Members, m.js)
+			js := m.js
+			if js == "" {
+				js = memberName(m.sigs[0])
+			}
+			if js != "" && js != "constructor" {
+				out[i].Members = append(out[i].Members, js)
 			}
 		}
 	}
@@ -195,8 +200,8 @@ func parse(dir string) ([]*class, error) {
 }
 
 // directives returns the //jscrawl:class text of doc and its //jscrawl:ts lines grouped
-// in members: a //jscrawl:ts line right after another declares the same member (an
-// overload), and the //jscrawl:doc lines before a member are its JSDoc.
+// in members: a //jscrawl:ts line right after another of the same name declares the same
+// member (an overload), and the //jscrawl:doc lines before a member are its JSDoc.
 func directives(doc *ast.CommentGroup) (head string, members []member) {
 	if doc == nil {
 		return "", nil
@@ -209,12 +214,13 @@ func directives(doc *ast.CommentGroup) (head string, members []member) {
 		} else if s, ok := strings.CutPrefix(c.Text, "//jscrawl:doc "); ok {
 			pending = append(pending, strings.TrimSpace(s))
 		} else if s, ok := strings.CutPrefix(c.Text, "//jscrawl:ts "); ok {
-			if !prevTS || len(members) == 0 {
+			s = strings.TrimSpace(s)
+			if !prevTS || len(members) == 0 || len(pending) > 0 || memberName(s) != memberName(members[len(members)-1].sigs[0]) {
 				members = append(members, member{doc: strings.Join(pending, "\n")})
 				pending = nil
 			}
 			m := &members[len(members)-1]
-			m.sigs = append(m.sigs, strings.TrimSpace(s))
+			m.sigs = append(m.sigs, s)
 			prevTS = true
 			continue
 		}
@@ -283,6 +289,23 @@ func recvName(e ast.Expr) string {
 func lowerFirst(name string) string {
 	r, n := utf8.DecodeRuneInString(name)
 	return string(unicode.ToLower(r)) + name[n:]
+}
+
+// memberName is the name a TypeScript member declaration declares ("readonly url: string"
+// → "url"), or "" for one without a name ("[key: string]: any").
+func memberName(sig string) string {
+	sig = strings.TrimPrefix(sig, "readonly ")
+	end := strings.IndexAny(sig, "(<:?")
+	if end <= 0 {
+		return ""
+	}
+	name := sig[:end]
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '$' {
+			return ""
+		}
+	}
+	return name
 }
 
 // declares reports whether the TypeScript member sig declares js: "js(", "js<", "js:",

@@ -37,7 +37,7 @@ declare module "jscrawl" {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []Class{{Name: "Thing", Members: []string{"size", "getAll"}}}; !reflect.DeepEqual(cs, want) {
+	if want := []Class{{Name: "Thing", Members: []string{"n", "size", "getAll"}}}; !reflect.DeepEqual(cs, want) {
 		t.Errorf("Classes = %+v, want %+v", cs, want)
 	}
 }
