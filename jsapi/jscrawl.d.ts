@@ -205,27 +205,6 @@ declare module "jscrawl" {
   /** Resolves after ms milliseconds. */
   export function sleep(ms: number): Promise<void>;
 
-  /** The crawl's settings (defaults < customSettings < -s). */
-  export interface Settings {
-    get<K extends keyof SettingsMap>(key: K, def?: SettingsMap[K]): SettingsMap[K];
-    get(key: string, def?: unknown): any;
-    getInt(key: string, def?: number): number;
-    getFloat(key: string, def?: number): number;
-    getBool(key: string, def?: boolean): boolean;
-    getList(key: string, def?: unknown[]): unknown[];
-    getDict(key: string, def?: Record<string, unknown>): Record<string, unknown>;
-  }
-
-  /** The crawl's stats, dumped at the end with Scrapy's key names. */
-  export interface Stats {
-    get(key: string, def?: unknown): any;
-    set(key: string, value: JSONValue): void;
-    inc(key: string, n?: number): void;
-    max(key: string, value: number): void;
-    min(key: string, value: number): void;
-    getStats(): Record<string, any>;
-  }
-
   /** The signals a handler can connect to (Scrapy's names). */
   export type SignalName =
     | "engine_started"
@@ -298,25 +277,12 @@ declare module "jscrawl" {
     retired: boolean;
   }
 
-  /** `this.crawler.sessions`: the session pool (SESSION_POOL_ENABLED; Crawlee: SessionPool). */
-  export interface Sessions {
-    /** Every session, retired ones included, oldest first ([] without the pool). */
-    list(): SessionInfo[];
-    /** Retires the named session, its cookies and proxy with it: true if it was usable. */
-    retire(name: string): boolean;
-  }
-
   /** `this.crawler`: the running crawl as a spider sees it. */
   export interface Crawler {
     settings: Settings;
     stats: Stats;
     signals: Signals;
-    engine: {
-      /** Schedules a request from anywhere (Scrapy: engine.crawl). */
-      crawl(request: Request): void;
-      /** Ends the crawl gracefully; the reason becomes finish_reason. */
-      closeSpider(reason?: string): void;
-    };
+    engine: CrawlerEngine;
     /** Downloads inline, like fetch(), from a Request. */
     download(request: Request, options?: { signal?: AbortSignal }): Promise<Response>;
     /** The session pool's sessions (SESSION_POOL_ENABLED). */

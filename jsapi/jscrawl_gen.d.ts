@@ -2,6 +2,50 @@
 // Regenerate with: go generate ./jsapi
 
 declare module "jscrawl" {
+  /** The crawl's settings (defaults < customSettings < -s). */
+  export interface Settings {
+    /** Returns the setting as it is, or `def` when it is not set. */
+    get<K extends keyof SettingsMap>(key: K, def?: SettingsMap[K]): SettingsMap[K];
+    get(key: string, def?: unknown): any;
+    /** Returns the setting as an integer, or `def` when it is not set. */
+    getInt(key: string, def?: number): number;
+    /** Returns the setting as a number, or `def` when it is not set. */
+    getFloat(key: string, def?: number): number;
+    /** Returns the setting as a boolean, or `def` when it is not set. */
+    getBool(key: string, def?: boolean): boolean;
+    /** Returns the setting as an array, or `def` when it is not set. */
+    getList(key: string, def?: unknown[]): unknown[];
+    /** Returns the setting as an object, or `def` when it is not set. */
+    getDict(key: string, def?: Record<string, unknown>): Record<string, unknown>;
+  }
+
+  /** The crawl's stats, dumped at the end with Scrapy's key names. */
+  export interface Stats {
+    /** Returns a stat's value, or `def` (undefined) when it has none. */
+    get(key: string, def?: unknown): any;
+    /** Adds `n` (1) to a stat. */
+    inc(key: string, n?: number): void;
+    /** Sets a stat to a JSON-like value. */
+    set(key: string, value: JSONValue): void;
+    /** Raises a stat to `value` (Scrapy: max_value). */
+    max(key: string, value: number): void;
+    /** Lowers a stat to `value` (Scrapy: min_value). */
+    min(key: string, value: number): void;
+    /** Returns every stat, as an object. */
+    getStats(): Record<string, any>;
+  }
+
+  /** `this.crawler.engine`: the running crawl's engine (Scrapy: ExecutionEngine). */
+  export interface CrawlerEngine {
+    /**
+     * Schedules a request from anywhere, as a callback's output would be (Scrapy:
+     * engine.crawl).
+     */
+    crawl(request: Request): void;
+    /** Ends the crawl gracefully; the reason ("cancelled") becomes finish_reason. */
+    closeSpider(reason?: string): void;
+  }
+
   /** Response headers; names are case-insensitive. */
   export interface Headers extends Iterable<[string, string]> {
     /** Returns the values of the header name joined with ", ", or null (WHATWG Headers). */
@@ -265,5 +309,16 @@ declare module "jscrawl" {
     xpath(expr: string, namespaces?: Namespaces | null, variables?: XPathVariables): SelectorList;
     /** The first element's attributes, `{}` for an empty list. A getter. */
     readonly attrib: Record<string, string>;
+  }
+
+  /** `this.crawler.sessions`: the session pool (SESSION_POOL_ENABLED; Crawlee: SessionPool). */
+  export interface Sessions {
+    /** Returns every session, retired ones included, oldest first ([] without the pool). */
+    list(): SessionInfo[];
+    /**
+     * Retires the named session, its cookies and proxy with it: true if it was usable.
+     * A name never used is recorded as retired, so a request pinned to it fails.
+     */
+    retire(name: string): boolean;
   }
 }

@@ -32,11 +32,15 @@ func TestGeneratedDefinitionsAreCurrent(t *testing.T) {
 // instanceOf is, for each generated class, a JS expression in a parse callback that gives
 // one of its objects, o, and the class o must be an instance of (Page is not exported).
 var instanceOf = map[string][2]string{
-	"Headers":      {"response.headers", "jscrawl.Headers"},
-	"Response":     {"response", "jscrawl.Response"},
-	"Page":         {"response.page", `(o.constructor.name === "Page" ? o.constructor : null)`},
-	"Selector":     {`response.css("p")[0]`, "jscrawl.Selector"},
-	"SelectorList": {`response.css("p")`, "jscrawl.SelectorList"},
+	"Headers":       {"response.headers", "jscrawl.Headers"},
+	"Response":      {"response", "jscrawl.Response"},
+	"Page":          {"response.page", `(o.constructor.name === "Page" ? o.constructor : null)`},
+	"Selector":      {`response.css("p")[0]`, "jscrawl.Selector"},
+	"SelectorList":  {`response.css("p")`, "jscrawl.SelectorList"},
+	"Settings":      {"this.crawler.settings", "Object"},
+	"Stats":         {"this.crawler.stats", "Object"},
+	"CrawlerEngine": {"this.crawler.engine", "Object"},
+	"Sessions":      {"this.crawler.sessions", "Object"},
 }
 
 // TestGeneratedMembersAreBound: every member the generator declares from a Go method is a
