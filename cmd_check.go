@@ -158,7 +158,7 @@ type contract struct {
 // readContracts finds the callbacks whose doc comments have @url, in the spider file and
 // its local imports (files is the entry first), and reads their contracts. A method named
 // in several files takes its first comment with @url.
-func readContracts(files []string, spider *jsapi.Spider) ([]*contractCase, error) {
+func readContracts(files []string, spider jsapi.Introspection) ([]*contractCase, error) {
 	var cases []*contractCase
 	seen := map[string]bool{}
 	for _, f := range files {

@@ -13,7 +13,7 @@ import (
 // warnIgnoredDemo warns once when a spider run with --demo has not read its baseUrl
 // argument by the time its first request is scheduled (or, with none, by the end of the
 // crawl): its URLs are its own, not the demo site's.
-func warnIgnoredDemo(eng *engine.Engine, spider *jsapi.Spider, logger *slog.Logger, demoURL string) {
+func warnIgnoredDemo(eng *engine.Engine, spider jsapi.Introspection, logger *slog.Logger, demoURL string) {
 	var once sync.Once
 	check := func(context.Context, engine.SignalEvent) error {
 		once.Do(func() {

@@ -21,6 +21,9 @@ import (
 //	func(*respHandle, goja.FunctionCall) (goja.Value, error) // the same, on the response handle that is argument 0
 //	func(*jsSelector, goja.FunctionCall) (goja.Value, error) // the same, on this (a Selector method)
 //	func(*jsList, goja.FunctionCall) (goja.Value, error)     // the same, on this (a SelectorList method)
+//	func(*jsHeaders, goja.FunctionCall) (goja.Value, error)  // the same, on this (a Headers method)
+//	func(*jsResponse, goja.FunctionCall) (goja.Value, error) // the same, on this (a Response method)
+//	func(*jsPage, goja.FunctionCall) (goja.Value, error)     // the same, on this (a Page method)
 //	func(goja.FunctionCall) goja.Value                       // raw: throws itself (throwJS)
 //
 // Other arguments are read with c.Argument(i) and small decoders that return an error
@@ -99,14 +102,20 @@ func bindClass[T any](rt *goja.Runtime, class string, v T) *goja.Object {
 
 // bindOptions shapes how bindMethods exposes some methods.
 type bindOptions struct {
-	aliases map[string][]string // more names for a method (by its JS name)
-	getters map[string]bool     // methods bound as accessor properties (by JS name)
-	visible bool                // enumerable (a plain object's methods); else as a class's
+	aliases  map[string][]string // more names for a method (by its JS name)
+	getters  map[string]bool     // methods bound as accessor properties (by JS name)
+	iterator string              // the method (by JS name) that is also [Symbol.iterator]
+	visible  bool                // enumerable and configurable (a plain object's methods)
+	// class binds the methods as a JS class's: non-enumerable and configurable. Without it
+	// (and without visible) they are enumerable and not configurable, as the selectors'
+	// have always been (goja's DefineDataProperty takes configurable before enumerable).
+	class bool
 }
 
-// bindMethods defines on obj every exported method of v as a non-enumerable function
-// named by the runtime's field-name mapper. A method with a signature bind.go does not
-// know is a programmer error found at set-up: it panics. On the loop, once per VM.
+// bindMethods defines on obj every exported method of v as a function named by the
+// runtime's field-name mapper, enumerable or not as opts says. A method with a signature
+// bind.go does not know is a programmer error found at set-up: it panics. On the loop,
+// once per VM.
 //
 // The methods are taken as method expressions (reflect.Type.Method(i).Func, plain Go
 // functions) and closed over v: a method value made by reflect (reflect.Value.Method)
@@ -116,9 +125,12 @@ func bindMethods[T any](rt *goja.Runtime, obj *goja.Object, v T, opts *bindOptio
 	if t.Kind() == reflect.Interface {
 		panic(fmt.Sprintf("jsapi: bindMethods needs a concrete type, got %s", t))
 	}
-	enum := goja.FLAG_FALSE
-	if opts != nil && opts.visible {
-		enum = goja.FLAG_TRUE
+	config, enum := goja.FLAG_FALSE, goja.FLAG_TRUE
+	switch {
+	case opts != nil && opts.visible:
+		config = goja.FLAG_TRUE
+	case opts != nil && opts.class:
+		config, enum = goja.FLAG_TRUE, goja.FLAG_FALSE
 	}
 	for i := range t.NumMethod() {
 		m := t.Method(i)
@@ -130,13 +142,21 @@ func bindMethods[T any](rt *goja.Runtime, obj *goja.Object, v T, opts *bindOptio
 		// A Go panic in it (a bug of ours) is reported with the spider's line that called it.
 		fn = runtime.GuardNative(rt, fn, name)
 		if opts != nil && opts.getters[name] {
-			_ = obj.DefineAccessorProperty(name, namedFunc(rt, "get "+name, fn), nil, goja.FLAG_FALSE, goja.FLAG_TRUE)
+			getConfig, getEnum := goja.FLAG_FALSE, goja.FLAG_TRUE
+			if opts.class {
+				getConfig, getEnum = config, enum
+			}
+			_ = obj.DefineAccessorProperty(name, namedFunc(rt, "get "+name, fn), nil, getConfig, getEnum)
 			continue
 		}
-		_ = obj.DefineDataProperty(name, namedFunc(rt, name, fn), goja.FLAG_TRUE, enum, goja.FLAG_TRUE)
+		f := namedFunc(rt, name, fn)
+		_ = obj.DefineDataProperty(name, f, goja.FLAG_TRUE, config, enum)
+		if opts != nil && opts.iterator == name {
+			_ = obj.DefineDataPropertySymbol(goja.SymIterator, f, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+		}
 		if opts != nil {
 			for _, alias := range opts.aliases[name] {
-				_ = obj.DefineDataProperty(alias, namedFunc(rt, alias, fn), goja.FLAG_TRUE, enum, goja.FLAG_TRUE)
+				_ = obj.DefineDataProperty(alias, namedFunc(rt, alias, fn), goja.FLAG_TRUE, config, enum)
 			}
 		}
 	}
@@ -160,6 +180,12 @@ func native[T any](rt *goja.Runtime, v T, m any) func(goja.FunctionCall) goja.Va
 		return typed(rt, onThis(v, f, "Selector"))
 	case func(T, *jsList, goja.FunctionCall) (goja.Value, error):
 		return typed(rt, onThis(v, f, "SelectorList"))
+	case func(T, *jsHeaders, goja.FunctionCall) (goja.Value, error):
+		return typed(rt, onThis(v, f, "Headers"))
+	case func(T, *jsResponse, goja.FunctionCall) (goja.Value, error):
+		return typed(rt, onThis(v, f, "Response"))
+	case func(T, *jsPage, goja.FunctionCall) (goja.Value, error):
+		return typed(rt, onThis(v, f, "Page"))
 	case func(T, goja.FunctionCall) goja.Value:
 		return func(c goja.FunctionCall) goja.Value { return f(v, c) }
 	}

@@ -33,6 +33,10 @@ func visibleObject[T any](rt *goja.Runtime, v T) *goja.Object {
 // crawlerSettings is this.crawler.settings: the crawl's settings, read with typed getters
 // (Scrapy: settings.getint...). Before the crawl starts they read undefined. Spider code
 // is untrusted: a secret setting (types.SecretSetting) reads masked, by every getter.
+//
+// The crawl's settings (defaults < customSettings < -s).
+//
+//jscrawl:class interface Settings
 type crawlerSettings struct{ st *vmState }
 
 // setting reads key with read, or the default given as argument 1 when key is not set.
@@ -64,32 +68,45 @@ func maskedSetting(settings *types.Settings, key string) *types.Settings {
 	return m
 }
 
-// Get(key, default) is the setting as it is.
+// Get returns the setting as it is, or `def` when it is not set.
+//
+//jscrawl:ts get<K extends keyof SettingsMap>(key: K, def?: SettingsMap[K]): SettingsMap[K];
+//jscrawl:ts get(key: string, def?: unknown): any;
 func (x crawlerSettings) Get(c goja.FunctionCall) (goja.Value, error) {
 	return x.setting(c, (*types.Settings).Get)
 }
 
-// GetInt(key, default) is the setting as an integer.
+// GetInt returns the setting as an integer, or `def` when it is not set.
+//
+//jscrawl:ts getInt(key: string, def?: number): number;
 func (x crawlerSettings) GetInt(c goja.FunctionCall) (goja.Value, error) {
 	return x.setting(c, anyOf((*types.Settings).Int))
 }
 
-// GetFloat(key, default) is the setting as a number.
+// GetFloat returns the setting as a number, or `def` when it is not set.
+//
+//jscrawl:ts getFloat(key: string, def?: number): number;
 func (x crawlerSettings) GetFloat(c goja.FunctionCall) (goja.Value, error) {
 	return x.setting(c, anyOf((*types.Settings).Float))
 }
 
-// GetBool(key, default) is the setting as a boolean.
+// GetBool returns the setting as a boolean, or `def` when it is not set.
+//
+//jscrawl:ts getBool(key: string, def?: boolean): boolean;
 func (x crawlerSettings) GetBool(c goja.FunctionCall) (goja.Value, error) {
 	return x.setting(c, anyOf((*types.Settings).Bool))
 }
 
-// GetList(key, default) is the setting as an array.
+// GetList returns the setting as an array, or `def` when it is not set.
+//
+//jscrawl:ts getList(key: string, def?: unknown[]): unknown[];
 func (x crawlerSettings) GetList(c goja.FunctionCall) (goja.Value, error) {
 	return x.setting(c, anyOf((*types.Settings).List))
 }
 
-// GetDict(key, default) is the setting as an object.
+// GetDict returns the setting as an object, or `def` when it is not set.
+//
+//jscrawl:ts getDict(key: string, def?: Record<string, unknown>): Record<string, unknown>;
 func (x crawlerSettings) GetDict(c goja.FunctionCall) (goja.Value, error) {
 	return x.setting(c, anyOf((*types.Settings).Map))
 }
@@ -101,9 +118,15 @@ func anyOf[V any](get func(*types.Settings, string) V) func(*types.Settings, str
 
 // crawlerStats is this.crawler.stats: the crawl's stats (Scrapy's StatsCollector). Before
 // the crawl starts, writes are ignored.
+//
+// The crawl's stats, dumped at the end with Scrapy's key names.
+//
+//jscrawl:class interface Stats
 type crawlerStats struct{ st *vmState }
 
-// Get(key, default) is a stat's value, or default (undefined).
+// Get returns a stat's value, or `def` (undefined) when it has none.
+//
+//jscrawl:ts get(key: string, def?: unknown): any;
 func (x crawlerStats) Get(c goja.FunctionCall) (goja.Value, error) {
 	s := x.st.s
 	if s.crawler == nil {
@@ -119,7 +142,9 @@ func (x crawlerStats) Get(c goja.FunctionCall) (goja.Value, error) {
 	return x.st.rt.ToValue(v), nil
 }
 
-// Inc(key, n) adds n (1) to a stat.
+// Inc adds `n` (1) to a stat.
+//
+//jscrawl:ts inc(key: string, n?: number): void;
 func (x crawlerStats) Inc(c goja.FunctionCall) (goja.Value, error) {
 	if s := x.st.s; s.crawler != nil {
 		n := int64(1)
@@ -131,7 +156,9 @@ func (x crawlerStats) Inc(c goja.FunctionCall) (goja.Value, error) {
 	return goja.Undefined(), nil
 }
 
-// Set(key, value) sets a stat to a JSON-like value.
+// Set sets a stat to a JSON-like value.
+//
+//jscrawl:ts set(key: string, value: JSONValue): void;
 func (x crawlerStats) Set(c goja.FunctionCall) (goja.Value, error) {
 	if s := x.st.s; s.crawler != nil {
 		v, _, err := exportValue(x.st.rt, c.Argument(1), "crawler.stats.set() value", 0)
@@ -143,7 +170,9 @@ func (x crawlerStats) Set(c goja.FunctionCall) (goja.Value, error) {
 	return goja.Undefined(), nil
 }
 
-// Max(key, n) raises a stat to n.
+// Max raises a stat to `value` (Scrapy: max_value).
+//
+//jscrawl:ts max(key: string, value: number): void;
 func (x crawlerStats) Max(c goja.FunctionCall) (goja.Value, error) {
 	if s := x.st.s; s.crawler != nil {
 		s.crawler.Stats().Max(c.Argument(0).String(), c.Argument(1).ToInteger())
@@ -151,7 +180,9 @@ func (x crawlerStats) Max(c goja.FunctionCall) (goja.Value, error) {
 	return goja.Undefined(), nil
 }
 
-// Min(key, n) lowers a stat to n.
+// Min lowers a stat to `value` (Scrapy: min_value).
+//
+//jscrawl:ts min(key: string, value: number): void;
 func (x crawlerStats) Min(c goja.FunctionCall) (goja.Value, error) {
 	if s := x.st.s; s.crawler != nil {
 		s.crawler.Stats().Min(c.Argument(0).String(), c.Argument(1).ToInteger())
@@ -159,7 +190,9 @@ func (x crawlerStats) Min(c goja.FunctionCall) (goja.Value, error) {
 	return goja.Undefined(), nil
 }
 
-// GetStats() is every stat, as an object.
+// GetStats returns every stat, as an object.
+//
+//jscrawl:ts getStats(): Record<string, any>;
 func (x crawlerStats) GetStats(goja.FunctionCall) (goja.Value, error) {
 	if s := x.st.s; s.crawler != nil {
 		return toJS(x.st.rt, s.crawler.Stats().Snapshot()), nil
@@ -168,9 +201,16 @@ func (x crawlerStats) GetStats(goja.FunctionCall) (goja.Value, error) {
 }
 
 // crawlerEngine is this.crawler.engine (Scrapy's ExecutionEngine): crawl and closeSpider.
+//
+// `this.crawler.engine`: the running crawl's engine (Scrapy: ExecutionEngine).
+//
+//jscrawl:class interface CrawlerEngine
 type crawlerEngine struct{ st *vmState }
 
-// Crawl(request) schedules a Request, as a callback's output would be.
+// Crawl schedules a request from anywhere, as a callback's output would be (Scrapy:
+// engine.crawl).
+//
+//jscrawl:ts crawl(request: Request): void;
 func (x crawlerEngine) Crawl(c goja.FunctionCall) (goja.Value, error) {
 	r, ok := c.Argument(0).(*goja.Object)
 	if !ok || !x.st.isRequestObject(r) {
@@ -187,7 +227,9 @@ func (x crawlerEngine) Crawl(c goja.FunctionCall) (goja.Value, error) {
 	return goja.Undefined(), nil
 }
 
-// CloseSpider(reason) stops the crawl with reason ("cancelled").
+// CloseSpider ends the crawl gracefully; the reason ("cancelled") becomes finish_reason.
+//
+//jscrawl:ts closeSpider(reason?: string): void;
 func (x crawlerEngine) CloseSpider(c goja.FunctionCall) (goja.Value, error) {
 	reason := "cancelled"
 	if r := c.Argument(0); !goja.IsUndefined(r) {

@@ -83,33 +83,6 @@ declare module "jscrawl" {
     includePage?: boolean;
   }
 
-  /**
-   * A browser page kept open for the callback (the browser option `includePage`). It is
-   * closed when the callback ends, also when it fails. Times are in milliseconds.
-   */
-  export interface Page {
-    /** The page's current URL. */
-    url(): string;
-    /** Clicks the first element the CSS selector matches. */
-    click(selector: string): Promise<void>;
-    /** Types text into the first field the selector matches, replacing its value. */
-    fill(selector: string, text: string): Promise<void>;
-    /** Waits until the selector matches (default timeout: the request's). */
-    waitForSelector(selector: string, options?: { timeout?: number }): Promise<void>;
-    /** Scrolls to the bottom up to `times` times (10), waiting `delay` ms (500) between; stops when the page stops growing. */
-    scroll(options?: { times?: number; delay?: number }): Promise<void>;
-    /** Runs a function in the page (its source text) with JSON arguments; resolves to its JSON result. */
-    evaluate<T = any>(fn: string | ((...args: any[]) => any), ...args: JSONValue[]): Promise<T>;
-    /** The current DOM as HTML. */
-    content(): Promise<string>;
-    /** A PNG of the viewport. */
-    screenshot(): Promise<Uint8Array>;
-    /** Loads another URL in the page, waiting as the request's `waitUntil` says. */
-    goto(url: string): Promise<void>;
-    /** A fresh Response over the current DOM. */
-    response(): Promise<Response>;
-  }
-
   /** A cookie of RequestOptions.cookies. */
   export interface RequestCookie {
     name: string;
@@ -154,19 +127,6 @@ declare module "jscrawl" {
     forEach(fn: (value: string, name: string, headers: RequestHeaders) => void): void;
   }
 
-  /** Response headers; names are case-insensitive. */
-  export interface Headers extends Iterable<[string, string]> {
-    get(name: string): string | null;
-    has(name: string): boolean;
-    set(name: string, value: string): void;
-    append(name: string, value: string): void;
-    delete(name: string): void;
-    getAll(name: string): string[];
-    entries(): IterableIterator<[string, string]>;
-    keys(): IterableIterator<string>;
-    forEach(fn: (value: string, name: string, headers: Headers) => void): void;
-  }
-
   /** A regular expression: a RegExp, or a string. LinkExtractor and sitemapRules compile
    * strings with JS semantics; selectors' re() and reFirst() read both as Python's re. */
   export type Pattern = RegExp | string;
@@ -175,61 +135,6 @@ declare module "jscrawl" {
   export type Namespaces = Record<string, string>;
   /** XPath variables for `xpath()`: `$name` in the expression (parsel's keyword arguments). */
   export type XPathVariables = Record<string, string | number | boolean>;
-
-  /**
-   * One match of a CSS or XPath query (parsel: Selector): an element, a text node, an
-   * attribute value, or a string, number or boolean computed by an XPath expression.
-   */
-  export interface Selector {
-    /** Selects inside this element (parsel: `::text`, `*::text`, `::attr(name)`). */
-    css(query: string): SelectorList;
-    /**
-     * Evaluates an XPath 1.0 expression from this element (relative: `./a/@href`; absolute:
-     * `//a`). Text nodes and attributes come back as selectors whose `get()` is their
-     * string; numbers and booleans as parsel writes them (`"2.0"`, `"1"`/`"0"`).
-     * `namespaces` adds prefixes for this call only; `variables` binds `$name`
-     * (`sel.xpath("//a[@id=$id]", null, { id: "top" })`, parsel's `xpath(q, id="top")`).
-     * Throws a TypeError (`XPath error: ... in <expr>`) when the expression is invalid or
-     * uses a variable not given.
-     */
-    xpath(expr: string, namespaces?: Namespaces | null, variables?: XPathVariables): SelectorList;
-    /** The element's outer HTML (or XML) as lxml writes it (`<img src="a.jpg">`), or the
-     * text, attribute value or computed string. */
-    get(): string;
-    getall(): string[];
-    /** `get()` (parsel's old name). */
-    extract(): string;
-    /** `get()` (for spiders written against parsel's SelectorList). */
-    extractFirst(): string;
-    /** `get()`, parsel's spelling. */
-    extract_first(): string;
-    /**
-     * Matches of `pattern` in `get()` with Python's `re` semantics, as parsel: `\w`, `\d`,
-     * `\s` and `\b` are Unicode-aware, `(?P<name>...)` names a group. Each whole match, or
-     * the values of its groups when it has some (an unmatched group gives `""`), or only the
-     * first match's group named `extract` when there is one. A RegExp's source is read the
-     * same way; flags other than i, m and s are ignored. Character references other than
-     * `&lt;` and `&amp;` are replaced unless `replaceEntities` is false.
-     */
-    re(pattern: Pattern, replaceEntities?: boolean): string[];
-    /** The first string `re()` gives, or `def` (default `null`). */
-    reFirst(pattern: Pattern): string | null;
-    reFirst<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
-    /** `reFirst()`, parsel's spelling. */
-    re_first(pattern: Pattern): string | null;
-    re_first<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
-    /** Runs a JMESPath expression on the JSON this selector holds (a JSON text given to
-     * `new Selector`, a `<script>` block's text or a text/attribute value) and returns the
-     * JSON value; `null` when it holds no JSON or nothing matches. */
-    jmespath(expr: string): any;
-    /** Binds `prefix` for this selector's `xpath()` and the selectors it produces from now on. */
-    registerNamespace(prefix: string, uri: string): void;
-    /** Drops every namespace of the whole XML document, so `//loc` matches a sitemap's `<loc>`. */
-    removeNamespaces(): void;
-    /** The element's attributes (empty for text and attributes; XML namespace declarations
-     * left out). */
-    readonly attrib: Record<string, string>;
-  }
 
   /** What `new Selector(...)` parses: a string of HTML (default) or XML, or JSON for
    * `jmespath()`. As in parsel, a text that is valid JSON makes a JSON selector whatever
@@ -247,43 +152,6 @@ declare module "jscrawl" {
     readonly prototype: Selector;
   };
 
-  /** The matches of a CSS or XPath query, in document order. */
-  export interface SelectorList extends Omit<ReadonlyArray<Selector>, "slice" | "filter" | "map"> {
-    /** The first match as a string, or `null` when there is none. */
-    get(): string | null;
-    /** The first match as a string, or `def` when there is none. */
-    get<D>(def: D): string | D;
-    getall(): string[];
-    /** `getall()` (parsel's old name). */
-    extract(): string[];
-    /** `get()` (parsel's old name, as Scrapy spiders write it). */
-    extractFirst(): string | null;
-    extractFirst<D>(def: D): string | D;
-    /** `get()`, parsel's spelling. */
-    extract_first(): string | null;
-    extract_first<D>(def: D): string | D;
-    css(query: string): SelectorList;
-    /** `xpath()` of each element, concatenated. */
-    xpath(expr: string, namespaces?: Namespaces | null, variables?: XPathVariables): SelectorList;
-    /** `re()` of each selector, concatenated. */
-    re(pattern: Pattern, replaceEntities?: boolean): string[];
-    /** The first string `re()` gives over the list, or `def` (default `null`). */
-    reFirst(pattern: Pattern): string | null;
-    reFirst<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
-    /** `reFirst()`, parsel's spelling. */
-    re_first(pattern: Pattern): string | null;
-    re_first<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
-    /** A SelectorList of part of this one (parsel: `sel[1:]`). */
-    slice(start?: number, end?: number): SelectorList;
-    /** A SelectorList of the selectors `fn` keeps. */
-    filter(fn: (s: Selector, i: number, list: SelectorList) => unknown): SelectorList;
-    /** A SelectorList when `fn` gives Selectors, else an array. */
-    map(fn: (s: Selector, i: number, list: SelectorList) => Selector): SelectorList;
-    map<U>(fn: (s: Selector, i: number, list: SelectorList) => U): U[];
-    /** The first element's attributes, `{}` for an empty list. */
-    readonly attrib: Record<string, string>;
-  }
-
   /** SelectorLists come from `css()` and `xpath()`; this value is for `instanceof`. */
   export const SelectorList: {
     new (): never;
@@ -297,72 +165,6 @@ declare module "jscrawl" {
     url?: string;
     /** The request it answers; a middleware's substitute keeps the original when absent. */
     request?: Request;
-  }
-
-  /** A downloaded page (Scrapy: Response). An HTTP error status is a Response too. */
-  export class Response {
-    /** Builds a response, WHATWG-style (a downloader middleware may return one). */
-    constructor(body?: string | null, init?: ResponseInit);
-    /** A copy with some parts changed (Scrapy: Response.replace). */
-    replace(changes: { body?: string; status?: number; headers?: Record<string, string | string[]>; url?: string; request?: Request }): Response;
-    readonly url: string;
-    readonly status: number;
-    readonly headers: Headers;
-    readonly request: Request;
-    /** The request's meta. */
-    readonly meta: Record<string, any>;
-    /** The body decoded to text (charset from a BOM, the header, `<meta charset>`, else sniffed). */
-    readonly body: string;
-    /** The encoding `body` was decoded with, a WHATWG name such as "utf-8" or "shift_jis" (Scrapy: response.encoding). */
-    readonly encoding: string;
-    /** The HTTP version, "HTTP/1.1" or "HTTP/2.0"; "" for file: and data: URLs (Scrapy: response.protocol). */
-    readonly protocol: string;
-    /** How the response was obtained: ["cached"] when the HTTP cache served it (Scrapy: response.flags). */
-    readonly flags: string[];
-    /** The session of the session pool that served the response; null without SESSION_POOL_ENABLED. */
-    readonly session: ResponseSession | null;
-    /** The PNG of a browser request with `screenshot: true`; null otherwise. */
-    readonly screenshot: Uint8Array | null;
-    /** The open page of a browser request with `includePage: true`; undefined otherwise. */
-    readonly page: Page | undefined;
-    text(): Promise<string>;
-    json<T = any>(): Promise<T>;
-    css(query: string): SelectorList;
-    /** XPath 1.0 from the root element (see `Selector.xpath`), with the namespaces
-     * registered on `response.selector`. An XML response (an XML Content-Type, or none and
-     * an XML declaration) is parsed as XML: its namespaces need a prefix
-     * (`response.selector.registerNamespace("s", uri)`) or `removeNamespaces()`. */
-    xpath(expr: string, namespaces?: Namespaces | null, variables?: XPathVariables): SelectorList;
-    /** The root Selector of the document (parsel: response.selector). */
-    readonly selector: Selector;
-    /** Runs a JMESPath expression on the body parsed as JSON (parsed once per response) and
-     * returns a plain value (`null` when nothing matches; object keys sorted). Throws a
-     * TypeError when the body is not JSON or the expression is invalid. */
-    jmespath(expr: string): any;
-    /**
-     * Every `<script type="application/ld+json">` block parsed, arrays spread and `@graph`
-     * nodes flattened into the list (each with the block's `@context` unless it has one).
-     * Invalid blocks are skipped and counted in the `jsonld/invalid` stat.
-     */
-    jsonLd(): Record<string, any>[];
-    /** The URL relative links resolve against: the URL, or the page's `<base href>`. */
-    readonly baseUrl: string;
-    /** Resolves a URL against baseUrl (the page's `<base href>` when it has one), as Scrapy. */
-    urljoin(href: string): string;
-    /** A Request for a link: a URL (relative is fine), an `<a>` Selector or a Request.
-     * A link that cannot be downloaded (an empty or `#...` href, `mailto:`, `tel:`,
-     * `javascript:`, or a scheme DOWNLOAD_SCHEMES does not enable, such as `data:`) gives
-     * `undefined` (counted in `follow/skipped_scheme`); yielding `undefined` yields nothing. */
-    follow(target: Request, options?: RequestOptions): Request;
-    /** Scrapy's positional callback: `response.follow(href, this.parseItem)` (null: parse). */
-    follow(target: Request, callback: CallbackRef | null, options?: RequestOptionsAfterCallback): Request;
-    follow(target: string | Selector | Request, options?: RequestOptions): Request | undefined;
-    follow(target: string | Selector | Request, callback: CallbackRef | null, options?: RequestOptionsAfterCallback): Request | undefined;
-    /** Requests for links, skipping those `follow` skips, invalid URLs and elements without href. */
-    followAll(targets: Iterable<string | Selector | Request | null | undefined> | null | undefined, options?: RequestOptions): Request[];
-    /** Scrapy's positional callback: `response.followAll(links, this.parseAuthor)` (null: parse). */
-    followAll(targets: Iterable<string | Selector | Request | null | undefined> | null | undefined, callback: CallbackRef | null,
-      options?: RequestOptionsAfterCallback): Request[];
   }
 
   /** What an errback gets. `response` is null when nothing was received. */
@@ -402,27 +204,6 @@ declare module "jscrawl" {
 
   /** Resolves after ms milliseconds. */
   export function sleep(ms: number): Promise<void>;
-
-  /** The crawl's settings (defaults < customSettings < -s). */
-  export interface Settings {
-    get<K extends keyof SettingsMap>(key: K, def?: SettingsMap[K]): SettingsMap[K];
-    get(key: string, def?: unknown): any;
-    getInt(key: string, def?: number): number;
-    getFloat(key: string, def?: number): number;
-    getBool(key: string, def?: boolean): boolean;
-    getList(key: string, def?: unknown[]): unknown[];
-    getDict(key: string, def?: Record<string, unknown>): Record<string, unknown>;
-  }
-
-  /** The crawl's stats, dumped at the end with Scrapy's key names. */
-  export interface Stats {
-    get(key: string, def?: unknown): any;
-    set(key: string, value: JSONValue): void;
-    inc(key: string, n?: number): void;
-    max(key: string, value: number): void;
-    min(key: string, value: number): void;
-    getStats(): Record<string, any>;
-  }
 
   /** The signals a handler can connect to (Scrapy's names). */
   export type SignalName =
@@ -496,25 +277,12 @@ declare module "jscrawl" {
     retired: boolean;
   }
 
-  /** `this.crawler.sessions`: the session pool (SESSION_POOL_ENABLED; Crawlee: SessionPool). */
-  export interface Sessions {
-    /** Every session, retired ones included, oldest first ([] without the pool). */
-    list(): SessionInfo[];
-    /** Retires the named session, its cookies and proxy with it: true if it was usable. */
-    retire(name: string): boolean;
-  }
-
   /** `this.crawler`: the running crawl as a spider sees it. */
   export interface Crawler {
     settings: Settings;
     stats: Stats;
     signals: Signals;
-    engine: {
-      /** Schedules a request from anywhere (Scrapy: engine.crawl). */
-      crawl(request: Request): void;
-      /** Ends the crawl gracefully; the reason becomes finish_reason. */
-      closeSpider(reason?: string): void;
-    };
+    engine: CrawlerEngine;
     /** Downloads inline, like fetch(), from a Request. */
     download(request: Request, options?: { signal?: AbortSignal }): Promise<Response>;
     /** The session pool's sessions (SESSION_POOL_ENABLED). */

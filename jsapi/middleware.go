@@ -229,13 +229,10 @@ func (m *DownloaderMiddlewares) hookOnce(ctx context.Context, js *jsRequest, i i
 
 // responseHandle returns the Go side of a JS Response.
 func (st *vmState) responseHandle(obj *goja.Object) (*respHandle, bool) {
-	fn, _ := goja.AssertFunction(st.helper("responseHandle"))
-	v, err := fn(goja.Undefined(), obj)
-	if err != nil || v == nil || goja.IsUndefined(v) {
-		return nil, false
+	if r, ok := responseOf(obj); ok {
+		return r.h, true
 	}
-	h, ok := v.Export().(*respHandle)
-	return h, ok
+	return nil, false
 }
 
 // Interface guards.

@@ -9,10 +9,11 @@ import (
 func (st *vmState) natives() *goja.Object {
 	rt := st.rt
 	n := rt.NewObject()
+	st.urls = &urlsClass{st: st}
 	for name, class := range map[string]*goja.Object{
 		"response":  bindClass(rt, "response", responseClass{st}),
-		"headers":   bindClass(rt, "headers", headersClass{rt}),
-		"urls":      bindClass(rt, "urls", &urlsClass{st: st}),
+		"headers":   bindClass(rt, "headers", headersClass{st}),
+		"urls":      bindClass(rt, "urls", st.urls),
 		"selectors": bindClass(rt, "selectors", selectorClass{st}),
 		"links":     bindClass(rt, "links", linksClass{st}),
 		"feeds":     bindClass(rt, "feeds", &feedsClass{st: st}),

@@ -10,21 +10,9 @@ import (
 	"github.com/jscrawl/jscrawl/types"
 )
 
-// pageClass holds the natives of the JS Page (prelude.js): the browser page a response of
-// a browser request with includePage keeps open (types.Page). Each takes the response's
-// handle as argument 0; the asynchronous ones return [promise, cancel] as the inline
-// download does, and run the call on a goroutine.
+// pageClass holds the natives prelude.js needs for the JS Page (a Go-backed object: the
+// browser page a response of a browser request with includePage keeps open, types.Page).
 type pageClass struct{ st *vmState }
-
-// HasPage(h) reports whether the response has an open page (response.page).
-func (x pageClass) HasPage(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	return x.st.rt.ToValue(h.resp.Page != nil), nil
-}
-
-// PageURL(h) is page.url().
-func (x pageClass) PageURL(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	return x.st.rt.ToValue(h.resp.Page.URL()), nil
-}
 
 // ClosePage(h) closes the page (the end of the scope that received it); it returns at
 // once, the page closes on a goroutine the spider's Close waits for.
@@ -35,70 +23,187 @@ func (x pageClass) ClosePage(h *respHandle, c goja.FunctionCall) (goja.Value, er
 	return goja.Undefined(), nil
 }
 
-// PageClick(h, css) is page.click(css).
-func (x pageClass) PageClick(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	css := c.Argument(1).String()
-	return x.st.pageCall(h, func(ctx context.Context, p types.Page) (any, error) { return nil, p.Click(ctx, css) }), nil
+// PageProto() is the Page prototype, made in Go (installPage).
+func (x pageClass) PageProto(goja.FunctionCall) (goja.Value, error) {
+	return x.st.pageProto, nil
 }
 
-// PageFill(h, css, text) is page.fill(css, text).
-func (x pageClass) PageFill(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	css, text := c.Argument(1).String(), c.Argument(2).String()
-	return x.st.pageCall(h, func(ctx context.Context, p types.Page) (any, error) { return nil, p.Fill(ctx, css, text) }), nil
+// jsPage is a JS Page: a Go-backed object (no own properties) whose methods live on the
+// shared prototype pageProto, over the page of its response handle.
+type jsPage struct{ h *respHandle }
+
+func (*jsPage) Get(string) goja.Value       { return nil }
+func (*jsPage) Set(string, goja.Value) bool { return false }
+func (*jsPage) Has(string) bool             { return false }
+func (*jsPage) Delete(string) bool          { return true }
+func (*jsPage) Keys() []string              { return nil }
+
+// newPage makes the Page of the response handle h (response.page).
+func (st *vmState) newPage(h *respHandle) goja.Value {
+	o := st.rt.NewDynamicObject(&jsPage{h: h})
+	_ = o.SetPrototype(st.pageProto)
+	return o
 }
 
-// PageWaitForSelector(h, css, ms) is page.waitForSelector(css, { timeout: ms }).
-func (x pageClass) PageWaitForSelector(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	css, timeout := c.Argument(1).String(), millis(c.Argument(2))
-	return x.st.pageCall(h, func(ctx context.Context, p types.Page) (any, error) {
-		return nil, p.WaitForSelector(ctx, css, timeout)
-	}), nil
+// installPage makes the Page prototype with native methods.
+func (st *vmState) installPage() {
+	st.pageProto = st.rt.NewObject()
+	bindMethods(st.rt, st.pageProto, pageMethods{st}, &bindOptions{class: true})
 }
 
-// PageScroll(h, times, delayMs) is page.scroll({ times, delay }).
-func (x pageClass) PageScroll(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	times, delay := int(c.Argument(1).ToInteger()), millis(c.Argument(2))
-	return x.st.pageCall(h, func(ctx context.Context, p types.Page) (any, error) { return nil, p.Scroll(ctx, times, delay) }), nil
+// pageMethods are the methods of a JS Page (the prototype of response.page), on this. The
+// asynchronous ones run on a goroutine (pageCall) and are tied to the running callback's
+// scope (the prelude's pageScoped): a failing callback cancels them.
+//
+// A browser page kept open for the callback (the browser option `includePage`). It is
+// closed when the callback ends, also when it fails. Times are in milliseconds.
+//
+//jscrawl:class interface Page
+type pageMethods struct{ st *vmState }
+
+// scoped ties pair, [promise, cancel] from pageCall, to the running callback's scope; with
+// parse, the promise resolves to its JSON text parsed.
+func (m pageMethods) scoped(pair goja.Value, parse bool) (goja.Value, error) {
+	if m.st.pageScoped == nil {
+		m.st.pageScoped, _ = goja.AssertFunction(m.st.helper("pageScoped"))
+	}
+	return m.st.pageScoped(goja.Undefined(), pair, m.st.rt.ToValue(parse))
 }
 
-// PageEvaluate(h, source, argsJSON) is page.evaluate(source, ...args): it resolves to the
-// result's JSON text, which the prelude parses.
-func (x pageClass) PageEvaluate(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	src, args := c.Argument(1).String(), []byte(c.Argument(2).String())
-	return x.st.pageCall(h, func(ctx context.Context, p types.Page) (any, error) {
-		out, err := p.Evaluate(ctx, src, args)
+// call is scoped(pageCall(p's page, f)).
+func (m pageMethods) call(p *jsPage, f func(ctx context.Context, p types.Page) (any, error)) (goja.Value, error) {
+	return m.scoped(m.st.pageCall(p.h, f), false)
+}
+
+// Url is the page's current URL.
+//
+//jscrawl:ts url(): string;
+func (m pageMethods) Url(p *jsPage, _ goja.FunctionCall) (goja.Value, error) {
+	return m.st.rt.ToValue(p.h.resp.Page.URL()), nil
+}
+
+// Click clicks the first element the CSS selector matches.
+//
+//jscrawl:ts click(selector: string): Promise<void>;
+func (m pageMethods) Click(p *jsPage, c goja.FunctionCall) (goja.Value, error) {
+	css := c.Argument(0).String()
+	return m.call(p, func(ctx context.Context, p types.Page) (any, error) { return nil, p.Click(ctx, css) })
+}
+
+// Fill types text into the first field the selector matches, replacing its value.
+//
+//jscrawl:ts fill(selector: string, text: string): Promise<void>;
+func (m pageMethods) Fill(p *jsPage, c goja.FunctionCall) (goja.Value, error) {
+	css, text := c.Argument(0).String(), c.Argument(1).String()
+	return m.call(p, func(ctx context.Context, p types.Page) (any, error) { return nil, p.Fill(ctx, css, text) })
+}
+
+// WaitForSelector waits until the selector matches (default timeout: the request's).
+//
+//jscrawl:ts waitForSelector(selector: string, options?: { timeout?: number }): Promise<void>;
+func (m pageMethods) WaitForSelector(p *jsPage, c goja.FunctionCall) (goja.Value, error) {
+	css, timeout := c.Argument(0).String(), millis(option(c.Argument(1), "timeout"))
+	return m.call(p, func(ctx context.Context, p types.Page) (any, error) { return nil, p.WaitForSelector(ctx, css, timeout) })
+}
+
+// Scroll scrolls to the bottom up to `times` times (10), waiting `delay` ms (500) between;
+// stops when the page stops growing.
+//
+//jscrawl:ts scroll(options?: { times?: number; delay?: number }): Promise<void>;
+func (m pageMethods) Scroll(p *jsPage, c goja.FunctionCall) (goja.Value, error) {
+	times, delay := 10, 500*time.Millisecond
+	if v := option(c.Argument(0), "times"); !goja.IsUndefined(v) {
+		times = int(v.ToInteger())
+	}
+	if v := option(c.Argument(0), "delay"); !goja.IsUndefined(v) {
+		delay = millis(m.st.rt.ToValue(v.ToFloat()))
+	}
+	return m.call(p, func(ctx context.Context, p types.Page) (any, error) { return nil, p.Scroll(ctx, times, delay) })
+}
+
+// Evaluate runs a function in the page (its source text) with JSON arguments; resolves to
+// its JSON result.
+//
+//jscrawl:ts evaluate<T = any>(fn: string | ((...args: any[]) => any), ...args: JSONValue[]): Promise<T>;
+func (m pageMethods) Evaluate(p *jsPage, c goja.FunctionCall) (goja.Value, error) {
+	fn := c.Argument(0)
+	if _, isFn := goja.AssertFunction(fn); !isFn && !goja.IsString(fn) {
+		return nil, typeError("page.evaluate() needs a function or its source text")
+	}
+	rt := m.st.rt
+	args := make([]any, 0, len(c.Arguments))
+	for _, a := range c.Arguments[1:] {
+		args = append(args, a)
+	}
+	stringify, _ := goja.AssertFunction(rt.Get("JSON").ToObject(rt).Get("stringify"))
+	json, err := stringify(goja.Undefined(), rt.NewArray(args...))
+	if err != nil {
+		return nil, err
+	}
+	src, argsJSON := fn.String(), []byte(json.String())
+	return m.scoped(m.st.pageCall(p.h, func(ctx context.Context, p types.Page) (any, error) {
+		out, err := p.Evaluate(ctx, src, argsJSON)
 		return string(out), err
-	}), nil
+	}), true)
 }
 
-// PageContent(h) is page.content().
-func (x pageClass) PageContent(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	return x.st.pageCall(h, func(ctx context.Context, p types.Page) (any, error) { return p.Content(ctx) }), nil
+// Content resolves to the current DOM as HTML.
+//
+//jscrawl:ts content(): Promise<string>;
+func (m pageMethods) Content(p *jsPage, _ goja.FunctionCall) (goja.Value, error) {
+	return m.call(p, func(ctx context.Context, p types.Page) (any, error) { return p.Content(ctx) })
 }
 
-// PageScreenshot(h) is page.screenshot(): a Uint8Array of a PNG.
-func (x pageClass) PageScreenshot(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	return x.st.pageCall(h, func(ctx context.Context, p types.Page) (any, error) {
+// Screenshot resolves to a PNG of the viewport.
+//
+//jscrawl:ts screenshot(): Promise<Uint8Array>;
+func (m pageMethods) Screenshot(p *jsPage, _ goja.FunctionCall) (goja.Value, error) {
+	return m.call(p, func(ctx context.Context, p types.Page) (any, error) {
 		b, err := p.Screenshot(ctx)
 		return pngBytes(b), err
-	}), nil
+	})
 }
 
-// PageGoto(h, url) is page.goto(url).
-func (x pageClass) PageGoto(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	u := c.Argument(1).String()
-	return x.st.pageCall(h, func(ctx context.Context, p types.Page) (any, error) { return nil, p.Goto(ctx, u) }), nil
+// Goto loads another URL in the page, waiting as the request's `waitUntil` says.
+//
+//jscrawl:ts goto(url: string): Promise<void>;
+func (m pageMethods) Goto(p *jsPage, c goja.FunctionCall) (goja.Value, error) {
+	u, err := m.st.urls.CheckURL(goja.FunctionCall{Arguments: []goja.Value{m.st.rt.ToValue(c.Argument(0).String()), m.st.rt.ToValue("page.goto")}})
+	if err != nil {
+		return nil, err
+	}
+	url := u.String()
+	return m.call(p, func(ctx context.Context, p types.Page) (any, error) { return nil, p.Goto(ctx, url) })
 }
 
-// PageResponse(h) is page.response(): a Response over the current DOM (without the page).
-func (x pageClass) PageResponse(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	return x.st.pageCall(h, func(ctx context.Context, p types.Page) (any, error) {
+// Response resolves to a fresh Response over the current DOM (without the page).
+//
+//jscrawl:ts response(): Promise<Response>;
+func (m pageMethods) Response(p *jsPage, _ goja.FunctionCall) (goja.Value, error) {
+	return m.call(p, func(ctx context.Context, p types.Page) (any, error) {
 		r, err := p.Response(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return &respHandle{resp: r}, nil
-	}), nil
+	})
+}
+
+// ToString returns "<Page url>".
+//
+//jscrawl:ts toString(): string;
+func (m pageMethods) ToString(p *jsPage, _ goja.FunctionCall) (goja.Value, error) {
+	return m.st.rt.ToValue("<Page " + p.h.resp.Page.URL() + ">"), nil
+}
+
+// option is o[key] when o is an object, else undefined (JS's `o && o.key` for options).
+func option(o goja.Value, key string) goja.Value {
+	if obj, ok := o.(*goja.Object); ok {
+		if v := obj.Get(key); v != nil {
+			return v
+		}
+	}
+	return goja.Undefined()
 }
 
 // pngBytes marks a result to become a Uint8Array.
@@ -171,3 +276,6 @@ func pageErrorName(err error) string {
 	}
 	return "Error"
 }
+
+// Interface guards.
+var _ goja.DynamicObject = (*jsPage)(nil)

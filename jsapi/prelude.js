@@ -5,18 +5,15 @@
   "use strict";
   // The Go natives, one object per class (bind.go); a name the class lacks throws here,
   // when the VM is set up.
-  const { newResponse, request: responseRequest, responseURL, responseBase, responseStatus, responseProtocol,
-    responseFlags, responseSession, responseEncoding, responseScreenshot, text: responseText, css: responseCss, rootSelector, jmespath: responseJmespath,
-    jsonLdTexts } = n.response;
-  const { headerGet, headerSet, headerDelete, headerValues, headerEntries } = n.headers;
+  const { newResponse, responseProto, handleOf, text: responseText, jsonLdTexts } = n.response;
+  const { headersOf, headersProto } = n.headers;
   const { checkURL, urljoin, urljoinAt, join: joinURL, follow: followURL } = n.urls;
   const { parseSelector, selectorHref, selectorProto, listProto, listFrom } = n.selectors;
   const { download: startDownload, statInc, userLocation } = n.crawl;
   const { inspect, log } = n.logger;
   const { outputFilters } = n.output;
   const { connectSignal } = n.signals;
-  const { hasPage, pageURL, closePage, pageClick, pageFill, pageWaitForSelector, pageScroll, pageEvaluate,
-    pageContent, pageScreenshot, pageGoto, pageResponse } = n.page;
+  const { closePage, pageProto } = n.page;
   const callbackNames = new Map(); // function -> spider method name
   let spider = null;
 
@@ -261,21 +258,10 @@
     constructor(reason) { super(reason === undefined ? "" : String(reason)); this.name = "DontCloseSpider"; }
   }
 
-  class Headers {
-    #h;
-    constructor(h) { this.#h = h; }
-    get(name) { return headerGet(this.#h, String(name)); }
-    has(name) { return headerGet(this.#h, String(name)) !== null; }
-    getAll(name) { return headerValues(this.#h, String(name)); }
-    entries() { return headerEntries(this.#h)[Symbol.iterator](); }
-    keys() { return headerEntries(this.#h).map((e) => e[0])[Symbol.iterator](); }
-    forEach(fn) { for (const [k, v] of headerEntries(this.#h)) fn(v, k, this); }
-    set(name, value) { headerSet(this.#h, String(name), String(value), false); }
-    append(name, value) { headerSet(this.#h, String(name), String(value), true); }
-    delete(name) { headerDelete(this.#h, String(name)); }
-    [Symbol.iterator]() { return this.entries(); }
-    toJSON() { return Object.fromEntries(headerEntries(this.#h)); }
-  }
+  // Headers is Go-backed (headers.go): this function gives it a name and instanceof.
+  function Headers() { throw new TypeError("Headers come from response.headers"); }
+  Headers.prototype = headersProto();
+  Object.defineProperty(Headers.prototype, "constructor", { value: Headers, writable: true, configurable: true });
 
   // Selector and SelectorList are Go-backed (see selectors.go); these functions give them
   // names and instanceof, and new Selector({ text, type }) parses a string (parsel's
@@ -352,28 +338,25 @@
     return requestWith(url, opts);
   }
 
-  const INTERNAL = Symbol("internal");
-  class Response {
-    #h; #req; #headers; #sel; #page; #ldCounted = false;
-    // new Response(body, { status, headers, url, request }) builds a response, WHATWG-style
-    // (a downloader middleware may return one instead of downloading).
-    constructor(body, init, h, url, status) {
-      if (init === INTERNAL) {
-        // url and status come from the host with h (two native calls fewer per callback).
-        this.#h = h; this.url = url; this.status = status;
-        return;
-      }
-      const i = init || {};
-      if (i.request !== undefined && i.request !== null && !(i.request instanceof Request)) {
-        throw new TypeError("new Response(): request must be a Request");
-      }
-      this.#h = newResponse(body === undefined || body === null ? "" : String(body),
-        i.status === undefined ? 200 : Number(i.status), i.headers || {}, i.url || "", i.request || null);
-      this.#req = i.request || null;
-      this.url = responseURL(this.#h); this.status = responseStatus(this.#h);
+  // Response is Go-backed (jsresponse.go): this function gives it a name, instanceof and
+  // new Response(body, { status, headers, url, request }), WHATWG-style (a downloader
+  // middleware may return one instead of downloading); the methods below are in JS.
+  function Response(body, init) {
+    if (new.target === undefined) throw new TypeError("Class constructor Response cannot be invoked without 'new'");
+    const i = init || {};
+    if (i.request !== undefined && i.request !== null && !(i.request instanceof Request)) {
+      throw new TypeError("new Response(): request must be a Request");
     }
-    static handleOf(r) { return r instanceof Response ? r.#h : undefined; }
-    /** A copy with some of body, status, headers, url and request changed (Scrapy: replace). */
+    const r = newResponse(body === undefined || body === null ? "" : String(body),
+      i.status === undefined ? 200 : Number(i.status), i.headers || {}, i.url || "", i.request || null);
+    if (new.target !== Response) Object.setPrototypeOf(r, new.target.prototype);
+    return r;
+  }
+  Response.prototype = responseProto();
+  const hidden = (o, k, v) => Object.defineProperty(o, k, { value: v, writable: true, configurable: true });
+  hidden(Response.prototype, "constructor", Response);
+  hidden(Response, "handleOf", handleOf);
+  const responseJS = {
     replace(changes) {
       const c = changes || {};
       return new Response(c.body !== undefined ? c.body : this.body, {
@@ -382,107 +365,57 @@
         url: c.url !== undefined ? c.url : this.url,
         request: c.request !== undefined ? c.request : this.request,
       });
-    }
-    get request() { return this.#req || (this.#req = responseRequest(this.#h)); }
-    get meta() { return this.request.meta; }
-    get headers() { return this.#headers || (this.#headers = new Headers(this.#h)); }
-    get body() { return responseText(this.#h); }
-    /** The HTTP version ("HTTP/1.1", "HTTP/2.0"; "" for file: and data:). */
-    get protocol() { return responseProtocol(this.#h); }
-    /** How the response was obtained: ["cached"] when served by the HTTP cache. */
-    get flags() { return responseFlags(this.#h); }
-    /** The session of the session pool that served it (null without SESSION_POOL_ENABLED). */
-    get session() { return this.#h === undefined ? null : responseSession(this.#h); }
-    /** The open browser page of a request with the browser option includePage. */
-    get page() {
-      if (this.#page === undefined) this.#page = this.#h !== undefined && hasPage(this.#h) ? new Page(this.#h, INTERNAL) : null;
-      return this.#page === null ? undefined : this.#page;
-    }
-    /** The PNG of a browser request with the option screenshot (null otherwise). */
-    get screenshot() { return responseScreenshot(this.#h); }
-    /** The encoding the body was decoded with (WHATWG name). */
-    get encoding() { return responseEncoding(this.#h); }
-    async text() { return responseText(this.#h); }
-    async json() { return JSON.parse(responseText(this.#h)); }
-    /** The document's root Selector (parsel: response.selector); its namespaces serve xpath(). */
-    get selector() { return this.#sel || (this.#sel = rootSelector(this.#h)); }
-    css(q) { return this.#sel ? this.#sel.css(q) : responseCss(this.#h, String(q)); }
-    xpath(q, namespaces, variables) { return this.selector.xpath(q, namespaces, variables); }
-    jmespath(q) { return responseJmespath(this.#h, String(q)); }
+    },
+    async text() { return responseText(handleOf(this)); },
+    async json() { return JSON.parse(responseText(handleOf(this))); },
     jsonLd() {
       const out = [];
-      for (const text of jsonLdTexts(this.#h)) {
+      const [texts, first] = jsonLdTexts(handleOf(this));
+      for (const text of texts) {
         let v;
         try {
           v = JSON.parse(text);
         } catch (e) {
-          if (!this.#ldCounted) statInc("jsonld/invalid");
+          if (first) statInc("jsonld/invalid");
           continue;
         }
         flattenLd(v, out, undefined);
       }
-      this.#ldCounted = true;
       return out;
-    }
-    // The URL relative links resolve against: the URL, or the page's <base href>.
-    get baseUrl() { return this.#h === undefined ? this.url : responseBase(this.#h); }
-    urljoin(href) {
-      const h = this.#h;
-      return h === undefined ? urljoin(this.url, String(href)) : urljoinAt(h, String(href));
-    }
-    // follow(target, options), or Scrapy's follow(target, callback[, options]).
-    follow(target, ...rest) {
-      const o = rest.length === 0 ? undefined : requestOptions(rest[0], rest[1], rest.length + 1, "response.follow()", requestKeys);
-      return followRequest(this, target, o, false, this.#h);
-    }
+    },
     // followAll(targets, options), or Scrapy's followAll(targets, callback[, options]).
     followAll(targets, opts, more) {
       const out = [];
       opts = arguments.length < 2 ? undefined : requestOptions(opts, more, arguments.length, "response.followAll()", requestKeys);
       if (targets === undefined || targets === null) return out;
+      const h = handleOf(this);
       for (const t of targets) {
         if (t === null || t === undefined) continue;
-        const r = followRequest(this, t, opts, true, this.#h);
+        const r = followRequest(this, t, opts, true, h);
         if (r !== undefined) out.push(r);
       }
       return out;
-    }
-    toString() { return "<" + this.status + " " + this.url + ">"; }
+    },
+  };
+  for (const k of Object.keys(responseJS)) hidden(Response.prototype, k, responseJS[k]);
+  // followSlow is response.follow(target, options) and Scrapy's follow(target, callback[,
+  // options]) when the Go method's fast path (a string href alone) does not apply.
+  function followSlow(target, ...rest) {
+    const o = rest.length === 0 ? undefined : requestOptions(rest[0], rest[1], rest.length + 1, "response.follow()", requestKeys);
+    return followRequest(this, target, o, false, handleOf(this));
   }
 
-  // Page is the browser page a response of a request with includePage keeps open, driven
-  // with promises (Playwright's names; times in milliseconds). It closes when the
-  // callback that received the response ends.
-  class Page {
-    #h;
-    constructor(h, key) {
-      if (key !== INTERNAL) throw new TypeError("a Page comes from response.page (the browser option includePage)");
-      this.#h = h;
-    }
-    #call(pair) { const scope = __jscrawlScope(); return scoped(pair[0], pair[1], scope, null); }
-    /** The page's current URL. */
-    url() { return pageURL(this.#h); }
-    click(selector) { return this.#call(pageClick(this.#h, String(selector))); }
-    fill(selector, text) { return this.#call(pageFill(this.#h, String(selector), String(text))); }
-    waitForSelector(selector, options) {
-      return this.#call(pageWaitForSelector(this.#h, String(selector), options && options.timeout));
-    }
-    scroll(options) {
-      const o = options || {};
-      const times = o.times === undefined ? 10 : Number(o.times);
-      const delay = o.delay === undefined ? 500 : Number(o.delay);
-      return this.#call(pageScroll(this.#h, times, delay));
-    }
-    evaluate(fn, ...args) {
-      if (typeof fn !== "function" && typeof fn !== "string") throw new TypeError("page.evaluate() needs a function or its source text");
-      const json = JSON.stringify(args);
-      return this.#call(pageEvaluate(this.#h, String(fn), json)).then((r) => JSON.parse(r));
-    }
-    content() { return this.#call(pageContent(this.#h)); }
-    screenshot() { return this.#call(pageScreenshot(this.#h)); }
-    goto(url) { return this.#call(pageGoto(this.#h, checkURL(String(url), "page.goto"))); }
-    response() { return this.#call(pageResponse(this.#h)); }
-    toString() { return "<Page " + this.url() + ">"; }
+  // Page is Go-backed (page.go): the browser page a response of a request with
+  // includePage keeps open; this function gives it a name. It closes when the callback that
+  // received the response ends.
+  function Page() { throw new TypeError("a Page comes from response.page (the browser option includePage)"); }
+  Page.prototype = pageProto();
+  hidden(Page.prototype, "constructor", Page);
+  // pageScoped ties a page call's [promise, cancel] to the running callback; with parse,
+  // the promise resolves to its JSON text parsed (page.evaluate).
+  function pageScoped(pair, parse) {
+    const p = scoped(pair[0], pair[1], __jscrawlScope(), null);
+    return parse ? p.then((r) => JSON.parse(r)) : p;
   }
 
   function sleep(ms) { return new Promise((resolve) => setTimeout(resolve, ms)); }
@@ -835,8 +768,8 @@
     wrapStart,
     wrapOutput,
     crawlerDownload,
-    makeResponse(h, url, status) { return new Response(null, INTERNAL, h, url, status); },
-    responseHandle(v) { return Response.handleOf(v); },
+    pageScoped,
+    follow: followSlow,
     makeRequest(url, o) { return requestWith(url, o); },
     requestHeadersProto,
     requestProto: Request.prototype,

@@ -28,6 +28,7 @@ type respHandle struct {
 	noted   bool              // the DEBUG note of a flattened document was logged
 	enc     encoding.Encoding // urlEncoding's result, once hasEnc
 	hasEnc  bool
+	ldDone  bool // response.jsonLd() ran (its invalid blocks are counted once)
 }
 
 // baseURL returns the URL relative links resolve against: the response URL, joined with
@@ -120,14 +121,27 @@ func (s *Spider) noteFlattened(url string, d *selector.Document) {
 
 // responseToJS makes the JS Response for resp; on the loop. Its request is made on first use.
 func (st *vmState) responseToJS(h *respHandle) (goja.Value, error) {
-	return st.makeResponse(goja.Undefined(), st.rt.ToValue(h), st.rt.ToValue(h.resp.URL), st.rt.ToValue(h.resp.Status))
+	return st.newJSResponse(h, nil), nil
 }
 
-// responseClass holds the natives of the JS Response (prelude.js), which keeps its
-// respHandle in a private field and passes it as the first argument.
+// responseClass holds the natives prelude.js needs for the JS Response (a Go-backed object:
+// jsresponse.go), which take its respHandle (handleOf) as their first argument.
 type responseClass struct{ st *vmState }
 
-// NewResponse(body, status, headers, url, request) backs new Response(...).
+// ResponseProto() is Response.prototype, made in Go (installResponse).
+func (r responseClass) ResponseProto(goja.FunctionCall) (goja.Value, error) {
+	return r.st.responseProto, nil
+}
+
+// HandleOf(v) is Response.handleOf(v): the respHandle of a Response, else undefined.
+func (r responseClass) HandleOf(c goja.FunctionCall) (goja.Value, error) {
+	if x, ok := responseOf(c.Argument(0)); ok {
+		return r.st.rt.ToValue(x.h), nil
+	}
+	return goja.Undefined(), nil
+}
+
+// NewResponse(body, status, headers, url, request) backs new Response(...): the Response.
 func (r responseClass) NewResponse(c goja.FunctionCall) (goja.Value, error) {
 	rt := r.st.rt
 	resp := &types.Response{Body: []byte(c.Argument(0).String()), Status: int(c.Argument(1).ToInteger()), URL: c.Argument(3).String()}
@@ -153,41 +167,12 @@ func (r responseClass) NewResponse(c goja.FunctionCall) (goja.Value, error) {
 	}
 	// The body is text already: it must not be decoded again by the charset its
 	// headers may name.
-	return rt.ToValue(&respHandle{resp: resp, text: c.Argument(0).String(), hasText: true, made: true}), nil
-}
-
-// Request(h) is response.request, made on first use.
-func (r responseClass) Request(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	if h.resp.Request == nil {
-		return goja.Null(), nil
+	h := &respHandle{resp: resp, text: c.Argument(0).String(), hasText: true, made: true}
+	var req goja.Value
+	if o, ok := c.Argument(4).(*goja.Object); ok {
+		req = o
 	}
-	v, err := r.st.requestToJS(h.resp.Request)
-	return v, asTypeError(err)
-}
-
-// ResponseURL(h) is response.url.
-func (r responseClass) ResponseURL(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	return r.st.rt.ToValue(h.resp.URL), nil
-}
-
-// ResponseBase(h) is response.baseUrl: the URL, or the page's <base href>.
-func (r responseClass) ResponseBase(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	return r.st.rt.ToValue(h.baseURL()), nil
-}
-
-// ResponseStatus(h) is response.status.
-func (r responseClass) ResponseStatus(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	return r.st.rt.ToValue(h.resp.Status), nil
-}
-
-// ResponseProtocol(h) is response.protocol.
-func (r responseClass) ResponseProtocol(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	return r.st.rt.ToValue(h.resp.Protocol), nil
-}
-
-// ResponseFlags(h) is response.flags.
-func (r responseClass) ResponseFlags(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	return stringArray(r.st.rt, h.resp.Flags), nil
+	return r.st.newJSResponse(h, req), nil
 }
 
 // ResponseScreenshot(h) is response.screenshot: the PNG of a browser request with the
@@ -221,39 +206,14 @@ func (r responseClass) Text(h *respHandle, c goja.FunctionCall) (goja.Value, err
 	return r.st.rt.ToValue(h.body()), nil
 }
 
-// Css(h, query) is response.css(query) before response.selector is made.
-func (r responseClass) Css(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	doc, err := r.st.document(h)
-	if err != nil {
-		return nil, err
-	}
-	return r.st.selectAll(c.Argument(1).String(), doc.Root())
-}
-
-// RootSelector(h) is response.selector: the root of the document, whose namespaces
-// response.xpath uses.
-func (r responseClass) RootSelector(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	doc, err := r.st.document(h)
-	if err != nil {
-		return nil, err
-	}
-	return r.st.newSelector(doc.Root()), nil
-}
-
-// Jmespath(h, expr) is response.jmespath(expr) on the body parsed as JSON.
-func (r responseClass) Jmespath(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
-	data, err := h.jsonValue()
-	if err != nil {
-		return nil, typeError("response.jmespath(): %v", err)
-	}
-	return r.st.jmesSearch("response.jmespath()", c.Argument(1).String(), data)
-}
-
-// JsonLdTexts(h) returns the text of every <script type="application/ld+json">.
+// JsonLdTexts(h) returns [the text of every <script type="application/ld+json">, whether
+// this is the first call] (invalid blocks are counted in a stat on the first call only).
 func (r responseClass) JsonLdTexts(h *respHandle, c goja.FunctionCall) (goja.Value, error) {
+	first := !h.ldDone
+	h.ldDone = true
 	doc, err := r.st.document(h)
 	if err != nil || doc.IsXML() {
-		return r.st.rt.NewArray(), nil
+		return r.st.rt.NewArray(r.st.rt.NewArray(), first), nil
 	}
 	rs, err := selector.Select([]selector.Result{doc.Root()}, `script[type="application/ld+json" i]`)
 	if err != nil {
@@ -263,7 +223,7 @@ func (r responseClass) JsonLdTexts(h *respHandle, c goja.FunctionCall) (goja.Val
 	for i, res := range rs {
 		out[i] = res.Text()
 	}
-	return r.st.rt.NewArray(out...), nil
+	return r.st.rt.NewArray(r.st.rt.NewArray(out...), first), nil
 }
 
 // IsHTMLResponse(h) reports whether the response is HTML (CrawlSpider follows links in

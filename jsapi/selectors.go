@@ -262,7 +262,23 @@ func (st *vmState) installSelectors() {
 	})
 }
 
-// selectorMethods are the methods of a JS Selector (Selector.prototype), on this.
+// selectorMethods are the methods of a JS Selector (Selector.prototype), on this. The
+// paragraphs after this one, the //jscrawl:ts lines (the aliases installSelectors binds),
+// its methods and their doc comments are jscrawl_gen.d.ts.
+//
+// One match of a CSS or XPath query (parsel: Selector): an element, a text node, an
+// attribute value, or a string, number or boolean computed by an XPath expression.
+//
+//jscrawl:doc `get()` (parsel's old name).
+//jscrawl:ts extract(): string;
+//jscrawl:doc `get()` (for spiders written against parsel's SelectorList).
+//jscrawl:ts extractFirst(): string;
+//jscrawl:doc `get()`, parsel's spelling.
+//jscrawl:ts extract_first(): string;
+//jscrawl:doc `reFirst()`, parsel's spelling.
+//jscrawl:ts re_first(pattern: Pattern): string | null;
+//jscrawl:ts re_first<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
+//jscrawl:class interface Selector
 type selectorMethods struct{ st *vmState }
 
 // noDoc refuses what to a Selector over text that is not a document.
@@ -273,7 +289,9 @@ func noDoc(s *jsSelector, what string) error {
 	return nil
 }
 
-// Css(query) selects with CSS (and parsel's ::text and ::attr(name)).
+// Css selects inside this element (parsel: `::text`, `*::text`, `::attr(name)`).
+//
+//jscrawl:ts css(query: string): SelectorList;
 func (m selectorMethods) Css(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
 	if err := noDoc(s, "css"); err != nil {
 		return nil, err
@@ -281,8 +299,15 @@ func (m selectorMethods) Css(s *jsSelector, c goja.FunctionCall) (goja.Value, er
 	return m.st.selectAllNS(c.Argument(0).String(), s.ns, s.r)
 }
 
-// Xpath(expr, namespaces, variables) selects with XPath 1.0; variables bind $name to a
-// string, number or boolean (parsel's keyword arguments of xpath()).
+// Xpath evaluates an XPath 1.0 expression from this element (relative: `./a/@href`;
+// absolute: `//a`). Text nodes and attributes come back as selectors whose `get()` is their
+// string; numbers and booleans as parsel writes them (`"2.0"`, `"1"`/`"0"`).
+// `namespaces` adds prefixes for this call only; `variables` binds `$name`
+// (`sel.xpath("//a[@id=$id]", null, { id: "top" })`, parsel's `xpath(q, id="top")`).
+// Throws a TypeError (`XPath error: ... in <expr>`) when the expression is invalid or
+// uses a variable not given.
+//
+//jscrawl:ts xpath(expr: string, namespaces?: Namespaces | null, variables?: XPathVariables): SelectorList;
 func (m selectorMethods) Xpath(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
 	if err := noDoc(s, "xpath"); err != nil {
 		return nil, err
@@ -290,7 +315,10 @@ func (m selectorMethods) Xpath(s *jsSelector, c goja.FunctionCall) (goja.Value, 
 	return m.st.xpathAll(c.Argument(0), c.Argument(1), c.Argument(2), s.ns, s.r)
 }
 
-// RegisterNamespace(prefix, uri) adds a namespace for this selector's xpath().
+// RegisterNamespace binds `prefix` for this selector's `xpath()` and the selectors it
+// produces from now on.
+//
+//jscrawl:ts registerNamespace(prefix: string, uri: string): void;
 func (m selectorMethods) RegisterNamespace(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
 	ns := make(map[string]string, len(s.ns)+1)
 	for k, v := range s.ns {
@@ -301,7 +329,10 @@ func (m selectorMethods) RegisterNamespace(s *jsSelector, c goja.FunctionCall) (
 	return goja.Undefined(), nil
 }
 
-// RemoveNamespaces() strips the namespaces of the whole document.
+// RemoveNamespaces drops every namespace of the whole XML document, so `//loc` matches a
+// sitemap's `<loc>`.
+//
+//jscrawl:ts removeNamespaces(): void;
 func (m selectorMethods) RemoveNamespaces(s *jsSelector, _ goja.FunctionCall) (goja.Value, error) {
 	if d := s.r.Document(); d != nil {
 		d.RemoveNamespaces()
@@ -309,22 +340,38 @@ func (m selectorMethods) RemoveNamespaces(s *jsSelector, _ goja.FunctionCall) (g
 	return goja.Undefined(), nil
 }
 
-// Jmespath(expr) queries the JSON in the selector's text.
+// Jmespath runs a JMESPath expression on the JSON this selector holds (a JSON text given
+// to `new Selector`, a `<script>` block's text or a text/attribute value) and returns the
+// JSON value; `null` when it holds no JSON or nothing matches.
+//
+//jscrawl:ts jmespath(expr: string): any;
 func (m selectorMethods) Jmespath(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
 	return m.st.jmesSearch("selector.jmespath()", c.Argument(0).String(), selectorJSON(s.r))
 }
 
-// Get() is the selected node serialized, or the text or attribute value.
+// Get is the element's outer HTML (or XML) as lxml writes it (`<img src="a.jpg">`), or
+// the text, attribute value or computed string.
+//
+//jscrawl:ts get(): string;
 func (m selectorMethods) Get(s *jsSelector, _ goja.FunctionCall) (goja.Value, error) {
 	return m.st.rt.ToValue(s.r.Get()), nil
 }
 
-// Getall() is [get()].
+// Getall is `[get()]` (parsel: a Selector's getall()).
+//
+//jscrawl:ts getall(): string[];
 func (m selectorMethods) Getall(s *jsSelector, _ goja.FunctionCall) (goja.Value, error) {
 	return m.st.rt.NewArray(s.r.Get()), nil
 }
 
-// Re(pattern, replaceEntities) returns the matches of a regular expression in get().
+// Re returns the matches of `pattern` in `get()` with Python's `re` semantics, as parsel:
+// `\w`, `\d`, `\s` and `\b` are Unicode-aware, `(?P<name>...)` names a group. Each whole
+// match, or the values of its groups when it has some (an unmatched group gives `""`), or
+// only the first match's group named `extract` when there is one. A RegExp's source is
+// read the same way; flags other than i, m and s are ignored. Character references other
+// than `&lt;` and `&amp;` are replaced unless `replaceEntities` is false.
+//
+//jscrawl:ts re(pattern: Pattern, replaceEntities?: boolean): string[];
 func (m selectorMethods) Re(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
 	re, err := m.st.regex(c.Argument(0))
 	if err != nil {
@@ -337,7 +384,10 @@ func (m selectorMethods) Re(s *jsSelector, c goja.FunctionCall) (goja.Value, err
 	return stringArray(m.st.rt, out), nil
 }
 
-// ReFirst(pattern, default, replaceEntities) returns the first match, or default (null).
+// ReFirst returns the first string `re()` gives, or `def` (default `null`).
+//
+//jscrawl:ts reFirst(pattern: Pattern): string | null;
+//jscrawl:ts reFirst<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
 func (m selectorMethods) ReFirst(s *jsSelector, c goja.FunctionCall) (goja.Value, error) {
 	re, err := m.st.regex(c.Argument(0))
 	if err != nil {
@@ -350,7 +400,10 @@ func (m selectorMethods) ReFirst(s *jsSelector, c goja.FunctionCall) (goja.Value
 	return orNull(c.Argument(1)), nil
 }
 
-// Attrib is the element's attributes as an object (a getter).
+// Attrib is the element's attributes (empty for text and attributes; XML namespace
+// declarations left out). A getter.
+//
+//jscrawl:ts readonly attrib: Record<string, string>;
 func (m selectorMethods) Attrib(s *jsSelector, _ goja.FunctionCall) (goja.Value, error) {
 	return m.st.attribObject(s.r), nil
 }
@@ -364,10 +417,35 @@ func firstOf(rt *goja.Runtime, out []string) goja.Value {
 }
 
 // listMethods are the methods of a JS SelectorList (SelectorList.prototype), on this.
-// filter() and map() are in prelude.js, through ListFrom.
+// filter() and map() are in prelude.js, through ListFrom. The paragraphs after this one,
+// the //jscrawl:ts lines (the aliases installSelectors binds, filter and map), its methods
+// and their doc comments are jscrawl_gen.d.ts.
+//
+// The matches of a CSS or XPath query, in document order.
+//
+//jscrawl:doc `getall()` (parsel's old name).
+//jscrawl:ts extract(): string[];
+//jscrawl:doc `get()` (parsel's old name, as Scrapy spiders write it).
+//jscrawl:ts extractFirst(): string | null;
+//jscrawl:ts extractFirst<D>(def: D): string | D;
+//jscrawl:doc `get()`, parsel's spelling.
+//jscrawl:ts extract_first(): string | null;
+//jscrawl:ts extract_first<D>(def: D): string | D;
+//jscrawl:doc `reFirst()`, parsel's spelling.
+//jscrawl:ts re_first(pattern: Pattern): string | null;
+//jscrawl:ts re_first<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
+//jscrawl:doc A SelectorList of the selectors `fn` keeps.
+//jscrawl:ts filter(fn: (s: Selector, i: number, list: SelectorList) => unknown): SelectorList;
+//jscrawl:doc A SelectorList when `fn` gives Selectors, else an array.
+//jscrawl:ts map(fn: (s: Selector, i: number, list: SelectorList) => Selector): SelectorList;
+//jscrawl:ts map<U>(fn: (s: Selector, i: number, list: SelectorList) => U): U[];
+//jscrawl:class interface SelectorList extends Omit<ReadonlyArray<Selector>, "slice" | "filter" | "map">
 type listMethods struct{ st *vmState }
 
-// Get(default) is the first selector's get(), or default (null).
+// Get returns the first match as a string, or `def` (default `null`) when there is none.
+//
+//jscrawl:ts get(): string | null;
+//jscrawl:ts get<D>(def: D): string | D;
 func (m listMethods) Get(l *jsList, c goja.FunctionCall) (goja.Value, error) {
 	if len(l.res) == 0 {
 		return orNull(c.Argument(0)), nil
@@ -375,7 +453,9 @@ func (m listMethods) Get(l *jsList, c goja.FunctionCall) (goja.Value, error) {
 	return m.st.rt.ToValue(l.res[0].Get()), nil
 }
 
-// Getall() is every selector's get().
+// Getall returns every selector's `get()`, in order.
+//
+//jscrawl:ts getall(): string[];
 func (m listMethods) Getall(l *jsList, _ goja.FunctionCall) (goja.Value, error) {
 	out := make([]any, len(l.res))
 	for i := range l.res {
@@ -384,7 +464,9 @@ func (m listMethods) Getall(l *jsList, _ goja.FunctionCall) (goja.Value, error) 
 	return m.st.rt.NewArray(out...), nil
 }
 
-// Re(pattern, replaceEntities) returns the matches in every selector, in order.
+// Re is `re()` of each selector, concatenated.
+//
+//jscrawl:ts re(pattern: Pattern, replaceEntities?: boolean): string[];
 func (m listMethods) Re(l *jsList, c goja.FunctionCall) (goja.Value, error) {
 	re, err := m.st.regex(c.Argument(0))
 	if err != nil {
@@ -401,8 +483,10 @@ func (m listMethods) Re(l *jsList, c goja.FunctionCall) (goja.Value, error) {
 	return stringArray(m.st.rt, out), nil
 }
 
-// ReFirst(pattern, default, replaceEntities) returns the first match in the selectors, or
-// default (null).
+// ReFirst returns the first string `re()` gives over the list, or `def` (default `null`).
+//
+//jscrawl:ts reFirst(pattern: Pattern): string | null;
+//jscrawl:ts reFirst<D>(pattern: Pattern, def: D, replaceEntities?: boolean): string | D;
 func (m listMethods) ReFirst(l *jsList, c goja.FunctionCall) (goja.Value, error) {
 	re, err := m.st.regex(c.Argument(0))
 	if err != nil {
@@ -417,7 +501,9 @@ func (m listMethods) ReFirst(l *jsList, c goja.FunctionCall) (goja.Value, error)
 	return orNull(c.Argument(1)), nil
 }
 
-// Slice(start, end) keeps a SelectorList (parsel: a slice of a SelectorList is one).
+// Slice returns a SelectorList of part of this one (parsel: `sel[1:]`).
+//
+//jscrawl:ts slice(start?: number, end?: number): SelectorList;
 func (m listMethods) Slice(l *jsList, c goja.FunctionCall) (goja.Value, error) {
 	n := int64(len(l.res))
 	start, end := relIndex(c.Argument(0), n, 0), relIndex(c.Argument(1), n, n)
@@ -427,17 +513,23 @@ func (m listMethods) Slice(l *jsList, c goja.FunctionCall) (goja.Value, error) {
 	return m.st.newListNS(l.res[start:end:end], l.ns), nil
 }
 
-// Css(query) selects with CSS in every selector.
+// Css is `css()` of each element, concatenated.
+//
+//jscrawl:ts css(query: string): SelectorList;
 func (m listMethods) Css(l *jsList, c goja.FunctionCall) (goja.Value, error) {
 	return m.st.selectAllNS(c.Argument(0).String(), l.ns, l.res...)
 }
 
-// Xpath(expr, namespaces, variables) selects with XPath in every selector.
+// Xpath is `xpath()` of each element, concatenated.
+//
+//jscrawl:ts xpath(expr: string, namespaces?: Namespaces | null, variables?: XPathVariables): SelectorList;
 func (m listMethods) Xpath(l *jsList, c goja.FunctionCall) (goja.Value, error) {
 	return m.st.xpathAll(c.Argument(0), c.Argument(1), c.Argument(2), l.ns, l.res...)
 }
 
-// Attrib is the first selector's attributes, or {} (a getter).
+// Attrib is the first element's attributes, `{}` for an empty list. A getter.
+//
+//jscrawl:ts readonly attrib: Record<string, string>;
 func (m listMethods) Attrib(l *jsList, _ goja.FunctionCall) (goja.Value, error) {
 	if len(l.res) == 0 {
 		return m.st.rt.NewObject(), nil

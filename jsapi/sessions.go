@@ -75,6 +75,10 @@ type sessionPool interface {
 
 // crawlerSessions is this.crawler.sessions: the session pool's sessions, listed and
 // retired (SESSION_POOL_ENABLED; Crawlee: crawler.sessionPool).
+//
+// `this.crawler.sessions`: the session pool (SESSION_POOL_ENABLED; Crawlee: SessionPool).
+//
+//jscrawl:class interface Sessions
 type crawlerSessions struct{ st *vmState }
 
 func (x crawlerSessions) pool() *session.Pool {
@@ -84,9 +88,9 @@ func (x crawlerSessions) pool() *session.Pool {
 	return nil
 }
 
-// List() is every session of the pool, retired ones included, oldest first: name,
-// usageCount, errorScore, createdAt (a Date), proxy (masked), profile, pinned and retired.
-// Empty without SESSION_POOL_ENABLED.
+// List returns every session, retired ones included, oldest first ([] without the pool).
+//
+//jscrawl:ts list(): SessionInfo[];
 func (x crawlerSessions) List(goja.FunctionCall) (goja.Value, error) {
 	rt := x.st.rt
 	var out []any
@@ -109,8 +113,10 @@ func (x crawlerSessions) List(goja.FunctionCall) (goja.Value, error) {
 	return rt.NewArray(out...), nil
 }
 
-// Retire(name) retires the named session (its cookies and proxy go with it): true if it
-// was usable. A name never used is recorded as retired, so a request pinned to it fails.
+// Retire retires the named session, its cookies and proxy with it: true if it was usable.
+// A name never used is recorded as retired, so a request pinned to it fails.
+//
+//jscrawl:ts retire(name: string): boolean;
 func (x crawlerSessions) Retire(c goja.FunctionCall) (goja.Value, error) {
 	p := x.pool()
 	if p == nil {

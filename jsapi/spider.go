@@ -32,9 +32,16 @@ var spidersSrc string
 //go:embed jscrawl.d.ts
 var typeDefinitions string
 
+// generatedDefinitions declares the Go-backed classes, from their Go methods and doc
+// comments (package internal/dtsgen; TestGeneratedDefinitionsAreCurrent fails when stale).
+//
+//go:generate go run ./internal/dtsgen/gendts -o jscrawl_gen.d.ts
+//go:embed jscrawl_gen.d.ts
+var generatedDefinitions string
+
 // TypeDefinitions is jscrawl.d.ts: TypeScript declarations of the "jscrawl" module and the
 // globals spiders see, with every known setting and its type (written by `jscrawl types`).
-var TypeDefinitions = typeDefinitions + settingsDeclarations()
+var TypeDefinitions = typeDefinitions + "\n" + generatedDefinitions + settingsDeclarations()
 
 // settingsDeclarations declares SettingsMap from types.Defs, so customSettings and
 // crawler.settings.get() are type-checked against the settings jscrawl knows.
@@ -166,24 +173,29 @@ type Spider struct {
 
 // vmState is one VM's spider instance and the prelude's helpers; used on that VM's loop.
 type vmState struct {
-	s            *Spider
-	vm           *runtime.VM
-	rt           *goja.Runtime
-	spider       *goja.Object
-	exports      *goja.Object // the jscrawl module's
-	module       *goja.Object // the spider module's exports
-	makeResponse goja.Callable
-	makeRequest  goja.Callable
-	wrapOutput   goja.Callable // the prelude's helpers of that name, looked up once
-	wrapStart    goja.Callable
-	pipelines    []*goja.Object
-	dlmws        []*goja.Object // downloaderMiddlewares, in order
-	spms         []*goja.Object // spiderMiddlewares, in order
-	helpers      *goja.Object
-	requestProto *goja.Object
-	selProto     *goja.Object // Selector methods
-	listProto    *goja.Object // SelectorList methods, inheriting Array.prototype
-	next         *reloaded    // the new code between Reload's two phases
+	s             *Spider
+	vm            *runtime.VM
+	rt            *goja.Runtime
+	spider        *goja.Object
+	exports       *goja.Object // the jscrawl module's
+	module        *goja.Object // the spider module's exports
+	makeRequest   goja.Callable
+	wrapOutput    goja.Callable // the prelude's helpers of that name, looked up once
+	wrapStart     goja.Callable
+	pipelines     []*goja.Object
+	dlmws         []*goja.Object // downloaderMiddlewares, in order
+	spms          []*goja.Object // spiderMiddlewares, in order
+	helpers       *goja.Object
+	requestProto  *goja.Object
+	selProto      *goja.Object  // Selector methods
+	listProto     *goja.Object  // SelectorList methods, inheriting Array.prototype
+	headersProto  *goja.Object  // Headers methods
+	responseProto *goja.Object  // Response methods and getters (prelude.js adds the JS ones)
+	followSlow    goja.Callable // response.follow off its fast path (the prelude's)
+	pageProto     *goja.Object  // Page methods
+	pageScoped    goja.Callable // the prelude's pageScoped
+	urls          *urlsClass
+	next          *reloaded // the new code between Reload's two phases
 }
 
 func (st *vmState) helper(name string) goja.Value { return st.helpers.Get(name) }
@@ -714,6 +726,9 @@ func (st *vmState) install() error {
 		return err
 	}
 	st.installSelectors()
+	st.installHeaders()
+	st.installResponse()
+	st.installPage()
 	f, err := rt.RunProgram(preludeProg)
 	if err != nil {
 		return err
@@ -743,7 +758,6 @@ func (st *vmState) install() error {
 			return err
 		}
 	}
-	st.makeResponse, _ = goja.AssertFunction(o.Get("makeResponse"))
 	st.wrapOutput, _ = goja.AssertFunction(o.Get("wrapOutput"))
 	st.wrapStart, _ = goja.AssertFunction(o.Get("wrapStart"))
 	st.makeRequest, _ = goja.AssertFunction(o.Get("makeRequest"))
