@@ -304,7 +304,7 @@ func TestBrowserLeavesNoTabOpen(t *testing.T) {
 	}{{1, 0}, {100, 1}} {
 		t.Run(fmt.Sprintf("BROWSER_PAGE_REUSE=%d", tc.reuse), func(t *testing.T) {
 			e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.RetryEnabled: false, types.BrowserPageReuse: tc.reuse})
-			defer e.CloseBrowser()
+			defer func() { _ = e.CloseHandlers() }()
 			ctx := context.Background()
 			var kept []types.Page
 			for _, r := range []*types.Request{
@@ -497,7 +497,7 @@ func TestBrowserOpenPageHoldsItsPlace(t *testing.T) {
 	enginetest.RequireBrowser(t)
 	srv := enginetest.StartWith(t, browserMux())
 	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1})
-	defer e.CloseBrowser()
+	defer func() { _ = e.CloseHandlers() }()
 	ctx := context.Background()
 	resp, err := e.Download(ctx, browserReq(srv.URL+"/app", types.Item{{Key: "includePage", Value: true}}))
 	if err != nil || resp.Page == nil {
@@ -537,7 +537,7 @@ func TestBrowserRetriedPageIsClosed(t *testing.T) {
 	srv := enginetest.StartWith(t, mux)
 	// BROWSER_CONCURRENCY 1: the retry gets a place only if the 503's page was closed.
 	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.RetryTimes: 1})
-	defer e.CloseBrowser()
+	defer func() { _ = e.CloseHandlers() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	resp, err := e.Download(ctx, browserReq(srv.URL+"/flaky", types.Item{{Key: "includePage", Value: true}}))
@@ -677,7 +677,7 @@ func TestBrowserReusesTabs(t *testing.T) {
 			clear(hits)
 			mu.Unlock()
 			e, logs := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.BrowserPageReuse: tc.reuse})
-			defer e.CloseBrowser()
+			defer func() { _ = e.CloseHandlers() }()
 			for _, u := range urls {
 				resp, err := e.Download(context.Background(), browserReq(srv.URL+u, nil))
 				if err != nil {
@@ -749,7 +749,7 @@ open.onsuccess = () => {
 	})
 	srv := enginetest.StartWith(t, mux)
 	e, logs := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.CookiesEnabled: false})
-	defer e.CloseBrowser()
+	defer func() { _ = e.CloseHandlers() }()
 	var got []string
 	for _, u := range []string{"/state?set=1", "/state"} {
 		resp, err := e.Download(context.Background(), browserReq(srv.URL+u, types.Item{{Key: "waitFor", Value: "body[data-done]"}}))
@@ -779,7 +779,7 @@ func TestBrowserIdleTabClosed(t *testing.T) {
 	enginetest.RequireBrowser(t)
 	srv := enginetest.StartWith(t, browserMux())
 	e, _ := newEngine(t, &enginetest.Spider{}, nil)
-	defer e.CloseBrowser()
+	defer func() { _ = e.CloseHandlers() }()
 	engine.SetBrowserIdleTimeout(e, 300*time.Millisecond)
 	ctx := context.Background()
 	if _, err := e.Download(ctx, browserReq(srv.URL+"/app", nil)); err != nil {
@@ -831,7 +831,7 @@ window.addEventListener("beforeunload", (e) => { e.preventDefault(); e.returnVal
 	mux.HandleFunc("/next", page(`<p id=next>next</p>`))
 	srv := enginetest.StartWith(t, mux)
 	e, logs := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.RetryEnabled: false})
-	defer e.CloseBrowser()
+	defer func() { _ = e.CloseHandlers() }()
 	ctx := context.Background()
 	resp, err := e.Download(ctx, browserReq(srv.URL+"/alert", types.Item{{Key: "timeout", Value: 10.0}}))
 	if err != nil {

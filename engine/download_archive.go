@@ -30,9 +30,11 @@ func WithReplay(a *warc.Archive, fallback bool) Option {
 }
 
 // wrapHandlers puts wrap around each download handler (once for a handler that serves
-// several schemes) and around the handler of browser requests.
+// several schemes) and around each route's (the browser handler's).
 func (d *HTTPDownloader) wrapHandlers(wrap func(DownloadHandler) DownloadHandler) {
-	d.rendered = wrap(d.rendered)
+	for i := range d.routes {
+		d.routes[i].h = wrap(d.routes[i].h)
+	}
 	done := map[DownloadHandler]DownloadHandler{}
 	for scheme, h := range d.handlers {
 		w, ok := done[h]
@@ -50,12 +52,12 @@ func (e *Engine) archiveHandlers(d *HTTPDownloader) {
 	if e.replay != nil {
 		d.replaying = true
 		d.wrapHandlers(func(h DownloadHandler) DownloadHandler {
-			return &replayHandler{inner: h, archive: e.replay, fallback: e.replayFallback, env: d.downloadEnv}
+			return &replayHandler{inner: h, archive: e.replay, fallback: e.replayFallback, env: d.env}
 		})
 	}
 	if e.warcOut != nil {
 		d.wrapHandlers(func(h DownloadHandler) DownloadHandler {
-			return &recordHandler{inner: h, w: e.warcOut, env: d.downloadEnv, failed: e.warcFailed}
+			return &recordHandler{inner: h, w: e.warcOut, env: d.env, failed: e.warcFailed}
 		})
 	}
 }
@@ -95,7 +97,7 @@ type headerSender interface {
 type recordHandler struct {
 	inner  DownloadHandler
 	w      *warc.Writer
-	env    *downloadEnv
+	env    *HandlerEnv
 	failed func(err error)
 	once   sync.Once
 }
@@ -142,7 +144,7 @@ type replayHandler struct {
 	inner    DownloadHandler
 	archive  *warc.Archive
 	fallback bool
-	env      *downloadEnv
+	env      *HandlerEnv
 }
 
 // Download implements DownloadHandler.
@@ -178,7 +180,7 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 	// past DOWNLOAD_MAXSIZE (raw or decoded: archives of other tools keep the bytes from
 	// the wire, jscrawl records bodies decoded) and held under DOWNLOAD_MEMORY_BUDGET.
 	defer rec.HTTP.Body.Close()
-	body, rawLen, err := h.env.readBody(ctx, req, rec.HTTP, lim)
+	body, rawLen, err := h.env.ReadBody(ctx, req, rec.HTTP, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -196,8 +198,8 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 		resp.URL = u.String() // as the http handler makes it
 	}
 	h.env.stats.Inc("replay/response_count", 1)
-	h.env.countRequest(req.HTTPMethod(), len(req.HTTPMethod())+len(req.URL)+12+len(req.Body))
-	h.env.countResponse(resp.Status, rawLen+15)
+	h.env.CountRequest(req.HTTPMethod(), len(req.HTTPMethod())+len(req.URL)+12+len(req.Body))
+	h.env.CountResponse(resp.Status, rawLen+15)
 	return resp, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -47,7 +48,7 @@ var browserNames = []string{"chromium", "chromium-browser", "google-chrome"}
 // is read come back as Set-Cookie headers, for the cookie jar. Downloads a page starts
 // are refused; dialogs are answered (browserTab.answerDialog).
 type browserHandler struct {
-	*downloadEnv
+	*HandlerEnv
 	executable  string // BROWSER_EXECUTABLE
 	timeout     time.Duration
 	concurrency int
@@ -92,10 +93,26 @@ func (p *browserProc) lost() bool {
 	return false
 }
 
-func newBrowserHandler(settings *types.Settings, env *downloadEnv) *browserHandler {
+// BrowserDownloadHandler is the name of the route of browser requests (RegisterRoute).
+const BrowserDownloadHandler = "BrowserDownloadHandler"
+
+func init() {
+	RegisterRoute(BrowserDownloadHandler, isBrowserRequest, func(settings *types.Settings, env *HandlerEnv) (DownloadHandler, error) {
+		return newBrowserHandler(settings, env), nil
+	})
+}
+
+// isBrowserRequest reports whether req has the browser option (or a malformed one, which
+// its download reports).
+func isBrowserRequest(req *types.Request) bool {
+	_, ok, err := req.Browser()
+	return ok || err != nil
+}
+
+func newBrowserHandler(settings *types.Settings, env *HandlerEnv) *browserHandler {
 	n := max(settings.Int(types.BrowserConcurrency), 1)
 	return &browserHandler{
-		downloadEnv: env,
+		HandlerEnv:  env,
 		executable:  settings.String(types.BrowserExecutable),
 		timeout:     settings.Duration(types.BrowserTimeout),
 		concurrency: n,
@@ -174,8 +191,16 @@ func (h *browserHandler) browser(req *types.Request) (*browserProc, error) {
 	return p, nil
 }
 
+// Prepare implements Preparer: it starts Chromium, if it is not running, for a browser
+// request. An error is left for the download to report.
+func (h *browserHandler) Prepare(req *types.Request) {
+	if _, ok, err := req.Browser(); ok && err == nil {
+		_, _ = h.browser(req)
+	}
+}
+
 // Close closes Chromium and waits for it to exit; browser requests fail afterwards.
-func (h *browserHandler) Close() {
+func (h *browserHandler) Close() error {
 	h.mu.Lock()
 	p := h.proc
 	h.closed = true
@@ -188,7 +213,7 @@ func (h *browserHandler) Close() {
 		h.discard(t)
 	}
 	if p == nil {
-		return
+		return nil
 	}
 	p.closing.Store(true)
 	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
@@ -198,14 +223,20 @@ func (h *browserHandler) Close() {
 	}
 	p.cancel()
 	<-p.exited
+	return nil
 }
 
-// Download implements DownloadHandler. lim.Timeout is BROWSER_TIMEOUT or the request's
-// timeout option; it starts when the page has its place among BROWSER_CONCURRENCY.
+// Download implements DownloadHandler. The page's timeout is BROWSER_TIMEOUT or the
+// request's timeout option, not lim's DOWNLOAD_TIMEOUT; it starts when the page has its
+// place among BROWSER_CONCURRENCY.
 func (h *browserHandler) Download(ctx context.Context, req *types.Request, lim DownloadLimits) (*types.Response, error) {
 	opts, _, err := req.Browser()
 	if err != nil {
 		return nil, &DownloadError{Name: NameNotSupported, URL: req.URL, Err: err}
+	}
+	lim.Timeout = h.timeout
+	if opts.Timeout > 0 {
+		lim.Timeout = time.Duration(opts.Timeout * float64(time.Second))
 	}
 	u, err := req.ParsedURL()
 	if err != nil {
@@ -239,7 +270,7 @@ func (h *browserHandler) Download(ctx context.Context, req *types.Request, lim D
 		p.Close()
 		return nil, h.failure(ctx, proc, req, lim, err)
 	}
-	h.countResponse(resp.Status, len(resp.Body))
+	h.CountResponse(resp.Status, len(resp.Body))
 	if lim.MaxSize > 0 && int64(len(resp.Body)) > lim.MaxSize {
 		// The rendered DOM is only known whole: it is measured, not cut, as an HTTP body is.
 		p.Close()
@@ -262,7 +293,7 @@ func (h *browserHandler) countBrowserRequest(req *types.Request) {
 			n += len(k) + len(v) + 4
 		}
 	}
-	h.countRequest(req.HTTPMethod(), n)
+	h.CountRequest(req.HTTPMethod(), n)
 }
 
 func (h *browserHandler) addSeconds(d time.Duration) {
@@ -784,4 +815,8 @@ func (p *browserPage) Close() error {
 }
 
 // Interface guards
-var _ DownloadHandler = (*browserHandler)(nil)
+var (
+	_ DownloadHandler = (*browserHandler)(nil)
+	_ Preparer        = (*browserHandler)(nil)
+	_ io.Closer       = (*browserHandler)(nil)
+)

@@ -12,22 +12,22 @@ import (
 // BudgetPeak returns the most DOWNLOAD_MEMORY_BUDGET room d's downloads held at once
 // (0 without a budget).
 func BudgetPeak(d *HTTPDownloader) int64 {
-	if d.budget == nil {
+	if d.env.budget == nil {
 		return 0
 	}
-	return d.budget.peakUsed()
+	return d.env.budget.peakUsed()
 }
 
 // SetBrowserIdleTimeout sets how long an idle browser tab of e waits for a page before it
 // is closed; before e's first browser request.
 func SetBrowserIdleTimeout(e *Engine, d time.Duration) {
-	e.http.browser.idleTimeout = d
+	browserOf(e).idleTimeout = d
 }
 
 // BrowserIdleTabs waits until no tab of e's browser requests is being cleared and returns
 // how many tabs are idle, kept for the next page.
 func BrowserIdleTabs(e *Engine) int {
-	h := e.http.browser
+	h := browserOf(e)
 	h.clearing.Wait()
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -37,7 +37,7 @@ func BrowserIdleTabs(e *Engine) int {
 // BrowserTabs returns the pages (tabs) and the incognito browser contexts open in the
 // Chromium of e's browser requests; -1, -1 when none runs.
 func BrowserTabs(ctx context.Context, e *Engine) (pages, contexts int, err error) {
-	h := e.http.browser
+	h := browserOf(e)
 	h.mu.Lock()
 	p := h.proc
 	h.mu.Unlock()
@@ -63,3 +63,9 @@ func BrowserTabs(ctx context.Context, e *Engine) (pages, contexts int, err error
 // SetIdleRetry sets how long e waits before sending spider_idle again after
 // ErrDontCloseSpider; before Run.
 func SetIdleRetry(e *Engine, d time.Duration) { e.idleRetryEvery = d }
+
+// browserOf returns e's browser handler.
+func browserOf(e *Engine) *browserHandler {
+	h, _ := e.DownloadHandler(BrowserDownloadHandler).(*browserHandler)
+	return h
+}
