@@ -35,7 +35,10 @@ const (
 	NameCancelled             = "CancelledError"
 	NameError                 = "Error"
 	NameNotInArchive          = "NotInArchive" // a request a replay (--replay) has no response for
-	NameTunnel                = "TunnelError"  // a proxy answered CONNECT with another status than 200 (TunnelError)
+	// NameBrowserNotFound: a browser request when no Chromium can be found
+	// (BROWSER_EXECUTABLE, or chromium, chromium-browser and google-chrome on PATH).
+	NameBrowserNotFound = "BrowserNotFoundError"
+	NameTunnel          = "TunnelError" // a proxy answered CONNECT with another status than 200 (TunnelError)
 )
 
 // DownloadError is a failed download: Name is its Scrapy-style class (NameTimeout, ...),
