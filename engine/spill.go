@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/jscrawl/jscrawl/engine/frontier"
+	"github.com/jscrawl/jscrawl/engine/frontier/order"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -52,7 +53,7 @@ func (s *MemoryScheduler) spill() {
 			}
 		}
 	}
-	s.slots, s.index, s.n = map[string]*slotQueue{}, frontier.SlotIndex{}, 0
+	s.slots, s.index, s.n = map[string]*slotQueue{}, order.SlotIndex{}, 0
 	if f, ok := s.diskSlots(); ok {
 		f.UseSlots(s.view)
 	}
