@@ -14,7 +14,6 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/jscrawl/jscrawl/engine/browser"
 	"github.com/jscrawl/jscrawl/types"
 	"github.com/urfave/cli/v2"
 )
@@ -42,9 +41,7 @@ func main() {
 
 // newApp builds the command-line interface.
 func newApp() *cli.App {
-	// The download-handler plug-ins every command's engine has: browser requests render
-	// in Chromium (engine/browser). Registering again does nothing.
-	browser.Register()
+	registerPlugins() // engine/browser, the spill store
 	usage := func(c *cli.Context, err error, _ bool) error {
 		name := "jscrawl"
 		if c.Command != nil && c.Command.Name != "" {
