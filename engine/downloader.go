@@ -17,9 +17,11 @@ import (
 
 // HTTPDownloader is the Downloader at the end of the chain (Scrapy: the downloader's
 // DownloadHandlers plus the DownloaderStats middleware). It hands each request to the
-// DownloadHandler of its URL scheme (download_handler.go: http and https go to net/http,
-// file reads a local file and data decodes an RFC 2397 URL; DOWNLOAD_HANDLERS changes
-// the map), once the scheme is found in DOWNLOAD_SCHEMES.
+// first registered route that matches it (RegisterRoute: engine/browser takes the
+// browser requests), else to the DownloadHandler of its URL scheme (download_handler.go:
+// http and https go to net/http, file reads a local file and data decodes an RFC 2397
+// URL; DOWNLOAD_HANDLERS changes the map, over the handlers of RegisterHandler), once the
+// scheme is found in DOWNLOAD_SCHEMES.
 //
 // It enforces DOWNLOAD_TIMEOUT over the whole download, DOWNLOAD_MAXSIZE on both the raw
 // and the decoded byte counts (so a compression bomb is cut off early) and warns once per

@@ -122,6 +122,15 @@ func TestRegisteredHandlerCrawls(t *testing.T) {
 			failures: []string{"test:/: " + engine.NameNotSupported},
 		},
 		{
+			// engine/browser is not registered in this binary: a browser request fails
+			// rather than being downloaded without rendering.
+			name:     "browser request without the browser handler",
+			start:    []*types.Request{{URL: "test:/", Meta: types.Item{{Key: types.MetaBrowser, Value: true}}}},
+			kv:       map[string]any{types.DownloadHandlers: handlers, types.DownloadSchemes: testSchemes},
+			failures: []string{"test:/: " + engine.NameNotSupported},
+			stats:    map[string]int64{"downloader/request_count": 0},
+		},
+		{
 			name:   "route", // no handler for the scheme: the route takes the request
 			start:  []*types.Request{{URL: "test:/echo", Meta: types.Item{{Key: "echo", Value: true}}}},
 			kv:     map[string]any{types.DownloadSchemes: testSchemes},
