@@ -4,14 +4,17 @@ import (
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/browser"
 	"github.com/jscrawl/jscrawl/engine/frontier"
+	"github.com/jscrawl/jscrawl/engine/impersonate"
 )
 
 // registerPlugins gives the engine the plug-ins that live outside it, for every command:
-// browser requests render in Chromium (engine/browser), and a memory scheduler past
+// browser requests render in Chromium (engine/browser), HTTP_IMPERSONATE presents a
+// browser's TLS and HTTP/2 fingerprint (engine/impersonate), and a memory scheduler past
 // SCHEDULER_MEMORY_MAX spills to engine/frontier's pebble store. newApp calls it; calling
 // it again changes nothing.
 func registerPlugins() {
 	browser.Register()
+	impersonate.Register()
 	engine.RegisterSpillStore(openSpill)
 }
 

@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jscrawl/jscrawl/engine/impersonate"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -33,7 +32,7 @@ type httpHandler struct {
 
 	// HTTP_IMPERSONATE: the profiles (nil: Go's own client), the setting's entry of each
 	// (which DownloadSession.Profile names), or why the setting is refused.
-	browsers   []*impersonate.Browser
+	browsers   []ImpersonateProfile
 	entries    []string
 	impErr     error
 	userSetUA  bool              // USER_AGENT was set: it beats the profile's
@@ -46,7 +45,7 @@ type httpHandler struct {
 // meta.proxy (see HTTPProxyMiddleware) and, with DOWNLOAD_VERIFY_TLS false, to skip
 // certificate verification; it dials through the handler's DNSCache unless it has a dial
 // of its own. With HTTP_IMPERSONATE, the client's Transport is replaced by an
-// impersonate.Transport (see impersonatingTransport) that keeps the Transport's dial,
+// Impersonation's transport (see impersonatingTransport) that keeps the Transport's dial,
 // proxy and root certificates; "" leaves all of this as it was.
 func newHTTPHandler(settings *types.Settings, client *http.Client, env *HandlerEnv) *httpHandler {
 	h := &httpHandler{HandlerEnv: env, userAgent: settings.String(types.UserAgent)}
@@ -160,7 +159,7 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 	}
 	parent := ctx
 	if b := d.browserFor(ctx); b != nil {
-		ctx = impersonate.WithBrowser(ctx, b)
+		ctx = b.With(ctx)
 	}
 	hreq, err := http.NewRequestWithContext(ctx, method, req.URL, body)
 	if err != nil {

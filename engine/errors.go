@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/jscrawl/jscrawl/engine/impersonate"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -142,7 +141,14 @@ func isTLSError(err error) bool {
 		ech *tls.ECHRejectionError
 	)
 	return errors.As(err, &cv) || errors.As(err, &rh) || errors.As(err, &al) || errors.As(err, &ua) ||
-		errors.As(err, &he) || errors.As(err, &ci) || errors.As(err, &ech) || impersonate.IsTLSError(err)
+		errors.As(err, &he) || errors.As(err, &ci) || errors.As(err, &ech) || impersonatedTLSError(err)
+}
+
+// impersonatedTLSError reports whether err is a TLS error of the registered
+// Impersonation's connections.
+func impersonatedTLSError(err error) bool {
+	im := theImpersonation()
+	return im != nil && im.IsTLSError(err)
 }
 
 // countException counts a failed download in downloader/exception_count and

@@ -242,3 +242,43 @@ func TestRegisterPanics(t *testing.T) {
 		t.Errorf("HandlerNames() = %q", names)
 	}
 }
+
+// TestImpersonateNeedsPlugin: without engine/impersonate registered (this binary does
+// not), HTTP_IMPERSONATE is refused before the crawl and fails its downloads, rather than
+// downloading with Go's own fingerprint.
+func TestImpersonateNeedsPlugin(t *testing.T) {
+	t.Parallel()
+	s := types.NewSettings()
+	for k, v := range map[string]any{types.LogStatsInterval: 0, types.RobotsTxtObey: false, types.HTTPImpersonate: "chrome"} {
+		if err := s.Set(k, v, types.PriorityCmdline); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := engine.CheckImpersonate(s); err == nil || !strings.Contains(err.Error(), "engine/impersonate") {
+		t.Errorf("CheckImpersonate = %v, want the missing plug-in", err)
+	}
+	srv := enginetest.Start(t)
+	var mu sync.Mutex
+	var failures []string
+	spider := &enginetest.Spider{
+		StartFunc: func(_ context.Context, emit engine.Emit) error {
+			emit(types.Output{Request: &types.Request{URL: srv.URL + "/", Errback: "failed"}})
+			return nil
+		},
+		ErrbackFunc: func(_ context.Context, f *types.Failure, _ engine.Emit) error {
+			mu.Lock()
+			failures = append(failures, f.Name)
+			mu.Unlock()
+			return nil
+		},
+	}
+	if err := engine.New(spider, s).Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(failures, []string{engine.NameNotSupported}) {
+		t.Errorf("failures %q, want [%s]", failures, engine.NameNotSupported)
+	}
+	if n := srv.Hits("/"); n != 0 {
+		t.Errorf("the site got %d requests, want 0", n)
+	}
+}
