@@ -29,6 +29,21 @@ func WithReplay(a *warc.Archive, fallback bool) Option {
 	return func(e *Engine) { e.replay, e.replayFallback = a, fallback }
 }
 
+// HandlerDecorator wraps one download handler of an engine (caddy: a middleware around a
+// handler): it returns a DownloadHandler that calls h, or h itself. The engine calls it
+// once per handler it made (a handler serving several schemes is wrapped once) and once
+// per route's handler, when it is made. A wrapper implements Unwrap() DownloadHandler,
+// returning the handler it wraps, so the engine can still find what is inside
+// (HTTPDownloader.DNSCache).
+type HandlerDecorator func(h DownloadHandler, env *HandlerEnv) DownloadHandler
+
+// WithHandlerDecorator adds d around every download handler of the engine, outside the
+// replay and recording wrappers (WithReplay, WithWARC); decorators given later wrap
+// those given earlier.
+func WithHandlerDecorator(d HandlerDecorator) Option {
+	return func(e *Engine) { e.decorators = append(e.decorators, d) }
+}
+
 // wrapHandlers puts wrap around each download handler (once for a handler that serves
 // several schemes) and around each route's (the browser handler's).
 func (d *HTTPDownloader) wrapHandlers(wrap func(DownloadHandler) DownloadHandler) {
@@ -47,7 +62,8 @@ func (d *HTTPDownloader) wrapHandlers(wrap func(DownloadHandler) DownloadHandler
 }
 
 // archiveHandlers wraps the downloader's handlers for the engine's replay, then its
-// recording (so a replayed crawl can be recorded again).
+// recording (so a replayed crawl can be recorded again), then in the engine's decorators
+// (WithHandlerDecorator).
 func (e *Engine) archiveHandlers(d *HTTPDownloader) {
 	if e.replay != nil {
 		d.replaying = true
@@ -59,6 +75,9 @@ func (e *Engine) archiveHandlers(d *HTTPDownloader) {
 		d.wrapHandlers(func(h DownloadHandler) DownloadHandler {
 			return &recordHandler{inner: h, w: e.warcOut, env: d.env, failed: e.warcFailed}
 		})
+	}
+	for _, dec := range e.decorators {
+		d.wrapHandlers(func(h DownloadHandler) DownloadHandler { return dec(h, d.env) })
 	}
 }
 
@@ -126,6 +145,9 @@ func (h *recordHandler) Download(ctx context.Context, req *types.Request, lim Do
 	h.env.stats.Inc("warc/bytes", n)
 	return resp, nil
 }
+
+// Unwrap returns the handler h records.
+func (h *recordHandler) Unwrap() DownloadHandler { return h.inner }
 
 // sentHeader implements headerSender with the inner handler's.
 func (h *recordHandler) sentHeader(ctx context.Context, req *types.Request) http.Header {
@@ -202,6 +224,9 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 	h.env.CountResponse(resp.Status, rawLen+15)
 	return resp, nil
 }
+
+// Unwrap returns the handler h falls back to.
+func (h *replayHandler) Unwrap() DownloadHandler { return h.inner }
 
 // sentHeader implements headerSender with the inner handler's.
 func (h *replayHandler) sentHeader(ctx context.Context, req *types.Request) http.Header {

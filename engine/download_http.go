@@ -101,22 +101,21 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *HandlerE
 }
 
 // DNSCache returns the DNSCache the http(s) download handler dials through (under the
-// --replay and --warc wrappers), for the download slots of SLOT_BY=ip; nil when
-// DOWNLOAD_HANDLERS leaves http and https without HTTPDownloadHandler.
+// --replay and --warc wrappers and the decorators that Unwrap), for the download slots
+// of SLOT_BY=ip; nil when DOWNLOAD_HANDLERS leaves http and https without
+// HTTPDownloadHandler.
 func (d *HTTPDownloader) DNSCache() *DNSCache {
 	for _, scheme := range []string{"http", "https"} {
 		h := d.handlers[scheme]
 		for h != nil {
-			switch x := h.(type) {
-			case *httpHandler:
+			if x, ok := h.(*httpHandler); ok {
 				return x.dns
-			case *replayHandler:
-				h = x.inner
-			case *recordHandler:
-				h = x.inner
-			default:
-				h = nil
 			}
+			u, ok := h.(interface{ Unwrap() DownloadHandler })
+			if !ok {
+				break
+			}
+			h = u.Unwrap()
 		}
 	}
 	return nil

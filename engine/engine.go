@@ -105,6 +105,7 @@ type Engine struct {
 	warcOut        *warc.Writer  // WithWARC
 	replay         *warc.Archive // WithReplay
 	replayFallback bool
+	decorators     []HandlerDecorator // WithHandlerDecorator
 
 	downloader Downloader      // compiled chain, also used by Download
 	slots      *SlotDownloader // the bottom of the chain, above the HTTP downloader

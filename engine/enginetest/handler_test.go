@@ -282,3 +282,71 @@ func TestImpersonateNeedsPlugin(t *testing.T) {
 		t.Errorf("the site got %d requests, want 0", n)
 	}
 }
+
+// decorated counts the downloads of the handler it wraps and marks their responses.
+type decorated struct {
+	inner engine.DownloadHandler
+	n     *atomic.Int32
+}
+
+// Download implements engine.DownloadHandler.
+func (d decorated) Download(ctx context.Context, req *types.Request, lim engine.DownloadLimits) (*types.Response, error) {
+	d.n.Add(1)
+	resp, err := d.inner.Download(ctx, req, lim)
+	if resp != nil {
+		resp.Headers.Set("X-Decorated", "yes")
+	}
+	return resp, err
+}
+
+// Unwrap returns the handler d wraps.
+func (d decorated) Unwrap() engine.DownloadHandler { return d.inner }
+
+// TestHandlerDecorator: a decorator given from outside the engine wraps every handler the
+// engine made, once per handler, each download going through it; Engine.DownloadHandler
+// still returns the handler as made.
+func TestHandlerDecorator(t *testing.T) {
+	register()
+	var n, wrapped atomic.Int32
+	var mu sync.Mutex
+	var marks []string
+	spider := &enginetest.Spider{
+		StartURLs: []string{"test:/"},
+		ParseFunc: func(_ context.Context, resp *types.Response, emit engine.Emit) error {
+			mu.Lock()
+			marks = append(marks, resp.Headers.Get("X-Decorated"))
+			mu.Unlock()
+			for _, u := range enginetest.Links(resp) {
+				emit(types.Output{Request: &types.Request{URL: u}})
+			}
+			return nil
+		},
+	}
+	s := types.NewSettings()
+	for k, v := range map[string]any{types.LogStatsInterval: 0, types.RobotsTxtObey: false,
+		types.DownloadHandlers: map[string]any{"test": "TestDownloadHandler"}, types.DownloadSchemes: []any{"test"}} {
+		if err := s.Set(k, v, types.PriorityCmdline); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := engine.New(spider, s, engine.WithHandlerDecorator(func(h engine.DownloadHandler, env *engine.HandlerEnv) engine.DownloadHandler {
+		wrapped.Add(1)
+		return decorated{inner: h, n: &n}
+	}))
+	if err := e.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// http and https share one handler; file, data, test and the echo route: 5 handlers.
+	if got := wrapped.Load(); got != 5 {
+		t.Errorf("the decorator wrapped %d handlers, want 5", got)
+	}
+	if got := n.Load(); got != 4 {
+		t.Errorf("%d downloads through the decorator, want 4 (/, /a, /b, /missing)", got)
+	}
+	if !slices.Equal(marks, []string{"yes", "yes", "yes"}) {
+		t.Errorf("parsed responses marked %q, want 3 marked", marks)
+	}
+	if _, ok := e.DownloadHandler("TestDownloadHandler").(*testHandler); !ok {
+		t.Errorf("DownloadHandler = %T, want the handler as made", e.DownloadHandler("TestDownloadHandler"))
+	}
+}
