@@ -63,7 +63,7 @@ func fetchAction(c *cli.Context) error {
 		return err
 	}
 
-	defer eng.CloseBrowser() // Run is not called: close a Chromium --browser started
+	defer func() { _ = eng.CloseHandlers() }() // Run is not called: close a Chromium --browser started
 
 	ctx, stop := stopOnSignal(c)
 	defer stop()

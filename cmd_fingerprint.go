@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/browser"
 	"github.com/jscrawl/jscrawl/engine/fingerprint"
 	"github.com/jscrawl/jscrawl/engine/impersonate"
 	"github.com/jscrawl/jscrawl/types"
@@ -61,7 +62,7 @@ func fingerprintCaptureAction(c *cli.Context) error {
 		return usageError("fingerprint capture takes no arguments (got %q): jscrawl fingerprint capture -o profile.json", c.Args().First())
 	}
 	stdout, stderr := stdio(c)
-	path, err := engine.FindBrowser(c.String("browser"))
+	path, err := browser.Find(c.String("browser"))
 	if err != nil {
 		return cli.Exit(err.Error(), 1)
 	}

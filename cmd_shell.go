@@ -113,7 +113,7 @@ func shellAction(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	defer eng.CloseBrowser() // the engine does not Run: close a Chromium fetch() started
+	defer func() { _ = eng.CloseHandlers() }() // the engine does not Run: close a Chromium fetch() started
 	ctx, cancel := context.WithCancel(c.Context)
 	defer cancel()
 	if err := spider.Open(ctx); err != nil {

@@ -41,6 +41,7 @@ func main() {
 
 // newApp builds the command-line interface.
 func newApp() *cli.App {
+	registerPlugins() // engine/browser, engine/impersonate, the spill store
 	usage := func(c *cli.Context, err error, _ bool) error {
 		name := "jscrawl"
 		if c.Command != nil && c.Command.Name != "" {

@@ -263,14 +263,14 @@ func TestReplayEncodedArchive(t *testing.T) {
 // includePage, which needs a live page, fails with NotSupported on replay.
 func TestRecordReplayBrowser(t *testing.T) {
 	enginetest.RequireBrowser(t)
-	srv := enginetest.StartWith(t, browserMux())
+	srv := enginetest.StartWith(t, enginetest.BrowserMux())
 	path := filepath.Join(t.TempDir(), "rendered.warc.gz")
 	reqs := func() []*types.Request {
 		return []*types.Request{
-			browserReq(srv.URL+"/app", types.Item{{Key: "waitUntil", Value: "networkidle"}}),
+			enginetest.BrowserRequest(srv.URL+"/app", types.Item{{Key: "waitUntil", Value: "networkidle"}}),
 			{URL: srv.URL + "/app"},
-			browserReq(srv.URL+"/late", types.Item{{Key: "waitFor", Value: "#late"}}),
-			browserReq(srv.URL+"/missing", types.Item{{Key: "includePage", Value: true}}),
+			enginetest.BrowserRequest(srv.URL+"/late", types.Item{{Key: "waitFor", Value: "#late"}}),
+			enginetest.BrowserRequest(srv.URL+"/missing", types.Item{{Key: "includePage", Value: true}}),
 		}
 	}
 	run := func(kv map[string]any, opts ...engine.Option) (*archiveSpider, *engine.Engine) {

@@ -41,8 +41,3 @@ func dialTarget(ctx context.Context, address string) string {
 	}
 	return address
 }
-
-// FindBrowser returns the path of the Chromium that browser requests start:
-// executable (BROWSER_EXECUTABLE) looked up on PATH, or without it the first of
-// chromium, chromium-browser and google-chrome found there.
-func FindBrowser(executable string) (string, error) { return findBrowser(executable) }

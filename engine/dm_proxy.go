@@ -25,11 +25,15 @@ type proxyChoice struct {
 	try *proxyTry
 }
 
-// proxyOf returns the proxy HTTPProxyMiddleware chose for the download of ctx (nil:
-// direct), and false when it chose none. A Transport calls it when it takes the choice:
-// for a pool's proxy, that tells the middleware the download used it (an HTTP cache hit
-// does not). Every download handler that honours proxies reads the choice through it.
-func proxyOf(ctx context.Context) (*url.URL, bool) {
+// proxyOf is ProxyOf, for the engine's own Transports.
+func proxyOf(ctx context.Context) (*url.URL, bool) { return ProxyOf(ctx) }
+
+// ProxyOf returns the proxy HTTPProxyMiddleware chose for the download of ctx (nil:
+// direct), and false when it chose none. A Transport (or a download handler such as
+// engine/browser's) calls it when it takes the choice: for a pool's proxy, that tells the
+// middleware the download used it (an HTTP cache hit does not). Every download handler
+// that honours proxies reads the choice through it.
+func ProxyOf(ctx context.Context) (*url.URL, bool) {
 	c, ok := ctx.Value(proxyKey{}).(proxyChoice)
 	if ok && c.try != nil {
 		c.try.used.Store(true)

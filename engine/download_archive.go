@@ -29,10 +29,27 @@ func WithReplay(a *warc.Archive, fallback bool) Option {
 	return func(e *Engine) { e.replay, e.replayFallback = a, fallback }
 }
 
+// HandlerDecorator wraps one download handler of an engine (caddy: a middleware around a
+// handler): it returns a DownloadHandler that calls h, or h itself. The engine calls it
+// once per handler it made (a handler serving several schemes is wrapped once) and once
+// per route's handler, when it is made. A wrapper implements Unwrap() DownloadHandler,
+// returning the handler it wraps, so the engine can still find what is inside
+// (HTTPDownloader.DNSCache).
+type HandlerDecorator func(h DownloadHandler, env *HandlerEnv) DownloadHandler
+
+// WithHandlerDecorator adds d around every download handler of the engine, outside the
+// replay and recording wrappers (WithReplay, WithWARC); decorators given later wrap
+// those given earlier.
+func WithHandlerDecorator(d HandlerDecorator) Option {
+	return func(e *Engine) { e.decorators = append(e.decorators, d) }
+}
+
 // wrapHandlers puts wrap around each download handler (once for a handler that serves
-// several schemes) and around the handler of browser requests.
+// several schemes) and around each route's (the browser handler's).
 func (d *HTTPDownloader) wrapHandlers(wrap func(DownloadHandler) DownloadHandler) {
-	d.rendered = wrap(d.rendered)
+	for i := range d.routes {
+		d.routes[i].h = wrap(d.routes[i].h)
+	}
 	done := map[DownloadHandler]DownloadHandler{}
 	for scheme, h := range d.handlers {
 		w, ok := done[h]
@@ -45,18 +62,22 @@ func (d *HTTPDownloader) wrapHandlers(wrap func(DownloadHandler) DownloadHandler
 }
 
 // archiveHandlers wraps the downloader's handlers for the engine's replay, then its
-// recording (so a replayed crawl can be recorded again).
+// recording (so a replayed crawl can be recorded again), then in the engine's decorators
+// (WithHandlerDecorator).
 func (e *Engine) archiveHandlers(d *HTTPDownloader) {
 	if e.replay != nil {
 		d.replaying = true
 		d.wrapHandlers(func(h DownloadHandler) DownloadHandler {
-			return &replayHandler{inner: h, archive: e.replay, fallback: e.replayFallback, env: d.downloadEnv}
+			return &replayHandler{inner: h, archive: e.replay, fallback: e.replayFallback, env: d.env}
 		})
 	}
 	if e.warcOut != nil {
 		d.wrapHandlers(func(h DownloadHandler) DownloadHandler {
-			return &recordHandler{inner: h, w: e.warcOut, env: d.downloadEnv, failed: e.warcFailed}
+			return &recordHandler{inner: h, w: e.warcOut, env: d.env, failed: e.warcFailed}
 		})
+	}
+	for _, dec := range e.decorators {
+		d.wrapHandlers(func(h DownloadHandler) DownloadHandler { return dec(h, d.env) })
 	}
 }
 
@@ -95,7 +116,7 @@ type headerSender interface {
 type recordHandler struct {
 	inner  DownloadHandler
 	w      *warc.Writer
-	env    *downloadEnv
+	env    *HandlerEnv
 	failed func(err error)
 	once   sync.Once
 }
@@ -125,6 +146,9 @@ func (h *recordHandler) Download(ctx context.Context, req *types.Request, lim Do
 	return resp, nil
 }
 
+// Unwrap returns the handler h records.
+func (h *recordHandler) Unwrap() DownloadHandler { return h.inner }
+
 // sentHeader implements headerSender with the inner handler's.
 func (h *recordHandler) sentHeader(ctx context.Context, req *types.Request) http.Header {
 	if s, ok := h.inner.(headerSender); ok {
@@ -142,7 +166,7 @@ type replayHandler struct {
 	inner    DownloadHandler
 	archive  *warc.Archive
 	fallback bool
-	env      *downloadEnv
+	env      *HandlerEnv
 }
 
 // Download implements DownloadHandler.
@@ -178,7 +202,7 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 	// past DOWNLOAD_MAXSIZE (raw or decoded: archives of other tools keep the bytes from
 	// the wire, jscrawl records bodies decoded) and held under DOWNLOAD_MEMORY_BUDGET.
 	defer rec.HTTP.Body.Close()
-	body, rawLen, err := h.env.readBody(ctx, req, rec.HTTP, lim)
+	body, rawLen, err := h.env.ReadBody(ctx, req, rec.HTTP, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -196,10 +220,13 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 		resp.URL = u.String() // as the http handler makes it
 	}
 	h.env.stats.Inc("replay/response_count", 1)
-	h.env.countRequest(req.HTTPMethod(), len(req.HTTPMethod())+len(req.URL)+12+len(req.Body))
-	h.env.countResponse(resp.Status, rawLen+15)
+	h.env.CountRequest(req.HTTPMethod(), len(req.HTTPMethod())+len(req.URL)+12+len(req.Body))
+	h.env.CountResponse(resp.Status, rawLen+15)
 	return resp, nil
 }
+
+// Unwrap returns the handler h falls back to.
+func (h *replayHandler) Unwrap() DownloadHandler { return h.inner }
 
 // sentHeader implements headerSender with the inner handler's.
 func (h *replayHandler) sentHeader(ctx context.Context, req *types.Request) http.Header {

@@ -16,11 +16,11 @@ import (
 
 // dataHandler decodes data: URLs (RFC 2397; Scrapy: DataURIDownloadHandler): status 200,
 // the media type as Content-Type (default text/plain;charset=US-ASCII).
-type dataHandler struct{ *downloadEnv }
+type dataHandler struct{ *HandlerEnv }
 
 // Download implements DownloadHandler.
 func (d dataHandler) Download(_ context.Context, req *types.Request, lim DownloadLimits) (*types.Response, error) {
-	d.countRequest(req.HTTPMethod(), len(req.URL))
+	d.CountRequest(req.HTTPMethod(), len(req.URL))
 	body, ct, err := parseDataURL(req.URL)
 	if err != nil {
 		return nil, &DownloadError{Name: NameInvalidURL, URL: req.URL, Err: err}
@@ -30,7 +30,7 @@ func (d dataHandler) Download(_ context.Context, req *types.Request, lim Downloa
 			Err: fmt.Errorf("cancelling download: data (%d bytes) larger than %s (%d)", len(body), types.DownloadMaxSize, lim.MaxSize)}
 	}
 	h := http.Header{"Content-Type": {ct}, "Content-Length": {strconv.Itoa(len(body))}}
-	d.countResponse(http.StatusOK, len(body))
+	d.CountResponse(http.StatusOK, len(body))
 	return &types.Response{URL: req.URL, Status: http.StatusOK, Headers: h, Body: body, Request: req}, nil
 }
 

@@ -18,7 +18,7 @@ import (
 
 // fileHandler reads local files (Scrapy: FileDownloadHandler): status 200 with the file
 // as the body, 404 when it does not exist.
-type fileHandler struct{ *downloadEnv }
+type fileHandler struct{ *HandlerEnv }
 
 // Download implements DownloadHandler.
 func (d fileHandler) Download(ctx context.Context, req *types.Request, lim DownloadLimits) (*types.Response, error) {
@@ -33,12 +33,12 @@ func (d fileHandler) Download(ctx context.Context, req *types.Request, lim Downl
 	if u.Path == "" {
 		path = filepath.FromSlash(u.Opaque)
 	}
-	d.countRequest(req.HTTPMethod(), len(req.URL))
+	d.CountRequest(req.HTTPMethod(), len(req.URL))
 	resp := &types.Response{URL: req.URL, Headers: http.Header{}, Request: req}
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		resp.Status = http.StatusNotFound
-		d.countResponse(resp.Status, 0)
+		d.CountResponse(resp.Status, 0)
 		return resp, nil
 	}
 	if err != nil {
@@ -76,7 +76,7 @@ func (d fileHandler) Download(ctx context.Context, req *types.Request, lim Downl
 		resp.Headers.Set("Content-Type", ct)
 	}
 	resp.Headers.Set("Content-Length", strconv.Itoa(len(body)))
-	d.countResponse(resp.Status, len(body))
+	d.CountResponse(resp.Status, len(body))
 	return resp, nil
 }
 

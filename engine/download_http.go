@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jscrawl/jscrawl/engine/impersonate"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -25,7 +24,7 @@ import (
 // gzip, deflate, br and zstd and decodes the body while it streams in, and never follows
 // redirects: a 3xx is a Response, which RedirectMiddleware handles.
 type httpHandler struct {
-	*downloadEnv
+	*HandlerEnv
 	client         *http.Client
 	dns            *DNSCache // resolves the hosts the Transport dials
 	userAgent      string
@@ -33,7 +32,7 @@ type httpHandler struct {
 
 	// HTTP_IMPERSONATE: the profiles (nil: Go's own client), the setting's entry of each
 	// (which DownloadSession.Profile names), or why the setting is refused.
-	browsers   []*impersonate.Browser
+	browsers   []ImpersonateProfile
 	entries    []string
 	impErr     error
 	userSetUA  bool              // USER_AGENT was set: it beats the profile's
@@ -46,10 +45,10 @@ type httpHandler struct {
 // meta.proxy (see HTTPProxyMiddleware) and, with DOWNLOAD_VERIFY_TLS false, to skip
 // certificate verification; it dials through the handler's DNSCache unless it has a dial
 // of its own. With HTTP_IMPERSONATE, the client's Transport is replaced by an
-// impersonate.Transport (see impersonatingTransport) that keeps the Transport's dial,
+// Impersonation's transport (see impersonatingTransport) that keeps the Transport's dial,
 // proxy and root certificates; "" leaves all of this as it was.
-func newHTTPHandler(settings *types.Settings, client *http.Client, env *downloadEnv) *httpHandler {
-	h := &httpHandler{downloadEnv: env, userAgent: settings.String(types.UserAgent)}
+func newHTTPHandler(settings *types.Settings, client *http.Client, env *HandlerEnv) *httpHandler {
+	h := &httpHandler{HandlerEnv: env, userAgent: settings.String(types.UserAgent)}
 	h.dns = NewDNSCache(settings, nil, env.stats)
 	for k, v := range settings.Map(types.DefaultRequestHeaders) {
 		h.defaultHeaders = append(h.defaultHeaders, [2]string{http.CanonicalHeaderKey(k), fmt.Sprint(v)})
@@ -102,22 +101,21 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *download
 }
 
 // DNSCache returns the DNSCache the http(s) download handler dials through (under the
-// --replay and --warc wrappers), for the download slots of SLOT_BY=ip; nil when
-// DOWNLOAD_HANDLERS leaves http and https without HTTPDownloadHandler.
+// --replay and --warc wrappers and the decorators that Unwrap), for the download slots
+// of SLOT_BY=ip; nil when DOWNLOAD_HANDLERS leaves http and https without
+// HTTPDownloadHandler.
 func (d *HTTPDownloader) DNSCache() *DNSCache {
 	for _, scheme := range []string{"http", "https"} {
 		h := d.handlers[scheme]
 		for h != nil {
-			switch x := h.(type) {
-			case *httpHandler:
+			if x, ok := h.(*httpHandler); ok {
 				return x.dns
-			case *replayHandler:
-				h = x.inner
-			case *recordHandler:
-				h = x.inner
-			default:
-				h = nil
 			}
+			u, ok := h.(interface{ Unwrap() DownloadHandler })
+			if !ok {
+				break
+			}
+			h = u.Unwrap()
 		}
 	}
 	return nil
@@ -160,7 +158,7 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 	}
 	parent := ctx
 	if b := d.browserFor(ctx); b != nil {
-		ctx = impersonate.WithBrowser(ctx, b)
+		ctx = b.With(ctx)
 	}
 	hreq, err := http.NewRequestWithContext(ctx, method, req.URL, body)
 	if err != nil {
@@ -180,7 +178,7 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 			reqBytes += len(k) + len(v) + 4
 		}
 	}
-	d.countRequest(method, reqBytes)
+	d.CountRequest(method, reqBytes)
 	if ctx.Value(slotStartKey{}) != nil {
 		// The slot's delay counts from when the server gets the request, not from when
 		// the download got its turn: a slow connect must not shorten the next gap. On a
@@ -222,7 +220,7 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 		return nil, downloadFailure(parent, lim, req.URL, err, NameResponseNeverReceived, NameBadResponse)
 	}
 	defer hresp.Body.Close()
-	decoded, rawLen, err := d.readBody(parent, req, hresp, lim)
+	decoded, rawLen, err := d.ReadBody(parent, req, hresp, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +230,7 @@ func (d *httpHandler) Download(ctx context.Context, req *types.Request, lim Down
 			respBytes += len(k) + len(v) + 4
 		}
 	}
-	d.countResponse(hresp.StatusCode, respBytes)
+	d.CountResponse(hresp.StatusCode, respBytes)
 	return &types.Response{
 		URL:      hresp.Request.URL.String(),
 		Status:   hresp.StatusCode,
@@ -271,11 +269,11 @@ func (d *httpHandler) sentHeader(ctx context.Context, req *types.Request) http.H
 	return h
 }
 
-// readBody reads hresp.Body through its Content-Encoding decoders, enforcing the size
+// ReadBody reads hresp.Body through its Content-Encoding decoders, enforcing the size
 // limits on the raw and the decoded bytes as they stream. It returns the decoded body and
 // the raw length, and removes Content-Encoding and Content-Length once decoded (Scrapy:
 // HttpCompressionMiddleware). The replay reads recorded bodies with it too.
-func (d *downloadEnv) readBody(ctx context.Context, req *types.Request, hresp *http.Response, lim DownloadLimits) ([]byte, int, error) {
+func (d *HandlerEnv) ReadBody(ctx context.Context, req *types.Request, hresp *http.Response, lim DownloadLimits) ([]byte, int, error) {
 	cl := hresp.ContentLength
 	if lim.MaxSize > 0 && cl > lim.MaxSize {
 		return nil, 0, &DownloadError{Name: NameMaxSize, URL: req.URL,

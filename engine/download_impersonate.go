@@ -2,14 +2,89 @@ package engine
 
 import (
 	"context"
+	"crypto/x509"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/jscrawl/jscrawl/engine/impersonate"
 	"github.com/jscrawl/jscrawl/types"
 )
+
+// Impersonation is the plug-in behind HTTP_IMPERSONATE: it presents a browser's TLS and
+// HTTP/2 fingerprint on the wire (engine/impersonate's, which the jscrawl binary registers
+// with impersonate.Register). The http(s) handler calls it from the download goroutines.
+type Impersonation interface {
+	// Parse reads the value of HTTP_IMPERSONATE: its profiles in order (none for "").
+	Parse(spec string) ([]ImpersonateProfile, error)
+	// NewTransport returns the RoundTripper presenting opts.Profile, or the profile
+	// ImpersonateProfile.With put on a request's context.
+	NewTransport(opts ImpersonateOptions) http.RoundTripper
+	// IsTLSError reports whether err is a TLS error of its connections (an SSLError).
+	IsTLSError(err error) bool
+}
+
+// ImpersonateProfile is one profile of HTTP_IMPERSONATE, as the http(s) handler uses it.
+type ImpersonateProfile interface {
+	// Name is the profile's versioned name ("chrome_133") or its profile.json's path.
+	Name() string
+	// Headers are the browser's navigation headers in its order, names in lower case.
+	Headers() [][2]string
+	// With returns ctx carrying the profile: the transport presents it for the request.
+	With(ctx context.Context) context.Context
+}
+
+// ImpersonateOptions configure an Impersonation's transport.
+type ImpersonateOptions struct {
+	Profile                           ImpersonateProfile // presented to a request whose context carries none
+	DialContext                       func(ctx context.Context, network, addr string) (net.Conn, error)
+	Proxy                             func(*http.Request) (*url.URL, error)
+	InsecureSkipVerify                bool
+	RootCAs                           *x509.CertPool
+	MaxIdleConns, MaxIdleConnsPerHost int
+	IdleConnTimeout                   time.Duration
+	TLSHandshakeTimeout               time.Duration
+}
+
+var impersonation struct {
+	mu sync.RWMutex
+	im Impersonation
+}
+
+// RegisterImpersonation sets the plug-in behind HTTP_IMPERSONATE; it replaces an earlier
+// one. Without one, a crawl with HTTP_IMPERSONATE fails its http(s) downloads (and
+// CheckImpersonate refuses it). Safe for concurrent use.
+func RegisterImpersonation(im Impersonation) {
+	impersonation.mu.Lock()
+	impersonation.im = im
+	impersonation.mu.Unlock()
+}
+
+// theImpersonation returns the registered Impersonation, or nil.
+func theImpersonation() Impersonation {
+	impersonation.mu.RLock()
+	defer impersonation.mu.RUnlock()
+	return impersonation.im
+}
+
+// errNoImpersonation is the error of HTTP_IMPERSONATE without RegisterImpersonation.
+var errNoImpersonation = errors.New("HTTP_IMPERSONATE needs the impersonation plug-in (engine/impersonate), which this program does not register")
+
+// parseImpersonate reads spec with the registered Impersonation: nil for "".
+func parseImpersonate(spec string) ([]ImpersonateProfile, error) {
+	if strings.TrimSpace(spec) == "" {
+		return nil, nil
+	}
+	im := theImpersonation()
+	if im == nil {
+		return nil, errNoImpersonation
+	}
+	return im.Parse(spec)
+}
 
 // tlsConn is what the connections of TLS have that plain ones lack: crypto/tls's and
 // uTLS's (HTTP_IMPERSONATE) alike.
@@ -22,7 +97,7 @@ type tlsConn interface {
 // see CheckImpersonate). It also notes which of USER_AGENT and DEFAULT_REQUEST_HEADERS
 // were set, which beat the profile's headers.
 func (h *httpHandler) impersonate(settings *types.Settings, spec string) {
-	browsers, err := impersonate.Parse(spec)
+	browsers, err := parseImpersonate(spec)
 	if err != nil {
 		h.impErr = err
 		return
@@ -57,18 +132,18 @@ func (h *httpHandler) impersonate(settings *types.Settings, spec string) {
 // built-in names and readable profile.json files. The command line calls it before a
 // crawl, so a typo is a usage error rather than a crawl of failed downloads.
 func CheckImpersonate(settings *types.Settings) error {
-	_, err := impersonate.Parse(settings.String(types.HTTPImpersonate))
+	_, err := parseImpersonate(settings.String(types.HTTPImpersonate))
 	return err
 }
 
-// impersonatingTransport returns the RoundTripper of HTTP_IMPERSONATE: an
-// impersonate.Transport dialing through the DNS cache (or client's Transport's dial),
+// impersonatingTransport returns the RoundTripper of HTTP_IMPERSONATE: the
+// Impersonation's transport dialing through the DNS cache (or client's Transport's dial),
 // with the proxy HTTPProxyMiddleware chose (else the environment's, or client's
 // Transport's), trusting client's Transport's RootCAs.
 func (h *httpHandler) impersonatingTransport(settings *types.Settings, client *http.Client, skipVerify, proxyEnabled bool) http.RoundTripper {
 	conc := max(settings.Int(types.ConcurrentRequests), 1)
-	opts := impersonate.Options{
-		Browser:             h.browsers[0],
+	opts := ImpersonateOptions{
+		Profile:             h.browsers[0],
 		DialContext:         h.dns.DialContext,
 		Proxy:               proxyFunc(proxyEnabled, http.ProxyFromEnvironment),
 		InsecureSkipVerify:  skipVerify,
@@ -91,20 +166,20 @@ func (h *httpHandler) impersonatingTransport(settings *types.Settings, client *h
 			}
 		}
 	}
-	return impersonate.NewTransport(opts)
+	return theImpersonation().NewTransport(opts)
 }
 
 // browserFor returns the profile a download in ctx presents: its session's
 // (DownloadSession.Profile) when that names one of HTTP_IMPERSONATE's, else the first;
 // nil without HTTP_IMPERSONATE.
-func (h *httpHandler) browserFor(ctx context.Context) *impersonate.Browser {
+func (h *httpHandler) browserFor(ctx context.Context) ImpersonateProfile {
 	if len(h.browsers) == 0 {
 		return nil
 	}
 	if s := SessionOf(ctx); s != nil {
 		if name := s.Profile(); name != "" {
 			for i, e := range h.entries {
-				if strings.EqualFold(e, name) || strings.EqualFold(h.browsers[i].Name, name) {
+				if strings.EqualFold(e, name) || strings.EqualFold(h.browsers[i].Name(), name) {
 					return h.browsers[i]
 				}
 			}
@@ -118,8 +193,8 @@ func (h *httpHandler) browserFor(ctx context.Context) *impersonate.Browser {
 // spider or the operator set, then the profile's values (over the defaults of
 // USER_AGENT and DEFAULT_REQUEST_HEADERS, which sentHeader adds after for the names the
 // profile lacks).
-func (h *httpHandler) impersonatedHeader(hdr http.Header, b *impersonate.Browser) {
-	for _, kv := range b.Headers {
+func (h *httpHandler) impersonatedHeader(hdr http.Header, b ImpersonateProfile) {
+	for _, kv := range b.Headers() {
 		k := http.CanonicalHeaderKey(kv[0])
 		if _, ok := hdr[k]; ok {
 			continue

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -16,9 +17,11 @@ import (
 
 // HTTPDownloader is the Downloader at the end of the chain (Scrapy: the downloader's
 // DownloadHandlers plus the DownloaderStats middleware). It hands each request to the
-// DownloadHandler of its URL scheme (download_handler.go: http and https go to net/http,
-// file reads a local file and data decodes an RFC 2397 URL; DOWNLOAD_HANDLERS changes
-// the map), once the scheme is found in DOWNLOAD_SCHEMES.
+// first registered route that matches it (RegisterRoute: engine/browser takes the
+// browser requests), else to the DownloadHandler of its URL scheme (download_handler.go:
+// http and https go to net/http, file reads a local file and data decodes an RFC 2397
+// URL; DOWNLOAD_HANDLERS changes the map, over the handlers of RegisterHandler), once the
+// scheme is found in DOWNLOAD_SCHEMES.
 //
 // It enforces DOWNLOAD_TIMEOUT over the whole download, DOWNLOAD_MAXSIZE on both the raw
 // and the decoded byte counts (so a compression bomb is cut off early) and warns once per
@@ -29,19 +32,20 @@ import (
 // downloader/* stats of each attempt, and download/maxsize for bodies over the limit.
 // Safe for concurrent use.
 type HTTPDownloader struct {
-	*downloadEnv
+	env      *HandlerEnv
 	timeout  time.Duration
 	maxSize  int64
 	warnSize int64
 	schemes  []string
 	handlers map[string]DownloadHandler // by lower-case URL scheme
 	missing  map[string]error           // schemes DOWNLOAD_HANDLERS leaves without a handler
-	browser  *browserHandler            // requests with meta.browser (download_browser.go)
-	// rendered is the handler of browser requests: browser, wrapped for --warc and
-	// --replay like the others (download_archive.go).
-	rendered DownloadHandler
-	// replaying: browser requests are served from an archive (WithReplay); prepare starts
-	// no Chromium for them.
+	made     map[string]DownloadHandler // the handlers by name, as made (unwrapped)
+	// routes take the requests they match whatever their scheme (RegisterRoute: the
+	// browser handler's), wrapped for --warc and --replay like the others
+	// (download_archive.go).
+	routes []routeHandler
+	// replaying: the downloads are served from an archive (WithReplay); prepare prepares
+	// no route's handler for them (no Chromium starts).
 	replaying bool
 }
 
@@ -55,21 +59,20 @@ func NewHTTPDownloader(settings *types.Settings, client *http.Client, stats *Sta
 	if stats == nil {
 		stats = NewStats()
 	}
-	env := &downloadEnv{
+	env := &HandlerEnv{
 		stats:  stats,
 		logger: orDiscard(nil),
 		budget: newMemBudget(int64(settings.Int(types.DownloadMemoryBudget)), settings.Int(types.ConcurrentRequests), stats),
 	}
+	env.client = client
 	d := &HTTPDownloader{
-		downloadEnv: env,
-		timeout:     settings.Duration(types.DownloadTimeout),
-		maxSize:     int64(settings.Int(types.DownloadMaxSize)),
-		warnSize:    int64(settings.Int(types.DownloadWarnSize)),
-		schemes:     settings.StringList(types.DownloadSchemes),
+		env:      env,
+		timeout:  settings.Duration(types.DownloadTimeout),
+		maxSize:  int64(settings.Int(types.DownloadMaxSize)),
+		warnSize: int64(settings.Int(types.DownloadWarnSize)),
+		schemes:  settings.StringList(types.DownloadSchemes),
 	}
-	d.handlers, d.missing = downloadHandlers(settings, client, env)
-	d.browser = newBrowserHandler(settings, env)
-	d.rendered = d.browser
+	d.handlers, d.missing, d.made, d.routes = downloadHandlers(settings, env)
 	return d
 }
 
@@ -84,23 +87,28 @@ func (d *HTTPDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 	if err != nil {
 		name := ErrorName(err)
 		if name == NameMaxSize {
-			d.stats.Inc("download/maxsize", 1)
+			d.env.stats.Inc("download/maxsize", 1)
 		}
-		countException(d.stats, err)
+		countException(d.env.stats, err)
 		return nil, err
 	}
 	return resp, nil
 }
 
-// prepare starts Chromium for a browser request, if it is not running, before the
-// request's download slot times it (SlotPrepare). An error is left for the download to
-// report. A replayed crawl starts no Chromium here: its archive may serve every page.
+// prepare gets the handler of a routed request ready (Preparer: the browser handler
+// starts Chromium) before the request's download slot times it (SlotPrepare). A replayed
+// crawl prepares nothing: its archive may serve every request.
 func (d *HTTPDownloader) prepare(req *types.Request) {
 	if d.replaying {
 		return
 	}
-	if _, ok, err := req.Browser(); ok && err == nil {
-		_, _ = d.browser.browser(req)
+	for i := range d.routes {
+		if r := &d.routes[i]; r.match(req) {
+			if p, ok := r.raw.(Preparer); ok {
+				p.Prepare(req)
+			}
+			return
+		}
 	}
 }
 
@@ -125,14 +133,14 @@ func (d *HTTPDownloader) limitsFor(req *types.Request) DownloadLimits {
 
 func (d *HTTPDownloader) fetch(ctx context.Context, req *types.Request) (*types.Response, error) {
 	lim := d.limitsFor(req)
-	if opts, ok, err := req.Browser(); ok || err != nil {
-		// Rendered in Chromium: BROWSER_TIMEOUT (or the timeout option) is the page's
-		// timeout, and it starts when the page has a place among BROWSER_CONCURRENCY.
-		lim.Timeout = d.browser.timeout
-		if opts.Timeout > 0 {
-			lim.Timeout = time.Duration(opts.Timeout * float64(time.Second))
+	for i := range d.routes {
+		if r := &d.routes[i]; r.match(req) {
+			return r.h.Download(ctx, req, lim)
 		}
-		return d.rendered.Download(ctx, req, lim)
+	}
+	if _, ok, err := req.Browser(); ok || err != nil {
+		return nil, &DownloadError{Name: NameNotSupported, URL: req.URL,
+			Err: errors.New("no download handler for browser requests (the browser handler is not registered)")}
 	}
 	if lim.Timeout > 0 {
 		var cancel context.CancelFunc
@@ -162,9 +170,37 @@ func (d *HTTPDownloader) fetch(ctx context.Context, req *types.Request) (*types.
 	return nil, &DownloadError{Name: NameNotSupported, URL: req.URL, Err: err}
 }
 
-// CloseBrowser closes the Chromium that browser requests started, if any, and waits for
-// it to exit. Browser requests fail afterwards.
-func (d *HTTPDownloader) CloseBrowser() { d.browser.Close() }
+// Close closes the download handlers that are io.Closers (the browser handler closes its
+// Chromium and waits for it to exit), each once; their requests fail afterwards. It
+// returns the first error.
+func (d *HTTPDownloader) Close() error {
+	var first error
+	for _, name := range slices.Sorted(maps.Keys(d.made)) {
+		if err := closeHandler(d.made[name]); err != nil && first == nil {
+			first = err
+		}
+	}
+	for _, r := range d.routes {
+		if err := closeHandler(r.raw); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Handler returns the download handler DOWNLOAD_HANDLERS or a route names name, as
+// made (not wrapped for --warc or --replay), or nil.
+func (d *HTTPDownloader) Handler(name string) DownloadHandler {
+	if h := d.made[name]; h != nil {
+		return h
+	}
+	for _, r := range d.routes {
+		if r.name == name {
+			return r.raw
+		}
+	}
+	return nil
+}
 
 // invalidURL is the error of a URL that does not parse.
 func invalidURL(req *types.Request, err error) error {

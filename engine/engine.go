@@ -105,6 +105,7 @@ type Engine struct {
 	warcOut        *warc.Writer  // WithWARC
 	replay         *warc.Archive // WithReplay
 	replayFallback bool
+	decorators     []HandlerDecorator // WithHandlerDecorator
 
 	downloader Downloader      // compiled chain, also used by Download
 	slots      *SlotDownloader // the bottom of the chain, above the HTTP downloader
@@ -307,7 +308,7 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 		e.logger.Info(fmt.Sprintf("Proxy pool: %d proxies, %s", e.proxies.Len(), e.proxies.Rotation()))
 	}
 	hd := NewHTTPDownloader(settings, e.client, e.stats)
-	hd.logger = e.logger
+	hd.env.logger = e.logger
 	e.http = hd
 	e.archiveHandlers(hd)
 	gate, _ := e.sched.(SlotGate) // a shared scheduler shares the slots too
@@ -338,9 +339,14 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 	return e
 }
 
-// CloseBrowser closes the Chromium of browser requests, if one was started. Run does it
-// when the crawl ends; a command that only calls Download does it when done.
-func (e *Engine) CloseBrowser() { e.http.CloseBrowser() }
+// CloseHandlers closes the download handlers that hold resources (HTTPDownloader.Close:
+// the Chromium of browser requests, if one was started). Run does it when the crawl
+// ends; a command that only calls Download does it when done.
+func (e *Engine) CloseHandlers() error { return e.http.Close() }
+
+// DownloadHandler returns the download handler DOWNLOAD_HANDLERS or a route (RegisterRoute)
+// names name, as made for e (not wrapped for --warc or --replay), or nil.
+func (e *Engine) DownloadHandler(name string) DownloadHandler { return e.http.Handler(name) }
 
 // ProxyPool returns the proxy pool of PROXY_LIST, or nil without one: a session pool
 // calls its Forget when it retires a session.
@@ -501,7 +507,9 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.itemWorkers.stop()
 	e.wg.Wait()
 	stopMem()
-	e.http.CloseBrowser()
+	if err := e.http.Close(); err != nil {
+		e.logger.Debug(fmt.Sprintf("Closing the download handlers: %v", err))
+	}
 
 	e.inMu.Lock()
 	e.running = false

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/jscrawl/jscrawl/engine/impersonate"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -35,7 +34,10 @@ const (
 	NameCancelled             = "CancelledError"
 	NameError                 = "Error"
 	NameNotInArchive          = "NotInArchive" // a request a replay (--replay) has no response for
-	NameTunnel                = "TunnelError"  // a proxy answered CONNECT with another status than 200 (TunnelError)
+	// NameBrowserNotFound: a browser request when no Chromium can be found
+	// (BROWSER_EXECUTABLE, or chromium, chromium-browser and google-chrome on PATH).
+	NameBrowserNotFound = "BrowserNotFoundError"
+	NameTunnel          = "TunnelError" // a proxy answered CONNECT with another status than 200 (TunnelError)
 )
 
 // DownloadError is a failed download: Name is its Scrapy-style class (NameTimeout, ...),
@@ -139,7 +141,14 @@ func isTLSError(err error) bool {
 		ech *tls.ECHRejectionError
 	)
 	return errors.As(err, &cv) || errors.As(err, &rh) || errors.As(err, &al) || errors.As(err, &ua) ||
-		errors.As(err, &he) || errors.As(err, &ci) || errors.As(err, &ech) || impersonate.IsTLSError(err)
+		errors.As(err, &he) || errors.As(err, &ci) || errors.As(err, &ech) || impersonatedTLSError(err)
+}
+
+// impersonatedTLSError reports whether err is a TLS error of the registered
+// Impersonation's connections.
+func impersonatedTLSError(err error) bool {
+	im := theImpersonation()
+	return im != nil && im.IsTLSError(err)
 }
 
 // countException counts a failed download in downloader/exception_count and

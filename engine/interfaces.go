@@ -9,7 +9,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/jscrawl/jscrawl/engine/frontier"
+	"github.com/jscrawl/jscrawl/engine/frontier/order"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -36,12 +36,12 @@ type Scheduler interface {
 // frontier). The engine gives it the download slots' Readiness before the crawl and tells
 // it when a slot's state changed; Next returns nil while every slot with queued requests
 // waits or is busy, and reserves the slot of the request it returns
-// (frontier.Readiness.Reserve). Every scheduler of jscrawl is one; the ordering of slots is
-// frontier.SlotIndex's. Called on the engine goroutine.
+// (order.Readiness.Reserve). Every scheduler of jscrawl is one; the ordering of slots is
+// order.SlotIndex's. Called on the engine goroutine.
 type SlotScheduler interface {
 	Scheduler
 	// UseSlots sets the Readiness that Next asks.
-	UseSlots(r frontier.Readiness)
+	UseSlots(r order.Readiness)
 	// SlotChanged tells the scheduler that slot key may be ready sooner than it knew (a
 	// download of it ended or was sent).
 	SlotChanged(key string)
@@ -59,7 +59,7 @@ type SlotScheduler interface {
 // on the engine goroutine.
 type SlotSizer interface {
 	// SlotSizes returns the n biggest slots' queue sizes, biggest first.
-	SlotSizes(n int) []frontier.SlotSize
+	SlotSizes(n int) []order.SlotSize
 }
 
 // SharedScheduler is a Scheduler that the processes of one crawl share (the Redis

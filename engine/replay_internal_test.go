@@ -39,7 +39,7 @@ func TestReplayMemoryBudget(t *testing.T) {
 	}
 	defer a.Close()
 	stats := NewStats()
-	env := &downloadEnv{stats: stats, logger: slog.New(slog.DiscardHandler), budget: newMemBudget(1<<20, 1, stats)}
+	env := &HandlerEnv{stats: stats, logger: slog.New(slog.DiscardHandler), budget: newMemBudget(1<<20, 1, stats)}
 	h := &replayHandler{archive: a, env: env}
 	got, err := h.Download(context.Background(), req, DownloadLimits{MaxSize: 10 << 20})
 	if err != nil || len(got.Body) != size {

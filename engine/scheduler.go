@@ -8,7 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jscrawl/jscrawl/engine/frontier"
+	"github.com/jscrawl/jscrawl/engine/frontier/codec"
+	"github.com/jscrawl/jscrawl/engine/frontier/order"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -52,7 +53,7 @@ func (f *MemoryDupeFilter) Seen(req *types.Request) bool {
 // first; within one priority LIFO, or FIFO with SCHEDULER_MEMORY_QUEUE=fifo) behind a
 // DupeFilter (Scrapy: Scheduler with ScrapyPriorityQueue and LifoMemoryQueue), one per
 // download slot (SlotKey): it is a SlotScheduler, which hands out the best request among
-// the slots that can start a download now, frontier.SlotIndex deciding between slots. It
+// the slots that can start a download now, order.SlotIndex deciding between slots. It
 // counts scheduler/enqueued(/memory), scheduler/dequeued(/memory) and dupefilter/filtered.
 // Only the engine goroutine calls it.
 //
@@ -72,8 +73,8 @@ type MemoryScheduler struct {
 	max    int  // SCHEDULER_MEMORY_MAX (0: never spill)
 
 	slots map[string]*slotQueue // slots with queued requests
-	index frontier.SlotIndex
-	view  frontier.Readiness // UseSlots'; nil: every slot always ready
+	index order.SlotIndex
+	view  order.Readiness // UseSlots'; nil: every slot always ready
 	n     int
 
 	disk     *spill // nil until the scheduler spills
@@ -214,7 +215,7 @@ func (s *MemoryScheduler) Len() int {
 func (s *MemoryScheduler) Done(*types.Request) {}
 
 // UseSlots implements SlotScheduler.
-func (s *MemoryScheduler) UseSlots(r frontier.Readiness) {
+func (s *MemoryScheduler) UseSlots(r order.Readiness) {
 	s.view = r
 	s.index.Use(r)
 	if f, ok := s.diskSlots(); ok {
@@ -224,7 +225,7 @@ func (s *MemoryScheduler) UseSlots(r frontier.Readiness) {
 
 // slotFrontier is a frontier.Frontier that queues per slot.
 type slotFrontier interface {
-	UseSlots(frontier.Readiness)
+	UseSlots(order.Readiness)
 	SlotChanged(key string)
 	NextReady() (time.Time, bool)
 	Recheck()
@@ -285,18 +286,18 @@ func (s *MemoryScheduler) SlotCounts() (slots, ready, waiting int) {
 }
 
 // SlotSizes returns the n biggest slots' queue sizes, biggest first (see SlotSizer).
-func (s *MemoryScheduler) SlotSizes(n int) []frontier.SlotSize {
+func (s *MemoryScheduler) SlotSizes(n int) []order.SlotSize {
 	if s.disk != nil {
 		if f, ok := any(s.disk.f).(SlotSizer); ok {
 			return f.SlotSizes(n)
 		}
 		return nil
 	}
-	sizes := make([]frontier.SlotSize, 0, len(s.slots))
+	sizes := make([]order.SlotSize, 0, len(s.slots))
 	for k, sq := range s.slots {
-		sizes = append(sizes, frontier.SlotSize{Slot: k, Queued: sq.n})
+		sizes = append(sizes, order.SlotSize{Slot: k, Queued: sq.n})
 	}
-	return frontier.BiggestSlots(sizes, n)
+	return order.BiggestSlots(sizes, n)
 }
 
 // slotQueue is one slot's queued requests: a deque per priority.
@@ -351,18 +352,18 @@ func (sq *slotQueue) pop(fifo bool) queued {
 // *types.Request it costs about 400 bytes (the 224-byte struct, its URL, the map of the
 // Referer header RefererMiddleware sets). While queued it is kept as its record in the
 // frontier's codec (about 100 bytes for a followed link) and decoded again at Next; a
-// request the codec cannot give back exactly (frontier.EncodesExactly) keeps its pointer.
+// request the codec cannot give back exactly (codec.EncodesExactly) keeps its pointer.
 type queued struct {
 	req *types.Request // the request, when it is not encoded
-	rec string         // frontier.EncodeRequest's record of it, when req is nil
+	rec string         // codec.EncodeRequest's record of it, when req is nil
 }
 
 // pack returns req as the queue keeps it; buf is scratch space for the encoding.
 func pack(req *types.Request, buf *[]byte) queued {
-	if !frontier.EncodesExactly(req) {
+	if !codec.EncodesExactly(req) {
 		return queued{req: req}
 	}
-	*buf = frontier.EncodeRequest((*buf)[:0], req)
+	*buf = codec.EncodeRequest((*buf)[:0], req)
 	return queued{rec: string(*buf)}
 }
 
@@ -371,7 +372,7 @@ func (it queued) unpack() *types.Request {
 	if it.req != nil {
 		return it.req
 	}
-	req, err := frontier.DecodeRequestString(it.rec)
+	req, err := codec.DecodeRequestString(it.rec)
 	if err != nil {
 		panic(fmt.Sprintf("engine: a queued request's record does not decode: %v", err)) // a bug: pack wrote it
 	}

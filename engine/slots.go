@@ -447,7 +447,7 @@ func (d *SlotDownloader) withReservation(ctx context.Context, key string) (conte
 	return context.WithValue(ctx, slotReservationKey{}, r), r
 }
 
-// ReadyAt implements frontier.Readiness: a slot can start a download when fewer than its
+// ReadyAt implements order.Readiness: a slot can start a download when fewer than its
 // concurrency use it (reservations included) and, when it has a delay, when the previous
 // start reached the server (see sent) the delay ago and no other start is on its way, and
 // when no pause holds it. With a SlotGate the gate spaces the starts: only the
@@ -473,7 +473,7 @@ func (d *SlotDownloader) ReadyAt(key string) (time.Time, bool) {
 	return at, true
 }
 
-// Reserve implements frontier.Readiness: a request of slot key is on its way to a
+// Reserve implements order.Readiness: a request of slot key is on its way to a
 // download, which takes the reservation over (withReservation), or unreserve drops it.
 func (d *SlotDownloader) Reserve(key string) {
 	d.mu.Lock()

@@ -7,17 +7,75 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
-	"github.com/jscrawl/jscrawl/engine/frontier"
+	"github.com/jscrawl/jscrawl/engine/frontier/order"
 	"github.com/jscrawl/jscrawl/types"
 )
 
 // spillPrefix starts the name of a spilled scheduler's folder: jscrawl-spill-<pid>-<random>.
 const spillPrefix = "jscrawl-spill-"
 
+// SpillStore is the on-disk queue and seen-set a MemoryScheduler moves to when it holds
+// more than SCHEDULER_MEMORY_MAX requests (engine/frontier's Frontier is one; see
+// RegisterSpillStore). Only the scheduler calls it, on the engine goroutine.
+type SpillStore interface {
+	// Add queues req without looking at the seen-set.
+	Add(req *types.Request)
+	// AddSum adds a fingerprint (codec.Fingerprint) to the seen-set; false: it was there.
+	AddSum(fp [16]byte) bool
+	// Enqueue queues req unless the seen-set has it (or it is DontFilter); false: a duplicate.
+	Enqueue(req *types.Request) bool
+	// Next returns the next request, nil when none is ready (or the store failed: Err).
+	Next() *types.Request
+	// Done records that req, returned by Next, left the queue for good.
+	Done(req *types.Request)
+	// Len returns how many requests are queued.
+	Len() int
+	// Commit writes what changed since the last commit, with meta (nil: none).
+	Commit(meta map[string][]byte) error
+	// Err returns the error that stopped the store, if any.
+	Err() error
+	// Close closes the store; the caller removes its folder.
+	Close() error
+}
+
+// SpillOpener opens a new SpillStore in the empty folder dir, FIFO or LIFO within a
+// priority as fifo says, queueing per download slot (SlotKey).
+type SpillOpener func(dir string, fifo bool) (SpillStore, error)
+
+var spillOpener struct {
+	mu   sync.RWMutex
+	open SpillOpener
+}
+
+// RegisterSpillStore sets the store a MemoryScheduler spills to (the jscrawl binary gives
+// engine/frontier's); it replaces an earlier one. Without one, a scheduler past
+// SCHEDULER_MEMORY_MAX logs that it cannot spill and keeps its queue in memory. Safe for
+// concurrent use.
+func RegisterSpillStore(open SpillOpener) {
+	spillOpener.mu.Lock()
+	spillOpener.open = open
+	spillOpener.mu.Unlock()
+}
+
+// errNoSpillStore is the error of a spill without RegisterSpillStore.
+var errNoSpillStore = errors.New("no spill store registered (engine.RegisterSpillStore)")
+
+// openSpill opens a spill store in dir with the registered SpillOpener.
+func openSpill(dir string, fifo bool) (SpillStore, error) {
+	spillOpener.mu.RLock()
+	open := spillOpener.open
+	spillOpener.mu.RUnlock()
+	if open == nil {
+		return nil, errNoSpillStore
+	}
+	return open(dir, fifo)
+}
+
 // spill is the temporary disk frontier a MemoryScheduler moved to.
 type spill struct {
-	f    *frontier.Frontier
+	f    SpillStore
 	dir  string
 	deq  int // dequeues since the last commit
 	done bool
@@ -29,8 +87,8 @@ func (s *MemoryScheduler) spill() {
 	removeStaleSpills(os.TempDir(), s.logger)
 	dir, err := os.MkdirTemp("", spillPrefix+strconv.Itoa(os.Getpid())+"-*")
 	if err == nil {
-		var f *frontier.Frontier
-		if f, err = frontier.Open(dir, frontier.Options{FIFO: s.fifo, SlotKey: SlotKey}); err == nil {
+		var f SpillStore
+		if f, err = openSpill(dir, s.fifo); err == nil {
 			s.disk = &spill{f: f, dir: dir}
 		} else {
 			_ = os.RemoveAll(dir)
@@ -52,7 +110,7 @@ func (s *MemoryScheduler) spill() {
 			}
 		}
 	}
-	s.slots, s.index, s.n = map[string]*slotQueue{}, frontier.SlotIndex{}, 0
+	s.slots, s.index, s.n = map[string]*slotQueue{}, order.SlotIndex{}, 0
 	if f, ok := s.diskSlots(); ok {
 		f.UseSlots(s.view)
 	}

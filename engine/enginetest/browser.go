@@ -1,12 +1,15 @@
 package enginetest
 
 import (
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/jscrawl/jscrawl/types"
 )
 
 // RequireBrowser returns the Chromium that browser requests will start (BROWSER_EXECUTABLE
@@ -68,4 +71,46 @@ func isZombie(status string) bool {
 		}
 	}
 	return false
+}
+
+// BrowserMux serves the pages the browser tests render: /app (products rendered
+// client-side from /api/products), /late (an element #late 300 ms after the load event)
+// and /missing (a 404 page).
+func BrowserMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	page := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("X-Doc", "main")
+			_, _ = w.Write([]byte("<!doctype html><html><head><title>t</title></head><body>" + body + "</body></html>"))
+		}
+	}
+	// Products rendered client-side from a JSON API.
+	mux.HandleFunc("/app", page(`<ul id="list"></ul><script>
+fetch("/api/products").then(r => r.json()).then(ps => {
+  document.getElementById("list").innerHTML = ps.map(p => "<li class=product>" + p + "</li>").join("");
+});</script>`))
+	mux.HandleFunc("/api/products", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`["apple","pear","plum"]`))
+	})
+	// An element that appears 300 ms after the load event.
+	mux.HandleFunc("/late", page(`<script>
+window.addEventListener("load", () => setTimeout(() => {
+  const d = document.createElement("div"); d.id = "late"; d.textContent = "arrived"; document.body.appendChild(d);
+}, 300));</script>`))
+	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusNotFound)
+		page(`<p>not here</p>`)(w, r)
+	})
+	return mux
+}
+
+// BrowserRequest is a browser request for u with the options kv (nil: browser: true).
+func BrowserRequest(u string, kv types.Item) *types.Request {
+	var v any = true
+	if kv != nil {
+		v = kv
+	}
+	return &types.Request{URL: u, Meta: types.Item{{Key: types.MetaBrowser, Value: v}}}
 }

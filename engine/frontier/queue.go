@@ -181,7 +181,7 @@ func (f *Frontier) Next() *types.Request {
 	key := ""
 	if !plain {
 		var now time.Time // without a Readiness every slot is always ready: no clock read
-		if f.idx.view != nil {
+		if f.idx.HasReadiness() {
 			now = time.Now()
 		}
 		var ok bool

@@ -1,4 +1,4 @@
-package engine_test
+package browser_test
 
 import (
 	"bytes"
@@ -23,44 +23,14 @@ import (
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/browser"
 	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/types"
 )
 
-// browserMux serves the pages the browser tests render.
-func browserMux() *http.ServeMux {
-	mux := http.NewServeMux()
-	page := func(body string) http.HandlerFunc {
-		return func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			w.Header().Set("X-Doc", "main")
-			_, _ = w.Write([]byte("<!doctype html><html><head><title>t</title></head><body>" + body + "</body></html>"))
-		}
-	}
-	// Products rendered client-side from a JSON API.
-	mux.HandleFunc("/app", page(`<ul id="list"></ul><script>
-fetch("/api/products").then(r => r.json()).then(ps => {
-  document.getElementById("list").innerHTML = ps.map(p => "<li class=product>" + p + "</li>").join("");
-});</script>`))
-	mux.HandleFunc("/api/products", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write([]byte(`["apple","pear","plum"]`))
-	})
-	// An element that appears 300 ms after the load event.
-	mux.HandleFunc("/late", page(`<script>
-window.addEventListener("load", () => setTimeout(() => {
-  const d = document.createElement("div"); d.id = "late"; d.textContent = "arrived"; document.body.appendChild(d);
-}, 300));</script>`))
-	mux.HandleFunc("/missing", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusNotFound)
-		page(`<p>not here</p>`)(w, r)
-	})
-	return mux
-}
-
 func TestBrowserRendersPage(t *testing.T) {
 	enginetest.RequireBrowser(t)
-	srv := enginetest.StartWith(t, browserMux())
+	srv := enginetest.StartWith(t, enginetest.BrowserMux())
 	var mu sync.Mutex
 	got := map[string]*types.Response{}
 	sp := &enginetest.Spider{
@@ -113,15 +83,6 @@ func TestBrowserRendersPage(t *testing.T) {
 	}
 }
 
-// browserReq is a browser request for u with the options kv (nil: browser: true).
-func browserReq(u string, kv types.Item) *types.Request {
-	var v any = true
-	if kv != nil {
-		v = kv
-	}
-	return &types.Request{URL: u, Meta: types.Item{{Key: types.MetaBrowser, Value: v}}}
-}
-
 func TestBrowserBlocksResources(t *testing.T) {
 	enginetest.RequireBrowser(t)
 	mux := http.NewServeMux()
@@ -145,8 +106,8 @@ func TestBrowserBlocksResources(t *testing.T) {
 	var shot []byte
 	sp := &enginetest.Spider{
 		StartFunc: func(ctx context.Context, emit engine.Emit) error {
-			emit(types.Output{Request: browserReq(srv.URL+"/page-a", types.Item{{Key: "screenshot", Value: true}})})
-			emit(types.Output{Request: browserReq(srv.URL+"/page-b", types.Item{{Key: "blockResources", Value: []any{}}})})
+			emit(types.Output{Request: enginetest.BrowserRequest(srv.URL+"/page-a", types.Item{{Key: "screenshot", Value: true}})})
+			emit(types.Output{Request: enginetest.BrowserRequest(srv.URL+"/page-b", types.Item{{Key: "blockResources", Value: []any{}}})})
 			return nil
 		},
 		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
@@ -190,7 +151,7 @@ func TestBrowserCookiesBothWays(t *testing.T) {
 		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
 			switch {
 			case strings.HasSuffix(resp.URL, "/set"):
-				emit(types.Output{Request: browserReq(srv.URL+"/page", nil)})
+				emit(types.Output{Request: enginetest.BrowserRequest(srv.URL+"/page", nil)})
 			case strings.HasSuffix(resp.URL, "/page"):
 				sent = string(resp.Body)
 				emit(types.Output{Request: &types.Request{URL: srv.URL + "/show"}})
@@ -211,7 +172,7 @@ func TestBrowserCookiesBothWays(t *testing.T) {
 
 func TestBrowserRobotsAndOffsite(t *testing.T) {
 	enginetest.RequireBrowser(t)
-	srv := enginetest.StartWith(t, browserMux())
+	srv := enginetest.StartWith(t, enginetest.BrowserMux())
 	local := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
 	var mu sync.Mutex
 	var failures []string
@@ -220,7 +181,7 @@ func TestBrowserRobotsAndOffsite(t *testing.T) {
 		StartURLs: []string{srv.URL + "/app"},
 		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
 			for _, u := range []string{srv.URL + "/private", local + "/late"} {
-				r := browserReq(u, nil)
+				r := enginetest.BrowserRequest(u, nil)
 				r.Errback = "errback"
 				emit(types.Output{Request: r})
 			}
@@ -272,7 +233,7 @@ func TestBrowserCrashRestarts(t *testing.T) {
 	var body string
 	sp := &enginetest.Spider{
 		StartFunc: func(ctx context.Context, emit engine.Emit) error {
-			emit(types.Output{Request: browserReq(srv.URL+"/crash", nil)})
+			emit(types.Output{Request: enginetest.BrowserRequest(srv.URL+"/crash", nil)})
 			return nil
 		},
 		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
@@ -295,7 +256,7 @@ func TestBrowserCrashRestarts(t *testing.T) {
 // (includePage) holds its tab until it is closed.
 func TestBrowserLeavesNoTabOpen(t *testing.T) {
 	enginetest.RequireBrowser(t)
-	mux := browserMux()
+	mux := enginetest.BrowserMux()
 	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
 	srv := enginetest.StartWith(t, mux)
 	for _, tc := range []struct {
@@ -304,15 +265,15 @@ func TestBrowserLeavesNoTabOpen(t *testing.T) {
 	}{{1, 0}, {100, 1}} {
 		t.Run(fmt.Sprintf("BROWSER_PAGE_REUSE=%d", tc.reuse), func(t *testing.T) {
 			e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.RetryEnabled: false, types.BrowserPageReuse: tc.reuse})
-			defer e.CloseBrowser()
+			defer func() { _ = e.CloseHandlers() }()
 			ctx := context.Background()
 			var kept []types.Page
 			for _, r := range []*types.Request{
-				browserReq(srv.URL+"/app", nil),
-				browserReq(srv.URL+"/missing", nil),
-				browserReq(srv.URL+"/hang", types.Item{{Key: "timeout", Value: 0.5}}),
-				browserReq(srv.URL+"/late", types.Item{{Key: "includePage", Value: true}}),
-				browserReq(srv.URL+"/late", types.Item{{Key: "includePage", Value: true}, {Key: "waitFor", Value: "#nothing"}, {Key: "timeout", Value: 0.5}}),
+				enginetest.BrowserRequest(srv.URL+"/app", nil),
+				enginetest.BrowserRequest(srv.URL+"/missing", nil),
+				enginetest.BrowserRequest(srv.URL+"/hang", types.Item{{Key: "timeout", Value: 0.5}}),
+				enginetest.BrowserRequest(srv.URL+"/late", types.Item{{Key: "includePage", Value: true}}),
+				enginetest.BrowserRequest(srv.URL+"/late", types.Item{{Key: "includePage", Value: true}, {Key: "waitFor", Value: "#nothing"}, {Key: "timeout", Value: 0.5}}),
 			} {
 				resp, err := e.Download(ctx, r)
 				if err == nil && resp.Page != nil {
@@ -323,8 +284,8 @@ func TestBrowserLeavesNoTabOpen(t *testing.T) {
 				t.Fatalf("kept %d pages, want 1 (the includePage request that loaded)", len(kept))
 			}
 			// The first two pages rendered in one tab, which the hung page then lost.
-			idle := engine.BrowserIdleTabs(e)
-			pages, contexts, err := engine.BrowserTabs(ctx, e)
+			idle := browser.IdleTabs(e)
+			pages, contexts, err := browser.Tabs(ctx, e)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -332,8 +293,8 @@ func TestBrowserLeavesNoTabOpen(t *testing.T) {
 				t.Errorf("with one page kept: %d tabs, %d incognito contexts, %d idle; want 2 (about:blank and the kept one), 1 and 0", pages, contexts, idle)
 			}
 			_ = kept[0].Close()
-			idle = engine.BrowserIdleTabs(e)
-			pages, contexts, err = engine.BrowserTabs(ctx, e)
+			idle = browser.IdleTabs(e)
+			pages, contexts, err = browser.Tabs(ctx, e)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -347,7 +308,7 @@ func TestBrowserLeavesNoTabOpen(t *testing.T) {
 
 func TestBrowserProxyAndCache(t *testing.T) {
 	enginetest.RequireBrowser(t)
-	srv := enginetest.StartWith(t, browserMux())
+	srv := enginetest.StartWith(t, enginetest.BrowserMux())
 	target, _ := url.Parse(srv.URL)
 	var mu sync.Mutex
 	var seen []string
@@ -373,7 +334,7 @@ func TestBrowserProxyAndCache(t *testing.T) {
 		var got *types.Response
 		sp := &enginetest.Spider{
 			StartFunc: func(ctx context.Context, emit engine.Emit) error {
-				r := browserReq("http://site.test/app", types.Item{{Key: "waitUntil", Value: "networkidle"}})
+				r := enginetest.BrowserRequest("http://site.test/app", types.Item{{Key: "waitUntil", Value: "networkidle"}})
 				r.Meta = append(r.Meta, types.Field{Key: types.MetaProxy, Value: proxyURL})
 				emit(types.Output{Request: r})
 				return nil
@@ -478,7 +439,7 @@ func TestBrowserFailures(t *testing.T) {
 				enginetest.RequireBrowser(t)
 			}
 			srv := enginetest.StartWith(t, mux)
-			f, parsed, e, logs := crawlFailing(t, browserReq(srv.URL+tc.path, tc.opts), []string{srv.URL + "/plain"}, tc.kv)
+			f, parsed, e, logs := crawlFailing(t, enginetest.BrowserRequest(srv.URL+tc.path, tc.opts), []string{srv.URL + "/plain"}, tc.kv)
 			if f == nil || f.Name != tc.wantName || !strings.Contains(f.Message, tc.wantMsg) {
 				t.Fatalf("errback got %v, want a %s saying %q; log:\n%s", f, tc.wantName, tc.wantMsg, logs)
 			}
@@ -495,25 +456,25 @@ func TestBrowserFailures(t *testing.T) {
 
 func TestBrowserOpenPageHoldsItsPlace(t *testing.T) {
 	enginetest.RequireBrowser(t)
-	srv := enginetest.StartWith(t, browserMux())
+	srv := enginetest.StartWith(t, enginetest.BrowserMux())
 	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1})
-	defer e.CloseBrowser()
+	defer func() { _ = e.CloseHandlers() }()
 	ctx := context.Background()
-	resp, err := e.Download(ctx, browserReq(srv.URL+"/app", types.Item{{Key: "includePage", Value: true}}))
+	resp, err := e.Download(ctx, enginetest.BrowserRequest(srv.URL+"/app", types.Item{{Key: "includePage", Value: true}}))
 	if err != nil || resp.Page == nil {
 		t.Fatalf("includePage: %v, page %v", err, resp)
 	}
 	// With BROWSER_CONCURRENCY 1 the open page leaves no place: the next page waits.
 	short, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
-	if _, err := e.Download(short, browserReq(srv.URL+"/late", nil)); err == nil {
+	if _, err := e.Download(short, enginetest.BrowserRequest(srv.URL+"/late", nil)); err == nil {
 		t.Fatal("a second page loaded while the first was open")
 	}
 	if n := srv.Hits("/late"); n != 0 {
 		t.Errorf("/late hits = %d while the only place was taken, want 0", n)
 	}
 	_ = resp.Page.Close()
-	if _, err := e.Download(ctx, browserReq(srv.URL+"/late", nil)); err != nil {
+	if _, err := e.Download(ctx, enginetest.BrowserRequest(srv.URL+"/late", nil)); err != nil {
 		t.Errorf("after the page was closed: %v", err)
 	}
 }
@@ -537,10 +498,10 @@ func TestBrowserRetriedPageIsClosed(t *testing.T) {
 	srv := enginetest.StartWith(t, mux)
 	// BROWSER_CONCURRENCY 1: the retry gets a place only if the 503's page was closed.
 	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.RetryTimes: 1})
-	defer e.CloseBrowser()
+	defer func() { _ = e.CloseHandlers() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	resp, err := e.Download(ctx, browserReq(srv.URL+"/flaky", types.Item{{Key: "includePage", Value: true}}))
+	resp, err := e.Download(ctx, enginetest.BrowserRequest(srv.URL+"/flaky", types.Item{{Key: "includePage", Value: true}}))
 	if err != nil || resp.Status != 200 || resp.Page == nil {
 		t.Fatalf("Download: %v, %v", err, resp)
 	}
@@ -564,7 +525,7 @@ func threeBrowserPages(prefix string) *enginetest.Spider {
 	return &enginetest.Spider{
 		StartFunc: func(ctx context.Context, emit engine.Emit) error {
 			for n := range 3 {
-				emit(types.Output{Request: browserReq(prefix+strconv.Itoa(n), nil)})
+				emit(types.Output{Request: enginetest.BrowserRequest(prefix+strconv.Itoa(n), nil)})
 			}
 			return nil
 		},
@@ -582,7 +543,7 @@ func TestBrowserDownloadDelay(t *testing.T) {
 	const delay = 1200 * time.Millisecond
 	var mu sync.Mutex
 	var arrivals []time.Time
-	mux := browserMux()
+	mux := enginetest.BrowserMux()
 	mux.HandleFunc("/d/{n}", func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		arrivals = append(arrivals, time.Now())
@@ -618,7 +579,7 @@ func TestBrowserDownloadDelay(t *testing.T) {
 func TestBrowserAutoThrottle(t *testing.T) {
 	slow := slowChromium(t, "3")
 	const serverLatency = 300 * time.Millisecond
-	mux := browserMux()
+	mux := enginetest.BrowserMux()
 	mux.HandleFunc("/t/{n}", func(w http.ResponseWriter, r *http.Request) {
 		<-time.After(serverLatency)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -656,7 +617,7 @@ func TestBrowserAutoThrottle(t *testing.T) {
 // the one before but for its fragment is loaded again, not scrolled to.
 func TestBrowserReusesTabs(t *testing.T) {
 	enginetest.RequireBrowser(t)
-	mux := browserMux()
+	mux := enginetest.BrowserMux()
 	var mu sync.Mutex
 	hits := map[string]int{}
 	mux.HandleFunc("/n/{n}", func(w http.ResponseWriter, r *http.Request) {
@@ -677,9 +638,9 @@ func TestBrowserReusesTabs(t *testing.T) {
 			clear(hits)
 			mu.Unlock()
 			e, logs := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.BrowserPageReuse: tc.reuse})
-			defer e.CloseBrowser()
+			defer func() { _ = e.CloseHandlers() }()
 			for _, u := range urls {
-				resp, err := e.Download(context.Background(), browserReq(srv.URL+u, nil))
+				resp, err := e.Download(context.Background(), enginetest.BrowserRequest(srv.URL+u, nil))
 				if err != nil {
 					t.Fatalf("%s: %v", u, err)
 				}
@@ -749,10 +710,10 @@ open.onsuccess = () => {
 	})
 	srv := enginetest.StartWith(t, mux)
 	e, logs := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.CookiesEnabled: false})
-	defer e.CloseBrowser()
+	defer func() { _ = e.CloseHandlers() }()
 	var got []string
 	for _, u := range []string{"/state?set=1", "/state"} {
-		resp, err := e.Download(context.Background(), browserReq(srv.URL+u, types.Item{{Key: "waitFor", Value: "body[data-done]"}}))
+		resp, err := e.Download(context.Background(), enginetest.BrowserRequest(srv.URL+u, types.Item{{Key: "waitFor", Value: "body[data-done]"}}))
 		if err != nil {
 			t.Fatalf("%s: %v", u, err)
 		}
@@ -777,33 +738,33 @@ open.onsuccess = () => {
 // renderers.
 func TestBrowserIdleTabClosed(t *testing.T) {
 	enginetest.RequireBrowser(t)
-	srv := enginetest.StartWith(t, browserMux())
+	srv := enginetest.StartWith(t, enginetest.BrowserMux())
 	e, _ := newEngine(t, &enginetest.Spider{}, nil)
-	defer e.CloseBrowser()
-	engine.SetBrowserIdleTimeout(e, 300*time.Millisecond)
+	defer func() { _ = e.CloseHandlers() }()
+	browser.SetIdleTimeout(e, 300*time.Millisecond)
 	ctx := context.Background()
-	if _, err := e.Download(ctx, browserReq(srv.URL+"/app", nil)); err != nil {
+	if _, err := e.Download(ctx, enginetest.BrowserRequest(srv.URL+"/app", nil)); err != nil {
 		t.Fatal(err)
 	}
-	if n := engine.BrowserIdleTabs(e); n != 1 {
+	if n := browser.IdleTabs(e); n != 1 {
 		t.Fatalf("%d idle tabs after a page, want 1", n)
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		pages, contexts, err := engine.BrowserTabs(ctx, e)
+		pages, contexts, err := browser.Tabs(ctx, e)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if engine.BrowserIdleTabs(e) == 0 && pages == 1 && contexts == 0 {
+		if browser.IdleTabs(e) == 0 && pages == 1 && contexts == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("15 s after the page: %d tabs, %d incognito contexts, %d idle; want 1 (about:blank), 0 and 0", pages, contexts, engine.BrowserIdleTabs(e))
+			t.Fatalf("15 s after the page: %d tabs, %d incognito contexts, %d idle; want 1 (about:blank), 0 and 0", pages, contexts, browser.IdleTabs(e))
 		}
 		<-time.After(50 * time.Millisecond) // polling Chromium's list of tabs
 	}
 	// A page after that opens a new tab.
-	if _, err := e.Download(ctx, browserReq(srv.URL+"/app", nil)); err != nil {
+	if _, err := e.Download(ctx, enginetest.BrowserRequest(srv.URL+"/app", nil)); err != nil {
 		t.Fatal(err)
 	}
 	if n := stat(e, "browser/tab_count"); n != 2 {
@@ -831,16 +792,16 @@ window.addEventListener("beforeunload", (e) => { e.preventDefault(); e.returnVal
 	mux.HandleFunc("/next", page(`<p id=next>next</p>`))
 	srv := enginetest.StartWith(t, mux)
 	e, logs := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.RetryEnabled: false})
-	defer e.CloseBrowser()
+	defer func() { _ = e.CloseHandlers() }()
 	ctx := context.Background()
-	resp, err := e.Download(ctx, browserReq(srv.URL+"/alert", types.Item{{Key: "timeout", Value: 10.0}}))
+	resp, err := e.Download(ctx, enginetest.BrowserRequest(srv.URL+"/alert", types.Item{{Key: "timeout", Value: 10.0}}))
 	if err != nil {
 		t.Fatalf("a page that opens dialogs while loading: %v", err)
 	}
 	if want := `<p id="after">false null</p>`; !bytes.Contains(resp.Body, []byte(want)) {
 		t.Errorf("/alert: body without %s (dialogs dismissed):\n%s", want, resp.Body)
 	}
-	resp, err = e.Download(ctx, browserReq(srv.URL+"/guarded", types.Item{{Key: "includePage", Value: true}}))
+	resp, err = e.Download(ctx, enginetest.BrowserRequest(srv.URL+"/guarded", types.Item{{Key: "includePage", Value: true}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -848,7 +809,7 @@ window.addEventListener("beforeunload", (e) => { e.preventDefault(); e.returnVal
 		t.Fatal(err)
 	}
 	_ = resp.Page.Close()
-	resp, err = e.Download(ctx, browserReq(srv.URL+"/next", types.Item{{Key: "timeout", Value: 10.0}}))
+	resp, err = e.Download(ctx, enginetest.BrowserRequest(srv.URL+"/next", types.Item{{Key: "timeout", Value: 10.0}}))
 	if err != nil {
 		t.Fatalf("the page after one with a beforeunload prompt: %v", err)
 	}

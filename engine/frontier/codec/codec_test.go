@@ -1,4 +1,4 @@
-package frontier_test
+package codec_test
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/jscrawl/jscrawl/engine/frontier"
+	"github.com/jscrawl/jscrawl/engine/frontier/codec"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -47,11 +47,11 @@ func TestEncodesExactly(t *testing.T) {
 		{"too deep", &types.Request{URL: "http://h/", Meta: deep}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := frontier.EncodesExactly(tc.req); got != tc.exact {
+			if got := codec.EncodesExactly(tc.req); got != tc.exact {
 				t.Fatalf("EncodesExactly = %v, want %v", got, tc.exact)
 			}
-			rec := frontier.EncodeRequest(nil, tc.req)
-			out, err := frontier.DecodeRequest(rec)
+			rec := codec.EncodeRequest(nil, tc.req)
+			out, err := codec.DecodeRequest(rec)
 			if same := err == nil && reflect.DeepEqual(out, tc.req); same != tc.exact {
 				t.Fatalf("round trip equal: %v (error %v), want %v:\n got %#v\nwant %#v", same, err, tc.exact, out, tc.req)
 			}
@@ -59,7 +59,7 @@ func TestEncodesExactly(t *testing.T) {
 			// buffer afterwards changes nothing (the string is a copy of it).
 			str := string(rec)
 			clear(rec)
-			out2, err2 := frontier.DecodeRequestString(str)
+			out2, err2 := codec.DecodeRequestString(str)
 			if (err2 == nil) != (err == nil) || !reflect.DeepEqual(out2, out) {
 				t.Fatalf("DecodeRequestString: %#v (error %v), DecodeRequest gave %#v", out2, err2, out)
 			}
@@ -81,10 +81,10 @@ func BenchmarkEncodeRequest(b *testing.B) {
 	var buf []byte
 	b.ReportAllocs()
 	for b.Loop() {
-		if !frontier.EncodesExactly(followedLink) {
+		if !codec.EncodesExactly(followedLink) {
 			b.Fatal("not exact")
 		}
-		buf = frontier.EncodeRequest(buf[:0], followedLink)
+		buf = codec.EncodeRequest(buf[:0], followedLink)
 		_ = string(buf)
 	}
 }
@@ -93,12 +93,12 @@ func BenchmarkEncodeRequest(b *testing.B) {
 // (DecodeRequest, from a store's buffer) and pointing into it (DecodeRequestString, the
 // memory queue's).
 func BenchmarkDecodeRequest(b *testing.B) {
-	rec := frontier.EncodeRequest(nil, followedLink)
+	rec := codec.EncodeRequest(nil, followedLink)
 	str := string(rec)
 	b.Run("bytes", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := frontier.DecodeRequest(rec); err != nil {
+			if _, err := codec.DecodeRequest(rec); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -106,7 +106,7 @@ func BenchmarkDecodeRequest(b *testing.B) {
 	b.Run("string", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := frontier.DecodeRequestString(str); err != nil {
+			if _, err := codec.DecodeRequestString(str); err != nil {
 				b.Fatal(err)
 			}
 		}

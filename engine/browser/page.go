@@ -1,4 +1,4 @@
-package engine
+package browser
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -90,7 +91,7 @@ func (p *browserPage) WaitForSelector(ctx context.Context, css string, timeout t
 	if err := p.waitForSelector(tctx, css); err != nil {
 		if errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
 			p.broken.Store(true)
-			return &DownloadError{Name: NameTimeout, URL: p.URL(), Err: fmt.Errorf("page.waitForSelector(%q): nothing matched within %s", css, timeout)}
+			return &engine.DownloadError{Name: engine.NameTimeout, URL: p.URL(), Err: fmt.Errorf("page.waitForSelector(%q): nothing matched within %s", css, timeout)}
 		}
 		return p.opErr(ctx, "waitForSelector", err)
 	}
@@ -191,12 +192,12 @@ func (p *browserPage) Goto(ctx context.Context, rawURL string) error {
 	defer cancel()
 	if err := p.navigate(tctx, rawURL, p.opts.WaitUntil); err != nil {
 		p.broken.Store(true)
-		var de *DownloadError
+		var de *engine.DownloadError
 		if errors.As(err, &de) {
 			return de
 		}
 		if errors.Is(tctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return &DownloadError{Name: NameTimeout, URL: rawURL, Err: fmt.Errorf("page.goto: the page did not load within %s", p.timeout)}
+			return &engine.DownloadError{Name: engine.NameTimeout, URL: rawURL, Err: fmt.Errorf("page.goto: the page did not load within %s", p.timeout)}
 		}
 		return p.opErr(ctx, "goto", err)
 	}

@@ -1,9 +1,15 @@
-package engine
+// Package browser is the download handler of browser requests (new Request(url,
+// {browser: ...}), docs/rendering.md): it renders them in headless Chromium over the
+// DevTools protocol with chromedp (Scrapy: scrapy-playwright's download handler). It is a
+// plug-in: the engine does not import it; a binary calls Register to route browser
+// requests to it.
+package browser
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -21,17 +27,14 @@ import (
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/chromedp"
 
+	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/types"
 )
-
-// NameBrowserNotFound is the error name of a browser request when no Chromium can be
-// found (BROWSER_EXECUTABLE, or chromium, chromium-browser and google-chrome on PATH).
-const NameBrowserNotFound = "BrowserNotFoundError"
 
 // browserNames are the executables looked up on PATH when BROWSER_EXECUTABLE is empty.
 var browserNames = []string{"chromium", "chromium-browser", "google-chrome"}
 
-// browserHandler renders the requests whose meta.browser is set (the request option
+// Handler renders the requests whose meta.browser is set (the request option
 // browser) in headless Chromium, driven over the DevTools protocol by chromedp. It sits
 // where the http(s) handler does, below the downloader middlewares and the download
 // slots, so robots.txt, offsite, delays, AutoThrottle, retries, the HTTP cache, proxies
@@ -46,8 +49,8 @@ var browserNames = []string{"chromium", "chromium-browser", "google-chrome"}
 // request's Cookie header enters the page's cookies, and the cookies the page has when it
 // is read come back as Set-Cookie headers, for the cookie jar. Downloads a page starts
 // are refused; dialogs are answered (browserTab.answerDialog).
-type browserHandler struct {
-	*downloadEnv
+type Handler struct {
+	env         *engine.HandlerEnv
 	executable  string // BROWSER_EXECUTABLE
 	timeout     time.Duration
 	concurrency int
@@ -92,10 +95,38 @@ func (p *browserProc) lost() bool {
 	return false
 }
 
-func newBrowserHandler(settings *types.Settings, env *downloadEnv) *browserHandler {
+// Name is the name of the route of browser requests (engine.RegisterRoute,
+// Engine.DownloadHandler).
+const Name = "BrowserDownloadHandler"
+
+var registerOnce sync.Once
+
+// Register routes the browser requests of the engines made afterwards to a Handler
+// (engine.RegisterRoute): the requests with the browser option, whatever DOWNLOAD_HANDLERS
+// says. Without it they fail with NotSupported. A binary that renders pages calls it once
+// at set-up; later calls do nothing. Safe for concurrent use.
+func Register() {
+	registerOnce.Do(func() {
+		engine.RegisterRoute(Name, isBrowserRequest, func(settings *types.Settings, env *engine.HandlerEnv) (engine.DownloadHandler, error) {
+			return New(settings, env), nil
+		})
+	})
+}
+
+// isBrowserRequest reports whether req has the browser option (or a malformed one, which
+// its download reports).
+func isBrowserRequest(req *types.Request) bool {
+	_, ok, err := req.Browser()
+	return ok || err != nil
+}
+
+// New returns the browser handler of one downloader, configured from settings
+// (BROWSER_EXECUTABLE, BROWSER_TIMEOUT, BROWSER_CONCURRENCY, BROWSER_PAGE_REUSE). No
+// Chromium starts until the first browser request (or Prepare).
+func New(settings *types.Settings, env *engine.HandlerEnv) *Handler {
 	n := max(settings.Int(types.BrowserConcurrency), 1)
-	return &browserHandler{
-		downloadEnv: env,
+	return &Handler{
+		env:         env,
 		executable:  settings.String(types.BrowserExecutable),
 		timeout:     settings.Duration(types.BrowserTimeout),
 		concurrency: n,
@@ -105,8 +136,10 @@ func newBrowserHandler(settings *types.Settings, env *downloadEnv) *browserHandl
 	}
 }
 
-// findBrowser returns the path of the Chromium to start.
-func findBrowser(setting string) (string, error) {
+// Find returns the path of the Chromium that browser requests start: executable
+// (BROWSER_EXECUTABLE) looked up on PATH, or without it the first of chromium,
+// chromium-browser and google-chrome found there.
+func Find(setting string) (string, error) {
 	if setting != "" {
 		p, err := exec.LookPath(setting)
 		if err != nil {
@@ -124,23 +157,23 @@ func findBrowser(setting string) (string, error) {
 }
 
 // browser returns the running Chromium, starting it when there is none or it died.
-func (h *browserHandler) browser(req *types.Request) (*browserProc, error) {
+func (h *Handler) browser(req *types.Request) (*browserProc, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
-		return nil, &DownloadError{Name: NameCancelled, URL: req.URL, Err: errors.New("the browser is closed")}
+		return nil, &engine.DownloadError{Name: engine.NameCancelled, URL: req.URL, Err: errors.New("the browser is closed")}
 	}
 	if h.proc != nil && h.proc.ctx.Err() == nil {
 		return h.proc, nil
 	}
-	path, err := findBrowser(h.executable)
+	path, err := Find(h.executable)
 	if err != nil {
-		return nil, &DownloadError{Name: NameBrowserNotFound, URL: req.URL, Err: err}
+		return nil, &engine.DownloadError{Name: engine.NameBrowserNotFound, URL: req.URL, Err: err}
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path))
 	if os.Geteuid() == 0 {
 		h.rootOnce.Do(func() {
-			h.logger.Warn("Running Chromium without its sandbox (--no-sandbox): jscrawl runs as root")
+			h.env.Logger().Warn("Running Chromium without its sandbox (--no-sandbox): jscrawl runs as root")
 		})
 		opts = append(opts, chromedp.NoSandbox)
 	}
@@ -149,7 +182,7 @@ func (h *browserHandler) browser(req *types.Request) (*browserProc, error) {
 	if err := chromedp.Do(bctx); err != nil {
 		bcancel()
 		allocCancel()
-		return nil, &DownloadError{Name: NameBrowserNotFound, URL: req.URL, Err: fmt.Errorf("start %s: %w", path, err)}
+		return nil, &engine.DownloadError{Name: engine.NameBrowserNotFound, URL: req.URL, Err: fmt.Errorf("start %s: %w", path, err)}
 	}
 	p := &browserProc{ctx: bctx, exited: make(chan struct{})}
 	p.cancel = func() {
@@ -160,12 +193,12 @@ func (h *browserHandler) browser(req *types.Request) (*browserProc, error) {
 	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
 		pid = c.Browser.Process().Pid
 	}
-	h.logger.Info(fmt.Sprintf("Started Chromium (%s, pid %d) for browser requests", path, pid))
+	h.env.Logger().Info(fmt.Sprintf("Started Chromium (%s, pid %d) for browser requests", path, pid))
 	go func() {
 		<-bctx.Done()
 		if !p.closing.Load() {
-			h.stats.Inc("browser/crash_count", 1)
-			h.logger.Warn(fmt.Sprintf("Chromium (pid %d) exited unexpectedly: the next browser request starts it again", pid))
+			h.env.Stats().Inc("browser/crash_count", 1)
+			h.env.Logger().Warn(fmt.Sprintf("Chromium (pid %d) exited unexpectedly: the next browser request starts it again", pid))
 		}
 		p.cancel()
 		close(p.exited)
@@ -174,8 +207,16 @@ func (h *browserHandler) browser(req *types.Request) (*browserProc, error) {
 	return p, nil
 }
 
+// Prepare implements engine.Preparer: it starts Chromium, if it is not running, for a browser
+// request. An error is left for the download to report.
+func (h *Handler) Prepare(req *types.Request) {
+	if _, ok, err := req.Browser(); ok && err == nil {
+		_, _ = h.browser(req)
+	}
+}
+
 // Close closes Chromium and waits for it to exit; browser requests fail afterwards.
-func (h *browserHandler) Close() {
+func (h *Handler) Close() error {
 	h.mu.Lock()
 	p := h.proc
 	h.closed = true
@@ -188,31 +229,37 @@ func (h *browserHandler) Close() {
 		h.discard(t)
 	}
 	if p == nil {
-		return
+		return nil
 	}
 	p.closing.Store(true)
 	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
 	defer cancel()
 	if err := chromedp.Cancel(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		h.logger.Debug(fmt.Sprintf("Closing Chromium: %v", err))
+		h.env.Logger().Debug(fmt.Sprintf("Closing Chromium: %v", err))
 	}
 	p.cancel()
 	<-p.exited
+	return nil
 }
 
-// Download implements DownloadHandler. lim.Timeout is BROWSER_TIMEOUT or the request's
-// timeout option; it starts when the page has its place among BROWSER_CONCURRENCY.
-func (h *browserHandler) Download(ctx context.Context, req *types.Request, lim DownloadLimits) (*types.Response, error) {
+// Download implements engine.DownloadHandler. The page's timeout is BROWSER_TIMEOUT or the
+// request's timeout option, not lim's DOWNLOAD_TIMEOUT; it starts when the page has its
+// place among BROWSER_CONCURRENCY.
+func (h *Handler) Download(ctx context.Context, req *types.Request, lim engine.DownloadLimits) (*types.Response, error) {
 	opts, _, err := req.Browser()
 	if err != nil {
-		return nil, &DownloadError{Name: NameNotSupported, URL: req.URL, Err: err}
+		return nil, &engine.DownloadError{Name: engine.NameNotSupported, URL: req.URL, Err: err}
+	}
+	lim.Timeout = h.timeout
+	if opts.Timeout > 0 {
+		lim.Timeout = time.Duration(opts.Timeout * float64(time.Second))
 	}
 	u, err := req.ParsedURL()
 	if err != nil {
 		return nil, invalidURL(req, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return nil, &DownloadError{Name: NameNotSupported, URL: req.URL, Err: fmt.Errorf("a browser request needs an http or https URL, not %q", u.Scheme+":")}
+		return nil, &engine.DownloadError{Name: engine.NameNotSupported, URL: req.URL, Err: fmt.Errorf("a browser request needs an http or https URL, not %q", u.Scheme+":")}
 	}
 	select {
 	case h.pages <- struct{}{}:
@@ -230,7 +277,7 @@ func (h *browserHandler) Download(ctx context.Context, req *types.Request, lim D
 		<-h.pages
 		return nil, h.failure(ctx, proc, req, lim, err)
 	}
-	h.stats.Inc("browser/page_count", 1)
+	h.env.Stats().Inc("browser/page_count", 1)
 	h.countBrowserRequest(req)
 	resp, err := p.load(ctx, req, lim)
 	h.addSeconds(time.Since(started))
@@ -239,11 +286,11 @@ func (h *browserHandler) Download(ctx context.Context, req *types.Request, lim D
 		p.Close()
 		return nil, h.failure(ctx, proc, req, lim, err)
 	}
-	h.countResponse(resp.Status, len(resp.Body))
+	h.env.CountResponse(resp.Status, len(resp.Body))
 	if lim.MaxSize > 0 && int64(len(resp.Body)) > lim.MaxSize {
 		// The rendered DOM is only known whole: it is measured, not cut, as an HTTP body is.
 		p.Close()
-		return nil, &DownloadError{Name: NameMaxSize, URL: req.URL,
+		return nil, &engine.DownloadError{Name: engine.NameMaxSize, URL: req.URL,
 			Err: fmt.Errorf("cancelling download: rendered page size (%d) larger than %s (%d)", len(resp.Body), types.DownloadMaxSize, lim.MaxSize)}
 	}
 	if opts.IncludePage {
@@ -255,28 +302,28 @@ func (h *browserHandler) Download(ctx context.Context, req *types.Request, lim D
 }
 
 // countBrowserRequest counts the request in the downloader/request_* stats.
-func (h *browserHandler) countBrowserRequest(req *types.Request) {
+func (h *Handler) countBrowserRequest(req *types.Request) {
 	n := len(req.HTTPMethod()) + len(req.URL) + 12 + len(req.Body)
 	for k, vs := range req.Headers {
 		for _, v := range vs {
 			n += len(k) + len(v) + 4
 		}
 	}
-	h.countRequest(req.HTTPMethod(), n)
+	h.env.CountRequest(req.HTTPMethod(), n)
 }
 
-func (h *browserHandler) addSeconds(d time.Duration) {
+func (h *Handler) addSeconds(d time.Duration) {
 	h.secMu.Lock()
 	h.seconds += d.Seconds()
 	s := h.seconds
 	h.secMu.Unlock()
-	h.stats.Set("browser/page_seconds", s)
+	h.env.Stats().Set("browser/page_seconds", s)
 }
 
 // failure names the error of a page: a crashed browser is a lost connection (retried),
 // a deadline a TimeoutError.
-func (h *browserHandler) failure(ctx context.Context, proc *browserProc, req *types.Request, lim DownloadLimits, err error) error {
-	var de *DownloadError
+func (h *Handler) failure(ctx context.Context, proc *browserProc, req *types.Request, lim engine.DownloadLimits, err error) error {
+	var de *engine.DownloadError
 	if errors.As(err, &de) {
 		return de
 	}
@@ -284,29 +331,38 @@ func (h *browserHandler) failure(ctx context.Context, proc *browserProc, req *ty
 	case ctx.Err() != nil:
 		return ctxFailure(ctx, req, err)
 	case proc.lost() && !proc.closing.Load():
-		return &DownloadError{Name: NameConnectionLost, URL: req.URL, Err: fmt.Errorf("chromium crashed: %w", err)}
+		return &engine.DownloadError{Name: engine.NameConnectionLost, URL: req.URL, Err: fmt.Errorf("chromium crashed: %w", err)}
 	case errors.Is(err, context.DeadlineExceeded):
-		return &DownloadError{Name: NameTimeout, URL: req.URL,
+		return &engine.DownloadError{Name: engine.NameTimeout, URL: req.URL,
 			Err: fmt.Errorf("the page did not load within %s (%s or the timeout option): %w", lim.Timeout, types.BrowserTimeout, err)}
 	case errors.Is(err, context.Canceled):
-		return &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
+		return &engine.DownloadError{Name: engine.NameCancelled, URL: req.URL, Err: err}
 	}
-	return &DownloadError{Name: NameError, URL: req.URL, Err: err}
+	return &engine.DownloadError{Name: engine.NameError, URL: req.URL, Err: err}
+}
+
+// invalidURL is the error of a URL that does not parse.
+func invalidURL(req *types.Request, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return &engine.DownloadError{Name: engine.NameInvalidURL, URL: req.URL, Err: err}
 }
 
 // ctxFailure is the error of a browser request whose own context ended: a TimeoutError
 // for a deadline (the caller's), else a CancelledError.
 func ctxFailure(ctx context.Context, req *types.Request, err error) error {
 	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		return &DownloadError{Name: NameTimeout, URL: req.URL, Err: err}
+		return &engine.DownloadError{Name: engine.NameTimeout, URL: req.URL, Err: err}
 	}
-	return &DownloadError{Name: NameCancelled, URL: req.URL, Err: err}
+	return &engine.DownloadError{Name: engine.NameCancelled, URL: req.URL, Err: err}
 }
 
 // browserPage is one browser request's page, rendering in a tab it holds until Close. It
 // implements types.Page for a callback that keeps it (includePage).
 type browserPage struct {
-	h       *browserHandler
+	h       *Handler
 	tab     *browserTab
 	ctx     context.Context // the tab's chromedp context, with an end of its own: Close
 	cancel  context.CancelFunc
@@ -333,19 +389,19 @@ type browserPage struct {
 	protocol  string
 }
 
-// openPage takes a tab for req (browserHandler.tab) and sets the page up: request
+// openPage takes a tab for req (Handler.tab) and sets the page up: request
 // interception (blocked resource types, the main request's method, body and headers) and
 // the request's cookies. On failure the tab is closed; the page's place is the caller's.
-func (h *browserHandler) openPage(ctx context.Context, proc *browserProc, req *types.Request, opts types.BrowserOptions, lim DownloadLimits) (*browserPage, error) {
+func (h *Handler) openPage(ctx context.Context, proc *browserProc, req *types.Request, opts types.BrowserOptions, lim engine.DownloadLimits) (*browserPage, error) {
 	var proxy *url.URL
-	proxy, _ = proxyOf(ctx) // a pool's proxy: its failures are not told apart here
+	proxy, _ = engine.ProxyOf(ctx) // a pool's proxy: its failures are not told apart here
 	tab, reused, err := h.tab(ctx, proc, proxy, lim, false)
 	for tries := 1; err == nil && reused; tries++ {
 		err = tab.wake(ctx, req.URL, lim)
 		if err == nil {
 			break
 		}
-		h.logger.Debug(fmt.Sprintf("A browser tab could not be made ready for %s, closing it: %v", req.URL, err))
+		h.env.Logger().Debug(fmt.Sprintf("A browser tab could not be made ready for %s, closing it: %v", req.URL, err))
 		h.discard(tab)
 		tab, reused, err = h.tab(ctx, proc, proxy, lim, tries >= 3)
 	}
@@ -426,7 +482,7 @@ func (p *browserPage) onEvent(ev any) {
 func (p *browserPage) paused(ev *fetch.EventRequestPaused) {
 	ctx := p.tab.ctx // answered even after the page is closed: a paused request waits
 	if p.blocked[ev.ResourceType] {
-		p.h.stats.Inc("browser/blocked_resource_count", 1)
+		p.h.env.Stats().Inc("browser/blocked_resource_count", 1)
 		_, _ = chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
 		return
 	}
@@ -516,12 +572,12 @@ func (p *browserPage) setCookies(ctx context.Context, req *types.Request) error 
 }
 
 // load navigates to req's URL, waits as the options say and reads the response.
-func (p *browserPage) load(ctx context.Context, req *types.Request, lim DownloadLimits) (*types.Response, error) {
+func (p *browserPage) load(ctx context.Context, req *types.Request, lim engine.DownloadLimits) (*types.Response, error) {
 	lctx, cancel := context.WithTimeout(p.ctx, lim.Timeout)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
-	SlotSent(ctx) // the navigation starts: the slot's delay counts from here
+	engine.SlotSent(ctx) // the navigation starts: the slot's delay counts from here
 	if err := p.navigate(lctx, req.URL, p.opts.WaitUntil); err != nil {
 		return nil, p.ctxErr(ctx, lctx, err)
 	}
@@ -565,7 +621,7 @@ func (p *browserPage) navigate(ctx context.Context, rawURL, waitUntil string) er
 		return err
 	}
 	if res.IsDownload {
-		return &DownloadError{Name: NameNotSupported, URL: rawURL, Err: errors.New("the page is a file download, which browser requests refuse")}
+		return &engine.DownloadError{Name: engine.NameNotSupported, URL: rawURL, Err: errors.New("the page is a file download, which browser requests refuse")}
 	}
 	if res.ErrorText != "" {
 		return navigationError(rawURL, res.ErrorText)
@@ -598,24 +654,24 @@ func (p *browserPage) navigate(ctx context.Context, rawURL, waitUntil string) er
 
 // navigationError maps Chromium's net error text to an error name.
 func navigationError(rawURL, text string) error {
-	name := NameError
+	name := engine.NameError
 	switch {
 	case strings.Contains(text, "ERR_NAME_NOT_RESOLVED"):
-		name = NameDNSLookup
+		name = engine.NameDNSLookup
 	case strings.Contains(text, "ERR_CONNECTION_REFUSED"):
-		name = NameConnectionRefused
+		name = engine.NameConnectionRefused
 	case strings.Contains(text, "ERR_CONNECTION_RESET"):
-		name = NameConnectionReset
+		name = engine.NameConnectionReset
 	case strings.Contains(text, "ERR_CONNECTION_CLOSED"), strings.Contains(text, "ERR_EMPTY_RESPONSE"):
-		name = NameConnectionLost
+		name = engine.NameConnectionLost
 	case strings.Contains(text, "ERR_TIMED_OUT"), strings.Contains(text, "ERR_CONNECTION_TIMED_OUT"):
-		name = NameTimeout
+		name = engine.NameTimeout
 	case strings.Contains(text, "ERR_CERT"), strings.Contains(text, "ERR_SSL"):
-		name = NameSSL
+		name = engine.NameSSL
 	case strings.Contains(text, "ERR_TOO_MANY_REDIRECTS"):
-		name = NameMaxRedirects
+		name = engine.NameMaxRedirects
 	}
-	return &DownloadError{Name: name, URL: rawURL, Err: fmt.Errorf("chromium: %s", text)}
+	return &engine.DownloadError{Name: name, URL: rawURL, Err: fmt.Errorf("chromium: %s", text)}
 }
 
 func httpProtocol(p string) string {
@@ -773,7 +829,7 @@ func (p *browserPage) screenshot(ctx context.Context) ([]byte, error) {
 }
 
 // Close ends the page: calls on it fail from here on, its tab is cleared for the next
-// page or closed (browserHandler.release), and its place among BROWSER_CONCURRENCY is
+// page or closed (Handler.release), and its place among BROWSER_CONCURRENCY is
 // freed. It may be called more than once.
 func (p *browserPage) Close() error {
 	p.closeOnce.Do(func() {
@@ -784,4 +840,8 @@ func (p *browserPage) Close() error {
 }
 
 // Interface guards
-var _ DownloadHandler = (*browserHandler)(nil)
+var (
+	_ engine.DownloadHandler = (*Handler)(nil)
+	_ engine.Preparer        = (*Handler)(nil)
+	_ io.Closer              = (*Handler)(nil)
+)

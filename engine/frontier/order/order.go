@@ -1,4 +1,8 @@
-package frontier
+// Package order is the order of the download slots of a host-aware frontier: the
+// SlotIndex that picks whose request goes next, and the Readiness the engine's download
+// slots give it. It holds no storage (engine/frontier keeps the queues), so the engine's
+// memory scheduler uses it without the frontier's store.
+package order
 
 import (
 	"container/heap"
@@ -63,6 +67,10 @@ func (x *SlotIndex) Use(r Readiness) {
 	x.view = r
 	x.Recheck()
 }
+
+// HasReadiness reports whether Use gave the index a Readiness: without one every slot is
+// always ready, and Next needs no clock.
+func (x *SlotIndex) HasReadiness() bool { return x.view != nil }
 
 func (x *SlotIndex) readyAt(key string) (time.Time, bool) {
 	if x.view == nil {

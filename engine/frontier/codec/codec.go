@@ -1,4 +1,8 @@
-package frontier
+// Package codec is the compact binary form of a request that the frontiers store and the
+// memory scheduler keeps a waiting request in (EncodeRequest, DecodeRequest), and the
+// 16-byte fingerprint of a seen-set. It holds no storage, so the engine uses it without
+// the frontier's store.
+package codec
 
 import (
 	"encoding/binary"

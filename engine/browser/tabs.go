@@ -1,4 +1,4 @@
-package engine
+package browser
 
 import (
 	"context"
@@ -19,6 +19,8 @@ import (
 	"github.com/chromedp/cdproto/storage"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/jscrawl/jscrawl/engine"
 )
 
 // browserTab is an open tab in its own incognito browser context, opened with one proxy
@@ -28,7 +30,7 @@ import (
 // document is frozen, and the data of every origin the page contacted and the context's
 // cookies and cache are deleted, so each page starts as in a new context.
 type browserTab struct {
-	h      *browserHandler
+	h      *Handler
 	proc   *browserProc
 	ctx    context.Context // the tab's chromedp context
 	cancel context.CancelFunc
@@ -53,7 +55,7 @@ const (
 // tab returns a tab for a page opened with proxy: an idle one opened with the same proxy,
 // unless fresh, or a new one. A new tab past BROWSER_CONCURRENCY tabs closes the idle tab
 // used least recently. reused says whether the tab rendered a page before.
-func (h *browserHandler) tab(ctx context.Context, proc *browserProc, proxy *url.URL, lim DownloadLimits, fresh bool) (t *browserTab, reused bool, err error) {
+func (h *Handler) tab(ctx context.Context, proc *browserProc, proxy *url.URL, lim engine.DownloadLimits, fresh bool) (t *browserTab, reused bool, err error) {
 	key := ""
 	if proxy != nil {
 		key = proxy.String()
@@ -105,7 +107,7 @@ func (h *browserHandler) tab(ctx context.Context, proc *browserProc, proxy *url.
 
 // newTab opens a tab in a new incognito browser context with proxy, refusing downloads
 // and intercepting every request (fetch.Enable), within the request's context.
-func (h *browserHandler) newTab(ctx context.Context, proc *browserProc, proxy *url.URL, key string, lim DownloadLimits) (*browserTab, error) {
+func (h *Handler) newTab(ctx context.Context, proc *browserProc, proxy *url.URL, key string, lim engine.DownloadLimits) (*browserTab, error) {
 	tabCtx, cancel := chromedp.NewContext(proc.ctx, chromedp.WithNewBrowserContext(func(p *target.CreateBrowserContextParams) {
 		if proxy != nil {
 			p.ProxyServer = proxy.Scheme + "://" + proxy.Host
@@ -141,7 +143,7 @@ func (h *browserHandler) newTab(ctx context.Context, proc *browserProc, proxy *u
 		cancel()
 		return nil, err
 	}
-	h.stats.Inc("browser/tab_count", 1)
+	h.env.Stats().Inc("browser/tab_count", 1)
 	return t, nil
 }
 
@@ -183,8 +185,8 @@ func (t *browserTab) onEvent(ev any) {
 // dialog stalls the page's script, and so its load, until it is answered.
 func (t *browserTab) answerDialog(ev *page.EventJavascriptDialogOpening) {
 	accept := ev.Type == page.DialogTypeBeforeunload
-	t.h.stats.Inc("browser/dialog_count", 1)
-	t.h.logger.Debug(fmt.Sprintf("%s a %s dialog of %s: %q", map[bool]string{true: "Accepted", false: "Dismissed"}[accept], ev.Type, ev.URL, ev.Message))
+	t.h.env.Stats().Inc("browser/dialog_count", 1)
+	t.h.env.Logger().Debug(fmt.Sprintf("%s a %s dialog of %s: %q", map[bool]string{true: "Accepted", false: "Dismissed"}[accept], ev.Type, ev.URL, ev.Message))
 	_, _ = chromedp.Call(t.ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: accept})
 }
 
@@ -209,7 +211,7 @@ func (t *browserTab) attach(p *browserPage) {
 // active again (clear froze it), and when url is the last page's own, but for its
 // fragment, the tab first goes to about:blank, so the load is a new document and not a
 // jump within the old one.
-func (t *browserTab) wake(ctx context.Context, next string, lim DownloadLimits) error {
+func (t *browserTab) wake(ctx context.Context, next string, lim engine.DownloadLimits) error {
 	ctx, cancel := wakeContext(ctx, t.ctx, lim)
 	defer cancel()
 	if _, err := chromedp.Call(ctx, page.SetWebLifecycleState, page.SetWebLifecycleStateParams{State: page.SetWebLifecycleStateStateActive}); err != nil {
@@ -228,7 +230,7 @@ func (t *browserTab) wake(ctx context.Context, next string, lim DownloadLimits) 
 
 // wakeContext returns a context for calls on the tab (tabCtx) that ends with the
 // request's context (ctx) or after its timeout.
-func wakeContext(ctx, tabCtx context.Context, lim DownloadLimits) (context.Context, context.CancelFunc) {
+func wakeContext(ctx, tabCtx context.Context, lim engine.DownloadLimits) (context.Context, context.CancelFunc) {
 	wctx, cancel := context.WithTimeout(tabCtx, max(lim.Timeout, time.Second))
 	stop := context.AfterFunc(ctx, cancel)
 	return wctx, func() { stop(); cancel() }
@@ -244,7 +246,7 @@ func withoutFragment(u string) string {
 // release ends p's hold on its tab: a tab that is still sound is cleared and kept for
 // the next page, on a goroutine Close waits for; any other is closed. The page's place
 // among BROWSER_CONCURRENCY is freed once the tab is idle or closed.
-func (h *browserHandler) release(p *browserPage) {
+func (h *Handler) release(p *browserPage) {
 	t := p.tab
 	t.mu.Lock()
 	t.page = nil
@@ -277,7 +279,7 @@ func (h *browserHandler) release(p *browserPage) {
 		} else {
 			h.mu.Unlock()
 			if err != nil && t.ctx.Err() == nil {
-				h.logger.Debug(fmt.Sprintf("A browser tab could not be cleared for the next page, closing it: %v", err))
+				h.env.Logger().Debug(fmt.Sprintf("A browser tab could not be cleared for the next page, closing it: %v", err))
 			}
 			h.discard(t)
 		}
@@ -286,7 +288,7 @@ func (h *browserHandler) release(p *browserPage) {
 }
 
 // reap closes t if it is still idle since the time gen counted.
-func (h *browserHandler) reap(t *browserTab, gen int) {
+func (h *Handler) reap(t *browserTab, gen int) {
 	h.mu.Lock()
 	i := slices.Index(h.idle, t)
 	if i < 0 || t.idleGen != gen {
@@ -299,7 +301,7 @@ func (h *browserHandler) reap(t *browserTab, gen int) {
 }
 
 // discard closes t and its browser context.
-func (h *browserHandler) discard(t *browserTab) {
+func (h *Handler) discard(t *browserTab) {
 	h.mu.Lock()
 	h.open--
 	h.mu.Unlock()
