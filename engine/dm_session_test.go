@@ -141,12 +141,7 @@ func TestSessionsRotateAfterBan(t *testing.T) {
 			if a := stat(e, "session/active"); a < 1 || a > 3 {
 				t.Errorf("session/active = %d, want 1..3 (SESSION_POOL_SIZE 3)", a)
 			}
-			for i := 1; i < len(site.arrivals); i++ {
-				// The slot spaces the starts; the arrivals may be a few ms closer.
-				if gap := site.arrivals[i].Sub(site.arrivals[i-1]); gap < delay-10*time.Millisecond {
-					t.Errorf("request %d came %v after the one before, DOWNLOAD_DELAY is %v", i, gap, delay)
-				}
-			}
+			enginetest.CheckSpacing(t, site.arrivals, delay, enginetest.ArrivalSlack)
 		})
 	}
 }
