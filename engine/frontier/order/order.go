@@ -5,6 +5,7 @@
 package order
 
 import (
+	"cmp"
 	"container/heap"
 	"slices"
 	"strings"
@@ -126,9 +127,17 @@ func (x *SlotIndex) Changed(key string) {
 	}
 }
 
-// Recheck asks the Readiness about every slot again.
+// Recheck asks the Readiness about every slot again, in the order the slots were last
+// filed, so that slots still tied keep their turns (a map's order would shuffle them).
 func (x *SlotIndex) Recheck() {
+	es := make([]*slotEntry, 0, len(x.slots))
 	for _, e := range x.slots {
+		es = append(es, e)
+	}
+	slices.SortFunc(es, func(a, b *slotEntry) int {
+		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.key, b.key))
+	})
+	for _, e := range es {
 		x.unfile(e)
 		x.file(e)
 	}
