@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -17,6 +19,9 @@ import (
 func TestServiceDownload(t *testing.T) {
 	t.Parallel()
 	srv := enginetest.Start(t)
+	// proxy answers every request itself, 299: the request came through it.
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(299) }))
+	t.Cleanup(proxy.Close)
 	for _, tc := range []struct {
 		name    string
 		url     string
@@ -32,6 +37,8 @@ func TestServiceDownload(t *testing.T) {
 		{"file scheme refused", "file:///etc/hostname", false, map[string]any{types.DownloadSchemes: []string{"http", "https", "file"}}, "NotSupported", 0},
 		{"data scheme refused", "data:,x", true, nil, "NotSupported", 0},
 		{"maxsize", "/big?bytes=5000", false, map[string]any{types.DownloadMaxSize: 1000}, "MaxSizeError", 0},
+		{"meta.proxy", "CLOSED", false, nil, "", 299},
+		{"direct without meta.proxy", "CLOSED", true, nil, "ConnectionRefusedError", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -41,13 +48,19 @@ func TestServiceDownload(t *testing.T) {
 			}
 			e, _ := newEngine(t, &enginetest.Spider{}, kv)
 			r := &types.Request{URL: tc.url}
+			if r.URL == "CLOSED" { // nothing listens there
+				r.URL = "http://" + enginetest.ClosedAddr(t) + "/x"
+			}
 			if strings.HasPrefix(r.URL, "/") {
 				r.URL = srv.URL + r.URL
 			}
 			var resp *types.Response
 			var err error
+			if tc.name == "meta.proxy" {
+				r.Meta = types.Item{{Key: types.MetaProxy, Value: proxy.URL}}
+			}
 			if tc.meta {
-				r.Meta = types.Item{{Key: types.MetaDontCount, Value: true}}
+				r.Meta = append(r.Meta, types.Field{Key: types.MetaDontCount, Value: true})
 				resp, err = e.Download(context.Background(), r)
 			} else {
 				resp, err = e.ServiceDownload(context.Background(), r)

@@ -209,7 +209,7 @@ declare module "jscrawl" {
   /**
    * `this.crawler.http`: a client for the services a pipeline talks to (a database's HTTP
    * API, a sink). Its requests skip robots.txt, the downloader middlewares (retries,
-   * redirects, cookies, cache, proxies), the download slots and the crawl's stats
+   * redirects, cookies, cache, proxy pool: only meta.proxy), the download slots and the crawl's stats
    * (counted in http_client/* instead); http and https only, DOWNLOAD_TIMEOUT and
    * DOWNLOAD_MAXSIZE still apply. A 3xx is the response.
    */
