@@ -444,7 +444,7 @@
       let o = init ? picked(requestKeys) : null;
       if (flags) {
         o = o || {};
-        o.meta = Object.assign({}, input.meta, o.meta, flags);
+        o.meta = Object.assign({}, o.meta !== undefined ? o.meta : input.meta, flags); // init.meta replaces the request's, as replace() does
       }
       req = o ? input.replace(o) : input;
     } else {

@@ -56,7 +56,8 @@ func TestPipelineServiceRequests(t *testing.T) {
 	}{
 		{"crawler.http", `await spider.crawler.http.fetch(SINK + "/insert", { method: "POST", body: JSON.stringify(item) })`, false},
 		{"fetch dontCount", `await fetch(SINK + "/insert", { method: "POST", body: JSON.stringify(item), dontObeyRobotstxt: true, dontCount: true })`, false},
-		{"fetch Request dontCount", `await fetch(new Request(SINK + "/insert", { method: "POST", body: JSON.stringify(item) }), { dontCount: true })`, false},
+		{"fetch Request dontCount", `await fetch(new Request(SINK + "/insert", { method: "POST", body: JSON.stringify(item), meta: { tag: "x" } }), { dontCount: true })
+    .then((r) => { if (r.meta.tag !== "x" || r.meta.dontCount !== true) throw new Error("meta " + JSON.stringify(r.meta)); return r; })`, false},
 		{"fetch dontObeyRobotstxt", `await fetch(SINK + "/insert", { method: "POST", body: JSON.stringify(item), dontObeyRobotstxt: true })`, true},
 	} {
 		for _, robots := range []int{404, 500} {
