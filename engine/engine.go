@@ -110,6 +110,7 @@ type Engine struct {
 	downloader Downloader      // compiled chain, also used by Download
 	slots      *SlotDownloader // the bottom of the chain, above the HTTP downloader
 	http       *HTTPDownloader // below the slots; owns the browser of browser requests
+	service    serviceClient   // ServiceDownload's downloader, made on first use
 	offsite    *OffsiteMiddleware
 	sessions   *session.Pool // SESSION_POOL_ENABLED, else nil
 	// The proxy pool of PROXY_LIST (nil: none), or the error of reading it, and whether
@@ -342,7 +343,10 @@ func New(spider Spider, settings *types.Settings, opts ...Option) *Engine {
 // CloseHandlers closes the download handlers that hold resources (HTTPDownloader.Close:
 // the Chromium of browser requests, if one was started). Run does it when the crawl
 // ends; a command that only calls Download does it when done.
-func (e *Engine) CloseHandlers() error { return e.http.Close() }
+func (e *Engine) CloseHandlers() error {
+	e.closeService()
+	return e.http.Close()
+}
 
 // DownloadHandler returns the download handler DOWNLOAD_HANDLERS or a route (RegisterRoute)
 // names name, as made for e (not wrapped for --warc or --replay), or nil.
@@ -412,7 +416,12 @@ func (e *Engine) CloseSpider(reason string) {
 // at most REDIRECT_MAX_TIMES+1 times in a row (then a MaxRedirectsError). The downloader
 // offsite check does not apply to inline downloads. Safe from any goroutine, before,
 // during and after Run.
+//
+// A request with meta.dontCount is a service request instead (see ServiceDownload).
 func (e *Engine) Download(ctx context.Context, req *types.Request) (*types.Response, error) {
+	if metaBool(req, types.MetaDontCount) {
+		return e.ServiceDownload(ctx, req)
+	}
 	ctx = withStopping(context.WithValue(ctx, inlineKey{}, true), e.stopping)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -510,6 +519,7 @@ func (e *Engine) Run(ctx context.Context) error {
 	if err := e.http.Close(); err != nil {
 		e.logger.Debug(fmt.Sprintf("Closing the download handlers: %v", err))
 	}
+	e.closeService()
 
 	e.inMu.Lock()
 	e.running = false

@@ -356,6 +356,9 @@ func requestFromJS(rt *goja.Runtime, obj *goja.Object) (*types.Request, error) {
 				if req.Meta, err = exportObject(rt, o, "meta", 0); err != nil {
 					return nil, err
 				}
+				if err := checkScrapyMeta(req.Meta); err != nil {
+					return nil, err
+				}
 				// depth is the engine's Go field. A depth set here is a start request's (or one
 				// a built-in filter ran on between JS middlewares); DepthMiddleware sets it
 				// again for requests a callback produces.

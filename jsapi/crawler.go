@@ -11,7 +11,7 @@ import (
 )
 
 // crawlerObject is this.crawler: settings, stats, engine, signals, download (Scrapy's
-// Crawler) and sessions. Each part is a Go type whose methods are bound as the object's functions.
+// Crawler), http (a client for services) and sessions. Each part is a Go type whose methods are bound as the object's functions.
 func (st *vmState) crawlerObject() *goja.Object {
 	c := st.rt.NewObject()
 	_ = c.Set("settings", visibleObject(st.rt, crawlerSettings{st}))
@@ -19,6 +19,7 @@ func (st *vmState) crawlerObject() *goja.Object {
 	_ = c.Set("signals", st.helper("signals"))
 	_ = c.Set("engine", visibleObject(st.rt, crawlerEngine{st}))
 	_ = c.Set("download", st.helper("crawlerDownload"))
+	_ = c.Set("http", st.helper("crawlerHTTP"))
 	_ = c.Set("sessions", visibleObject(st.rt, crawlerSessions{st}))
 	return c
 }

@@ -197,6 +197,25 @@ declare module "jscrawl" {
     browser?: boolean | BrowserOptions;
     /** Aborting it cancels the download and rejects with its reason. */
     signal?: AbortSignal;
+    /** Skip robots.txt for this download (sets meta.dontObeyRobotstxt). */
+    dontObeyRobotstxt?: boolean;
+    /**
+     * A service request, not a page of the crawl (sets meta.dontCount): straight to the
+     * http(s) handler, outside the middlewares, slots and stats; see crawler.http.
+     */
+    dontCount?: boolean;
+  }
+
+  /**
+   * `this.crawler.http`: a client for the services a pipeline talks to (a database's HTTP
+   * API, a sink). Its requests skip robots.txt, the downloader middlewares (retries,
+   * redirects, cookies, cache, proxy pool: only meta.proxy), the download slots and the crawl's stats
+   * (counted in http_client/* instead); http and https only, DOWNLOAD_TIMEOUT and
+   * DOWNLOAD_MAXSIZE still apply. A 3xx is the response.
+   */
+  export interface HttpClient {
+    /** fetch(input, init) with dontCount: true. */
+    fetch(input: string | Request, init?: FetchInit): Promise<Response>;
   }
 
   /** Downloads inline through the engine's downloader (not the scheduler). */
@@ -285,6 +304,8 @@ declare module "jscrawl" {
     engine: CrawlerEngine;
     /** Downloads inline, like fetch(), from a Request. */
     download(request: Request, options?: { signal?: AbortSignal }): Promise<Response>;
+    /** A client for services, outside the crawl's robots.txt, slots and stats. */
+    http: HttpClient;
     /** The session pool's sessions (SESSION_POOL_ENABLED). */
     sessions: Sessions;
   }

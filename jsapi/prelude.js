@@ -420,22 +420,46 @@
 
   function sleep(ms) { return new Promise((resolve) => setTimeout(resolve, ms)); }
 
+  // fetchFlags are fetch's own options: each sets the meta key of its name to true.
+  const fetchFlags = ["dontObeyRobotstxt", "dontCount"];
   function fetch(input, init) {
     let req;
     const i = init || {};
-    // fetch's init is WHATWG's: the Request options it knows are read, the others ignored.
+    // fetch's init is WHATWG's: the Request options it knows are read, the others ignored,
+    // but for a Scrapy spelling of one of jscrawl's (dont_obey_robotstxt, dont_filter).
+    for (const k of Object.keys(i)) {
+      if (k.includes("_")) {
+        const name = requestKeys.concat(fetchFlags).find((x) => squash(x) === squash(k));
+        if (name) throw new TypeError("fetch(): option \"" + k + "\" is Scrapy's spelling" + at() + ": jscrawl spells it \"" + name + "\"");
+      }
+    }
     const picked = (keys) => {
       const o = {};
       for (const k of keys) if (i[k] !== undefined) o[k] = i[k];
       return o;
     };
+    let flags = null;
+    for (const k of fetchFlags) if (i[k]) (flags || (flags = {}))[k] = true;
     if (input instanceof Request) {
-      req = init ? input.replace(picked(requestKeys)) : input;
+      let o = init ? picked(requestKeys) : null;
+      if (flags) {
+        o = o || {};
+        o.meta = Object.assign({}, o.meta !== undefined ? o.meta : input.meta, flags); // init.meta replaces the request's, as replace() does
+      }
+      req = o ? input.replace(o) : input;
     } else {
-      req = requestWith(checkURL(input, "fetch"), Object.assign(picked(["method", "headers", "body", "meta", "browser"]), { dontFilter: true }));
+      const o = Object.assign(picked(["method", "headers", "body", "meta", "browser"]), { dontFilter: true });
+      if (flags) o.meta = Object.assign({}, o.meta, flags);
+      req = requestWith(checkURL(input, "fetch"), o);
     }
     return download(req, i.signal);
   }
+
+  // crawlerHTTP is this.crawler.http: a client for the services a pipeline talks to,
+  // outside the crawl's robots.txt, middlewares, slots and stats (fetch with dontCount).
+  const crawlerHTTP = Object.freeze({
+    fetch(input, init) { return fetch(input, Object.assign({}, init, { dontCount: true })); },
+  });
 
   // scoped ties asynchronous Go work ([promise, cancel]) to the running callback: a
   // callback that fails cancels what it still awaits (see runtime's scopes); an
@@ -768,6 +792,7 @@
     wrapStart,
     wrapOutput,
     crawlerDownload,
+    crawlerHTTP,
     pageScoped,
     follow: followSlow,
     makeRequest(url, o) { return requestWith(url, o); },

@@ -40,6 +40,7 @@ const (
 	MetaCookieJar            = "cookiejar"            // CookiesMiddleware: the cookie jar (default: the spider's)
 	MetaDepth                = "depth"                // Request.Depth, as JS sees it in meta
 	MetaDontCache            = "dontCache"            // HttpCacheMiddleware: neither read nor store
+	MetaDontCount            = "dontCount"            // Engine.Download: a service request, outside the crawl's middlewares, slots and stats
 	MetaDontMergeCookies     = "dontMergeCookies"     // CookiesMiddleware: leave the jar out
 	MetaDontObeyRobotsTxt    = "dontObeyRobotstxt"    // RobotsTxtMiddleware: skip the check
 	MetaDontRedirect         = "dontRedirect"         // RedirectMiddleware: a 3xx is the response
