@@ -336,7 +336,8 @@ func (fs *runFeeds) addSettings(settings *types.Settings, spider *jsapi.Spider) 
 // closes the feeds when the engine cannot be built.
 func (fs *runFeeds) open(ctx context.Context, ls *loadedSpider, rj *runJob, start time.Time) (opts []engine.Option, closeFeeds func(), err error) {
 	env := feed.Env{Stdout: ls.stdout, SpiderName: ls.spider.Name(), Worker: ls.worker, Now: start, Logger: ls.logger,
-		WriteThrough: ls.frontier != nil} // a shared crawl acknowledges a request once its items are exported
+		WriteThrough: ls.frontier != nil, // a shared crawl acknowledges a request once its items are exported
+		S3:           feed.S3OptionsFrom(ls.settings)}
 	var exporters []*feed.Feed
 	closeFeeds = func() {
 		for _, x := range exporters {

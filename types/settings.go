@@ -130,6 +130,16 @@ const (
 	SlotBy                        = "SLOT_BY"
 )
 
+// Setting keys of the S3 feed storage (s3://bucket/key feed URIs), Scrapy's names. Unset,
+// the standard AWS environment variables and shared config files apply.
+const (
+	AWSAccessKeyID     = "AWS_ACCESS_KEY_ID"
+	AWSSecretAccessKey = "AWS_SECRET_ACCESS_KEY"
+	AWSSessionToken    = "AWS_SESSION_TOKEN"
+	AWSEndpointURL     = "AWS_ENDPOINT_URL"
+	AWSRegionName      = "AWS_REGION_NAME"
+)
+
 // Setting keys of record and replay (run --warc, --replay).
 const (
 	ReplayFallback = "REPLAY_FALLBACK"
@@ -176,6 +186,11 @@ var Defs = []Def{
 	{AutoThrottleMaxDelay, KindDuration, 60.0, "highest delay AutoThrottle sets"},
 	{AutoThrottleStartDelay, KindDuration, 5.0, "AutoThrottle's first delay per slot"},
 	{AutoThrottleTargetConcurrency, KindFloat, 1.0, "downloads AutoThrottle aims to have in flight per slot"},
+	{AWSAccessKeyID, KindString, "", "access key of s3:// feeds (default: the AWS environment variables and config files)"},
+	{AWSEndpointURL, KindString, "", "endpoint of s3:// feeds, for an S3-compatible server (an IP address gets path-style addressing)"},
+	{AWSRegionName, KindString, "", "region of s3:// feeds (default: AWS_REGION, the AWS config, else us-east-1)"},
+	{AWSSecretAccessKey, KindString, "", "secret key of s3:// feeds"},
+	{AWSSessionToken, KindString, "", "session token of s3:// feeds (temporary credentials)"},
 	{BotName, KindString, "jscrawl", "the bot's name"},
 	{BrowserConcurrency, KindInt, 4, "pages Chromium renders at once for browser requests (open pages count)"},
 	{BrowserExecutable, KindString, "", "the Chromium binary for browser requests (default: chromium, chromium-browser or google-chrome on PATH)"},

@@ -42,6 +42,8 @@ type Env struct {
 	// feed writes each through: a shared crawl (--frontier) acknowledges a request once its
 	// items are exported, so a killed worker must not take exported rows with it.
 	WriteThrough bool
+	// S3 configures the s3:// feeds (the AWS_* settings).
+	S3 S3Options
 }
 
 // Feed is one configured feed: a format writer on a storage (Scrapy: a FeedSlot with its
@@ -135,6 +137,9 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 	if IsTable(first) {
 		return f.openTable(first, pos)
 	}
+	if isS3(first) && (pos != nil || env.Job) {
+		return nil, ErrS3Job
+	}
 	if pos != nil && pos.URI != "" {
 		_, stdout, _ := storagePath(first)
 		_, posStdout, _ := storagePath(pos.URI)
@@ -144,6 +149,9 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 		first = pos.URI // the file the job wrote, whatever %(time)s gives now
 	}
 	path, stdout, err := storagePath(first)
+	if isS3(first) {
+		path, stdout, err = s3Key(first), false, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -170,12 +178,12 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 		f.cur, err = resumeSink(first, f.format, cfg, env.Stdout, f.logger, *pos)
 		f.items, f.markItems = int(pos.Items), int(pos.Items)
 	} else {
-		f.cur, err = openSink(first, f.format, cfg, env.Stdout, f.logger)
+		f.cur, err = openSink(first, f.format, cfg, env, f.logger)
 	}
 	if err != nil {
 		return nil, err
 	}
-	f.uri = first
+	f.uri = types.MaskURL(first) // an s3:// URI's credentials stay out of logs and stats
 	return f, nil
 }
 
@@ -274,15 +282,15 @@ func (f *Feed) nextBatch() error {
 	if err != nil {
 		return err
 	}
-	f.uri = uri
-	s, err := openSink(uri, f.format, f.cfg, f.env.Stdout, f.logger)
+	f.uri = types.MaskURL(uri)
+	s, err := openSink(uri, f.format, f.cfg, f.env, f.logger)
 	if err == nil {
 		if err = s.begin(); err != nil {
 			s.discard()
 		}
 	}
 	if err != nil {
-		return &StorageError{URI: uri, Err: fmt.Errorf("open batch %d: %w", f.batchID, err)}
+		return &StorageError{URI: f.uri, Err: fmt.Errorf("open batch %d: %w", f.batchID, err)}
 	}
 	f.cur = s
 	return nil

@@ -47,6 +47,10 @@ type Position struct {
 // Config.BatchItemCount.
 var ErrBatchJob = errors.New("batch feeds are not supported with --jobdir yet")
 
+// ErrS3Job is the error of opening an s3:// feed in a job (--jobdir): its object is
+// uploaded whole when the feed closes, so a job could not resume it.
+var ErrS3Job = errors.New("s3:// feeds are not supported with --jobdir yet")
+
 // CheckJob returns an error wrapping ErrBatchJob when a job cannot keep the feed of cfg
 // exactly-once, so that a command can refuse it before it opens anything.
 func CheckJob(cfg Config) error {
@@ -226,7 +230,7 @@ func resumeSink(uri, format string, cfg Config, stdout io.Writer, logger *slog.L
 		return nil, err
 	}
 	if isStdout {
-		return openSink(uri, format, cfg, stdout, logger)
+		return openSink(uri, format, cfg, Env{Stdout: stdout}, logger)
 	}
 	s := &sink{uri: uri, path: path, logger: logger}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
