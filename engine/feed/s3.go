@@ -77,19 +77,24 @@ type s3Object struct {
 	shown  string // the URI with its credentials masked
 }
 
-// parseS3 returns the bucket, the key and the URI's credentials (user info) of an s3:// URI.
+// parseS3 returns the bucket, the key and the URI's credentials (user info, unescaped) of
+// an s3:// URI. The key is taken as it is written (it may hold %(...)s templates).
 func parseS3(uri string) (bucket, key, user, pass string, err error) {
-	u, err := url.Parse(uri)
-	if err != nil {
-		return "", "", "", "", fmt.Errorf("parse feed uri: %w", err)
+	m := schemeRE.FindString(uri)
+	auth, key, _ := strings.Cut(uri[len(m):], "/")
+	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+		u, p, _ := strings.Cut(auth[:at], ":")
+		if user, err = url.PathUnescape(u); err == nil {
+			pass, err = url.PathUnescape(p)
+		}
+		if err != nil {
+			return "", "", "", "", errors.New("s3 feed uri: bad escape in its credentials")
+		}
+		auth = auth[at+1:]
 	}
-	bucket, key = u.Host, strings.TrimPrefix(u.Path, "/")
+	bucket = auth
 	if bucket == "" || key == "" || strings.HasSuffix(key, "/") {
 		return "", "", "", "", errors.New("s3 feed uri needs a bucket and a key (s3://bucket/path/file.jsonl)")
-	}
-	if u.User != nil {
-		user = u.User.Username()
-		pass, _ = u.User.Password()
 	}
 	return bucket, key, user, pass, nil
 }

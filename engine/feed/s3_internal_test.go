@@ -38,6 +38,7 @@ func TestParseS3(t *testing.T) {
 	}{
 		{uri: "s3://b/items.jsonl", bucket: "b", key: "items.jsonl"},
 		{uri: "s3://k:s@b/a/b.csv", bucket: "b", key: "a/b.csv", user: "k", pass: "s"},
+		{uri: "s3://k%2Fx:s%40y@b/%(name)s/%(batch_id)02d.jsonl", bucket: "b", key: "%(name)s/%(batch_id)02d.jsonl", user: "k/x", pass: "s@y"},
 		{uri: "s3://b/", bad: true},
 		{uri: "s3:///k.json", bad: true},
 		{uri: "s3://b/dir/", bad: true},

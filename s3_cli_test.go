@@ -1,0 +1,61 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/jscrawl/jscrawl/engine/enginetest"
+)
+
+// TestS3FeedCLI runs the binary with s3:// feeds on a real S3 server (versitygw): the
+// credentials from -s AWS_* or from the URI, batches as one object each, and neither the
+// log nor the stats show the secret. A job (--jobdir) refuses an s3:// feed before it
+// crawls, and a spider's FEEDS may not name one.
+func TestS3FeedCLI(t *testing.T) {
+	t.Parallel()
+	srv := enginetest.StartS3(t, "feeds")
+	spider := writeFile(t, t.TempDir(), "tiny.ts", tinySpider)
+	aws := []string{"-s", "AWS_ENDPOINT_URL=" + srv.Endpoint, "-s", "AWS_REGION_NAME=us-east-1"}
+	creds := []string{"-s", "AWS_ACCESS_KEY_ID=" + enginetest.S3AccessKey, "-s", "AWS_SECRET_ACCESS_KEY=" + enginetest.S3SecretKey}
+	for _, tc := range []struct {
+		name string
+		args []string
+		keys map[string]int // object key → items
+	}{
+		{"settings", append(append([]string{"-o", "s3://feeds/settings/items.jsonl"}, aws...), creds...),
+			map[string]int{"settings/items.jsonl": 20}},
+		{"uri credentials", append([]string{"-O", "s3://" + enginetest.S3AccessKey + ":" + enginetest.S3SecretKey + "@feeds/uri/items.csv"}, aws...),
+			map[string]int{"uri/items.csv": 21}},
+		{"batches", append(append([]string{"-s", `FEEDS={"s3://feeds/batch/%(batch_id)d.jsonl": {"batchItemCount": 8}}`}, aws...), creds...),
+			map[string]int{"batch/1.jsonl": 8, "batch/2.jsonl": 8, "batch/3.jsonl": 4}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, stderr, code := jscrawl(t, append([]string{"run", "--demo", spider}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit code %d\n%s", code, stderr)
+			}
+			if strings.Contains(stderr, enginetest.S3SecretKey) {
+				t.Errorf("the log shows the secret:\n%s", stderr)
+			}
+			for key, n := range tc.keys {
+				b, ok := srv.Object("feeds", key)
+				if !ok {
+					t.Fatalf("no object %s; keys %v\n%s", key, srv.Keys("feeds"), stderr)
+				}
+				if got := bytes.Count(b, []byte("\n")); got != n {
+					t.Errorf("%s has %d lines, want %d", key, got, n)
+				}
+			}
+		})
+	}
+	t.Run("jobdir refused", func(t *testing.T) {
+		t.Parallel()
+		args := append(append([]string{"run", "--demo", "--jobdir", t.TempDir(), spider, "-o", "s3://feeds/job/items.jsonl"}, aws...), creds...)
+		_, stderr, code := jscrawl(t, args...)
+		if code == 0 || !strings.Contains(stderr, "not supported with --jobdir") {
+			t.Errorf("exit code %d, want a refusal:\n%s", code, stderr)
+		}
+	})
+}
