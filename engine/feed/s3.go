@@ -155,23 +155,21 @@ func newS3Client(ctx context.Context, opts S3Options) (*s3.Client, error) {
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
-	endpoint := opts.EndpointURL
-	if endpoint == "" && cfg.BaseEndpoint != nil { // AWS_ENDPOINT_URL in the environment
-		endpoint = *cfg.BaseEndpoint
-	}
-	var pathStyle bool
-	if endpoint != "" {
-		u, err := url.Parse(endpoint)
-		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("%s %q is not a URL", types.AWSEndpointURL, types.MaskURL(endpoint))
+	if opts.EndpointURL != "" {
+		if u, err := url.Parse(opts.EndpointURL); err != nil || u.Host == "" {
+			return nil, fmt.Errorf("%s %q is not a URL", types.AWSEndpointURL, types.MaskURL(opts.EndpointURL))
 		}
-		pathStyle = net.ParseIP(u.Hostname()) != nil
 	}
 	return s3.NewFromConfig(cfg, func(o *s3.Options) {
 		if opts.EndpointURL != "" {
 			o.BaseEndpoint = aws.String(opts.EndpointURL)
 		}
-		o.UsePathStyle = pathStyle
+		// o.BaseEndpoint is resolved by now, from AWS_ENDPOINT_URL(_S3) or the config too.
+		if o.BaseEndpoint != nil {
+			if u, err := url.Parse(*o.BaseEndpoint); err == nil && net.ParseIP(u.Hostname()) != nil {
+				o.UsePathStyle = true
+			}
+		}
 	}), nil
 }
 

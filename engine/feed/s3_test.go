@@ -165,7 +165,7 @@ func TestS3Credentials(t *testing.T) {
 	t.Run("environment", func(t *testing.T) {
 		t.Setenv("AWS_ACCESS_KEY_ID", enginetest.S3AccessKey)
 		t.Setenv("AWS_SECRET_ACCESS_KEY", enginetest.S3SecretKey)
-		t.Setenv("AWS_ENDPOINT_URL", srv.Endpoint)
+		t.Setenv("AWS_ENDPOINT_URL_S3", srv.Endpoint) // an IP: path-style, or the bucket would be a host name
 		t.Setenv("AWS_REGION", "us-east-1")
 		writeS3Feed(t, "s3://feeds/env.csv", feed.Config{}, feed.Env{}, s3Items(2))
 		if _, ok := srv.Object("feeds", "env.csv"); !ok {
