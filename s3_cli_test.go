@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -50,12 +53,59 @@ func TestS3FeedCLI(t *testing.T) {
 			}
 		})
 	}
-	t.Run("jobdir refused", func(t *testing.T) {
+	t.Run("jobdir refuses batch_time", func(t *testing.T) {
 		t.Parallel()
-		args := append(append([]string{"run", "--demo", "--jobdir", t.TempDir(), spider, "-o", "s3://feeds/job/items.jsonl"}, aws...), creds...)
+		args := append(append([]string{"run", "--demo", "--jobdir", t.TempDir(), spider,
+			"-s", `FEEDS={"s3://feeds/job/%(batch_time)s.jsonl": {"batchItemCount": 8}}`}, aws...), creds...)
 		_, stderr, code := jscrawl(t, args...)
-		if code == 0 || !strings.Contains(stderr, "not supported with --jobdir") {
+		if code != 2 || !strings.Contains(stderr, "%(batch_id)d keys with --jobdir") {
 			t.Errorf("exit code %d, want a refusal:\n%s", code, stderr)
 		}
+	})
+}
+
+// TestJobSurvivesKillsIntoS3: a --jobdir crawl of 2,000 pages into S3 batch objects of 150
+// items (a real versitygw), SIGKILLed at random downloads at least 8 times and resumed each
+// time with the same command, ends with every item in exactly one object, and the job
+// folder never holds the secret.
+func TestJobSurvivesKillsIntoS3(t *testing.T) {
+	t.Parallel()
+	const total = 2000
+	srv := enginetest.StartS3(t, "feeds")
+	site, dir, args := treeJob(t, total, "-s", `FEEDS={"s3://feeds/tree/%(batch_id)03d.jsonl": {"batchItemCount": 150}}`,
+		"-s", "AWS_ENDPOINT_URL="+srv.Endpoint, "-s", "AWS_REGION_NAME=us-east-1",
+		"-s", "AWS_ACCESS_KEY_ID="+enginetest.S3AccessKey, "-s", "AWS_SECRET_ACCESS_KEY="+enginetest.S3SecretKey)
+	kills := killRuns(t, site, dir, args, 10)
+	code, log := runJobCrawl(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("the last run: exit code %d\n%s", code, log)
+	}
+	if kills < 8 {
+		t.Errorf("only %d kills happened", kills)
+	}
+	keys := srv.Keys("feeds")
+	if len(keys) != (total+149)/150 {
+		t.Errorf("%d objects, want %d: %v", len(keys), (total+149)/150, keys)
+	}
+	var all bytes.Buffer
+	for i, k := range keys {
+		b, _ := srv.Object("feeds", k)
+		if n := bytes.Count(b, []byte("\n")); i < len(keys)-1 && n != 150 {
+			t.Errorf("%s has %d items, want 150", k, n)
+		}
+		all.Write(b)
+	}
+	merged := filepath.Join(t.TempDir(), "all.jsonl")
+	if err := os.WriteFile(merged, all.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eachOnce(t, merged, total)
+	_ = filepath.WalkDir(filepath.Join(dir, "job"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(enginetest.S3SecretKey)) {
+				t.Errorf("%s holds the secret", path)
+			}
+		}
+		return nil
 	})
 }

@@ -44,6 +44,9 @@ type Env struct {
 	WriteThrough bool
 	// S3 configures the s3:// feeds (the AWS_* settings).
 	S3 S3Options
+	// JobDir is the job's folder (with Job): an s3:// feed keeps the local file of each
+	// batch there, so that a resumed job continues the batch (see s3.go).
+	JobDir string
 }
 
 // Feed is one configured feed: a format writer on a storage (Scrapy: a FeedSlot with its
@@ -112,8 +115,8 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	if pos != nil {
-		if err := CheckJob(cfg); err != nil {
+	if pos != nil || env.Job {
+		if err := CheckJobFeed(uri, cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -138,9 +141,17 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 		return f.openTable(first, pos)
 	}
 	if isS3(first) && (pos != nil || env.Job) {
-		return nil, ErrS3Job
+		if env.JobDir == "" {
+			return nil, ErrS3Job
+		}
+		if pos != nil && cfg.BatchItemCount > 0 && pos.Batch > 0 {
+			f.batchID = pos.Batch
+			if first, err = expandURI(uri, f.params()); err != nil {
+				return nil, err
+			}
+		}
 	}
-	if pos != nil && pos.URI != "" {
+	if pos != nil && pos.URI != "" && !isS3(first) {
 		_, stdout, _ := storagePath(first)
 		_, posStdout, _ := storagePath(pos.URI)
 		if pos.Stdout != stdout || posStdout != stdout {
@@ -175,10 +186,14 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 		if pos.Stdout != stdout {
 			return nil, fmt.Errorf("the job's position is for stdout, not %s", first)
 		}
-		f.cur, err = resumeSink(first, f.format, cfg, env.Stdout, f.logger, *pos)
+		if isS3(first) {
+			f.cur, err = f.resumeS3(first, *pos)
+		} else {
+			f.cur, err = resumeSink(first, f.format, cfg, env.Stdout, f.logger, *pos)
+		}
 		f.items, f.markItems = int(pos.Items), int(pos.Items)
 	} else {
-		f.cur, err = openSink(first, f.format, cfg, env, f.logger)
+		f.cur, err = f.openSink(first)
 	}
 	if err != nil {
 		return nil, err
@@ -283,7 +298,7 @@ func (f *Feed) nextBatch() error {
 		return err
 	}
 	f.uri = types.MaskURL(uri)
-	s, err := openSink(uri, f.format, f.cfg, f.env, f.logger)
+	s, err := f.openSink(uri)
 	if err == nil {
 		if err = s.begin(); err != nil {
 			s.discard()

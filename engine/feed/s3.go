@@ -3,12 +3,14 @@ package feed
 import (
 	"compress/gzip"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -247,15 +249,22 @@ type maskedError struct{ err error }
 func (e *maskedError) Error() string { return types.MaskURLsIn(e.err.Error()) }
 func (e *maskedError) Unwrap() error { return e.err }
 
-// openS3Sink is openSink for an s3:// URI: the format writer writes to a temporary file,
-// which close uploads.
-func openS3Sink(uri, format string, cfg Config, opts S3Options, s *sink) (*sink, error) {
+// openS3Sink is openSink for an s3:// URI: the format writer writes to a local file,
+// which close uploads: a temporary file, or in a job the file local (kept after the upload,
+// for a resume).
+func openS3Sink(uri, format string, cfg Config, opts S3Options, local string, s *sink) (*sink, error) {
 	obj, err := openS3(context.Background(), uri, opts)
 	if err != nil {
 		return nil, err
 	}
 	s.uri, s.obj = obj.shown, obj
-	if s.file, err = os.CreateTemp("", "jscrawl-s3-feed-*"); err != nil {
+	if local == "" {
+		s.file, err = os.CreateTemp("", "jscrawl-s3-feed-*")
+	} else if err = os.MkdirAll(filepath.Dir(local), 0o755); err == nil {
+		s.file, err = os.OpenFile(local, os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o644)
+		s.keep = true
+	}
+	if err != nil {
 		return nil, fmt.Errorf("create the local file of %s: %w", obj.shown, err)
 	}
 	s.path, s.made, s.out = s.file.Name(), true, s.file
@@ -267,4 +276,73 @@ func openS3Sink(uri, format string, cfg Config, opts S3Options, s *sink) (*sink,
 		return nil, err
 	}
 	return s, nil
+}
+
+// Jobs. In a job (Env.JobDir) an S3 feed writes each batch (or the whole feed) to a local
+// file in the job's folder, s3/<feed>-<batch>.part, and the job commits its Position in
+// that file as it does a file feed's. A batch is uploaded whole when it closes (when the
+// next item starts the next batch, or at Close), before the job's commit can name the next
+// batch, so the batches before Position.Batch are in the bucket, complete. A resumed job
+// cuts the local file of Position.Batch back to Position.Offset and continues it, then
+// uploads it again when it closes: the object is replaced whole by one that holds the
+// batch's committed items and those scraped again. A killed run may have uploaded that
+// batch and later ones with items the job had not committed; the resumed job writes them
+// again under the same keys (%(batch_id)d; %(batch_time)s is refused), so every object is
+// replaced and every item ends in exactly one. Multipart uploads a kill left unfinished
+// on the batch's key are aborted when the job resumes. Local files of uploaded batches
+// are removed then too.
+
+// openSink opens the storage of uri (expanded) for the feed's current batch.
+func (f *Feed) openSink(uri string) (*sink, error) {
+	if isS3(uri) && f.env.JobDir != "" {
+		return openS3Sink(uri, f.format, f.cfg, f.env.S3, f.localPath(f.batchID), &sink{logger: f.logger})
+	}
+	return openSink(uri, f.format, f.cfg, f.env, f.logger)
+}
+
+// localPath is the local file of an S3 feed's batch in the job's folder.
+func (f *Feed) localPath(batch int) string {
+	sum := sha256.Sum256([]byte(f.template))
+	return filepath.Join(f.env.JobDir, "s3", fmt.Sprintf("%x-%d.part", sum[:8], batch))
+}
+
+// resumeS3 is resumeSink for an S3 feed of a resumed job (see Jobs above).
+func (f *Feed) resumeS3(uri string, pos Position) (*sink, error) {
+	obj, err := openS3(context.Background(), uri, f.env.S3)
+	if err != nil {
+		return nil, err
+	}
+	if err := obj.abortUnfinished(context.Background()); err != nil {
+		return nil, err
+	}
+	for b := range max(f.batchID, 1) { // the uploaded batches' files
+		if b > 0 {
+			os.Remove(f.localPath(b))
+		}
+	}
+	s := &sink{uri: obj.shown, obj: obj, keep: true, path: f.localPath(f.batchID), logger: f.logger}
+	if f.cfg.BatchItemCount > 0 {
+		pos.Items -= int64((f.batchID - 1) * f.cfg.BatchItemCount) // the items of this batch
+	}
+	return resumeFile(s, f.format, f.cfg, f.logger, pos)
+}
+
+// abortUnfinished aborts the multipart uploads of the object that were never completed (a
+// killed upload's), so that no parts are left in the bucket.
+func (o *s3Object) abortUnfinished(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, s3Timeout)
+	defer cancel()
+	out, err := o.client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: &o.bucket, Prefix: &o.key})
+	if err != nil {
+		return fmt.Errorf("list the unfinished uploads of %s: %w", o.shown, s3Err(err))
+	}
+	for _, u := range out.Uploads {
+		if u.Key == nil || *u.Key != o.key {
+			continue
+		}
+		if _, err := o.client.AbortMultipartUpload(ctx, &s3.AbortMultipartUploadInput{Bucket: &o.bucket, Key: &o.key, UploadId: u.UploadId}); err != nil {
+			return fmt.Errorf("abort an unfinished upload of %s: %w", o.shown, s3Err(err))
+		}
+	}
+	return nil
 }

@@ -202,3 +202,70 @@ func TestS3RefusedInJob(t *testing.T) {
 		t.Fatalf("err %v, want %v", err, feed.ErrS3Job)
 	}
 }
+
+// TestS3JobBatches: an S3 batch feed in a job, killed after its commit with items in later
+// batches, then resumed at the committed position, ends with every item in exactly one
+// batch object; the local file of the uploaded batches goes when it resumes.
+func TestS3JobBatches(t *testing.T) {
+	t.Parallel()
+	srv := enginetest.StartS3(t, "feeds")
+	const uri = "s3://feeds/job/%(batch_id)d.jsonl"
+	cfgs := map[string]feed.Config{uri: {BatchItemCount: 3}}
+	env := s3Env(srv, nil)
+	env.Job, env.JobDir = true, t.TempDir()
+	items := s3Items(10)
+	export := func(f *feed.Feed, from, to int) {
+		t.Helper()
+		for _, it := range items[from:to] {
+			if err := f.Export(it); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fs, err := feed.OpenAll(cfgs, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	export(fs[0], 0, 5)
+	pos, err := fs[0].Sync()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pos.Batch != 2 || pos.Items != 5 {
+		t.Fatalf("position %+v, want batch 2 after 5 items", pos)
+	}
+	export(fs[0], 5, 9) // uploads batch 2 whole, with item 5 the job has not committed
+	feed.Crash(fs[0])
+	fs, err = feed.ResumeAll(cfgs, env, map[string]feed.Position{uri: pos})
+	if err != nil {
+		t.Fatal(err)
+	}
+	export(fs[0], 5, 10)
+	if err := fs[0].Close(); err != nil {
+		t.Fatal(err)
+	}
+	keys := srv.Keys("feeds")
+	if want := []string{"job/1.jsonl", "job/2.jsonl", "job/3.jsonl", "job/4.jsonl"}; !slices.Equal(keys, want) {
+		t.Fatalf("keys %v, want %v", keys, want)
+	}
+	seen := map[float64]int{}
+	for _, k := range keys {
+		b, _ := srv.Object("feeds", k)
+		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			var v map[string]any
+			if err := jsonUnmarshal([]byte(line), &v); err != nil {
+				t.Fatalf("%s: %v", k, err)
+			}
+			seen[v["i"].(float64)]++
+		}
+	}
+	for i := range 10 {
+		if seen[float64(i)] != 1 {
+			t.Errorf("item %d is in %d objects", i, seen[float64(i)])
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(env.JobDir, "s3", "*-1.part"))
+	if len(left) != 0 {
+		t.Errorf("the uploaded batch's local file is left: %v", left)
+	}
+}

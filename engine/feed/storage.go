@@ -37,6 +37,7 @@ type sink struct {
 	zbuf bytes.Buffer
 	file *os.File  // nil for stdout; for S3, the local file that close uploads
 	obj  *s3Object // the S3 object of an s3:// URI, nil for files and stdout
+	keep bool      // S3: the local file is a job's, kept after the upload (see s3.go)
 	size int64     // bytes of whole records in file
 	// mark is where Resume can continue the file: the end of the last whole record for a
 	// plain file, the end of the last whole gzip member for .gz (see endMember).
@@ -59,7 +60,7 @@ type sink struct {
 func openSink(uri, format string, cfg Config, env Env, logger *slog.Logger) (*sink, error) {
 	s := &sink{uri: uri, logger: logger}
 	if isS3(uri) {
-		return openS3Sink(uri, format, cfg, env.S3, s)
+		return openS3Sink(uri, format, cfg, env.S3, "", s)
 	}
 	stdout := env.Stdout
 	path, isStdout, err := storagePath(uri)
@@ -380,7 +381,7 @@ func (s *sink) close() error {
 		if err := s.file.Close(); err != nil {
 			errs = append(errs, &StorageError{URI: s.uri, Err: fmt.Errorf("close: %w", err)})
 		}
-		if s.obj != nil {
+		if s.obj != nil && !s.keep {
 			os.Remove(s.path)
 		}
 	}
@@ -392,7 +393,7 @@ func (s *sink) close() error {
 func (s *sink) discard() {
 	if s.file != nil {
 		s.file.Close()
-		if s.obj != nil || s.made && s.size == 0 {
+		if s.obj != nil && !s.keep || s.made && s.size == 0 {
 			os.Remove(s.path)
 		}
 	}
