@@ -53,6 +53,31 @@ func TestS3FeedCLI(t *testing.T) {
 			}
 		})
 	}
+	t.Run("jobdir with uri credentials", func(t *testing.T) {
+		t.Parallel()
+		jobdir := t.TempDir()
+		args := append([]string{"run", "--demo", "--jobdir", jobdir, spider,
+			"-o", "s3://" + enginetest.S3AccessKey + ":" + enginetest.S3SecretKey + "@feeds/joburi/items.jsonl"}, aws...)
+		_, stderr, code := jscrawl(t, args...)
+		if code != 0 {
+			t.Fatalf("exit code %d\n%s", code, stderr)
+		}
+		if b, ok := srv.Object("feeds", "joburi/items.jsonl"); !ok || bytes.Count(b, []byte("\n")) != 20 {
+			t.Errorf("object joburi/items.jsonl: %d lines (present %v), want 20", bytes.Count(b, []byte("\n")), ok)
+		}
+		status, _, _ := jscrawl(t, "job", jobdir, "--json")
+		if strings.Contains(stderr+status, enginetest.S3SecretKey) || !strings.Contains(status, "s3://") {
+			t.Errorf("the log or the job's status shows the secret, or no feed:\n%s\n%s", stderr, status)
+		}
+		_ = filepath.WalkDir(jobdir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(enginetest.S3SecretKey)) {
+					t.Errorf("%s holds the secret", path)
+				}
+			}
+			return nil
+		})
+	})
 	t.Run("jobdir refuses batch_time", func(t *testing.T) {
 		t.Parallel()
 		args := append(append([]string{"run", "--demo", "--jobdir", t.TempDir(), spider,
