@@ -32,6 +32,8 @@ func TestS3FeedCLI(t *testing.T) {
 			map[string]int{"uri/items.csv": 21}},
 		{"batches", append(append([]string{"-s", `FEEDS={"s3://feeds/batch/%(batch_id)d.jsonl": {"batchItemCount": 8}}`}, aws...), creds...),
 			map[string]int{"batch/1.jsonl": 8, "batch/2.jsonl": 8, "batch/3.jsonl": 4}},
+		{"FEED_EXPORT_BATCH_ITEM_COUNT", append(append([]string{"-o", "s3://feeds/sbatch/%(batch_id)02d.jsonl", "-s", "FEED_EXPORT_BATCH_ITEM_COUNT=15"}, aws...), creds...),
+			map[string]int{"sbatch/01.jsonl": 15, "sbatch/02.jsonl": 5}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()

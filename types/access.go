@@ -45,6 +45,7 @@ var Accesses = map[string]Access{
 	AWSSecretAccessKey:            OperatorOnly,
 	AWSSessionToken:               OperatorOnly,
 	BotName:                       SpiderSets,
+	FeedExportBatchItemCount:      SpiderSets,
 	BrowserConcurrency:            SpiderSets,
 	BrowserExecutable:             OperatorOnly,
 	BrowserPageReuse:              SpiderSets,

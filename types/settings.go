@@ -44,6 +44,7 @@ const (
 	DownloadWarnSize            = "DOWNLOAD_WARNSIZE"
 	DupeFilterDebug             = "DUPEFILTER_DEBUG"
 	FeedErrors                  = "FEED_ERRORS"
+	FeedExportBatchItemCount    = "FEED_EXPORT_BATCH_ITEM_COUNT"
 	Feeds                       = "FEEDS"
 	HTTPCacheAlwaysStore        = "HTTPCACHE_ALWAYS_STORE"
 	HTTPCacheDir                = "HTTPCACHE_DIR"
@@ -227,6 +228,7 @@ var Defs = []Def{
 	{DownloadWarnSize, KindInt, 32 << 20, "response size in bytes that logs a warning (0: never)"},
 	{DupeFilterDebug, KindBool, false, "log every filtered duplicate, not just the first"},
 	{FeedErrors, KindString, "stop", "a feed that cannot be written (a full disk): stop closes the spider (finish_reason feed_error, exit code 1), ignore leaves the feed out and goes on"},
+	{FeedExportBatchItemCount, KindInt, 0, "batchItemCount of every file or S3 feed that sets none (0: one file)"},
 	{Feeds, KindMap, map[string]any{}, "feed URI → {format, overwrite, fields, ...}"},
 	{HTTPCacheAlwaysStore, KindBool, false, "rfc2616 policy: store responses even without a cache directive"},
 	{HTTPCacheDir, KindString, ".jscrawl/httpcache", "HTTP cache folder, relative to the working folder"},
@@ -363,6 +365,7 @@ const MaxJSONDepth = 10000
 var Ranges = map[string]Range{
 	AutoThrottleTargetConcurrency: Above(0),
 	CloseSpiderItemCount:          AtLeast(0),
+	FeedExportBatchItemCount:      AtLeast(0),
 	CloseSpiderPageCount:          AtLeast(0),
 	CloseSpiderErrorCount:         AtLeast(0),
 	ConcurrentItems:               AtLeast(1),
