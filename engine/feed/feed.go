@@ -87,8 +87,9 @@ type Feed struct {
 
 // Open expands the URI templates, opens the storage and returns the feed (Scrapy:
 // FeedExporter.open_spider). The URI is "-" or "stdout:" for env.Stdout, a file path
-// (relative to the working folder; missing parent folders are created) or a file:// URI; a
-// path ending in .gz is gzip-compressed. The templates are %(name)s (env.SpiderName),
+// (relative to the working folder; missing parent folders are created), a file:// URI or an
+// s3://bucket/key URI (uploaded when the feed or its batch closes: see s3.go); a path
+// ending in .gz is gzip-compressed. The templates are %(name)s (env.SpiderName),
 // %(time)s (env.Now in UTC, as TimeLayout), %(worker)s (env.Worker) and, with cfg.BatchItemCount, %(batch_id)d
 // (from 1, "%(batch_id)05d" pads it) and %(batch_time)s. cfg.Format may be empty to take
 // the format from the extension. With cfg.Overwrite the target is truncated now. Without

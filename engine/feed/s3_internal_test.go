@@ -3,6 +3,11 @@ package feed
 import (
 	"context"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 )
 
 func TestS3PathStyle(t *testing.T) {
@@ -56,5 +61,37 @@ func TestParseS3(t *testing.T) {
 				t.Errorf("parseS3(%q) = %q %q %q %q %v", tc.uri, b, k, u, p, err)
 			}
 		})
+	}
+}
+
+// TestS3AbortUnfinished: the multipart uploads a killed run left on a batch's key are
+// aborted when the job resumes; those on other keys stay.
+func TestS3AbortUnfinished(t *testing.T) {
+	t.Parallel()
+	srv := enginetest.StartS3(t, "feeds")
+	opts := S3Options{AccessKeyID: enginetest.S3AccessKey, SecretAccessKey: enginetest.S3SecretKey, EndpointURL: srv.Endpoint, Region: "us-east-1"}
+	ctx := context.Background()
+	obj, err := openS3(ctx, "s3://feeds/job/1.jsonl", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"job/1.jsonl", "job/1.jsonl", "job/10.jsonl"} {
+		if _, err := obj.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{Bucket: aws.String("feeds"), Key: aws.String(key)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := obj.abortUnfinished(ctx); err != nil {
+		t.Fatal(err)
+	}
+	out, err := obj.client.ListMultipartUploads(ctx, &s3.ListMultipartUploadsInput{Bucket: aws.String("feeds")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	for _, u := range out.Uploads {
+		left = append(left, *u.Key)
+	}
+	if len(left) != 1 || left[0] != "job/10.jsonl" {
+		t.Errorf("uploads left %v, want [job/10.jsonl]", left)
 	}
 }
