@@ -127,10 +127,10 @@ func openJob(settings *types.Settings, fresh bool, spider *jsapi.Spider, file, d
 
 // openFeeds opens the feeds: in a resumed job each file feed is cut back to its committed
 // position and continued (-O does not overwrite then), the others as usual. Batch feeds are
-// refused in a job.
+// refused in a job, but for s3:// (see engine/feed/s3.go).
 func (r *runJob) openFeeds(feeds map[string]feed.Config, env feed.Env) ([]*feed.Feed, error) {
 	for uri, cfg := range feeds {
-		if err := feed.CheckJob(cfg); err != nil {
+		if err := feed.CheckJobFeed(uri, cfg); err != nil {
 			return nil, usageError("feed %s: %v", types.MaskURL(uri), err)
 		}
 	}
@@ -140,7 +140,8 @@ func (r *runJob) openFeeds(feeds map[string]feed.Config, env feed.Env) ([]*feed.
 		return nil, usageError("--jobdir %s: the job's earlier runs wrote the feeds %s, this run has none: give them again, or --override to go on without", r.dir, strings.Join(uris, ", "))
 	}
 	env.Now = r.j.Started()
-	env.Job = true // table feeds record their transactions for Resume
+	env.Job = true     // table feeds record their transactions for Resume
+	env.JobDir = r.dir // s3:// feeds keep their local files there
 	fs, err := feed.ResumeAll(feeds, env, r.j.FeedPositions())
 	if err != nil {
 		return nil, cli.Exit(err.Error(), 1)

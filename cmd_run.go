@@ -307,8 +307,26 @@ func feedsFromFlags(c *cli.Context) (*runFeeds, error) {
 }
 
 // addSettings adds the feeds of the FEEDS setting, each with the spider's item filter for
-// it; the command line's -o/-O of the same URI wins.
+// it; the command line's -o/-O of the same URI wins. FEED_EXPORT_BATCH_ITEM_COUNT is the
+// batchItemCount of every file or S3 feed that sets none (Scrapy's default for
+// batch_item_count).
 func (fs *runFeeds) addSettings(settings *types.Settings, spider *jsapi.Spider) error {
+	if err := fs.addFeedsSetting(settings, spider); err != nil {
+		return err
+	}
+	if n := settings.Int(types.FeedExportBatchItemCount); n > 0 {
+		for uri, cfg := range fs.configs {
+			if cfg.BatchItemCount == 0 && !feed.IsTable(uri) {
+				cfg.BatchItemCount = n
+				fs.configs[uri] = cfg
+			}
+		}
+	}
+	return nil
+}
+
+// addFeedsSetting adds the feeds of the FEEDS setting (see addSettings).
+func (fs *runFeeds) addFeedsSetting(settings *types.Settings, spider *jsapi.Spider) error {
 	m := settings.Map(types.Feeds)
 	if len(m) == 0 {
 		return nil
@@ -336,7 +354,8 @@ func (fs *runFeeds) addSettings(settings *types.Settings, spider *jsapi.Spider) 
 // closes the feeds when the engine cannot be built.
 func (fs *runFeeds) open(ctx context.Context, ls *loadedSpider, rj *runJob, start time.Time) (opts []engine.Option, closeFeeds func(), err error) {
 	env := feed.Env{Stdout: ls.stdout, SpiderName: ls.spider.Name(), Worker: ls.worker, Now: start, Logger: ls.logger,
-		WriteThrough: ls.frontier != nil} // a shared crawl acknowledges a request once its items are exported
+		WriteThrough: ls.frontier != nil, // a shared crawl acknowledges a request once its items are exported
+		S3:           feed.S3OptionsFrom(ls.settings)}
 	var exporters []*feed.Feed
 	closeFeeds = func() {
 		for _, x := range exporters {

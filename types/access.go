@@ -39,7 +39,13 @@ var Accesses = map[string]Access{
 	AutoThrottleMaxDelay:          SpiderSets,
 	AutoThrottleStartDelay:        SpiderSets,
 	AutoThrottleTargetConcurrency: SpiderSets,
+	AWSAccessKeyID:                OperatorOnly,
+	AWSEndpointURL:                OperatorOnly,
+	AWSRegionName:                 OperatorOnly,
+	AWSSecretAccessKey:            OperatorOnly,
+	AWSSessionToken:               OperatorOnly,
 	BotName:                       SpiderSets,
+	FeedExportBatchItemCount:      SpiderSets,
 	BrowserConcurrency:            SpiderSets,
 	BrowserExecutable:             OperatorOnly,
 	BrowserPageReuse:              SpiderSets,
@@ -155,6 +161,11 @@ var Accesses = map[string]Access{
 // OperatorWhy says why each OperatorOnly setting is the operator's, for the error that
 // refuses it in a spider.
 var OperatorWhy = map[string]string{
+	AWSAccessKeyID:       "it is a credential",
+	AWSEndpointURL:       "it says where the S3 credentials are sent",
+	AWSRegionName:        "it belongs to the operator's S3 account, with its credentials",
+	AWSSecretAccessKey:   "it is a credential",
+	AWSSessionToken:      "it is a credential",
 	BrowserExecutable:    "it names a program to start",
 	Frontier:             "it names a network service and its password",
 	FrontierLeaseTimeout: "it belongs to the shared crawl, the same for every worker",

@@ -44,6 +44,7 @@ const (
 	DownloadWarnSize            = "DOWNLOAD_WARNSIZE"
 	DupeFilterDebug             = "DUPEFILTER_DEBUG"
 	FeedErrors                  = "FEED_ERRORS"
+	FeedExportBatchItemCount    = "FEED_EXPORT_BATCH_ITEM_COUNT"
 	Feeds                       = "FEEDS"
 	HTTPCacheAlwaysStore        = "HTTPCACHE_ALWAYS_STORE"
 	HTTPCacheDir                = "HTTPCACHE_DIR"
@@ -130,6 +131,16 @@ const (
 	SlotBy                        = "SLOT_BY"
 )
 
+// Setting keys of the S3 feed storage (s3://bucket/key feed URIs), Scrapy's names. Unset,
+// the standard AWS environment variables and shared config files apply.
+const (
+	AWSAccessKeyID     = "AWS_ACCESS_KEY_ID"
+	AWSSecretAccessKey = "AWS_SECRET_ACCESS_KEY"
+	AWSSessionToken    = "AWS_SESSION_TOKEN"
+	AWSEndpointURL     = "AWS_ENDPOINT_URL"
+	AWSRegionName      = "AWS_REGION_NAME"
+)
+
 // Setting keys of record and replay (run --warc, --replay).
 const (
 	ReplayFallback = "REPLAY_FALLBACK"
@@ -176,6 +187,11 @@ var Defs = []Def{
 	{AutoThrottleMaxDelay, KindDuration, 60.0, "highest delay AutoThrottle sets"},
 	{AutoThrottleStartDelay, KindDuration, 5.0, "AutoThrottle's first delay per slot"},
 	{AutoThrottleTargetConcurrency, KindFloat, 1.0, "downloads AutoThrottle aims to have in flight per slot"},
+	{AWSAccessKeyID, KindString, "", "access key of s3:// feeds (default: the AWS environment variables and config files)"},
+	{AWSEndpointURL, KindString, "", "endpoint of s3:// feeds, for an S3-compatible server (an IP address gets path-style addressing)"},
+	{AWSRegionName, KindString, "", "region of s3:// feeds (default: AWS_REGION, the AWS config, else us-east-1)"},
+	{AWSSecretAccessKey, KindString, "", "secret key of s3:// feeds"},
+	{AWSSessionToken, KindString, "", "session token of s3:// feeds (temporary credentials)"},
 	{BotName, KindString, "jscrawl", "the bot's name"},
 	{BrowserConcurrency, KindInt, 4, "pages Chromium renders at once for browser requests (open pages count)"},
 	{BrowserExecutable, KindString, "", "the Chromium binary for browser requests (default: chromium, chromium-browser or google-chrome on PATH)"},
@@ -212,6 +228,7 @@ var Defs = []Def{
 	{DownloadWarnSize, KindInt, 32 << 20, "response size in bytes that logs a warning (0: never)"},
 	{DupeFilterDebug, KindBool, false, "log every filtered duplicate, not just the first"},
 	{FeedErrors, KindString, "stop", "a feed that cannot be written (a full disk): stop closes the spider (finish_reason feed_error, exit code 1), ignore leaves the feed out and goes on"},
+	{FeedExportBatchItemCount, KindInt, 0, "batchItemCount of every file or S3 feed that sets none (0: one file)"},
 	{Feeds, KindMap, map[string]any{}, "feed URI → {format, overwrite, fields, ...}"},
 	{HTTPCacheAlwaysStore, KindBool, false, "rfc2616 policy: store responses even without a cache directive"},
 	{HTTPCacheDir, KindString, ".jscrawl/httpcache", "HTTP cache folder, relative to the working folder"},
@@ -348,6 +365,7 @@ const MaxJSONDepth = 10000
 var Ranges = map[string]Range{
 	AutoThrottleTargetConcurrency: Above(0),
 	CloseSpiderItemCount:          AtLeast(0),
+	FeedExportBatchItemCount:      AtLeast(0),
 	CloseSpiderPageCount:          AtLeast(0),
 	CloseSpiderErrorCount:         AtLeast(0),
 	ConcurrentItems:               AtLeast(1),

@@ -21,9 +21,8 @@ import (
 // writes each item as a row of a table instead of a record of a file.
 //
 // Storages. A Feed writes either through a sink (a file or stdout, with a format writer: the
-// bytes of each record) or through a table (an itemStore: whole items, no format). An object
-// store such as S3 would be a third kind beside these two: a byte storage that uploads what
-// a sink wrote, so it goes beside the file sink, not here.
+// bytes of each record) or through a table (an itemStore: whole items, no format). S3 is a
+// sink too: a byte storage that uploads what the sink wrote to its local file (s3.go).
 //
 // Exactly once with --jobdir. The job's commit (engine/job: Commit) first calls Sync on
 // every feed, then commits the frontier with the positions Sync returned. For a table, Sync

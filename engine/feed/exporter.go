@@ -1,7 +1,7 @@
 // Package feed writes scraped items to feeds (Scrapy: the FEEDS setting, the -o and -O
 // options, scrapy.extensions.feedexport and scrapy.exporters). It has the format writers
-// (JSON Lines, JSON, CSV and XML), the storages (files, optionally gzipped, stdout, and
-// database tables, sqlite: and postgres://: see db.go) and the parsing of -o/-O arguments
+// (JSON Lines, JSON, CSV and XML), the storages (files, optionally gzipped, stdout, S3
+// objects, s3://: see s3.go, and database tables, sqlite: and postgres://: see db.go) and the parsing of -o/-O arguments
 // and of the FEEDS setting. The engine drives a Feed through the Exporter interface from a
 // single goroutine.
 package feed

@@ -42,6 +42,11 @@ type Env struct {
 	// feed writes each through: a shared crawl (--frontier) acknowledges a request once its
 	// items are exported, so a killed worker must not take exported rows with it.
 	WriteThrough bool
+	// S3 configures the s3:// feeds (the AWS_* settings).
+	S3 S3Options
+	// JobDir is the job's folder (with Job): an s3:// feed keeps the local file of each
+	// batch there, so that a resumed job continues the batch (see s3.go).
+	JobDir string
 }
 
 // Feed is one configured feed: a format writer on a storage (Scrapy: a FeedSlot with its
@@ -82,8 +87,9 @@ type Feed struct {
 
 // Open expands the URI templates, opens the storage and returns the feed (Scrapy:
 // FeedExporter.open_spider). The URI is "-" or "stdout:" for env.Stdout, a file path
-// (relative to the working folder; missing parent folders are created) or a file:// URI; a
-// path ending in .gz is gzip-compressed. The templates are %(name)s (env.SpiderName),
+// (relative to the working folder; missing parent folders are created), a file:// URI or an
+// s3://bucket/key URI (uploaded when the feed or its batch closes: see s3.go); a path
+// ending in .gz is gzip-compressed. The templates are %(name)s (env.SpiderName),
 // %(time)s (env.Now in UTC, as TimeLayout), %(worker)s (env.Worker) and, with cfg.BatchItemCount, %(batch_id)d
 // (from 1, "%(batch_id)05d" pads it) and %(batch_time)s. cfg.Format may be empty to take
 // the format from the extension. With cfg.Overwrite the target is truncated now. Without
@@ -110,8 +116,8 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	if pos != nil {
-		if err := CheckJob(cfg); err != nil {
+	if pos != nil || env.Job {
+		if err := CheckJobFeed(uri, cfg); err != nil {
 			return nil, err
 		}
 	}
@@ -135,7 +141,18 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 	if IsTable(first) {
 		return f.openTable(first, pos)
 	}
-	if pos != nil && pos.URI != "" {
+	if isS3(first) && (pos != nil || env.Job) {
+		if env.JobDir == "" {
+			return nil, ErrS3Job
+		}
+		if pos != nil && cfg.BatchItemCount > 0 && pos.Batch > 0 {
+			f.batchID = pos.Batch
+			if first, err = expandURI(uri, f.params()); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if pos != nil && pos.URI != "" && !isS3(first) {
 		_, stdout, _ := storagePath(first)
 		_, posStdout, _ := storagePath(pos.URI)
 		if pos.Stdout != stdout || posStdout != stdout {
@@ -144,6 +161,9 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 		first = pos.URI // the file the job wrote, whatever %(time)s gives now
 	}
 	path, stdout, err := storagePath(first)
+	if isS3(first) {
+		path, stdout, err = s3Key(first), false, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -167,15 +187,19 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 		if pos.Stdout != stdout {
 			return nil, fmt.Errorf("the job's position is for stdout, not %s", first)
 		}
-		f.cur, err = resumeSink(first, f.format, cfg, env.Stdout, f.logger, *pos)
+		if isS3(first) {
+			f.cur, err = f.resumeS3(first, *pos)
+		} else {
+			f.cur, err = resumeSink(first, f.format, cfg, env.Stdout, f.logger, *pos)
+		}
 		f.items, f.markItems = int(pos.Items), int(pos.Items)
 	} else {
-		f.cur, err = openSink(first, f.format, cfg, env.Stdout, f.logger)
+		f.cur, err = f.openSink(first)
 	}
 	if err != nil {
 		return nil, err
 	}
-	f.uri = first
+	f.uri = types.MaskURL(first) // an s3:// URI's credentials stay out of logs and stats
 	return f, nil
 }
 
@@ -274,15 +298,15 @@ func (f *Feed) nextBatch() error {
 	if err != nil {
 		return err
 	}
-	f.uri = uri
-	s, err := openSink(uri, f.format, f.cfg, f.env.Stdout, f.logger)
+	f.uri = types.MaskURL(uri)
+	s, err := f.openSink(uri)
 	if err == nil {
 		if err = s.begin(); err != nil {
 			s.discard()
 		}
 	}
 	if err != nil {
-		return &StorageError{URI: uri, Err: fmt.Errorf("open batch %d: %w", f.batchID, err)}
+		return &StorageError{URI: f.uri, Err: fmt.Errorf("open batch %d: %w", f.batchID, err)}
 	}
 	f.cur = s
 	return nil

@@ -416,7 +416,7 @@ func TestOpenErrors(t *testing.T) {
 		env  feed.Env
 		want string
 	}{
-		{"unsupported storage", "s3://bucket/items.json", feed.Config{}, quietEnv, `unsupported feed storage "s3"`},
+		{"unsupported storage", "gs://bucket/items.json", feed.Config{}, quietEnv, `unsupported feed storage "gs"`},
 		{"stdout without format", "-", feed.Config{}, quietEnv, "needs a format"},
 		{"no format", filepath.Join(dir, "items"), feed.Config{}, quietEnv, "cannot tell the feed format"},
 		{"unknown format", filepath.Join(dir, "x.json"), feed.Config{Format: "yaml"}, quietEnv, `unknown feed format "yaml"`},

@@ -131,6 +131,9 @@ func parseOptions(uri string, v any) (Config, error) {
 	}
 	if cfg.Format == "" && !IsTable(uri) {
 		path, stdout, err := storagePath(uri)
+		if isS3(uri) {
+			path, stdout, err = s3Key(uri), false, nil
+		}
 		if err != nil {
 			return cfg, err
 		}
@@ -231,6 +234,12 @@ func Target(uri string) string {
 			return "sqlite:" + filepath.ToSlash(filepath.Clean(d.path)) + "?table=" + d.table
 		}
 		return types.MaskURL(d.conn) + "#" + d.table
+	}
+	if isS3(uri) {
+		if bucket, key, _, _, err := parseS3(uri); err == nil {
+			return "s3://" + bucket + "/" + key
+		}
+		return types.MaskURL(uri)
 	}
 	path, stdout, err := storagePath(uri)
 	switch {

@@ -41,11 +41,31 @@ type Position struct {
 	// Seq is a table feed's last database transaction (the feed's own numbering, recorded
 	// in the database's _jscrawl_commits): Resume deletes the rows of the later ones.
 	Seq int64 `json:"seq,omitempty"`
+	// Batch is an S3 batch feed's current batch (%(batch_id)d): the batches before it are
+	// uploaded, and Offset is in its local file (see s3.go).
+	Batch int `json:"batch,omitempty"`
 }
 
 // ErrBatchJob is the error of Sync, Resume and CheckJob for a feed with
 // Config.BatchItemCount.
 var ErrBatchJob = errors.New("batch feeds are not supported with --jobdir yet")
+
+// ErrS3Job is the error of opening an s3:// feed in a job without Env.JobDir, where it
+// would keep its local files, or one whose key has %(batch_time)s (a resumed job must
+// name a batch's object again, which a time cannot).
+var ErrS3Job = errors.New("s3:// feeds need the job's folder and %(batch_id)d keys with --jobdir")
+
+// CheckJobFeed is CheckJob for the feed of uri: an s3:// feed may batch in a job when its
+// key names the batches by %(batch_id)d.
+func CheckJobFeed(uri string, cfg Config) error {
+	if isS3(uri) {
+		if strings.Contains(uri, "%(batch_time)s") {
+			return fmt.Errorf("%%(batch_time)s in the key: %w", ErrS3Job)
+		}
+		return nil
+	}
+	return CheckJob(cfg)
+}
 
 // CheckJob returns an error wrapping ErrBatchJob when a job cannot keep the feed of cfg
 // exactly-once, so that a command can refuse it before it opens anything.
@@ -82,6 +102,9 @@ func (f *Feed) position() Position {
 		return p
 	}
 	p.Offset = f.cur.mark
+	if f.cfg.BatchItemCount > 0 {
+		p.Batch = f.batchID
+	}
 	return p
 }
 
@@ -100,7 +123,7 @@ func (f *Feed) Mark() (Position, error) {
 
 // mark is Mark with mu held.
 func (f *Feed) mark() (Position, error) {
-	if err := CheckJob(f.cfg); err != nil {
+	if err := CheckJobFeed(f.template, f.cfg); err != nil {
 		return Position{}, fmt.Errorf("feed %s: %w", f.template, err)
 	}
 	if f.done {
@@ -226,9 +249,14 @@ func resumeSink(uri, format string, cfg Config, stdout io.Writer, logger *slog.L
 		return nil, err
 	}
 	if isStdout {
-		return openSink(uri, format, cfg, stdout, logger)
+		return openSink(uri, format, cfg, Env{Stdout: stdout}, logger)
 	}
-	s := &sink{uri: uri, path: path, logger: logger}
+	return resumeFile(&sink{uri: uri, path: path, logger: logger}, format, cfg, logger, pos)
+}
+
+// resumeFile is resumeSink on s.path, the file to continue.
+func resumeFile(s *sink, format string, cfg Config, logger *slog.Logger, pos Position) (*sink, error) {
+	path := s.path
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create feed folder: %w", err)
 	}

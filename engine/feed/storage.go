@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -34,8 +35,10 @@ type sink struct {
 	rec  bytes.Buffer // what the format writer wrote since the last commit
 	gz   *gzip.Writer // compresses into zbuf; nil unless the path ends in .gz
 	zbuf bytes.Buffer
-	file *os.File // nil for stdout
-	size int64    // bytes of whole records in file
+	file *os.File  // nil for stdout; for S3, the local file that close uploads
+	obj  *s3Object // the S3 object of an s3:// URI, nil for files and stdout
+	keep bool      // S3: the local file is a job's, kept after the upload (see s3.go)
+	size int64     // bytes of whole records in file
 	// mark is where Resume can continue the file: the end of the last whole record for a
 	// plain file, the end of the last whole gzip member for .gz (see endMember).
 	mark   int64
@@ -54,8 +57,12 @@ type sink struct {
 // openSink opens the storage of uri (already expanded) and the format writer on it. The
 // file is changed only by begin (an overwrite's target truncated, an appended file's end
 // repaired), so that OpenAll can open every feed before it changes any file.
-func openSink(uri, format string, cfg Config, stdout io.Writer, logger *slog.Logger) (*sink, error) {
+func openSink(uri, format string, cfg Config, env Env, logger *slog.Logger) (*sink, error) {
 	s := &sink{uri: uri, logger: logger}
+	if isS3(uri) {
+		return openS3Sink(uri, format, cfg, env.S3, "", s)
+	}
+	stdout := env.Stdout
 	path, isStdout, err := storagePath(uri)
 	if err != nil {
 		return nil, err
@@ -366,8 +373,16 @@ func (s *sink) close() error {
 				errs = append(errs, &StorageError{URI: s.uri, Err: fmt.Errorf("sync: %w", err)})
 			}
 		}
+		if s.obj != nil && s.werr == nil && len(errs) == 0 {
+			if err := s.obj.upload(context.Background(), s.file, s.size); err != nil {
+				errs = append(errs, &StorageError{URI: s.uri, Err: fmt.Errorf("upload: %w", err)})
+			}
+		}
 		if err := s.file.Close(); err != nil {
 			errs = append(errs, &StorageError{URI: s.uri, Err: fmt.Errorf("close: %w", err)})
+		}
+		if s.obj != nil && !s.keep {
+			os.Remove(s.path)
 		}
 	}
 	return errors.Join(errs...)
@@ -378,7 +393,7 @@ func (s *sink) close() error {
 func (s *sink) discard() {
 	if s.file != nil {
 		s.file.Close()
-		if s.made && s.size == 0 {
+		if s.obj != nil && !s.keep || s.made && s.size == 0 {
 			os.Remove(s.path)
 		}
 	}
@@ -549,7 +564,7 @@ func storagePath(uri string) (path string, stdout bool, err error) {
 		return uri, false, nil
 	}
 	if !strings.EqualFold(m[1], "file") {
-		return "", false, fmt.Errorf("unsupported feed storage %q (want a file path, file:// or stdout:)", m[1])
+		return "", false, fmt.Errorf("unsupported feed storage %q (want a file path, file://, s3:// or stdout:)", m[1])
 	}
 	u, err := url.Parse(uri)
 	if err != nil {
