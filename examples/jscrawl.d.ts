@@ -1046,6 +1046,16 @@ declare module "jscrawl" {
     AUTOTHROTTLE_START_DELAY?: number;
     /** downloads AutoThrottle aims to have in flight per slot (number). */
     AUTOTHROTTLE_TARGET_CONCURRENCY?: number;
+    /** access key of s3:// feeds (default: the AWS environment variables and config files) (string). Operator only: a spider's customSettings may not set it (-s AWS_ACCESS_KEY_ID=VALUE). */
+    AWS_ACCESS_KEY_ID?: string;
+    /** endpoint of s3:// feeds, for an S3-compatible server (an IP address gets path-style addressing) (string). Operator only: a spider's customSettings may not set it (-s AWS_ENDPOINT_URL=VALUE). */
+    AWS_ENDPOINT_URL?: string;
+    /** region of s3:// feeds (default: AWS_REGION, the AWS config, else us-east-1) (string). Operator only: a spider's customSettings may not set it (-s AWS_REGION_NAME=VALUE). */
+    AWS_REGION_NAME?: string;
+    /** secret key of s3:// feeds (string). Operator only: a spider's customSettings may not set it (-s AWS_SECRET_ACCESS_KEY=VALUE). */
+    AWS_SECRET_ACCESS_KEY?: string;
+    /** session token of s3:// feeds (temporary credentials) (string). Operator only: a spider's customSettings may not set it (-s AWS_SESSION_TOKEN=VALUE). */
+    AWS_SESSION_TOKEN?: string;
     /** the bot's name (string). */
     BOT_NAME?: string;
     /** pages Chromium renders at once for browser requests (open pages count) (integer). */
@@ -1112,6 +1122,8 @@ declare module "jscrawl" {
     DUPEFILTER_DEBUG?: boolean;
     /** a feed that cannot be written (a full disk): stop closes the spider (finish_reason feed_error, exit code 1), ignore leaves the feed out and goes on (string). */
     FEED_ERRORS?: string;
+    /** batchItemCount of every file or S3 feed that sets none (0: one file) (integer). */
+    FEED_EXPORT_BATCH_ITEM_COUNT?: number;
     /** feed URI → {format, overwrite, fields, ...} (object). In customSettings: checked (no file scheme; paths inside the working folder). */
     FEEDS?: Record<string, unknown>;
     /** rfc2616 policy: store responses even without a cache directive (boolean). */
