@@ -68,7 +68,7 @@ export default class S {
   async *scroll(response) {
     const page = response.page;
     const before = response.css(".item").length;
-    await page.scroll({ times: 20, delay: 150 });
+    await page.scroll({ times: 20, delay: 1000 }); // a loaded machine may take long to grow the page: scroll stops at the first wait it does not
     const r = await page.response();
     yield { kind: "scroll", before, after: r.css(".item").length, sameUrl: page.url() === response.url };
   }
