@@ -189,13 +189,7 @@ func (p *Postgres) Stop() {
 	if p.cmd == nil {
 		return
 	}
-	_ = p.cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-p.exit:
-	case <-time.After(30 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.exit
-	}
+	stopProcess(p.cmd, p.exit, syscall.SIGINT)
 	p.cmd = nil
 }
 

@@ -163,13 +163,7 @@ func (r *Redis) Stop() {
 	if r.cmd == nil {
 		return
 	}
-	_ = r.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-r.exit:
-	case <-time.After(30 * time.Second):
-		_ = r.cmd.Process.Kill()
-		<-r.exit
-	}
+	stopProcess(r.cmd, r.exit, syscall.SIGTERM)
 	r.cmd = nil
 }
 

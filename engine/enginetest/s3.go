@@ -167,13 +167,7 @@ func (s *S3) Stop() {
 	if s.cmd == nil {
 		return
 	}
-	_ = s.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-s.exit:
-	case <-time.After(30 * time.Second):
-		_ = s.cmd.Process.Kill()
-		<-s.exit
-	}
+	stopProcess(s.cmd, s.exit, syscall.SIGTERM)
 	s.cmd = nil
 }
 
