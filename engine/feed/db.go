@@ -579,3 +579,17 @@ func quoteIdent(name string) string {
 
 // quoteCol quotes a column name (dots included).
 func quoteCol(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
+
+// createTableSQL is the CREATE TABLE IF NOT EXISTS statement of table with cols, as both
+// drivers write it.
+func createTableSQL(table string, cols []column) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (", quoteIdent(table))
+	for i, c := range cols {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s %s", quoteCol(c.name), c.decl)
+	}
+	return b.String() + ")"
+}

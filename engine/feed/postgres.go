@@ -70,16 +70,7 @@ func (p *pgTable) columns(ctx context.Context, table string) ([]column, error) {
 }
 
 func (p *pgTable) create(ctx context.Context, table string, cols []column, upsert []string) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (", quoteIdent(table))
-	for i, c := range cols {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s %s", quoteCol(c.name), c.decl)
-	}
-	b.WriteString(")")
-	if _, err := p.conn.Exec(ctx, b.String()); err != nil {
+	if _, err := p.conn.Exec(ctx, createTableSQL(table, cols)); err != nil {
 		return err
 	}
 	if upsert == nil {

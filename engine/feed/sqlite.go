@@ -63,16 +63,7 @@ func (s *sqliteTable) columns(ctx context.Context, table string) ([]column, erro
 }
 
 func (s *sqliteTable) create(ctx context.Context, table string, cols []column, upsert []string) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, "CREATE TABLE IF NOT EXISTS %s (", quoteIdent(table))
-	for i, c := range cols {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s %s", quoteCol(c.name), c.decl)
-	}
-	b.WriteString(")")
-	if _, err := s.db.ExecContext(ctx, b.String()); err != nil {
+	if _, err := s.db.ExecContext(ctx, createTableSQL(table, cols)); err != nil {
 		return err
 	}
 	if upsert != nil {
