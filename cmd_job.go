@@ -159,7 +159,7 @@ func (r *runJob) engineOptions(ctx context.Context, settings *types.Settings, st
 		return nil, cli.Exit(err.Error(), 1)
 	}
 	opts := []engine.Option{
-		engine.WithScheduler(r.j.Scheduler()),
+		engine.WithScheduler(r.j.Scheduler(), r.j.Scheduler().Parts()),
 		engine.WithCommitter(r.j, settings.Duration(types.JobDirCommitInterval)),
 	}
 	if r.j.StartDone() {

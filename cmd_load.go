@@ -396,7 +396,7 @@ func (ls *loadedSpider) newEngine(opts ...engine.Option) (*engine.Engine, error)
 func (ls *loadedSpider) engineFor(s engine.Spider, opts ...engine.Option) (*engine.Engine, error) {
 	base := []engine.Option{engine.WithLogger(ls.logger), engine.WithStats(ls.stats)}
 	if ls.frontier != nil {
-		base = append(base, engine.WithScheduler(ls.frontier))
+		base = append(base, engine.WithScheduler(ls.frontier, ls.frontier.Parts()))
 	}
 	archive, err := ls.archiveOptions()
 	if err != nil {

@@ -38,7 +38,7 @@ func (b *backlogDrop) notify() {
 // the scheduler has room). Safe from any goroutine; never from the engine goroutine.
 func (e *Engine) WaitBacklog(ctx context.Context, n int) error {
 	for {
-		woken := e.backlogDrop.wait() // before reading the backlog, so no drop is missed
+		woken := e.in.drop.wait() // before reading the backlog, so no drop is missed
 		if e.Backlog() <= n {
 			return nil
 		}

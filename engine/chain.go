@@ -4,6 +4,7 @@ package engine
 // numbers, overridden by the *_MIDDLEWARES settings, with the spider's own among them.
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"math"
@@ -73,7 +74,7 @@ type OutputStage struct {
 // spider side of the last of them. The spider runs it on what its callbacks and errbacks
 // produce; the engine then runs the built-ins nearer the engine. Nil when the spider has no
 // such middleware: the engine runs every filter.
-func (e *Engine) OutputPlan() []OutputStage { return e.outPlan }
+func (e *Engine) OutputPlan() []OutputStage { return e.chain.plan }
 
 // link is one middleware of a chain with its order number: a built-in (with its Scrapy
 // name, or "" for one added with an Option) or the spider's own middleware number own.
@@ -133,8 +134,8 @@ func linkNames[T any](bs []link[T]) string {
 
 // ownOrders returns the order numbers of the spider's own downloader and output
 // middlewares (none for a spider without OwnMiddlewares).
-func (e *Engine) ownOrders() (downloader, spiderOutput []int) {
-	if o, ok := e.spider.(OwnMiddlewares); ok {
+func ownOrders(spider Spider) (downloader, spiderOutput []int) {
+	if o, ok := spider.(OwnMiddlewares); ok {
 		return o.MiddlewareOrders()
 	}
 	return nil, nil
@@ -143,41 +144,40 @@ func (e *Engine) ownOrders() (downloader, spiderOutput []int) {
 // downloaderChain is the built-in downloader middlewares, the added ones and the spider's
 // own, sorted by order number (DOWNLOADER_MIDDLEWARES moves or disables a built-in). The
 // spider's own middlewares that end up adjacent run as one group (OwnMiddlewares).
-func (e *Engine) downloaderChain(own []int) []DownloaderMiddleware {
+func (d *downloadSide) chain(spider Spider, own []int) []DownloaderMiddleware {
 	bs := []link[DownloaderMiddleware]{
-		{name: "OffsiteMiddleware", order: 50, m: e.offsite},
-		{name: "RobotsTxtMiddleware", order: 100, m: NewRobotsTxtMiddleware(e.settings, e.stats, e.logger, e.slots).sharedBy(e.sched)},
-		{name: "HttpAuthMiddleware", order: 300, m: NewHTTPAuthMiddleware(e.settings)},
-		{name: "RetryMiddleware", order: 550, m: NewRetryMiddleware(e.settings, e.stats, e.logger, e.slots)},
-		{name: "MetaRefreshMiddleware", order: 580, m: NewMetaRefreshMiddleware(e.settings, e.stats, e.logger)},
-		{name: "RedirectMiddleware", order: 600, m: NewRedirectMiddleware(e.settings, e.stats, e.logger)},
-		{name: "CookiesMiddleware", order: 700, m: NewCookiesMiddleware(e.settings, e.logger)},
-		{name: "HttpProxyMiddleware", order: 750, m: NewHTTPProxyMiddleware(e.settings, e.stats).WithPool(e.proxies, e.proxiesErr, e.logger)},
-		{name: "HttpCacheMiddleware", order: 900, m: NewHTTPCacheMiddleware(e.settings, e.spiderName(), e.stats, e.logger)},
+		{name: "OffsiteMiddleware", order: 50, m: d.offsite},
+		{name: "RobotsTxtMiddleware", order: 100, m: NewRobotsTxtMiddleware(d.settings, d.stats, d.logger, d.slots).sharedBy(d.parts.Robots)},
+		{name: "HttpAuthMiddleware", order: 300, m: NewHTTPAuthMiddleware(d.settings)},
+		{name: "RetryMiddleware", order: 550, m: NewRetryMiddleware(d.settings, d.stats, d.logger, d.slots)},
+		{name: "MetaRefreshMiddleware", order: 580, m: NewMetaRefreshMiddleware(d.settings, d.stats, d.logger)},
+		{name: "RedirectMiddleware", order: 600, m: NewRedirectMiddleware(d.settings, d.stats, d.logger)},
+		{name: "CookiesMiddleware", order: 700, m: NewCookiesMiddleware(d.settings, d.logger)},
+		{name: "HttpProxyMiddleware", order: 750, m: NewHTTPProxyMiddleware(d.settings, d.stats).WithPool(d.proxies, d.proxiesErr, d.logger)},
+		{name: "HttpCacheMiddleware", order: 900, m: NewHTTPCacheMiddleware(d.settings, spiderName(spider), d.stats, d.logger)},
 	}
 	// SessionMiddleware is there with SESSION_POOL_ENABLED only, but its name is always known
 	// to DOWNLOADER_MIDDLEWARES.
-	if e.sessions == nil {
+	if d.sessions == nil {
 		bs = append(bs, link[DownloaderMiddleware]{name: "SessionMiddleware", order: 560, m: nil})
 	} else {
-		detector, _ := e.spider.(BlockDetector)
-		registry, _ := e.sched.(SessionRegistry)
+		detector, _ := spider.(BlockDetector)
 		bs = append(bs, link[DownloaderMiddleware]{name: "SessionMiddleware", order: 560,
-			m: NewSessionMiddleware(e.settings, e.sessions, detector, registry, e.stats, e.logger)})
+			m: NewSessionMiddleware(d.settings, d.sessions, detector, d.parts.Sessions, d.stats, d.logger)})
 	}
 	// Added middlewares have no name, so the setting cannot disable them; they sort among
 	// the built-ins by order, ties keeping the order they were added in.
-	for _, m := range e.dlmws {
+	for _, m := range d.added {
 		bs = append(bs, link[DownloaderMiddleware]{order: m.Order, m: m.M})
 	}
 	var chain []DownloaderMiddleware
-	links := chainOrder(e.settings, types.DownloaderMiddlewares, e.logger, bs, own)
-	if e.sessions != nil {
+	links := chainOrder(d.settings, types.DownloaderMiddlewares, d.logger, bs, own)
+	if d.sessions != nil {
 		// What a middleware keeps per session (a proxy pool's per-session proxy) goes when
 		// the session retires.
 		for _, l := range links {
 			if f, ok := l.m.(SessionForgetter); ok && l.own < 0 {
-				e.sessions.OnRetire(func(s *session.Session, _ string) { f.ForgetSession(s.Name()) })
+				d.sessions.OnRetire(func(s *session.Session, _ string) { f.ForgetSession(s.Name()) })
 			}
 		}
 	}
@@ -192,60 +192,119 @@ func (e *Engine) downloaderChain(own []int) []DownloaderMiddleware {
 			idx = append(idx, links[i].own)
 		}
 		i--
-		chain = append(chain, e.spider.(OwnMiddlewares).DownloaderMiddlewares(idx))
+		chain = append(chain, spider.(OwnMiddlewares).DownloaderMiddlewares(idx))
 	}
 	return chain
 }
 
-// spiderChain orders the built-in spider middlewares (SPIDER_MIDDLEWARES moves or disables
-// them) and the spider's own output middlewares, and sets the input filters, every output
-// filter (spider side first) and the spider's part of the output chain (OutputPlan), which
-// ends at its own middleware nearest the engine.
-func (e *Engine) spiderChain(own []int) {
-	links := chainOrder(e.settings, types.SpiderMiddlewares, e.logger, []link[any]{
-		{name: "HttpErrorMiddleware", order: 50, m: NewHTTPErrorMiddleware(e.settings, e.stats, e.logger)},
-		{name: "SchemeMiddleware", order: 60, m: NewSchemeMiddleware(e.settings, e.logger)},
-		{name: "OffsiteMiddleware", order: 500, m: e.offsite},
-		{name: "RefererMiddleware", order: 700, m: NewRefererMiddleware(e.settings, e.logger)},
-		{name: "UrlLengthMiddleware", order: 800, m: NewURLLengthMiddleware(e.settings, e.stats, e.logger)},
-		{name: "DepthMiddleware", order: 900, m: NewDepthMiddleware(e.settings, e.stats, e.logger)},
+// outputChain is the spider middleware chain compiled once (New): the input filters, the
+// output filters (spider side first) and the spider's part of them (OutputPlan), which the
+// spider runs on what its callbacks produce; run runs the rest, in one place.
+type outputChain struct {
+	in         []SpiderInputFilter
+	out        []SpiderOutputFilter // spider side first
+	plan       []OutputStage        // the spider's part of the chain (OutputPlan)
+	spiderPart int                  // out[:spiderPart] are in plan
+	// lateRef is the index in out of the RefererMiddleware when run may run it after the
+	// memory scheduler's duplicate filter, else -1.
+	lateRef int
+	memory  *MemoryScheduler
+	sig     *signalBus
+}
+
+// compileOutputChain orders the built-in spider middlewares (SPIDER_MIDDLEWARES moves or
+// disables them) and the spider's own output middlewares (own: their order numbers); the
+// spider's part of the chain ends at its own middleware nearest the engine.
+func compileOutputChain(settings *types.Settings, stats *Stats, logger *slog.Logger, offsite *OffsiteMiddleware, own []int, memory *MemoryScheduler, sig *signalBus) *outputChain {
+	links := chainOrder(settings, types.SpiderMiddlewares, logger, []link[any]{
+		{name: "HttpErrorMiddleware", order: 50, m: NewHTTPErrorMiddleware(settings, stats, logger)},
+		{name: "SchemeMiddleware", order: 60, m: NewSchemeMiddleware(settings, logger)},
+		{name: "OffsiteMiddleware", order: 500, m: offsite},
+		{name: "RefererMiddleware", order: 700, m: NewRefererMiddleware(settings, logger)},
+		{name: "UrlLengthMiddleware", order: 800, m: NewURLLengthMiddleware(settings, stats, logger)},
+		{name: "DepthMiddleware", order: 900, m: NewDepthMiddleware(settings, stats, logger)},
 	}, own)
+	c := &outputChain{sig: sig}
 	for _, l := range links {
 		if f, ok := l.m.(SpiderInputFilter); ok {
-			e.inFilters = append(e.inFilters, f)
+			c.in = append(c.in, f)
 		}
 	}
-	e.outFilters, e.outPlan, e.spiderPart = nil, nil, 0
 	for i := len(links) - 1; i >= 0; i-- {
 		l := links[i]
 		if l.own >= 0 {
-			e.outPlan = append(e.outPlan, OutputStage{Own: l.own})
-			e.spiderPart = len(e.outFilters)
+			c.plan = append(c.plan, OutputStage{Own: l.own})
+			c.spiderPart = len(c.out)
 			continue
 		}
 		f, ok := l.m.(SpiderOutputFilter)
 		if !ok {
 			continue
 		}
-		e.outFilters = append(e.outFilters, f)
-		if last := len(e.outPlan) - 1; last >= 0 && e.outPlan[last].Own < 0 {
-			e.outPlan[last].Filters = append(e.outPlan[last].Filters, f)
+		c.out = append(c.out, f)
+		if last := len(c.plan) - 1; last >= 0 && c.plan[last].Own < 0 {
+			c.plan[last].Filters = append(c.plan[last].Filters, f)
 		} else {
-			e.outPlan = append(e.outPlan, OutputStage{Own: -1, Filters: []SpiderOutputFilter{f}})
+			c.plan = append(c.plan, OutputStage{Own: -1, Filters: []SpiderOutputFilter{f}})
 		}
 	}
 	// The built-ins engine side of the spider's last middleware are the engine's to run.
-	for len(e.outPlan) > 0 && e.outPlan[len(e.outPlan)-1].Own < 0 {
-		e.outPlan = e.outPlan[:len(e.outPlan)-1]
+	for len(c.plan) > 0 && c.plan[len(c.plan)-1].Own < 0 {
+		c.plan = c.plan[:len(c.plan)-1]
 	}
-	e.lateRef = lateReferer(e.outFilters, e.sched)
+	c.lateRef = lateReferer(c.out, memory)
+	if c.lateRef >= 0 {
+		c.memory = memory
+	}
+	return c
 }
 
-// lateReferer returns the index of the RefererMiddleware in filters when route may run it
+// run runs the output filters on a request one output carries (a chained output passed
+// the spider's part of the chain: only the filters after it run) and hands the request that
+// passes to enqueue. It returns that request, or nil when a filter dropped it, and whether
+// it was scheduled.
+//
+// The Referer header is only seen once a request is scheduled, when the filters after
+// RefererMiddleware are built-ins that never read headers and the scheduler a
+// MemoryScheduler with a MemoryDupeFilter (lateRef), and no request_dropped handler could
+// see a dropped request's headers: then RefererMiddleware runs only on requests that the
+// duplicate filter let pass, just before they are stored, and a duplicate costs no
+// header. Otherwise it runs in its place in the chain.
+func (c *outputChain) run(ctx context.Context, parent *types.Response, out types.Output, chained bool, enqueue func(*types.Request) bool) (*types.Request, bool) {
+	first := 0
+	if chained {
+		first = c.spiderPart
+	}
+	late := -1
+	if c.lateRef >= first && !c.sig.connected(RequestDropped) {
+		late = c.lateRef
+	}
+	for i := first; i < len(c.out); i++ {
+		if i == late {
+			continue
+		}
+		var ok bool
+		if out, ok = c.out[i].ProcessSpiderOutput(ctx, parent, out); !ok {
+			return nil, false
+		}
+	}
+	if out.Request == nil {
+		return nil, false
+	}
+	if late >= 0 {
+		return out.Request, c.memory.enqueueThen(out.Request, func(req *types.Request) {
+			c.out[late].ProcessSpiderOutput(ctx, parent, types.Output{Request: req})
+		})
+	}
+	return out.Request, enqueue(out.Request)
+}
+
+// lateReferer returns the index of the RefererMiddleware in filters when run may run it
 // after the scheduler's duplicate filter: every filter after it is a built-in that reads
-// no header, and sched is a MemoryScheduler whose duplicate filter reads none. Else -1.
-func lateReferer(filters []SpiderOutputFilter, sched Scheduler) int {
-	if ms, ok := sched.(*MemoryScheduler); !ok || !ms.headerBlind() {
+// no header, and the scheduler is a MemoryScheduler (memory) whose duplicate filter reads
+// none. Else -1.
+func lateReferer(filters []SpiderOutputFilter, memory *MemoryScheduler) int {
+	if memory == nil || !memory.headerBlind() {
 		return -1
 	}
 	for i, f := range filters {

@@ -83,7 +83,7 @@ func TestCommitterCut(t *testing.T) {
 		},
 	}
 	slow := pipelineFunc(func(_ context.Context, it types.Item) (types.Item, error) { return it, nil })
-	e, _ := crawl(t, sp, map[string]any{types.ConcurrentItems: 4}, engine.WithScheduler(sched),
+	e, _ := crawl(t, sp, map[string]any{types.ConcurrentItems: 4}, engine.WithScheduler(sched, engine.SchedulerParts{Slots: sched, Sizes: sched}),
 		engine.WithExporters(rec), engine.WithPipelines(slow), engine.WithCommitter(cc, time.Millisecond))
 	if got := stat(e, "item_scraped_count"); got != 180 {
 		t.Errorf("item_scraped_count = %d, want 180", got)

@@ -84,9 +84,9 @@ func NewRobotsTxtMiddleware(settings *types.Settings, stats *Stats, logger *slog
 	return m
 }
 
-// sharedBy makes m share robots.txt through sched when it is a RobotsCache, and returns m.
-func (m *RobotsTxtMiddleware) sharedBy(sched Scheduler) *RobotsTxtMiddleware {
-	m.cache, _ = sched.(RobotsCache)
+// sharedBy makes m share robots.txt through cache (nil: none), and returns m.
+func (m *RobotsTxtMiddleware) sharedBy(cache RobotsCache) *RobotsTxtMiddleware {
+	m.cache = cache
 	return m
 }
 

@@ -226,32 +226,32 @@ func state(s *session.Session, blocked bool) *types.SessionState {
 // sessionPool makes the crawl's session pool (SESSION_POOL_ENABLED; nil when off) and its
 // hooks: the stats, the SessionRegistry of a shared crawl's scheduler, the SessionStore of a
 // job's committer (the pool is restored from it).
-func (e *Engine) sessionPool() *session.Pool {
-	if !e.settings.Bool(types.SessionPoolEnabled) {
+func (d *downloadSide) sessionPool(committer Committer) *session.Pool {
+	if !d.settings.Bool(types.SessionPoolEnabled) {
 		return nil
 	}
-	registry, _ := e.sched.(SessionRegistry)
+	registry := d.parts.Sessions
 	prefix := ""
 	if registry != nil {
 		prefix = registry.SessionPrefix()
 	}
-	pool := NewSessionPool(e.settings, prefix)
-	if store, ok := e.committer.(SessionStore); ok {
+	pool := NewSessionPool(d.settings, prefix)
+	if store, ok := committer.(SessionStore); ok {
 		saved, retired := store.SavedSessions()
 		if err := pool.Restore(saved, retired); err != nil {
-			e.logger.Error(fmt.Sprintf("Could not restore the sessions of the job (starting with none): %v", err))
+			d.logger.Error(fmt.Sprintf("Could not restore the sessions of the job (starting with none): %v", err))
 		}
 		store.KeepSessions(pool.Save)
 		pool.OnRetire(func(s *session.Session, _ string) { store.RecordRetired(s.Name()) })
 	}
-	active := func() { e.stats.Set("session/active", int64(pool.Active())) }
+	active := func() { d.stats.Set("session/active", int64(pool.Active())) }
 	pool.OnCreate(func(*session.Session) {
-		e.stats.Inc("session/created_count", 1)
+		d.stats.Inc("session/created_count", 1)
 		active()
 	})
 	pool.OnRetire(func(s *session.Session, reason string) {
-		e.stats.Inc("session/retired_count", 1)
-		e.stats.Inc("session/retired_reason_count/"+reason, 1)
+		d.stats.Inc("session/retired_count", 1)
+		d.stats.Inc("session/retired_reason_count/"+reason, 1)
 		active()
 		if registry != nil && reason != session.ReasonElsewhere {
 			registry.RetireSession(s.Name())
@@ -264,7 +264,7 @@ func (e *Engine) sessionPool() *session.Pool {
 // Sessions returns the crawl's session pool (crawler.sessions), nil without
 // SESSION_POOL_ENABLED. Its OnRetire is where a proxy pool forgets a retired session's
 // proxy.
-func (e *Engine) Sessions() *session.Pool { return e.sessions }
+func (e *Engine) Sessions() *session.Pool { return e.dl.sessions }
 
 // Interface guards
 var (

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -18,7 +19,7 @@ import (
 // run --warc): scheduled requests, inline downloads, robots.txt and each redirect hop,
 // as the handler sent and received them, and the main document of each browser request
 // as rendered (see warc.Writer.Write). The caller closes w after the crawl.
-func WithWARC(w *warc.Writer) Option { return func(e *Engine) { e.warcOut = w } }
+func WithWARC(w *warc.Writer) Option { return func(c *config) { c.warcOut = w } }
 
 // WithReplay serves the downloads of the http and https handlers and browser requests
 // from a (REPLAY_FILES, run --replay) instead of the network (and Chromium): a request a
@@ -26,7 +27,7 @@ func WithWARC(w *warc.Writer) Option { return func(e *Engine) { e.warcOut = w } 
 // downloaded. A browser request with includePage needs a live page: it fails with
 // NotSupported, or with fallback is rendered. The caller closes a after the crawl.
 func WithReplay(a *warc.Archive, fallback bool) Option {
-	return func(e *Engine) { e.replay, e.replayFallback = a, fallback }
+	return func(c *config) { c.replay, c.replayFallback = a, fallback }
 }
 
 // HandlerDecorator wraps one download handler of an engine (caddy: a middleware around a
@@ -41,7 +42,7 @@ type HandlerDecorator func(h DownloadHandler, env *HandlerEnv) DownloadHandler
 // replay and recording wrappers (WithReplay, WithWARC); decorators given later wrap
 // those given earlier.
 func WithHandlerDecorator(d HandlerDecorator) Option {
-	return func(e *Engine) { e.decorators = append(e.decorators, d) }
+	return func(c *config) { c.decorators = append(c.decorators, d) }
 }
 
 // wrapHandlers puts wrap around each download handler (once for a handler that serves
@@ -64,19 +65,19 @@ func (d *HTTPDownloader) wrapHandlers(wrap func(DownloadHandler) DownloadHandler
 // archiveHandlers wraps the downloader's handlers for the engine's replay, then its
 // recording (so a replayed crawl can be recorded again), then in the engine's decorators
 // (WithHandlerDecorator).
-func (e *Engine) archiveHandlers(d *HTTPDownloader) {
-	if e.replay != nil {
+func archiveHandlers(d *HTTPDownloader, c *config, warcFailed func(error)) {
+	if c.replay != nil {
 		d.replaying = true
 		d.wrapHandlers(func(h DownloadHandler) DownloadHandler {
-			return &replayHandler{inner: h, archive: e.replay, fallback: e.replayFallback, env: d.env}
+			return &replayHandler{inner: h, archive: c.replay, fallback: c.replayFallback, env: d.env}
 		})
 	}
-	if e.warcOut != nil {
+	if c.warcOut != nil {
 		d.wrapHandlers(func(h DownloadHandler) DownloadHandler {
-			return &recordHandler{inner: h, w: e.warcOut, env: d.env, failed: e.warcFailed}
+			return &recordHandler{inner: h, w: c.warcOut, env: d.env, failed: warcFailed}
 		})
 	}
-	for _, dec := range e.decorators {
+	for _, dec := range c.decorators {
 		d.wrapHandlers(func(h DownloadHandler) DownloadHandler { return dec(h, d.env) })
 	}
 }
@@ -89,13 +90,13 @@ const (
 
 // warcFailed is called once when the WARC file cannot be written: the file holds whole
 // records only (see warc.Writer), and the crawl stops unless WARC_ERRORS is ignore.
-func (e *Engine) warcFailed(err error) {
-	if strings.EqualFold(e.settings.String(types.WARCErrors), WARCErrorsIgnore) {
-		e.logger.Error(fmt.Sprintf("WARC file failed, downloads are no longer recorded (WARC_ERRORS=ignore): %v", err))
+func warcFailed(cfg *crawlConfig, logger *slog.Logger, closeSpider func(string), err error) {
+	if cfg.warcErrorsIgnore {
+		logger.Error(fmt.Sprintf("WARC file failed, downloads are no longer recorded (WARC_ERRORS=ignore): %v", err))
 		return
 	}
-	e.logger.Error(fmt.Sprintf("WARC file failed, closing the spider (WARC_ERRORS=stop): %v", err))
-	e.CloseSpider("warc_error")
+	logger.Error(fmt.Sprintf("WARC file failed, closing the spider (WARC_ERRORS=stop): %v", err))
+	closeSpider("warc_error")
 }
 
 // isHTTP reports whether rawURL is http or https, the schemes an archive holds.

@@ -13,4 +13,4 @@ func BudgetPeak(d *HTTPDownloader) int64 {
 
 // SetIdleRetry sets how long e waits before sending spider_idle again after
 // ErrDontCloseSpider; before Run.
-func SetIdleRetry(e *Engine, d time.Duration) { e.idleRetryEvery = d }
+func SetIdleRetry(e *Engine, d time.Duration) { e.idle.retryEvery = d }

@@ -19,6 +19,16 @@ var ErrDontCloseSpider = errors.New("dont close spider")
 // sent again: Scrapy's engine heartbeat.
 const IdleRetry = 5 * time.Second
 
+// idleState is spider_idle's bookkeeping: the holds of HoldIdle not yet done (taken from
+// any goroutine); owned by the engine goroutine: whether spider_idle was sent since the crawl
+// was last busy, the DontCloseSpider retry timer and its period (0: IdleRetry).
+type idleState struct {
+	holds      atomic.Int64
+	sent       bool
+	retry      <-chan time.Time
+	retryEvery time.Duration
+}
+
 // HoldIdle keeps the spider open while work a spider_idle handler started is pending, as a
 // JS handler's promise: the crawl does not finish until done is called, exactly once, from
 // any goroutine. done(true) asks for a DontCloseSpider retry (the work failed with it).
@@ -26,7 +36,7 @@ const IdleRetry = 5 * time.Second
 // the crawl goes on with them; when done leaves the crawl idle, it finishes without sending
 // spider_idle again, unless dontClose. A graceful or hard close does not wait for holds.
 func (e *Engine) HoldIdle() (done func(dontClose bool)) {
-	e.idleHolds.Add(1)
+	e.idle.holds.Add(1)
 	var called atomic.Bool
 	return func(dontClose bool) {
 		if called.Swap(true) {
@@ -36,39 +46,39 @@ func (e *Engine) HoldIdle() (done func(dontClose bool)) {
 		if dontClose {
 			ev.err = ErrDontCloseSpider
 		}
-		e.post(ev)
+		e.in.post(ev)
 	}
 }
 
-// idleHeld reports whether the idle spider is kept open: a hold is pending or a
+// held reports whether the idle spider is kept open: a hold is pending or a
 // DontCloseSpider retry is due. On the engine goroutine.
-func (e *Engine) idleHeld() bool {
-	return e.idleHolds.Load() > 0 || e.idleRetry != nil
+func (s *idleState) held() bool {
+	return s.holds.Load() > 0 || s.retry != nil
 }
 
 // dontClose starts the DontCloseSpider retry timer, unless one runs. On the engine
 // goroutine.
-func (e *Engine) dontClose() {
-	if e.idleRetry == nil {
-		d := e.idleRetryEvery
+func (s *idleState) dontClose() {
+	if s.retry == nil {
+		d := s.retryEvery
 		if d <= 0 {
 			d = IdleRetry
 		}
-		e.idleRetry = time.After(d)
+		s.retry = time.After(d)
 	}
 }
 
-// idleRetried is called when the DontCloseSpider retry is due: spider_idle is sent again
+// retried is called when the DontCloseSpider retry is due: spider_idle is sent again
 // at the next idle pass. On the engine goroutine.
-func (e *Engine) idleRetried() {
-	e.idleRetry = nil
-	e.idleSent = false
+func (s *idleState) retried() {
+	s.retry = nil
+	s.sent = false
 }
 
-// idleDone handles the evIdleDone of a hold. On the engine goroutine.
-func (e *Engine) idleDone(ev *event) {
-	e.idleHolds.Add(-1)
+// done handles the evIdleDone of a hold. On the engine goroutine.
+func (s *idleState) done(ev *event) {
+	s.holds.Add(-1)
 	if errors.Is(ev.err, ErrDontCloseSpider) {
-		e.dontClose()
+		s.dontClose()
 	}
 }

@@ -166,4 +166,4 @@ func (r *inflight) snapshot() []DownloadInfo {
 
 // Downloads returns the downloads in flight now, scheduled and inline, oldest first (for
 // `jscrawl ps`). Safe from any goroutine.
-func (e *Engine) Downloads() []DownloadInfo { return e.inflight.snapshot() }
+func (e *Engine) Downloads() []DownloadInfo { return e.dl.inflight.snapshot() }

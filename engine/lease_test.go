@@ -87,7 +87,7 @@ func TestLeaseLost(t *testing.T) {
 		},
 	}
 	stats := engine.NewStats()
-	e := engine.New(spider, set, engine.WithScheduler(s), engine.WithStats(stats), engine.WithLogger(discard()))
+	e := engine.New(spider, set, engine.WithScheduler(s, engine.SchedulerParts{Slots: s, Sizes: s, Shared: s, Leases: s}), engine.WithStats(stats), engine.WithLogger(discard()))
 	var items []string
 	e.Connect(engine.ItemScraped, func(_ context.Context, ev engine.SignalEvent) error {
 		mu.Lock()

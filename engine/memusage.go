@@ -89,11 +89,11 @@ func (m *memUsage) check(rss int64) bool {
 		e.stats.Set("memusage/limit_reached", int64(1))
 		reason := fmt.Sprintf("memory usage %d MiB exceeded MEMUSAGE_LIMIT_MB (%d MiB)", rss>>20, m.limit>>20)
 		e.logger.Error(fmt.Sprintf("Memory usage exceeded %d MiB (%d MiB now). Interrupting the running callbacks and closing the spider", m.limit>>20, rss>>20))
-		e.memExceeded.Store(true)
+		e.stop.memExceeded.Store(true)
 		if i, ok := e.spider.(Interrupter); ok {
 			i.Interrupt(reason)
 		}
-		e.post(event{kind: evClose, reason: ReasonMemUsageExceeded})
+		e.in.post(event{kind: evClose, reason: ReasonMemUsageExceeded})
 		return false
 	}
 	if m.warning > 0 && rss > m.warning && !m.warned {

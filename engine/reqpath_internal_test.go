@@ -60,9 +60,8 @@ func newPathEngine(tb testing.TB, kv map[string]any) *Engine {
 // does.
 func routePage(e *Engine, p, total int) {
 	resp, links := benchSitePage(p, total)
-	emit := e.emitFor(resp, nil, false)
 	for _, l := range links {
-		emit(types.Output{Request: &types.Request{URL: l}})
+		e.in.post(event{kind: evOutput, parent: resp, out: types.Output{Request: &types.Request{URL: l}}})
 	}
 	e.drain(context.Background())
 }
@@ -222,8 +221,8 @@ func TestLateReferer(t *testing.T) {
 		{name: "referer disabled", kv: map[string]any{types.SpiderMiddlewares: map[string]any{"RefererMiddleware": nil}}},
 		{name: "REFERER_ENABLED false", kv: map[string]any{types.RefererEnabled: false}, late: true},
 		{name: "spilled to disk", kv: map[string]any{types.SchedulerMemoryMax: 5}, late: true},
-		{name: "other scheduler", opts: []Option{WithScheduler(&headerScheduler{MemoryScheduler: NewMemoryScheduler(types.NewSettings(), nil, nil, nil)})}, same: true},
-		{name: "dupefilter reading headers", opts: []Option{WithScheduler(NewMemoryScheduler(types.NewSettings(), &headerDupeFilter{seen: map[string]bool{}}, nil, nil))}},
+		{name: "other scheduler", opts: []Option{withHeaderScheduler()}, same: true},
+		{name: "dupefilter reading headers", opts: []Option{withMemoryScheduler(NewMemoryScheduler(types.NewSettings(), &headerDupeFilter{seen: map[string]bool{}}, nil, nil))}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := types.NewSettings()
@@ -242,7 +241,7 @@ func TestLateReferer(t *testing.T) {
 				}
 			}
 			e := New(&pathSpider{domains: []string{"127.0.0.1"}}, s, opts...)
-			if got := e.lateRef >= 0; got != tc.late {
+			if got := e.chain.lateRef >= 0; got != tc.late {
 				t.Fatalf("late referer = %v, want %v", got, tc.late)
 			}
 			got := routeAll(e, false)
@@ -279,12 +278,22 @@ func TestLateReferer(t *testing.T) {
 	}
 }
 
+// withHeaderScheduler gives the engine a headerScheduler, which queues per slot as the
+// MemoryScheduler it wraps.
+func withHeaderScheduler() Option {
+	hs := &headerScheduler{MemoryScheduler: NewMemoryScheduler(types.NewSettings(), nil, nil, nil)}
+	return WithScheduler(hs, SchedulerParts{Slots: hs, Sizes: hs})
+}
+
+// withMemoryScheduler gives the engine ms with its parts.
+func withMemoryScheduler(ms *MemoryScheduler) Option { return WithScheduler(ms, ms.Parts()) }
+
 // schedOf returns the MemoryScheduler a WithScheduler option among opts sets.
 func schedOf(opts []Option) (*MemoryScheduler, bool) {
 	for _, o := range opts {
-		e := &Engine{}
-		o(e)
-		switch s := e.sched.(type) {
+		var c config
+		o(&c)
+		switch s := c.sched.(type) {
 		case *MemoryScheduler:
 			return s, true
 		case *headerScheduler:

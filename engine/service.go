@@ -29,9 +29,13 @@ type serviceClient struct {
 // HTTPPROXY_ENABLED. A 3xx is the response. Safe from any goroutine, before, during and
 // after Run. Scrapy has no counterpart: its pipelines use their own clients.
 func (e *Engine) ServiceDownload(ctx context.Context, req *types.Request) (*types.Response, error) {
+	return e.dl.serviceDownload(ctx, req)
+}
+
+func (d *downloadSide) serviceDownload(ctx context.Context, req *types.Request) (*types.Response, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer context.AfterFunc(e.abortCtx, cancel)()
+	defer context.AfterFunc(d.stop.abortCtx, cancel)()
 	u, err := req.ParsedURL()
 	if err != nil {
 		return nil, invalidURL(req, err)
@@ -44,47 +48,47 @@ func (e *Engine) ServiceDownload(ctx context.Context, req *types.Request) (*type
 		return nil, &DownloadError{Name: NameNotSupported, URL: req.URL,
 			Err: errors.New("a service request cannot be a browser request")}
 	}
-	d, proxy := e.serviceDownloader()
-	e.stats.Inc("http_client/request_count", 1)
-	resp, err := proxy.Fetch(ctx, req, d)
+	hd, proxy := d.serviceDownloader()
+	d.stats.Inc("http_client/request_count", 1)
+	resp, err := proxy.Fetch(ctx, req, hd)
 	if err != nil {
-		e.stats.Inc("http_client/exception_count/"+ErrorName(err), 1)
+		d.stats.Inc("http_client/exception_count/"+ErrorName(err), 1)
 		return nil, err
 	}
-	e.stats.Inc("http_client/response_count", 1)
-	e.stats.Inc("http_client/response_status_count/"+itoa(resp.Status), 1)
+	d.stats.Inc("http_client/response_count", 1)
+	d.stats.Inc("http_client/response_status_count/"+itoa(resp.Status), 1)
 	return resp, nil
 }
 
 // serviceDownloader returns the downloader of service requests and the HTTPProxyMiddleware
 // in front of it, making them the first time: the crawl's settings without environment
 // proxies (its transport still takes meta.proxy from the middleware).
-func (e *Engine) serviceDownloader() (*HTTPDownloader, *HTTPProxyMiddleware) {
-	s := &e.service
+func (d *downloadSide) serviceDownloader() (*HTTPDownloader, *HTTPProxyMiddleware) {
+	s := &d.service
 	s.once.Do(func() {
 		stats := NewStats()
-		proxy := NewHTTPProxyMiddleware(e.settings, stats)
-		settings := e.settings.Clone()
+		proxy := NewHTTPProxyMiddleware(d.settings, stats)
+		settings := d.settings.Clone()
 		_ = settings.Set(types.HTTPProxyEnabled, false, types.PriorityCmdline+1)
-		d := NewHTTPDownloader(settings, e.client, stats)
-		d.env.logger = e.logger
+		hd := NewHTTPDownloader(settings, d.client, stats)
+		hd.env.logger = d.logger
 		s.mu.Lock()
-		s.d, s.proxy = d, proxy
+		s.d, s.proxy = hd, proxy
 		s.mu.Unlock()
 	})
 	return s.d, s.proxy
 }
 
 // closeService closes the downloader of service requests, if one was made.
-func (e *Engine) closeService() {
-	s := &e.service
+func (d *downloadSide) closeService() {
+	s := &d.service
 	s.mu.Lock()
-	d := s.d
+	hd := s.d
 	s.mu.Unlock()
-	if d == nil {
+	if hd == nil {
 		return
 	}
-	if err := d.Close(); err != nil {
-		e.logger.Debug(fmt.Sprintf("Closing the service client: %v", err))
+	if err := hd.Close(); err != nil {
+		d.logger.Debug(fmt.Sprintf("Closing the service client: %v", err))
 	}
 }

@@ -67,7 +67,7 @@ func TestSharedSchedulerKeepsTheCrawlOpen(t *testing.T) {
 	s := &sharedSched{MemoryScheduler: engine.NewMemoryScheduler(set, nil, nil, nil),
 		wake: make(chan struct{}, 1), startDone: make(chan error, 1)}
 	spider := &enginetest.Spider{StartURLs: []string{srv.URL + "/item/1"}}
-	e := engine.New(spider, set, engine.WithScheduler(s), engine.WithLogger(discard()))
+	e := engine.New(spider, set, engine.WithScheduler(s, engine.SchedulerParts{Slots: s, Sizes: s, Shared: s}), engine.WithLogger(discard()))
 	idle := make(chan struct{}, 16)
 	e.Connect(engine.SpiderIdle, func(context.Context, engine.SignalEvent) error {
 		select {

@@ -3,9 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
-
-	"github.com/jscrawl/jscrawl/types"
 )
 
 // A graceful close (the first Ctrl-C or SIGTERM, a CLOSESPIDER_* limit, CloseSpider) stops
@@ -53,6 +52,29 @@ func isStopping(ctx context.Context) bool {
 	}
 }
 
+// stopState is how the crawl stops: stopping is closed when it starts closing (middlewares
+// stop retrying); abortCtx is cancelled SHUTDOWN_TIMEOUT later, aborting the downloads still
+// running; hardStop cancels Run's context; stopped is closed once it is cancelled (Stopped);
+// drained once Run closed the spider (Drained). clock is the graceful close's, owned by the
+// engine goroutine; memExceeded is set by the memory watcher: finish_reason is then
+// memusage_exceeded, whatever close or hard stop came before or after.
+type stopState struct {
+	stopping       chan struct{}
+	abortCtx       context.Context
+	abortDownloads context.CancelFunc
+	hardStop       context.CancelFunc
+	stopped        chan struct{}
+	drained        chan struct{}
+	clock          shutdown
+	memExceeded    atomic.Bool
+}
+
+func newStopState() *stopState {
+	s := &stopState{stopping: make(chan struct{}), stopped: make(chan struct{}), drained: make(chan struct{}), hardStop: func() {}}
+	s.abortCtx, s.abortDownloads = context.WithCancel(context.Background())
+	return s
+}
+
 // shutdown is the engine goroutine's clock of a graceful close.
 type shutdown struct {
 	timer    *time.Timer
@@ -77,10 +99,10 @@ func (s *shutdown) stop() {
 
 // startShutdown starts the close's clock (called once, by closeWith).
 func (e *Engine) startShutdown() {
-	close(e.stopping)
-	if d := e.settings.Duration(types.ShutdownTimeout); d > 0 {
-		e.shut.deadline = time.Now().Add(d)
-		e.shut.timer = time.NewTimer(0) // the first tick looks at the downloads at once
+	close(e.stop.stopping)
+	if d := e.cfg.shutdownTimeout; d > 0 {
+		e.stop.clock.deadline = time.Now().Add(d)
+		e.stop.clock.timer = time.NewTimer(0) // the first tick looks at the downloads at once
 	}
 }
 
@@ -88,36 +110,37 @@ func (e *Engine) startShutdown() {
 // SHUTDOWN_TIMEOUT (or go on at once when none is left), then, after abortGrace, stop
 // whatever still runs.
 func (e *Engine) shutdownTick() {
-	switch e.shut.stage {
+	sh := &e.stop.clock
+	switch sh.stage {
 	case 0:
 		n := len(e.Downloads())
 		if n == 0 {
 			// Nothing left for SHUTDOWN_TIMEOUT to wait for: the callbacks get abortGrace.
-			e.shut.stage = 1
-			e.shut.timer = time.NewTimer(abortGrace)
+			sh.stage = 1
+			sh.timer = time.NewTimer(abortGrace)
 			return
 		}
-		if left := time.Until(e.shut.deadline); left > 0 {
-			e.shut.timer = time.NewTimer(min(left, downloadPoll))
+		if left := time.Until(sh.deadline); left > 0 {
+			sh.timer = time.NewTimer(min(left, downloadPoll))
 			return
 		}
 		e.logger.Warn(fmt.Sprintf("Aborting %d downloads still running %s after the spider began closing (SHUTDOWN_TIMEOUT)",
-			n, e.settings.Duration(types.ShutdownTimeout)))
+			n, e.cfg.shutdownTimeout))
 		e.stats.Inc("shutdown/aborted_downloads", int64(n))
-		e.abortDownloads()
-		e.shut.aborted = true
-		e.shut.stage = 1
-		e.shut.timer = time.NewTimer(abortGrace)
+		e.stop.abortDownloads()
+		sh.aborted = true
+		sh.stage = 1
+		sh.timer = time.NewTimer(abortGrace)
 	case 1:
 		after := "no download was left"
-		if e.shut.aborted {
+		if sh.aborted {
 			after = "the downloads were aborted"
 		}
 		e.logger.Warn(fmt.Sprintf("Stopping %d callbacks and %d items still running %s after %s",
-			e.parsing+btoi(e.starting), e.itemsActive+len(e.itemQ), abortGrace, after))
-		e.shut.stage = 2
-		e.shut.timer = nil
-		e.hardStop()
+			e.scraper.parsing+btoi(e.starting), e.scraper.itemsInFlight(), abortGrace, after))
+		sh.stage = 2
+		sh.timer = nil
+		e.stop.hardStop()
 	}
 }
 
@@ -133,16 +156,16 @@ func btoi(b bool) int {
 // deadline (SHUTDOWN_TIMEOUT, then abortGrace), or Run returning. Run may still wait after
 // it for a callback stuck in native code, which nothing can interrupt; the command line
 // then gives up on it (see Drained and CloseFeeds). Safe from any goroutine.
-func (e *Engine) Stopped() <-chan struct{} { return e.stopped }
+func (e *Engine) Stopped() <-chan struct{} { return e.stop.stopped }
 
 // Drained returns a channel closed once Run has closed the pipelines and the spider, which
 // wait for the callbacks still running: what Run does after it (closing the feeds, the
 // stats) runs no spider code and always ends. Safe from any goroutine.
-func (e *Engine) Drained() <-chan struct{} { return e.drained }
+func (e *Engine) Drained() <-chan struct{} { return e.stop.drained }
 
 // CloseFeeds closes the feeds now, as Run does when the crawl ends, for a process that
 // exits without waiting for Run (a callback stuck in native code after a hard stop): the
 // items exported so far are flushed and the files whole. It reports whether every feed
 // closed without error. Later exports fail and Run's own close does nothing. Safe from any
 // goroutine.
-func (e *Engine) CloseFeeds() bool { return e.closeExporters() }
+func (e *Engine) CloseFeeds() bool { return e.scraper.feeds.close() }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"sync"
 
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -55,6 +57,13 @@ type SignalEvent struct {
 // SignalHandler is a function connected to a Signal.
 type SignalHandler func(ctx context.Context, ev SignalEvent) error
 
+// signalBus holds the handlers connected to each signal and runs them.
+type signalBus struct {
+	mu       sync.RWMutex
+	handlers map[Signal][]SignalHandler
+	logger   *slog.Logger
+}
+
 // Connect registers fn to run synchronously, on the sending goroutine, each time sig is
 // sent (Scrapy: signals.connect). Handlers of one signal run in the order connected; an
 // error is logged and does not stop the others. Safe from any goroutine; connect before Run
@@ -62,28 +71,30 @@ type SignalHandler func(ctx context.Context, ev SignalEvent) error
 // RequestDropped, ResponseReceived) must not block, nor SpiderError (see
 // Signal.Deferrable); ItemScraped, ItemDropped, ItemError and SpiderError run on worker
 // goroutines and may overlap.
-func (e *Engine) Connect(sig Signal, fn SignalHandler) {
-	e.sigMu.Lock()
-	defer e.sigMu.Unlock()
-	if e.handlers == nil {
-		e.handlers = map[Signal][]SignalHandler{}
+func (e *Engine) Connect(sig Signal, fn SignalHandler) { e.sig.connect(sig, fn) }
+
+func (b *signalBus) connect(sig Signal, fn SignalHandler) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.handlers == nil {
+		b.handlers = map[Signal][]SignalHandler{}
 	}
-	e.handlers[sig] = append(e.handlers[sig], fn)
+	b.handlers[sig] = append(b.handlers[sig], fn)
 }
 
 // connected reports whether a handler is connected to sig.
-func (e *Engine) connected(sig Signal) bool {
-	e.sigMu.RLock()
-	defer e.sigMu.RUnlock()
-	return len(e.handlers[sig]) > 0
+func (b *signalBus) connected(sig Signal) bool {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return len(b.handlers[sig]) > 0
 }
 
 // send runs the handlers of ev.Signal. dontClose reports whether a spider_idle handler
 // returned ErrDontCloseSpider, which is not logged.
-func (e *Engine) send(ctx context.Context, ev SignalEvent) (dontClose bool) {
-	e.sigMu.RLock()
-	hs := e.handlers[ev.Signal]
-	e.sigMu.RUnlock()
+func (b *signalBus) send(ctx context.Context, ev SignalEvent) (dontClose bool) {
+	b.mu.RLock()
+	hs := b.handlers[ev.Signal]
+	b.mu.RUnlock()
 	for _, h := range hs {
 		err := safeCall(ctx, h, ev)
 		switch {
@@ -91,7 +102,7 @@ func (e *Engine) send(ctx context.Context, ev SignalEvent) (dontClose bool) {
 		case ev.Signal == SpiderIdle && errors.Is(err, ErrDontCloseSpider):
 			dontClose = true
 		default:
-			e.logger.Error(fmt.Sprintf("Error caught on signal handler: %s\n%v", ev.Signal, err))
+			b.logger.Error(fmt.Sprintf("Error caught on signal handler: %s\n%v", ev.Signal, err))
 		}
 	}
 	return dontClose

@@ -75,7 +75,7 @@ func TestPerIPSlots(t *testing.T) {
 				}
 			}
 			e := New(startSpider(urls), s, WithLogger(orDiscard(nil)))
-			h := e.http.handlers["http"].(*httpHandler)
+			h := e.dl.http.handlers["http"].(*httpHandler)
 			h.dns.resolver = d.resolver()
 			if err := e.Run(context.Background()); err != nil {
 				t.Fatal(err)

@@ -124,7 +124,7 @@ func BenchmarkCrawl(b *testing.B) {
 					if f, err = redisfrontier.Open(context.Background(), o); err != nil {
 						b.Fatal(err)
 					}
-					eopts = append(eopts, engine.WithScheduler(f))
+					eopts = append(eopts, engine.WithScheduler(f, f.Parts()))
 					_ = c.ConfigResetStat(context.Background()).Err()
 				}
 				if err := engine.New(spider, settings, eopts...).Run(context.Background()); err != nil {

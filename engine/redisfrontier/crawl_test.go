@@ -186,7 +186,7 @@ func TestNoEndWhileAWorkerIsInACallback(t *testing.T) {
 			},
 		}
 		f := open(t, r, "callback", func(o *redisfrontier.Options) { o.LeaseTimeout = 300 * time.Millisecond })
-		engines[i] = engine.New(spider, crawlSettings(), engine.WithScheduler(f), engine.WithLogger(quiet))
+		engines[i] = engine.New(spider, crawlSettings(), engine.WithScheduler(f, f.Parts()), engine.WithLogger(quiet))
 		engines[i].Connect(engine.SpiderIdle, func(context.Context, engine.SignalEvent) error {
 			select {
 			case idle[i] <- struct{}{}:

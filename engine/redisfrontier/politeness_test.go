@@ -125,7 +125,7 @@ func newWorkers(t *testing.T, r *enginetest.Redis, crawl string, n int, site *po
 			}
 		})
 		logger := slog.New(engine.NewLogHandler(w.log, slog.LevelInfo, w.stats))
-		w.e = engine.New(spider, s, engine.WithScheduler(w.f), engine.WithStats(w.stats), engine.WithLogger(logger))
+		w.e = engine.New(spider, s, engine.WithScheduler(w.f, w.f.Parts()), engine.WithStats(w.stats), engine.WithLogger(logger))
 		ws = append(ws, w)
 	}
 	return ws

@@ -65,7 +65,7 @@ func runWorkerProcess() int {
 			return enginetest.FollowAll(ctx, resp, emit)
 		},
 	}
-	if err := engine.New(spider, settings, engine.WithScheduler(f), engine.WithStats(stats), engine.WithLogger(quiet)).Run(context.Background()); err != nil {
+	if err := engine.New(spider, settings, engine.WithScheduler(f, f.Parts()), engine.WithStats(stats), engine.WithLogger(quiet)).Run(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}

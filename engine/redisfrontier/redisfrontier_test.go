@@ -112,7 +112,7 @@ func crawl(t *testing.T, f *redisfrontier.Frontier, spider *enginetest.Spider, s
 	if settings == nil {
 		settings = crawlSettings()
 	}
-	e := engine.New(spider, settings, engine.WithScheduler(f), engine.WithStats(stats), engine.WithLogger(quiet))
+	e := engine.New(spider, settings, engine.WithScheduler(f, f.Parts()), engine.WithStats(stats), engine.WithLogger(quiet))
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if err := e.Run(ctx); err != nil {

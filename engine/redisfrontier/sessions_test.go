@@ -23,8 +23,8 @@ func TestWorkersShareRetiredSessions(t *testing.T) {
 	settings := crawlSettings()
 	_ = settings.Set(types.SessionPoolEnabled, true, types.PriorityCmdline)
 	f1, f2 := open(t, r, "sessions", nil), open(t, r, "sessions", nil)
-	e1 := engine.New(&enginetest.Spider{}, settings, engine.WithScheduler(f1), engine.WithLogger(quiet))
-	e2 := engine.New(&enginetest.Spider{}, settings, engine.WithScheduler(f2), engine.WithLogger(quiet))
+	e1 := engine.New(&enginetest.Spider{}, settings, engine.WithScheduler(f1, f1.Parts()), engine.WithLogger(quiet))
+	e2 := engine.New(&enginetest.Spider{}, settings, engine.WithScheduler(f2, f2.Parts()), engine.WithLogger(quiet))
 	pinned := func(name string) *types.Request {
 		return &types.Request{URL: srv.URL + "/", Meta: types.Item{{Key: types.MetaSession, Value: name}}}
 	}
