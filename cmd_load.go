@@ -392,7 +392,7 @@ func (ls *loadedSpider) newEngine(opts ...engine.Option) (*engine.Engine, error)
 
 // engineFor builds the engine that crawls with s (the loaded spider or a command's wrapper
 // of it, as parse's) with the logger, the stats and then opts, and binds the loaded spider
-// to it (engine.New places the spider's own middlewares itself).
+// to it in the same call (jsapi.Spider.NewEngine).
 func (ls *loadedSpider) engineFor(s engine.Spider, opts ...engine.Option) (*engine.Engine, error) {
 	base := []engine.Option{engine.WithLogger(ls.logger), engine.WithStats(ls.stats)}
 	if ls.frontier != nil {
@@ -411,8 +411,8 @@ func (ls *loadedSpider) engineFor(s engine.Spider, opts ...engine.Option) (*engi
 	if ls.spider == nil {
 		return engine.New(s, ls.settings, append(base, opts...)...), nil
 	}
-	eng := engine.New(s, ls.settings, append(base, opts...)...)
-	if err := ls.spider.Bind(eng); err != nil {
+	eng, err := ls.spider.NewEngine(s, ls.settings, append(base, opts...)...)
+	if err != nil {
 		return nil, cli.Exit(fmt.Sprintf("%s: %v", ls.name, err), 1)
 	}
 	return eng, nil
