@@ -196,16 +196,10 @@ func (ev *evaluator) toString(v Value) string {
 }
 
 func (ev *evaluator) toNumber(v Value) float64 {
-	switch v.Type {
-	case TypeNumber:
-		return v.Num
-	case TypeBoolean:
-		if v.Bool {
-			return 1
-		}
-		return 0
+	if v.Type == TypeNodeSet {
+		return parseNumber(ev.toString(v))
 	}
-	return parseNumber(ev.toString(v))
+	return atomNumber(v)
 }
 
 func toBoolean(v Value) bool {

@@ -178,6 +178,7 @@ func compareAtoms(op string, a, b Value) bool {
 	return compareNumbers(op, atomNumber(a), atomNumber(b))
 }
 
+// atomNumber converts a value that is not a node-set to a number, as number() does.
 func atomNumber(v Value) float64 {
 	switch v.Type {
 	case TypeNumber:
