@@ -2,9 +2,11 @@ package links
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
+	"github.com/jscrawl/jscrawl/jsapi/selector"
 	"github.com/jscrawl/jscrawl/jsapi/selector/memo"
 )
 
@@ -43,18 +45,9 @@ var (
 // patterns are cached, so a pattern built per page is compiled once.
 func CompileJS(source, flags string) (Matcher, error) {
 	return jsCache.Get(flags+"/"+source, func() (Matcher, error) {
-		opts := regexp2.ECMAScript
-		for _, f := range flags {
-			switch f {
-			case 'i':
-				opts |= regexp2.IgnoreCase
-			case 'm':
-				opts |= regexp2.Multiline
-			case 's':
-				opts |= regexp2.Singleline
-			case 'u', 'v':
-				opts |= regexp2.Unicode
-			}
+		opts := regexp2.ECMAScript | selector.RegexFlags(flags)
+		if strings.ContainsAny(flags, "uv") {
+			opts |= regexp2.Unicode
 		}
 		re, err := regexp2.Compile(source, opts)
 		if err != nil {

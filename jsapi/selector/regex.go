@@ -47,18 +47,7 @@ func CompileRegex(pattern, flags string) (*Regex, error) {
 	timeout := time.Duration(matchTimeout.Load())
 	key := flags + "\x00" + timeout.String() + "\x00" + pattern
 	return regexCache.Get(key, func() (*Regex, error) {
-		opts := regexp2.None
-		for _, f := range flags {
-			switch f {
-			case 'i':
-				opts |= regexp2.IgnoreCase
-			case 'm':
-				opts |= regexp2.Multiline
-			case 's':
-				opts |= regexp2.Singleline
-			}
-		}
-		re, err := regexp2.Compile(pythonToNET(pattern), opts, regexp2.OptionMaintainCaptureOrder())
+		re, err := regexp2.Compile(pythonToNET(pattern), RegexFlags(flags), regexp2.OptionMaintainCaptureOrder())
 		if err != nil {
 			return nil, fmt.Errorf("invalid regular expression %q: %w", pattern, err)
 		}
@@ -73,6 +62,24 @@ func CompileRegex(pattern, flags string) (*Regex, error) {
 		}
 		return r, nil
 	})
+}
+
+// RegexFlags returns the regexp2 options for the flag letters that JS and Python spell
+// alike: i (ignore case), m (multiline: ^ and $ at line ends) and s (a dot matches a
+// newline). Other letters are ignored.
+func RegexFlags(flags string) regexp2.RegexOptions {
+	opts := regexp2.None
+	for _, f := range flags {
+		switch f {
+		case 'i':
+			opts |= regexp2.IgnoreCase
+		case 'm':
+			opts |= regexp2.Multiline
+		case 's':
+			opts |= regexp2.Singleline
+		}
+	}
+	return opts
 }
 
 // Within returns r with each match also bounded by d (d <= 0, or no shorter than r's match
