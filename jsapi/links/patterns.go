@@ -2,11 +2,12 @@ package links
 
 import (
 	"fmt"
-	"sync"
-	"sync/atomic"
+	"strings"
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
+	"github.com/jscrawl/jscrawl/jsapi/selector"
+	"github.com/jscrawl/jscrawl/jsapi/selector/memo"
 )
 
 // Matcher reports whether a URL (or a link text) matches a pattern.
@@ -33,49 +34,20 @@ func (r *JSRegexp) MatchString(s string) bool {
 // cacheLimit bounds each compiled-pattern cache; when full it is emptied.
 const cacheLimit = 1024
 
-type patternCache struct {
-	m sync.Map // key → patternEntry
-	n atomic.Int64
-}
-
-type patternEntry struct {
-	m   Matcher
-	err error
-}
-
-func (c *patternCache) get(key string, compile func() (Matcher, error)) (Matcher, error) {
-	if v, ok := c.m.Load(key); ok {
-		e, _ := v.(patternEntry)
-		return e.m, e.err
-	}
-	m, err := compile()
-	if c.n.Add(1) > cacheLimit {
-		c.m.Clear()
-		c.n.Store(1)
-	}
-	c.m.Store(key, patternEntry{m, err})
-	return m, err
-}
-
-var jsCache, globCache patternCache
+// jsCache and globCache hold the compiled JS patterns (by flags and source) and globs.
+var (
+	jsCache   = memo.Cache[Matcher]{Limit: cacheLimit}
+	globCache = memo.Cache[Matcher]{Limit: cacheLimit}
+)
 
 // CompileJS compiles the source and flags of a JS RegExp (re.source, re.flags) with the
 // options goja gives regexp2: i, m, s and u are honoured, g, y and d ignored. Compiled
 // patterns are cached, so a pattern built per page is compiled once.
 func CompileJS(source, flags string) (Matcher, error) {
-	return jsCache.get(flags+"/"+source, func() (Matcher, error) {
-		opts := regexp2.ECMAScript
-		for _, f := range flags {
-			switch f {
-			case 'i':
-				opts |= regexp2.IgnoreCase
-			case 'm':
-				opts |= regexp2.Multiline
-			case 's':
-				opts |= regexp2.Singleline
-			case 'u', 'v':
-				opts |= regexp2.Unicode
-			}
+	return jsCache.Get(flags+"/"+source, func() (Matcher, error) {
+		opts := regexp2.ECMAScript | selector.RegexFlags(flags)
+		if strings.ContainsAny(flags, "uv") {
+			opts |= regexp2.Unicode
 		}
 		re, err := regexp2.Compile(source, opts)
 		if err != nil {
@@ -91,7 +63,7 @@ func CompileJS(source, flags string) (Matcher, error) {
 // the semantics (braces, extglobs, classes, "**", escapes, negation). Compiled globs are
 // cached.
 func CompileGlob(glob string) (Matcher, error) {
-	return globCache.get(glob, func() (Matcher, error) {
+	return globCache.Get(glob, func() (Matcher, error) {
 		g, err := compileGlob(glob, true)
 		if err != nil {
 			return nil, fmt.Errorf("invalid glob %q: %w", glob, err)

@@ -91,14 +91,18 @@ func dropImpliedHead[T string | []byte](root *html.Node, text T) {
 func (d *Document) Flattened() int { return d.flattened }
 
 func parseHTML[T string | []byte](text T) (*html.Node, error) {
-	var r io.Reader
+	return html.ParseWithOptions(readerOf(text), html.ParseOptionEnableScripting(false))
+}
+
+// readerOf returns a reader of text, without copying it.
+func readerOf[T string | []byte](text T) io.Reader {
 	switch t := any(text).(type) {
 	case string:
-		r = strings.NewReader(t)
+		return strings.NewReader(t)
 	case []byte:
-		r = bytes.NewReader(t)
+		return bytes.NewReader(t)
 	}
-	return html.ParseWithOptions(r, html.ParseOptionEnableScripting(false))
+	return nil // unreachable: T is string or []byte
 }
 
 // FlatDepth is the depth past which a page too deep for x/net/html (512 open elements) is

@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/andybalholm/cascadia"
+	"github.com/jscrawl/jscrawl/jsapi/selector/memo"
 )
 
 // maxGroups bounds the comma-separated selectors of one query: a query evaluates all of them
@@ -59,36 +58,14 @@ type group struct {
 // String returns the query as it was given to Compile.
 func (q *Query) String() string { return q.src }
 
-// queryCache maps a query string to its *Query or its error. When it reaches cacheLimit
-// entries it is emptied: hot queries are recompiled once, and memory stays bounded even
-// when a spider builds queries from page data.
-type queryCache struct {
-	m sync.Map // string → cacheEntry
-	n atomic.Int64
-}
-
-type cacheEntry struct {
-	q   *Query
-	err error
-}
-
-// cache is the process-wide compiled-query cache behind Compile.
-var cache queryCache
+// cache is the process-wide compiled-query cache behind Compile: a query string to its
+// *Query or its error.
+var cache = memo.Cache[*Query]{Limit: cacheLimit}
 
 // Compile parses query, or returns it from a process-wide cache, bounded and safe for
 // concurrent use, so a hot callback never recompiles. Errors are *SyntaxError.
 func Compile(query string) (*Query, error) {
-	if v, ok := cache.m.Load(query); ok {
-		e, _ := v.(cacheEntry) // only cacheEntry values are stored
-		return e.q, e.err
-	}
-	q, err := compile(query)
-	if cache.n.Add(1) > cacheLimit {
-		cache.m.Clear()
-		cache.n.Store(1)
-	}
-	cache.m.Store(query, cacheEntry{q, err})
-	return q, err
+	return cache.Get(query, func() (*Query, error) { return compile(query) })
 }
 
 // compile parses query without the cache.

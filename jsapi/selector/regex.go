@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/dlclark/regexp2/v2"
+	"github.com/jscrawl/jscrawl/jsapi/selector/memo"
 )
 
 // ErrMatchTimeout is wrapped by the error of a match that ran longer than the match
@@ -36,17 +36,9 @@ type Regex struct {
 	extract int // number of the group named "extract", or -1
 }
 
-// regexCache maps a pattern plus its flags to its *Regex or error (bounded like the CSS
-// cache).
-var regexCache struct {
-	m sync.Map // string → regexEntry
-	n atomic.Int64
-}
-
-type regexEntry struct {
-	re  *Regex
-	err error
-}
+// regexCache maps a pattern plus its flags and the match timeout to its *Regex or error
+// (bounded like the CSS cache).
+var regexCache = memo.Cache[*Regex]{Limit: cacheLimit}
 
 // CompileRegex compiles pattern, a Python re pattern, or returns it from a process-wide
 // cache. flags may contain i (IGNORECASE), m (MULTILINE) and s (DOTALL); other letters are
@@ -54,10 +46,28 @@ type regexEntry struct {
 func CompileRegex(pattern, flags string) (*Regex, error) {
 	timeout := time.Duration(matchTimeout.Load())
 	key := flags + "\x00" + timeout.String() + "\x00" + pattern
-	if v, ok := regexCache.m.Load(key); ok {
-		e, _ := v.(regexEntry) // only regexEntry values are stored
-		return e.re, e.err
-	}
+	return regexCache.Get(key, func() (*Regex, error) {
+		re, err := regexp2.Compile(pythonToNET(pattern), RegexFlags(flags), regexp2.OptionMaintainCaptureOrder())
+		if err != nil {
+			return nil, fmt.Errorf("invalid regular expression %q: %w", pattern, err)
+		}
+		if timeout > 0 {
+			re.MatchTimeout = timeout
+		}
+		r := &Regex{re: re, extract: -1}
+		for _, name := range re.GetGroupNames() {
+			if name == "extract" {
+				r.extract = re.GroupNumberFromName(name)
+			}
+		}
+		return r, nil
+	})
+}
+
+// RegexFlags returns the regexp2 options for the flag letters that JS and Python spell
+// alike: i (ignore case), m (multiline: ^ and $ at line ends) and s (a dot matches a
+// newline). Other letters are ignored.
+func RegexFlags(flags string) regexp2.RegexOptions {
 	opts := regexp2.None
 	for _, f := range flags {
 		switch f {
@@ -69,27 +79,7 @@ func CompileRegex(pattern, flags string) (*Regex, error) {
 			opts |= regexp2.Singleline
 		}
 	}
-	var r *Regex
-	re, err := regexp2.Compile(pythonToNET(pattern), opts, regexp2.OptionMaintainCaptureOrder())
-	if err != nil {
-		err = fmt.Errorf("invalid regular expression %q: %w", pattern, err)
-	} else {
-		if timeout > 0 {
-			re.MatchTimeout = timeout
-		}
-		r = &Regex{re: re, extract: -1}
-		for _, name := range re.GetGroupNames() {
-			if name == "extract" {
-				r.extract = re.GroupNumberFromName(name)
-			}
-		}
-	}
-	if regexCache.n.Add(1) > cacheLimit {
-		regexCache.m.Clear()
-		regexCache.n.Store(1)
-	}
-	regexCache.m.Store(key, regexEntry{r, err})
-	return r, err
+	return opts
 }
 
 // Within returns r with each match also bounded by d (d <= 0, or no shorter than r's match

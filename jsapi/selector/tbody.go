@@ -1,9 +1,7 @@
 package selector
 
 import (
-	"bytes"
 	"io"
-	"strings"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -68,14 +66,7 @@ func dropImpliedTbody[T string | []byte](doc *html.Node, text T) {
 // writtenTbodies tokenizes text and reports, for each <table> start tag in order, whether
 // a <tbody> start tag appears directly in that table (not in a table nested in it).
 func writtenTbodies[T string | []byte](text T) ([]bool, bool) {
-	var r io.Reader
-	switch t := any(text).(type) {
-	case string:
-		r = strings.NewReader(t)
-	case []byte:
-		r = bytes.NewReader(t)
-	}
-	z := html.NewTokenizer(r)
+	z := html.NewTokenizer(readerOf(text))
 	var written []bool
 	var open []int // ordinals of the open tables
 	for {

@@ -21,6 +21,16 @@ const xmlNamespace = "http://www.w3.org/XML/1998/namespace"
 // ErrNoRoot is wrapped by ParseXML's error when the input holds no element at all.
 var ErrNoRoot = errors.New("no root element")
 
+// ErrTooDeep is wrapped by ParseXML's error when elements nest deeper than MaxXMLDepth.
+var ErrTooDeep = errors.New("excessive depth in document")
+
+// MaxXMLDepth is how many elements ParseXML nests at most: libxml2's limit with
+// XML_PARSE_HUGE, which parsel sets (its huge_tree argument, true by default; without it
+// the limit is 256). As libxml2 halts there, the first element deeper ends the parse: the
+// document keeps what came before it, and the error wraps ErrTooDeep. The limit also
+// bounds the cost of get() on every element of a deep page (each one writes its subtree).
+const MaxXMLDepth = 2048
+
 // xmlInfo is what an XML document keeps beyond its html.Node tree.
 //
 // XML documents use the same tree as HTML ones, so css() keeps working on them unchanged:
@@ -66,7 +76,7 @@ type xmlName struct{ prefix, local, uri string }
 // close up to the matching open element (or are ignored), and on a syntax
 // error the document keeps what parsed before it. The error is then returned too, but the
 // document is never nil and always usable; an input without any element gives an error
-// wrapping ErrNoRoot.
+// wrapping ErrNoRoot, elements nested deeper than MaxXMLDepth one wrapping ErrTooDeep.
 //
 // Comments and processing instructions are nodes, in document order, inside the root
 // element and around it ("<?xml-stylesheet ...?>" before it); the XML declaration at
@@ -116,6 +126,7 @@ func ParseXML(body []byte, contentType string) (*Document, error) {
 	}
 	stack := []frame{{n: top, ns: map[string]string{"xml": xmlNamespace}}}
 	var perr error
+parse:
 	for first := true; ; first = false {
 		tok, err := dec.RawToken()
 		if err != nil {
@@ -127,6 +138,10 @@ func ParseXML(body []byte, contentType string) (*Document, error) {
 		cur := stack[len(stack)-1]
 		switch t := tok.(type) {
 		case xml.StartElement:
+			if len(stack) > MaxXMLDepth { // stack[0] is the document
+				perr = fmt.Errorf("%w: more than %d nested elements", ErrTooDeep, MaxXMLDepth)
+				break parse
+			}
 			// xmlns:xml binds a prefix that is always bound: libxml2 keeps no declaration
 			// for it, so lxml neither shows nor writes it.
 			t.Attr = slices.DeleteFunc(t.Attr, func(a xml.Attr) bool { return a.Name.Space == "xmlns" && a.Name.Local == "xml" })

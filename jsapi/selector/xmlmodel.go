@@ -16,21 +16,12 @@ import (
 type xmlModel struct{ x *xmlInfo }
 
 func (m xmlModel) Kind(n *html.Node) xpath1.Kind {
-	switch n.Type {
-	case html.ElementNode:
-		return xpath1.KindElement
-	case html.TextNode:
-		return xpath1.KindText
-	case html.DocumentNode:
-		return xpath1.KindRoot
-	case html.CommentNode:
-		return xpath1.KindComment
-	case html.RawNode:
+	if n.Type == html.RawNode {
 		if _, ok := m.x.pis[n]; ok {
 			return xpath1.KindPI
 		}
 	}
-	return xpath1.KindNone
+	return xpath1.NodeKind(n)
 }
 
 func (m xmlModel) Name(n *html.Node) (prefix, local, uri string) {

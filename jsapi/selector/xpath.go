@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/jscrawl/jscrawl/jsapi/selector/memo"
 	"github.com/jscrawl/jscrawl/jsapi/selector/xpath1"
 	"golang.org/x/net/html"
 )
@@ -44,16 +44,8 @@ func (q *XPathQuery) String() string { return q.src }
 var xpathCompiles atomic.Int64
 
 // xpathCache maps an expression plus namespace bindings to its *XPathQuery or error, with
-// the same bound and reset policy as the CSS cache.
-var xpathCache struct {
-	m sync.Map // string → xpathEntry
-	n atomic.Int64
-}
-
-type xpathEntry struct {
-	q   *XPathQuery
-	err error
-}
+// the same bound as the CSS cache.
+var xpathCache = memo.Cache[*XPathQuery]{Limit: cacheLimit}
 
 // CompileXPath compiles expr, or returns it from a process-wide cache (bounded, safe for
 // concurrent use), so a hot callback never recompiles it. namespaces binds the prefixes
@@ -77,25 +69,17 @@ func CompileXPath(expr string, namespaces map[string]string) (*XPathQuery, error
 		}
 		key = b.String()
 	}
-	if v, ok := xpathCache.m.Load(key); ok {
-		e, _ := v.(xpathEntry) // only xpathEntry values are stored
-		return e.q, e.err
-	}
-	ns := map[string]string{"xml": xmlNamespace, "re": exsltRegexNS, "set": exsltSetsNS}
-	for p, u := range namespaces {
-		ns[p] = u
-	}
-	q := &XPathQuery{src: expr, ns: ns}
-	err := q.compile()
-	if err != nil {
-		q = nil
-	}
-	if xpathCache.n.Add(1) > cacheLimit {
-		xpathCache.m.Clear()
-		xpathCache.n.Store(1)
-	}
-	xpathCache.m.Store(key, xpathEntry{q, err})
-	return q, err
+	return xpathCache.Get(key, func() (*XPathQuery, error) {
+		ns := map[string]string{"xml": xmlNamespace, "re": exsltRegexNS, "set": exsltSetsNS}
+		for p, u := range namespaces {
+			ns[p] = u
+		}
+		q := &XPathQuery{src: expr, ns: ns}
+		if err := q.compile(); err != nil {
+			return nil, err
+		}
+		return q, nil
+	})
 }
 
 func (q *XPathQuery) compile() error {

@@ -311,6 +311,56 @@ func TestParseXMLBroken(t *testing.T) {
 	}
 }
 
+// TestParseXMLDepth: as libxml2 with XML_PARSE_HUGE (parsel's huge_tree), elements nest
+// MaxXMLDepth deep; the first one deeper ends the parse, keeping what came before it.
+func TestParseXMLDepth(t *testing.T) {
+	t.Parallel()
+	nested := func(depth int, inner string) []byte {
+		return []byte(strings.Repeat("<e>", depth) + inner + strings.Repeat("</e>", depth))
+	}
+	d, err := selector.ParseXML(nested(selector.MaxXMLDepth, "deepest"), "text/xml")
+	if err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	rs, _ := d.XPath("count(//e)")
+	if got := rs[0].Get(); got != "2048.0" {
+		t.Errorf("count(//e) = %s at the limit", got)
+	}
+	rs, _ = d.XPath("//text()")
+	if got := selector.GetAll(rs); !slices.Equal(got, []string{"deepest"}) {
+		t.Errorf("text at the limit: %q", got)
+	}
+
+	body := append([]byte("<r><a>before</a>"), nested(selector.MaxXMLDepth, "<f>too deep</f>")...)
+	body = append(body, "<z>after</z></r>"...)
+	d, err = selector.ParseXML(body, "text/xml")
+	if !errors.Is(err, selector.ErrTooDeep) {
+		t.Fatalf("past the limit: %v", err)
+	}
+	for expr, want := range map[string]string{
+		"count(//e)":         "2047.0", // under <r>, the 2048th element is the last <e>
+		"string(/r/a)":       "before",
+		"count(//f | //z)":   "0.0",
+		"count(//e[not(*)])": "1.0",
+	} {
+		rs, err := d.XPath(expr)
+		if err != nil || rs[0].Get() != want {
+			t.Errorf("%s = %v (%v), want %s", expr, rs, err, want)
+		}
+	}
+
+	// A page far deeper than the limit parses at once, and get() of all its elements
+	// stays bounded by the limit.
+	d, _ = selector.ParseXML(nested(100_000, ""), "text/xml")
+	rs, _ = d.XPath("//e")
+	if len(rs) != selector.MaxXMLDepth {
+		t.Errorf("%d elements kept of 100000, want %d", len(rs), selector.MaxXMLDepth)
+	}
+	if n := len(selector.GetAll(rs)); n != selector.MaxXMLDepth {
+		t.Errorf("get() of %d elements", n)
+	}
+}
+
 func TestParseXMLCharset(t *testing.T) {
 	t.Parallel()
 	body := []byte("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><r>caf\xe9</r>")

@@ -303,23 +303,19 @@ func setDistinct(ctx *xpath1.Context, args []xpath1.Value) (xpath1.Value, error)
 // setLeading is EXSLT set:leading(a, b): the nodes of a before the first node of b in
 // document order; all of a when b is empty, none when b's first node is not in a.
 func setLeading(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
-	s, err := nodeSets("leading", args, 2)
-	if err != nil {
-		return xpath1.Value{}, err
-	}
-	if len(s[1]) == 0 {
-		return xpath1.NodeSetValue(s[0]), nil
-	}
-	if i := slices.Index(s[0], s[1][0]); i >= 0 {
-		return xpath1.NodeSetValue(s[0][:i]), nil
-	}
-	return xpath1.NodeSetValue([]xpath1.Node{}), nil
+	return splitAtFirst("leading", args, func(a []xpath1.Node, i int) []xpath1.Node { return a[:i] })
 }
 
 // setTrailing is EXSLT set:trailing(a, b): the nodes of a after the first node of b in
 // document order; all of a when b is empty, none when b's first node is not in a.
 func setTrailing(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
-	s, err := nodeSets("trailing", args, 2)
+	return splitAtFirst("trailing", args, func(a []xpath1.Node, i int) []xpath1.Node { return a[i+1:] })
+}
+
+// splitAtFirst is set:leading or set:trailing (name): all of a when b is empty, none when
+// b's first node is not in a, else part(a, i) where a[i] is that node.
+func splitAtFirst(name string, args []xpath1.Value, part func(a []xpath1.Node, i int) []xpath1.Node) (xpath1.Value, error) {
+	s, err := nodeSets(name, args, 2)
 	if err != nil {
 		return xpath1.Value{}, err
 	}
@@ -327,7 +323,7 @@ func setTrailing(_ *xpath1.Context, args []xpath1.Value) (xpath1.Value, error) {
 		return xpath1.NodeSetValue(s[0]), nil
 	}
 	if i := slices.Index(s[0], s[1][0]); i >= 0 {
-		return xpath1.NodeSetValue(s[0][i+1:]), nil
+		return xpath1.NodeSetValue(part(s[0], i)), nil
 	}
 	return xpath1.NodeSetValue([]xpath1.Node{}), nil
 }

@@ -4,8 +4,6 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
-
-	"golang.org/x/net/html"
 )
 
 // builtin is a function of the core library (§4). It gets its arguments unevaluated, so
@@ -127,7 +125,7 @@ func fnID(ev *evaluator, f focus, a []expr) Value {
 	}
 	var out []Node
 	found := map[string]bool{}
-	for c := root; c != nil; c = nextInTree(c, root) {
+	for c := root; c != nil; c = nextVisible(ev.m, c, root) {
 		if ev.m.Kind(c) != KindElement {
 			continue
 		}
@@ -141,20 +139,6 @@ func fnID(ev *evaluator, f focus, a []expr) Value {
 	}
 	ev.tick(len(out) + 1)
 	return NodeSetValue(out)
-}
-
-// nextInTree returns the node after c in document order within root, or nil.
-func nextInTree(c, root *html.Node) *html.Node {
-	if c.FirstChild != nil {
-		return c.FirstChild
-	}
-	for c != root {
-		if c.NextSibling != nil {
-			return c.NextSibling
-		}
-		c = c.Parent
-	}
-	return nil
 }
 
 // names returns the prefix, local name and namespace URI of n (empty for nodes without
@@ -177,35 +161,28 @@ func (ev *evaluator) names(n Node) (prefix, local, uri string) {
 	return "", "", ""
 }
 
-func fnLocalName(ev *evaluator, f focus, a []expr) Value {
-	n, ok := ev.argNode(f, a)
-	if !ok {
-		return StringValue("")
+// nameFunction returns local-name(), namespace-uri() or name(): pick builds the result
+// from the names of the argument's first node (or the context node); no node gives "".
+func nameFunction(pick func(prefix, local, uri string) string) func(*evaluator, focus, []expr) Value {
+	return func(ev *evaluator, f focus, a []expr) Value {
+		n, ok := ev.argNode(f, a)
+		if !ok {
+			return StringValue("")
+		}
+		return StringValue(pick(ev.names(n)))
 	}
-	_, l, _ := ev.names(n)
-	return StringValue(l)
 }
 
-func fnNamespaceURI(ev *evaluator, f focus, a []expr) Value {
-	n, ok := ev.argNode(f, a)
-	if !ok {
-		return StringValue("")
-	}
-	_, _, u := ev.names(n)
-	return StringValue(u)
-}
-
-func fnName(ev *evaluator, f focus, a []expr) Value {
-	n, ok := ev.argNode(f, a)
-	if !ok {
-		return StringValue("")
-	}
-	p, l, _ := ev.names(n)
-	if p != "" {
-		return StringValue(p + ":" + l)
-	}
-	return StringValue(l)
-}
+var (
+	fnLocalName    = nameFunction(func(_, local, _ string) string { return local })
+	fnNamespaceURI = nameFunction(func(_, _, uri string) string { return uri })
+	fnName         = nameFunction(func(prefix, local, _ string) string {
+		if prefix != "" {
+			return prefix + ":" + local
+		}
+		return local
+	})
+)
 
 func fnString(ev *evaluator, f focus, a []expr) Value { return StringValue(ev.argString(f, a)) }
 

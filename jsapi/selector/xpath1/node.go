@@ -113,7 +113,13 @@ var HTML Model = htmlModel{}
 
 type htmlModel struct{}
 
-func (htmlModel) Kind(n *html.Node) Kind {
+func (htmlModel) Kind(n *html.Node) Kind { return NodeKind(n) }
+
+// NodeKind returns the kind that n's html.NodeType alone gives it: an element, text, the
+// root or a comment, and KindNone for any other node (a doctype, a raw node). Both of the
+// selector's document models start from it; the XML model adds its processing
+// instructions.
+func NodeKind(n *html.Node) Kind {
 	switch n.Type {
 	case html.ElementNode:
 		return KindElement

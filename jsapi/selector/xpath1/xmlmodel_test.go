@@ -30,21 +30,10 @@ type xmlAttr struct {
 }
 
 func (m *xmlModel) Kind(n *html.Node) Kind {
-	switch n.Type {
-	case html.ElementNode:
-		return KindElement
-	case html.TextNode:
-		return KindText
-	case html.DocumentNode:
-		return KindRoot
-	case html.CommentNode:
-		return KindComment
-	case html.RawNode:
-		if m.pis[n] {
-			return KindPI
-		}
+	if n.Type == html.RawNode && m.pis[n] {
+		return KindPI
 	}
-	return KindNone
+	return NodeKind(n)
 }
 
 func (m *xmlModel) Name(n *html.Node) (prefix, local, uri string) {
