@@ -25,7 +25,7 @@ func TestGeneratedDefinitionsAreCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got) != want {
-		t.Error("jsapi/jscrawl_gen.d.ts is stale: run `go generate ./jsapi` (then `go run . types examples`)")
+		t.Error("jsapi/jscrawl_gen.d.ts is stale: run `go generate ./jsapi`")
 	}
 }
 
