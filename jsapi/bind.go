@@ -105,17 +105,15 @@ type bindOptions struct {
 	aliases  map[string][]string // more names for a method (by its JS name)
 	getters  map[string]bool     // methods bound as accessor properties (by JS name)
 	iterator string              // the method (by JS name) that is also [Symbol.iterator]
-	visible  bool                // enumerable and configurable (a plain object's methods)
-	// class binds the methods as a JS class's: non-enumerable and configurable. Without it
-	// (and without visible) they are enumerable and not configurable, as the selectors'
-	// have always been (goja's DefineDataProperty takes configurable before enumerable).
-	class bool
+	// visible binds the methods as a plain object's: enumerable. Without it they are bound
+	// as a JS class's prototype methods: not enumerable (Object.keys and for-in skip them).
+	visible bool
 }
 
 // bindMethods defines on obj every exported method of v as a function named by the
-// runtime's field-name mapper, enumerable or not as opts says. A method with a signature
-// bind.go does not know is a programmer error found at set-up: it panics. On the loop,
-// once per VM.
+// runtime's field-name mapper: writable and configurable, and not enumerable unless
+// opts.visible (then a getter is enumerable too). A method with a signature bind.go does
+// not know is a programmer error found at set-up: it panics. On the loop, once per VM.
 //
 // The methods are taken as method expressions (reflect.Type.Method(i).Func, plain Go
 // functions) and closed over v: a method value made by reflect (reflect.Value.Method)
@@ -125,12 +123,13 @@ func bindMethods[T any](rt *goja.Runtime, obj *goja.Object, v T, opts *bindOptio
 	if t.Kind() == reflect.Interface {
 		panic(fmt.Sprintf("jsapi: bindMethods needs a concrete type, got %s", t))
 	}
-	config, enum := goja.FLAG_FALSE, goja.FLAG_TRUE
-	switch {
-	case opts != nil && opts.visible:
-		config = goja.FLAG_TRUE
-	case opts != nil && opts.class:
-		config, enum = goja.FLAG_TRUE, goja.FLAG_FALSE
+	if opts == nil {
+		opts = &bindOptions{}
+	}
+	// goja's DefineDataProperty takes configurable before enumerable.
+	config, enum := goja.FLAG_TRUE, goja.FLAG_FALSE
+	if opts.visible {
+		enum = goja.FLAG_TRUE
 	}
 	for i := range t.NumMethod() {
 		m := t.Method(i)
@@ -141,23 +140,17 @@ func bindMethods[T any](rt *goja.Runtime, obj *goja.Object, v T, opts *bindOptio
 		}
 		// A Go panic in it (a bug of ours) is reported with the spider's line that called it.
 		fn = runtime.GuardNative(rt, fn, name)
-		if opts != nil && opts.getters[name] {
-			getConfig, getEnum := goja.FLAG_FALSE, goja.FLAG_TRUE
-			if opts.class {
-				getConfig, getEnum = config, enum
-			}
-			_ = obj.DefineAccessorProperty(name, namedFunc(rt, "get "+name, fn), nil, getConfig, getEnum)
+		if opts.getters[name] {
+			_ = obj.DefineAccessorProperty(name, namedFunc(rt, "get "+name, fn), nil, config, enum)
 			continue
 		}
 		f := namedFunc(rt, name, fn)
 		_ = obj.DefineDataProperty(name, f, goja.FLAG_TRUE, config, enum)
-		if opts != nil && opts.iterator == name {
+		if opts.iterator == name {
 			_ = obj.DefineDataPropertySymbol(goja.SymIterator, f, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
 		}
-		if opts != nil {
-			for _, alias := range opts.aliases[name] {
-				_ = obj.DefineDataProperty(alias, namedFunc(rt, alias, fn), goja.FLAG_TRUE, config, enum)
-			}
+		for _, alias := range opts.aliases[name] {
+			_ = obj.DefineDataProperty(alias, namedFunc(rt, alias, fn), goja.FLAG_TRUE, config, enum)
 		}
 	}
 }

@@ -29,7 +29,7 @@ func (st *vmState) newHeaders(h *respHandle) goja.Value {
 // [Symbol.iterator].
 func (st *vmState) installHeaders() {
 	st.headersProto = st.rt.NewObject()
-	bindMethods(st.rt, st.headersProto, headersMethods{st}, &bindOptions{class: true, iterator: "entries"})
+	bindMethods(st.rt, st.headersProto, headersMethods{st}, &bindOptions{iterator: "entries"})
 }
 
 // headersMethods are the methods of a JS Headers (Headers.prototype), on this. The

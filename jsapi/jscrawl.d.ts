@@ -263,12 +263,6 @@ declare module "jscrawl" {
     spider_error: { error: { name: string; message: string }; response?: Response };
   }
 
-  export interface Signals {
-    /** Runs handler each time the signal is sent; an async handler's promise is awaited for engine_started, spider_opened, spider_closed and item_* only (Scrapy's deferrable signals). */
-    connect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
-    disconnect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
-  }
-
   /** What a callback sees of the session that served its response (`response.session`). */
   export interface ResponseSession {
     name: string;
@@ -308,15 +302,6 @@ declare module "jscrawl" {
     http: HttpClient;
     /** The session pool's sessions (SESSION_POOL_ENABLED). */
     sessions: Sessions;
-  }
-
-  /** `this.logger`: writes to the crawl log tagged with the spider's name. */
-  export interface Logger {
-    debug(...args: unknown[]): void;
-    info(...args: unknown[]): void;
-    warn(...args: unknown[]): void;
-    warning(...args: unknown[]): void;
-    error(...args: unknown[]): void;
   }
 
   /**

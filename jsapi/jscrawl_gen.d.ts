@@ -170,6 +170,22 @@ declare module "jscrawl" {
     toString(): string;
   }
 
+  /** `this.logger`: writes to the crawl log tagged with the spider's name. */
+  export interface Logger {
+    /** Logs at the warn level (Python's logging name of `warn`). */
+    warning(...args: unknown[]): void;
+    /** The spider's name. */
+    readonly name: string;
+    /** Logs at the debug level (shown with LOG_LEVEL=DEBUG). */
+    debug(...args: unknown[]): void;
+    /** Logs at the info level. */
+    info(...args: unknown[]): void;
+    /** Logs at the warn level. */
+    warn(...args: unknown[]): void;
+    /** Logs at the error level. */
+    error(...args: unknown[]): void;
+  }
+
   /**
    * A browser page kept open for the callback (the browser option `includePage`). It is
    * closed when the callback ends, also when it fails. Times are in milliseconds.
@@ -320,5 +336,20 @@ declare module "jscrawl" {
      * A name never used is recorded as retired, so a request pinned to it fails.
      */
     retire(name: string): boolean;
+  }
+
+  /**
+   * `this.crawler.signals`: handlers of the crawl's signals (Scrapy: crawler.signals), each
+   * called with one event object and `this` the spider.
+   */
+  export interface Signals {
+    /**
+     * Runs handler each time the signal is sent; an async handler's promise is awaited
+     * for engine_started, spider_opened, spider_closed and item_* only (Scrapy's deferrable
+     * signals). An unknown signal name is a TypeError naming the known ones.
+     */
+    connect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
+    /** Removes handler from the signal's handlers (the first time it was connected). */
+    disconnect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
   }
 }

@@ -118,7 +118,7 @@ func (st *vmState) installResponse() {
 		"screenshot", "encoding", "selector", "baseUrl"} {
 		getters[k] = true
 	}
-	bindMethods(st.rt, st.responseProto, responseMethods{st}, &bindOptions{class: true, getters: getters})
+	bindMethods(st.rt, st.responseProto, responseMethods{st}, &bindOptions{getters: getters})
 }
 
 // responseMethods are the methods and getters of a JS Response (Response.prototype), on

@@ -109,3 +109,48 @@ export default class S {
 		})
 	}
 }
+
+// TestPrototypeMethodsAreNotEnumerable: the Go-backed classes' prototypes bind their
+// methods, aliases and getters as a JS class's are: not enumerable (Object.keys and for-in
+// skip them; a for-in over a SelectorList gives its indexes only), writable and
+// configurable.
+func TestPrototypeMethodsAreNotEnumerable(t *testing.T) {
+	t.Parallel()
+	sp := boundSpider(t, `import { Response, Headers, Selector, SelectorList } from "jscrawl";
+export default class S {
+  name = "protos";
+  *parse(response) {
+    const out = {};
+    const list = response.css("p");
+    const protos = { Response: Response.prototype, Headers: Headers.prototype, Selector: Selector.prototype,
+      SelectorList: SelectorList.prototype, Page: Object.getPrototypeOf(response.page) };
+    for (const [name, p] of Object.entries(protos)) {
+      const bad = Object.getOwnPropertyNames(p).filter((k) => {
+        const d = Object.getOwnPropertyDescriptor(p, k);
+        return k !== "constructor" && (d.enumerable || !d.configurable || ("value" in d && !d.writable));
+      });
+      out[name] = [Object.keys(p).length, bad, Object.getOwnPropertyNames(p).length > 1];
+    }
+    const forIn = [];
+    for (const k in list) forIn.push(k);
+    const sel = list[0];
+    const selIn = [];
+    for (const k in sel) selIn.push(k);
+    out.forIn = [forIn, selIn, Object.keys(sel)];
+    yield out;
+  }
+}`)
+	resp := &types.Response{URL: "http://127.0.0.1:1/p", Status: 200, Body: []byte("<p>x</p><p>y</p>"), Headers: http.Header{},
+		Page: &fakePage{}, Request: &types.Request{URL: "http://127.0.0.1:1/p"}}
+	outs := make(chan types.Output, 4)
+	if err := sp.Parse(context.Background(), resp, func(o types.Output) { outs <- o }); err != nil {
+		t.Fatal(err)
+	}
+	close(outs)
+	o := <-outs
+	b, _ := json.Marshal(o.Item)
+	want := `{"Response":[0,[],true],"Headers":[0,[],true],"Selector":[0,[],true],"SelectorList":[0,[],true],"Page":[0,[],true],"forIn":[["0","1"],[],[]]}`
+	if got := string(b); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

@@ -20,7 +20,7 @@ func (st *vmState) natives() *goja.Object {
 		"crawl":     bindClass(rt, "crawl", crawlClass{st}),
 		"logger":    bindClass(rt, "logger", loggerClass{st}),
 		"output":    bindClass(rt, "output", outputClass{st}),
-		"signals":   bindClass(rt, "signals", signalsClass{st}),
+		"signals":   bindClass(rt, "signals", signalsClass{st, &signalHub{st: st}}),
 		"page":      bindClass(rt, "page", pageClass{st}),
 	} {
 		_ = n.Set(name, class)

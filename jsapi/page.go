@@ -48,7 +48,7 @@ func (st *vmState) newPage(h *respHandle) goja.Value {
 // installPage makes the Page prototype with native methods.
 func (st *vmState) installPage() {
 	st.pageProto = st.rt.NewObject()
-	bindMethods(st.rt, st.pageProto, pageMethods{st}, &bindOptions{class: true})
+	bindMethods(st.rt, st.pageProto, pageMethods{st}, nil)
 }
 
 // pageMethods are the methods of a JS Page (the prototype of response.page), on this. The

@@ -10,9 +10,9 @@
   const { checkURL, urljoin, urljoinAt, join: joinURL, follow: followURL } = n.urls;
   const { parseSelector, selectorHref, selectorProto, listProto, listFrom } = n.selectors;
   const { download: startDownload, statInc, userLocation } = n.crawl;
-  const { inspect, log } = n.logger;
+  const { newLogger } = n.logger;
   const { outputFilters } = n.output;
-  const { connectSignal } = n.signals;
+  const { signals: signalsObject, handlers: signalHandlers } = n.signals;
   const { closePage, pageProto } = n.page;
   const callbackNames = new Map(); // function -> spider method name
   let spider = null;
@@ -505,37 +505,15 @@
     return download(req, opts && opts.signal);
   }
 
-  function makeLogger(level) {
-    return function () {
-      const parts = [];
-      for (let i = 0; i < arguments.length; i++) parts.push(inspect(arguments[i]));
-      log(level, parts.join(" "));
-    };
-  }
-
-  // Signals: handlers by signal name, called with one event object; async ones are awaited
-  // by the engine (Scrapy: signals.connect and the deferred signals).
-  const signalHandlers = new Map();
-  const signals = {
-    connect(name, handler) {
-      if (typeof handler !== "function") throw new TypeError("signals.connect(name, handler): the handler must be a function");
-      name = String(name);
-      connectSignal(name); // throws a TypeError naming the known signals
-      let list = signalHandlers.get(name);
-      if (!list) signalHandlers.set(name, (list = []));
-      list.push(handler);
-    },
-    disconnect(name, handler) {
-      const list = signalHandlers.get(String(name));
-      const i = list ? list.indexOf(handler) : -1;
-      if (i >= 0) list.splice(i, 1);
-    },
-  };
+  // Signals: this.crawler.signals is Go-backed (signals.go), handlers by signal name, each
+  // called with one event object; async ones are awaited by the engine (Scrapy:
+  // signals.connect and the deferred signals).
+  const signals = signalsObject();
   function dispatchSignal(name, ev) {
-    const list = signalHandlers.get(name);
-    if (!list || list.length === 0) return undefined;
+    const list = signalHandlers(name); // a copy: a handler may connect or disconnect
+    if (list === null) return undefined;
     const results = [];
-    for (const h of list.slice()) {
+    for (const h of list) {
       try { results.push(h.call(spider, ev)); } catch (e) { results.push(Promise.reject(e)); }
     }
     // Settles once every handler's promise has (Scrapy's DeferredList), rejected with the
@@ -801,9 +779,6 @@
     // for spiders.js (link following and the base spiders)
     internals: { Request, Response, Spider, methodName, spider: () => spider, hasMiddlewares: () => spiderMiddlewares.length > 0,
       checkOptions, requestOptions, requestKeys, requestWith },
-    logger(name) {
-      return { debug: makeLogger("debug"), info: makeLogger("info"), warn: makeLogger("warn"),
-        warning: makeLogger("warn"), error: makeLogger("error"), name };
-    },
+    logger: newLogger, // this.logger (logger.go)
   };
 })

@@ -201,18 +201,84 @@ func (st *vmState) signalEvent(ev engine.SignalEvent) (goja.Value, error) {
 	return obj, nil
 }
 
-// signalsClass holds the native of this.crawler.signals (prelude.js): connecting a JS
-// handler to a signal.
-type signalsClass struct{ st *vmState }
+// signalsClass holds the natives behind this.crawler.signals (signalHub): the object,
+// and the handlers the prelude's dispatchSignal calls.
+type signalsClass struct {
+	st  *vmState
+	hub *signalHub
+}
 
-// ConnectSignal(name) records that a JS handler listens to the signal name; an unknown name
-// is a TypeError naming the known signals.
-func (x signalsClass) ConnectSignal(c goja.FunctionCall) (goja.Value, error) {
+// Signals() is this.crawler.signals, made once per VM.
+func (x signalsClass) Signals(goja.FunctionCall) (goja.Value, error) {
+	if x.hub.obj == nil {
+		x.hub.obj = visibleObject(x.st.rt, x.hub)
+	}
+	return x.hub.obj, nil
+}
+
+// Handlers(name) is a copy of the list of the signal name's handlers, in the order they
+// were connected, or null when none listens.
+func (x signalsClass) Handlers(c goja.FunctionCall) (goja.Value, error) {
+	list := x.hub.handlers[c.Argument(0).String()]
+	if len(list) == 0 {
+		return goja.Null(), nil
+	}
+	out := make([]any, len(list))
+	for i, h := range list {
+		out[i] = h
+	}
+	return x.st.rt.NewArray(out...), nil
+}
+
+// signalHub is this.crawler.signals: the JS handlers of this VM, by signal name (Scrapy:
+// crawler.signals). Its methods are the object's own enumerable properties, closed over
+// the hub (a handler may call a detached connect). The paragraphs after this one, its
+// methods and their doc comments are jscrawl_gen.d.ts.
+//
+// `this.crawler.signals`: handlers of the crawl's signals (Scrapy: crawler.signals), each
+// called with one event object and `this` the spider.
+//
+//jscrawl:class interface Signals
+type signalHub struct {
+	st       *vmState
+	obj      *goja.Object
+	handlers map[string][]goja.Value
+}
+
+// Connect runs handler each time the signal is sent; an async handler's promise is awaited
+// for engine_started, spider_opened, spider_closed and item_* only (Scrapy's deferrable
+// signals). An unknown signal name is a TypeError naming the known ones.
+//
+//jscrawl:ts connect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
+func (h *signalHub) Connect(c goja.FunctionCall) (goja.Value, error) {
+	handler := c.Argument(1)
+	if !isFunction(handler) {
+		return nil, typeError("signals.connect(name, handler): the handler must be a function")
+	}
 	name := c.Argument(0).String()
 	sig, ok := signalNames[name]
 	if !ok {
 		return nil, typeError("unknown signal %q: use one of %s", name, strings.Join(signalList(), ", "))
 	}
-	x.st.s.wantSignal(sig)
+	h.st.s.wantSignal(sig)
+	if h.handlers == nil {
+		h.handlers = map[string][]goja.Value{}
+	}
+	h.handlers[name] = append(h.handlers[name], handler)
+	return goja.Undefined(), nil
+}
+
+// Disconnect removes handler from the signal's handlers (the first time it was connected).
+//
+//jscrawl:ts disconnect<N extends SignalName>(name: N, handler: (event: SignalEvents[N] & { spider: any }) => void | Promise<void>): void;
+func (h *signalHub) Disconnect(c goja.FunctionCall) (goja.Value, error) {
+	name := c.Argument(0).String()
+	list := h.handlers[name]
+	for i, x := range list {
+		if x.StrictEquals(c.Argument(1)) {
+			h.handlers[name] = slices.Delete(list, i, i+1)
+			break
+		}
+	}
 	return goja.Undefined(), nil
 }

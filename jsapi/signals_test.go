@@ -174,3 +174,53 @@ func TestRejectedNonDeferrableHandlerIsLogged(t *testing.T) {
 		}
 	}
 }
+
+// TestSignalsAndLoggerObjects pins what JS sees of this.crawler.signals and this.logger,
+// Go-backed plain objects: their own enumerable functions (in the order the JS objects
+// had), detached methods that still work, the errors of connect, and disconnect removing
+// the first connection of a handler only. (The logger functions are named since they
+// moved to Go; the JS ones were anonymous.)
+func TestSignalsAndLoggerObjects(t *testing.T) {
+	t.Parallel()
+	res := crawl(t, newServer(t), spec{src: `
+export default class S {
+  name = "shapes";
+  startUrls = ["BASE/p/1"];
+  start() {
+    const s = this.crawler.signals, st = this.crawler.stats;
+    const err = (f) => { try { f(); return "no error"; } catch (e) { return e.name + ": " + e.message; } };
+    const { connect, disconnect } = s;
+    const count = () => st.inc("scraped");
+    connect("item_scraped", count);
+    connect("item_scraped", count);
+    disconnect("item_scraped", count);
+    disconnect("item_scraped", () => {});
+    disconnect("no_such_signal", count);
+    const twice = () => st.inc("never");
+    s.connect("item_scraped", twice);
+    s.disconnect("item_scraped", twice);
+    st.set("shape", JSON.stringify([Object.keys(s), Object.keys(this.logger), this.logger.name,
+      typeof this.logger.warning, s.connect.name, this.logger.info.name]));
+    st.set("no_handler", err(() => s.connect("item_scraped")));
+    st.set("bad_name", err(() => s.connect(42, () => {})).slice(0, 35));
+    this.logger.warning("warned", { a: 1 });
+    return [new Request("BASE/p/1")];
+  }
+  parse(r) { return { url: r.url }; }
+}
+`})
+	for k, want := range map[string]any{
+		"shape":      `[["connect","disconnect"],["debug","info","warn","warning","error","name"],"shapes","function","connect","info"]`,
+		"no_handler": "TypeError: signals.connect(name, handler): the handler must be a function",
+		"bad_name":   `TypeError: unknown signal "42": use`,
+		"scraped":    int64(1),
+		"never":      nil,
+	} {
+		if got := res.stats[k]; got != want {
+			t.Errorf("stats[%q] = %#v, want %#v", k, got, want)
+		}
+	}
+	if !strings.Contains(res.log, `[shapes] WARNING: warned { a: 1 }`) && !strings.Contains(res.log, `[shapes] WARNING: warned {"a":1}`) {
+		t.Errorf("no warning in the log:\n%s", res.log)
+	}
+}

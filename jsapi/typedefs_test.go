@@ -25,7 +25,7 @@ func TestGeneratedDefinitionsAreCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if string(got) != want {
-		t.Error("jsapi/jscrawl_gen.d.ts is stale: run `go generate ./jsapi` (then `go run . types examples`)")
+		t.Error("jsapi/jscrawl_gen.d.ts is stale: run `go generate ./jsapi`")
 	}
 }
 
@@ -41,6 +41,8 @@ var instanceOf = map[string][2]string{
 	"Stats":         {"this.crawler.stats", "Object"},
 	"CrawlerEngine": {"this.crawler.engine", "Object"},
 	"Sessions":      {"this.crawler.sessions", "Object"},
+	"Signals":       {"this.crawler.signals", "Object"},
+	"Logger":        {"this.logger", "Object"},
 }
 
 // TestGeneratedMembersAreBound: every member the generator declares from a Go method is a
