@@ -155,3 +155,8 @@ func (s *Settings) Keys() []string { return slices.Sorted(maps.Keys(s.values)) }
 func (s *Settings) Clone() *Settings {
 	return &Settings{values: maps.Clone(s.values)}
 }
+
+// Concurrency returns CONCURRENT_REQUESTS, the downloads allowed at once over all
+// domains, at least 1: the one place it is clamped for the global download limit, the
+// transports' connection pools and whoever else sizes itself by it.
+func (s *Settings) Concurrency() int { return max(s.Int(ConcurrentRequests), 1) }

@@ -118,3 +118,22 @@ func TestRangesKnown(t *testing.T) {
 		t.Error("an unknown key has a range")
 	}
 }
+
+// TestConcurrency: Concurrency is CONCURRENT_REQUESTS, at least 1 even where no value is
+// set (a Settings without its defaults).
+func TestConcurrency(t *testing.T) {
+	t.Parallel()
+	s := NewSettings()
+	if got := s.Concurrency(); got != 16 {
+		t.Errorf("default Concurrency() = %d, want 16", got)
+	}
+	if err := s.Set(ConcurrentRequests, 3, PriorityCmdline); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Concurrency(); got != 3 {
+		t.Errorf("Concurrency() = %d, want 3", got)
+	}
+	if got := (&Settings{}).Concurrency(); got != 1 {
+		t.Errorf("Concurrency() without a value = %d, want 1", got)
+	}
+}
