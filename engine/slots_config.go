@@ -111,6 +111,7 @@ func parseSlotOverrides(m map[string]any, logger *slog.Logger) []slotOverride {
 	return out
 }
 
+// toFloat returns a JSON-like number (float64, int, int64) as a float64.
 func toFloat(v any) (float64, bool) {
 	switch v := v.(type) {
 	case float64:
