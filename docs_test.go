@@ -120,7 +120,7 @@ func TestDocSamples(t *testing.T) {
 	}
 }
 
-// TestGuideSettingsAccess keeps the guide's settings table true to types.Accesses: every
+// TestGuideSettingsAccess keeps the guide's settings table true to the Access of each types.Defs entry: every
 // setting has a row whose "who may set" column is its Access, as `jscrawl settings` shows.
 func TestGuideSettingsAccess(t *testing.T) {
 	t.Parallel()

@@ -136,7 +136,7 @@ export default class B {
 // not set freely, given in customSettings the way that reaches furthest (any value of an
 // operator-only key, an absolute path outside the working folder, a loosened ceiling, the
 // file scheme), is refused with exit code 2 before the crawl starts, and no path-valued
-// setting creates anything outside. A new setting gets here through types.Accesses, which
+// setting creates anything outside. A new setting gets here through its Access in types.Defs, which
 // TestEverySettingHasAccess keeps complete.
 func TestSandboxSettingsTable(t *testing.T) {
 	t.Parallel()
@@ -154,12 +154,12 @@ func TestSandboxSettingsTable(t *testing.T) {
 			case bool:
 				return !def
 			case int:
-				if types.ZeroIsNoLimit[d.Key] {
+				if d.ZeroIsNoLimit {
 					return 0
 				}
 				return int(loosened(d.Key, float64(def)))
 			case float64:
-				if types.ZeroIsNoLimit[d.Key] {
+				if d.ZeroIsNoLimit {
 					return 0
 				}
 				return loosened(d.Key, def)
@@ -208,7 +208,7 @@ func TestSandboxSettingsTable(t *testing.T) {
 // range (so that it is refused as a loosened ceiling, not as out of range).
 func loosened(key string, def float64) float64 {
 	v := def*10 + 10
-	if r, ok := types.Ranges[key]; ok && r.HasMax && v > r.Max {
+	if r, ok := types.RangeOf(key); ok && r.HasMax && v > r.Max {
 		v = r.Max
 	}
 	return v

@@ -33,17 +33,48 @@ import (
 // httpcache/store, httpcache/uncacheable, httpcache/firsthand, httpcache/revalidate,
 // httpcache/invalidate, httpcache/errorrecovery, httpcache/ignore. Safe for concurrent use.
 type HTTPCacheMiddleware struct {
+	httpCacheConfig
+	stats  *Stats
+	logger *slog.Logger
+	now    func() time.Time
+}
+
+// httpCacheConfig is what the HTTPCACHE_* settings say, decoded once by
+// newHTTPCacheConfig.
+type httpCacheConfig struct {
 	enabled       bool
-	dir           string
+	dir           string // HTTPCACHE_DIR/<spider>
 	expiration    time.Duration
 	ignoreCodes   map[int]bool
 	ignoreSchemes []string
 	ignoreMissing bool
-	rfc           bool
+	rfc           bool // HTTPCACHE_POLICY rfc2616 or rfc9111
 	alwaysStore   bool
-	stats         *Stats
-	logger        *slog.Logger
-	now           func() time.Time
+}
+
+// newHTTPCacheConfig decodes the HTTPCACHE_* settings for spider's entries. An unknown
+// HTTPCACHE_POLICY is logged as an error and treated as dummy.
+func newHTTPCacheConfig(settings *types.Settings, spider string, logger *slog.Logger) httpCacheConfig {
+	c := httpCacheConfig{
+		enabled:       settings.Bool(types.HTTPCacheEnabled),
+		dir:           filepath.Join(settings.String(types.HTTPCacheDir), safeName(spider)),
+		expiration:    time.Duration(settings.Int(types.HTTPCacheExpirationSecs)) * time.Second,
+		ignoreCodes:   map[int]bool{},
+		ignoreSchemes: settings.StringList(types.HTTPCacheIgnoreSchemes),
+		ignoreMissing: settings.Bool(types.HTTPCacheIgnoreMissing),
+		alwaysStore:   settings.Bool(types.HTTPCacheAlwaysStore),
+	}
+	for _, code := range settings.IntList(types.HTTPCacheIgnoreHTTPCodes) {
+		c.ignoreCodes[code] = true
+	}
+	switch p := strings.ToLower(settings.String(types.HTTPCachePolicy)); p {
+	case "", "dummy":
+	case "rfc2616", "rfc9111":
+		c.rfc = true
+	default:
+		logger.Error(fmt.Sprintf("%s: unknown policy %q (known: dummy, rfc2616, rfc9111); using dummy", types.HTTPCachePolicy, p))
+	}
+	return c
 }
 
 // NewHTTPCacheMiddleware returns an HTTPCacheMiddleware configured from settings that
@@ -57,29 +88,12 @@ func NewHTTPCacheMiddleware(settings *types.Settings, spider string, stats *Stat
 	if spider == "" {
 		spider = "default"
 	}
-	m := &HTTPCacheMiddleware{
-		enabled:       settings.Bool(types.HTTPCacheEnabled),
-		dir:           filepath.Join(settings.String(types.HTTPCacheDir), safeName(spider)),
-		expiration:    time.Duration(settings.Int(types.HTTPCacheExpirationSecs)) * time.Second,
-		ignoreCodes:   map[int]bool{},
-		ignoreSchemes: settings.StringList(types.HTTPCacheIgnoreSchemes),
-		ignoreMissing: settings.Bool(types.HTTPCacheIgnoreMissing),
-		alwaysStore:   settings.Bool(types.HTTPCacheAlwaysStore),
-		stats:         stats,
-		logger:        logger,
-		now:           time.Now,
+	return &HTTPCacheMiddleware{
+		httpCacheConfig: newHTTPCacheConfig(settings, spider, logger),
+		stats:           stats,
+		logger:          logger,
+		now:             time.Now,
 	}
-	for _, c := range settings.IntList(types.HTTPCacheIgnoreHTTPCodes) {
-		m.ignoreCodes[c] = true
-	}
-	switch p := strings.ToLower(settings.String(types.HTTPCachePolicy)); p {
-	case "", "dummy":
-	case "rfc2616", "rfc9111":
-		m.rfc = true
-	default:
-		logger.Error(fmt.Sprintf("%s: unknown policy %q (known: dummy, rfc2616, rfc9111); using dummy", types.HTTPCachePolicy, p))
-	}
-	return m
 }
 
 // safeName keeps a spider name usable as one path element: leading dots go, '/', '\',

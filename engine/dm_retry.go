@@ -35,32 +35,40 @@ import (
 // Stats: retry/count, retry/reason_count/<reason> (the status, as 503, or the error name,
 // as TimeoutError), retry/max_reached, retry/shutdown.
 type RetryMiddleware struct {
-	enabled       bool
-	times         int
-	codes         map[int]bool
+	retryConfig
+	slots  *SlotDownloader
+	stats  *Stats
+	logger *slog.Logger
+}
+
+// retryConfig is what the RETRY_* settings say, decoded once by newRetryConfig.
+type retryConfig struct {
+	enabled       bool         // RETRY_ENABLED
+	times         int          // RETRY_TIMES
+	codes         map[int]bool // RETRY_HTTP_CODES
 	base, maxWait time.Duration
-	slots         *SlotDownloader
-	stats         *Stats
-	logger        *slog.Logger
+}
+
+// newRetryConfig decodes the RETRY_* settings.
+func newRetryConfig(settings *types.Settings) retryConfig {
+	c := retryConfig{
+		enabled: settings.Bool(types.RetryEnabled),
+		times:   settings.Int(types.RetryTimes),
+		codes:   map[int]bool{},
+		base:    settings.Duration(types.RetryBackoffBase),
+		maxWait: settings.Duration(types.RetryBackoffMax),
+	}
+	for _, code := range settings.IntList(types.RetryHTTPCodes) {
+		c.codes[code] = true
+	}
+	return c
 }
 
 // NewRetryMiddleware returns a RetryMiddleware configured from settings. slots, when not
 // nil, is paused on a Retry-After.
 func NewRetryMiddleware(settings *types.Settings, stats *Stats, logger *slog.Logger, slots *SlotDownloader) *RetryMiddleware {
 	logger = orDiscard(logger)
-	m := &RetryMiddleware{
-		enabled: settings.Bool(types.RetryEnabled),
-		times:   settings.Int(types.RetryTimes),
-		codes:   map[int]bool{},
-		base:    settings.Duration(types.RetryBackoffBase),
-		maxWait: settings.Duration(types.RetryBackoffMax),
-		slots:   slots,
-		stats:   stats,
-		logger:  logger,
-	}
-	for _, c := range settings.IntList(types.RetryHTTPCodes) {
-		m.codes[c] = true
-	}
+	m := &RetryMiddleware{retryConfig: newRetryConfig(settings), slots: slots, stats: stats, logger: logger}
 	if slots != nil && m.enabled {
 		// The slot applies the pause itself, before it lets the next download of the host
 		// start: from here it would come after the slot's release.

@@ -80,7 +80,7 @@ func newHTTPHandler(settings *types.Settings, client *http.Client, env *HandlerE
 			c.Transport = t
 		}
 	} else {
-		t := newTransport(max(settings.Int(types.ConcurrentRequests), 1), h.dns)
+		t := newTransport(settings.Concurrency(), h.dns)
 		t.Proxy = proxyFunc(proxyEnabled, http.ProxyFromEnvironment)
 		watchProxies(t)
 		if !verify {

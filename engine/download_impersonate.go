@@ -141,7 +141,7 @@ func CheckImpersonate(settings *types.Settings) error {
 // with the proxy HTTPProxyMiddleware chose (else the environment's, or client's
 // Transport's), trusting client's Transport's RootCAs.
 func (h *httpHandler) impersonatingTransport(settings *types.Settings, client *http.Client, skipVerify, proxyEnabled bool) http.RoundTripper {
-	conc := max(settings.Int(types.ConcurrentRequests), 1)
+	conc := settings.Concurrency()
 	opts := ImpersonateOptions{
 		Profile:             h.browsers[0],
 		DialContext:         h.dns.DialContext,

@@ -62,7 +62,7 @@ func NewHTTPDownloader(settings *types.Settings, client *http.Client, stats *Sta
 	env := &HandlerEnv{
 		stats:  stats,
 		logger: orDiscard(nil),
-		budget: newMemBudget(int64(settings.Int(types.DownloadMemoryBudget)), settings.Int(types.ConcurrentRequests), stats),
+		budget: newMemBudget(int64(settings.Int(types.DownloadMemoryBudget)), settings.Concurrency(), stats),
 	}
 	env.client = client
 	d := &HTTPDownloader{

@@ -1,21 +1,23 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
 	"net/url"
 	"path"
-	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jscrawl/jscrawl/types"
 )
+
+// This file holds SlotDownloader itself: its options, its slots (made, found and
+// forgotten) and Fetch, which takes a download through its slot and the global limit.
+// The slots' settings are decoded in slots_config.go, the reservations of a SlotScheduler
+// are in slots_reserve.go, and the timing of starts (delays, pauses, AutoThrottle) in
+// slots_timing.go.
 
 // slotGCInterval is how often idle download slots are dropped.
 const slotGCInterval = 30 * time.Second
@@ -40,27 +42,22 @@ const slotGCInterval = 30 * time.Second
 // slot's delay through it. Waiting honours ctx. Idle slots are garbage-collected unless they carry a minimum delay or
 // a pause that still matters. Safe for concurrent use.
 type SlotDownloader struct {
-	next      Downloader
-	global    chan struct{}
-	perSlot   int
-	delay     time.Duration
-	randomize bool
-	overrides []slotOverride // most specific first
-	throttle  *autoThrottle  // nil when AutoThrottle is off
-	gate      SlotGate       // nil: the slots are this process's own
-	logger    *slog.Logger
-	prepare   func(*types.Request) // SlotPrepare's; nil: none
-	notify    func(key string)     // SlotNotify's; nil: none
-	// Per-IP slots (SLOT_BY=ip, CONCURRENT_REQUESTS_PER_IP): a queue key (SlotKey) maps
-	// to the slot of its host's first cached IP address, and the slot remembers the keys
-	// that used it, to report its changes under each; ipConc is their concurrency (0:
-	// CONCURRENT_REQUESTS_PER_DOMAIN). resNames holds, per key, the slots Reserve counted
-	// for reservations the engine has not made yet (withReservation).
+	slotConfig
+	next    Downloader
+	global  chan struct{}
+	gate    SlotGate // nil: the slots are this process's own
+	logger  *slog.Logger
+	prepare func(*types.Request) // SlotPrepare's; nil: none
+	notify  func(key string)     // SlotNotify's; nil: none
+	// Per-IP slots (SLOT_BY=ip, CONCURRENT_REQUESTS_PER_IP, with a DNS cache): a queue key
+	// (SlotKey) maps to the slot of its host's first cached IP address, and the slot
+	// remembers the keys that used it, to report its changes under each. resNames holds,
+	// per key, the slots Reserve counted for reservations the engine has not made yet
+	// (withReservation).
 	byIP bool
 	dns  interface {
 		Cached(host string) (string, bool)
 	}
-	ipConc   int
 	resNames map[string][]string
 	// pause, when set, says until when a response pauses its slot (RetryMiddleware's
 	// Retry-After rule), applied before the slot lets its next download start.
@@ -69,21 +66,6 @@ type SlotDownloader struct {
 	mu     sync.Mutex
 	slots  map[string]*slot
 	lastGC time.Time
-}
-
-// slotOverride is one DOWNLOAD_SLOTS entry.
-type slotOverride struct {
-	glob        string
-	concurrency int           // 0: CONCURRENT_REQUESTS_PER_DOMAIN
-	delay       time.Duration // -1: DOWNLOAD_DELAY
-	randomize   *bool         // nil: RANDOMIZE_DOWNLOAD_DELAY
-}
-
-// autoThrottle holds the AUTOTHROTTLE_* settings.
-type autoThrottle struct {
-	start, max time.Duration
-	target     float64
-	debug      bool
 }
 
 type slot struct {
@@ -150,88 +132,18 @@ func SharedSlots(g SlotGate) SlotOption { return func(d *SlotDownloader) { d.gat
 // downloads on to next.
 func NewSlotDownloader(settings *types.Settings, next Downloader, opts ...SlotOption) *SlotDownloader {
 	d := &SlotDownloader{
-		next:      next,
-		global:    make(chan struct{}, max(settings.Int(types.ConcurrentRequests), 1)),
-		perSlot:   max(settings.Int(types.ConcurrentRequestsPerDomain), 1),
-		delay:     settings.Duration(types.DownloadDelay),
-		randomize: settings.Bool(types.RandomizeDownloadDelay),
-		slots:     map[string]*slot{},
-		lastGC:    time.Now(),
+		next:   next,
+		global: make(chan struct{}, settings.Concurrency()),
+		slots:  map[string]*slot{},
+		lastGC: time.Now(),
 	}
 	for _, o := range opts {
 		o(d)
 	}
 	d.logger = orDiscard(d.logger)
-	d.ipConc = max(settings.Int(types.ConcurrentRequestsPerIP), 0)
-	d.byIP = d.dns != nil && (d.ipConc > 0 || strings.EqualFold(settings.String(types.SlotBy), "ip"))
-	if settings.Bool(types.AutoThrottleEnabled) {
-		d.throttle = &autoThrottle{
-			start:  settings.Duration(types.AutoThrottleStartDelay),
-			max:    settings.Duration(types.AutoThrottleMaxDelay),
-			target: settings.Float(types.AutoThrottleTargetConcurrency),
-			debug:  settings.Bool(types.AutoThrottleDebug),
-		}
-		if d.throttle.target <= 0 {
-			d.throttle.target = 1
-		}
-	}
-	d.overrides = parseSlotOverrides(settings.Map(types.DownloadSlots), d.logger)
+	d.slotConfig = newSlotConfig(settings, d.logger)
+	d.byIP = d.dns != nil && (d.ipConc > 0 || d.slotByIP)
 	return d
-}
-
-// parseSlotOverrides reads DOWNLOAD_SLOTS: glob → {concurrency, delay, randomizeDelay}
-// (Scrapy's randomize_delay is accepted too). Globs are sorted most specific first: globs
-// without wildcards, then longer ones.
-func parseSlotOverrides(m map[string]any, logger *slog.Logger) []slotOverride {
-	var out []slotOverride
-	for glob, v := range m {
-		glob = strings.ToLower(strings.TrimSpace(glob))
-		if _, err := path.Match(glob, ""); err != nil {
-			logger.Warn(fmt.Sprintf("DOWNLOAD_SLOTS: bad glob %q: %v", glob, err))
-			continue
-		}
-		conf, ok := v.(map[string]any)
-		if !ok {
-			logger.Warn(fmt.Sprintf("DOWNLOAD_SLOTS: %q: want an object {concurrency, delay, randomizeDelay}", glob))
-			continue
-		}
-		o := slotOverride{glob: glob, delay: -1}
-		if n, ok := toInt(conf["concurrency"]); ok && n > 0 {
-			o.concurrency = n
-		}
-		if f, ok := toFloat(conf["delay"]); ok && f >= 0 {
-			o.delay = time.Duration(f * float64(time.Second))
-		}
-		for _, k := range []string{"randomizeDelay", "randomize_delay"} {
-			if b, ok := conf[k].(bool); ok {
-				o.randomize = &b
-			}
-		}
-		out = append(out, o)
-	}
-	slices.SortFunc(out, func(a, b slotOverride) int {
-		wa, wb := strings.ContainsAny(a.glob, "*?["), strings.ContainsAny(b.glob, "*?[")
-		if wa != wb {
-			if wa {
-				return 1
-			}
-			return -1
-		}
-		return cmp.Or(len(b.glob)-len(a.glob), strings.Compare(a.glob, b.glob))
-	})
-	return out
-}
-
-func toFloat(v any) (float64, bool) {
-	switch v := v.(type) {
-	case float64:
-		return v, true
-	case int:
-		return float64(v), true
-	case int64:
-		return float64(v), true
-	}
-	return 0, false
 }
 
 // SlotKey returns the download slot of req: meta.downloadSlot when set, else the request's
@@ -412,144 +324,6 @@ func (d *SlotDownloader) changed(name string, s *slot) {
 	}
 }
 
-// slotReservation is a request handed out by a SlotScheduler, whose slot Reserve counted
-// already: the first download of its slot in the request's context takes the reservation
-// over (a robots.txt download of the host may be that one); unreserve drops it when none
-// did.
-type slotReservation struct {
-	slot  string // the name of the slot Reserve counted it in
-	taken atomic.Bool
-	by    atomic.Pointer[string] // the URL of the download that took it over
-}
-
-type slotReservationKey struct{}
-
-// withReservation returns ctx carrying the reservation of queue key that a SlotScheduler
-// made (Reserve) for the request to be downloaded in ctx, and the reservation, for
-// unreserve once the download is over.
-func (d *SlotDownloader) withReservation(ctx context.Context, key string) (context.Context, *slotReservation) {
-	name := key
-	if d.byIP {
-		d.mu.Lock()
-		if names := d.resNames[key]; len(names) > 0 {
-			name = names[0]
-			if len(names) == 1 {
-				delete(d.resNames, key)
-			} else {
-				d.resNames[key] = names[1:]
-			}
-		} else {
-			name = d.slotName(key)
-		}
-		d.mu.Unlock()
-	}
-	r := &slotReservation{slot: name}
-	return context.WithValue(ctx, slotReservationKey{}, r), r
-}
-
-// ReadyAt implements order.Readiness: a slot can start a download when fewer than its
-// concurrency use it (reservations included) and, when it has a delay, when the previous
-// start reached the server (see sent) the delay ago and no other start is on its way, and
-// when no pause holds it. With a SlotGate the gate spaces the starts: only the
-// concurrency, one start on its way at a time and the pauses are known here.
-func (d *SlotDownloader) ReadyAt(key string) (time.Time, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	s := d.slots[d.slotName(key)]
-	if s == nil {
-		return time.Time{}, true
-	}
-	if s.refs >= cap(s.sem) {
-		return time.Time{}, false
-	}
-	floor := d.floorLocked(s)
-	if floor > 0 && s.refs > s.started {
-		return time.Time{}, false // a start is on its way: the next one is timed from it
-	}
-	at := s.pausedUntil
-	if floor > 0 && !s.lastStart.IsZero() {
-		at = later(at, s.lastStart.Add(floor))
-	}
-	return at, true
-}
-
-// Reserve implements order.Readiness: a request of slot key is on its way to a
-// download, which takes the reservation over (withReservation), or unreserve drops it.
-func (d *SlotDownloader) Reserve(key string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	s, name := d.slotOf(key)
-	s.refs++
-	s.reserved++
-	if d.byIP {
-		if d.resNames == nil {
-			d.resNames = map[string][]string{}
-		}
-		d.resNames[key] = append(d.resNames[key], name)
-	}
-}
-
-// unreserve drops r when no download took it over (the request was answered from a cache,
-// dropped by a middleware, or failed before its slot). Safe to call more than once.
-func (d *SlotDownloader) unreserve(r *slotReservation) {
-	if r == nil || !r.taken.CompareAndSwap(false, true) {
-		return
-	}
-	d.mu.Lock()
-	s := d.slots[r.slot]
-	tell := false
-	if s != nil && s.reserved > 0 {
-		tell = s.refs >= cap(s.sem) || d.floorLocked(s) > 0 // see releaseSlot
-		s.reserved--
-		s.refs--
-		s.lastSeen = time.Now()
-	}
-	d.mu.Unlock()
-	if tell {
-		d.changed(r.slot, s)
-	}
-}
-
-// floorLocked returns the gap between two starts of s: its delay (AutoThrottle's when on),
-// times its randomization factor, at least its minimum delay. Called with d.mu held.
-func (d *SlotDownloader) floorLocked(s *slot) time.Duration {
-	delay := s.delay
-	if d.throttle != nil {
-		delay = s.atDelay
-	}
-	if s.randomize && s.factor > 0 {
-		delay = time.Duration(float64(delay) * s.factor)
-	}
-	return max(delay, s.minDelay)
-}
-
-// SetMinDelay sets a floor under the delay between download starts of slot key, whatever
-// DOWNLOAD_DELAY, DOWNLOAD_SLOTS or AutoThrottle say; it is not randomized. 0 removes it.
-// RobotsTxtMiddleware sets a robots.txt Crawl-delay with it. The slot is kept while it has
-// a minimum delay. Safe for concurrent use.
-func (d *SlotDownloader) SetMinDelay(key string, delay time.Duration) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	s, _ := d.slotOf(key)
-	s.minDelay = max(delay, 0)
-}
-
-// PauseUntil holds back every download of slot key that has not started yet, queued ones
-// included, until t; an earlier t than a pause already set changes nothing.
-// RetryMiddleware applies a Retry-After with it. The slot is kept until t. Safe for
-// concurrent use. With a SlotGate the pause holds in every process of the crawl.
-func (d *SlotDownloader) PauseUntil(key string, t time.Time) {
-	d.mu.Lock()
-	s, name := d.slotOf(key)
-	if t.After(s.pausedUntil) {
-		s.pausedUntil = t
-	}
-	d.mu.Unlock()
-	if d.gate != nil {
-		d.gate.PauseSlot(name, t)
-	}
-}
-
 // Fetch implements Downloader.
 func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.Response, error) {
 	if d.prepare != nil {
@@ -622,187 +396,6 @@ func (d *SlotDownloader) Fetch(ctx context.Context, req *types.Request) (*types.
 		throttle = d.adjust(key, s, time.Since(start), resp)
 	}
 	return resp, err
-}
-
-// lostTurn reports whether res, the reservation of scheduled request req (of queue key
-// qkey), went to another download of its slot (not an earlier try of req itself) and the
-// slot cannot start req now.
-func (d *SlotDownloader) lostTurn(res *slotReservation, req *types.Request, qkey string) bool {
-	by := res.by.Load()
-	if by == nil || *by == req.URL {
-		return false
-	}
-	at, ok := d.ReadyAt(qkey)
-	return !ok || at.After(time.Now())
-}
-
-// slotStart is a download's start in its slot, stamped once: when its request reached the
-// server (SlotSent, from the HTTP handler once the request's headers are written), or when
-// the download ended without saying so (another handler, an error before sending). The
-// slot's next start is timed from the stamp, and waits for it: a download that took long
-// to connect does not let the next one reach the server less than the delay after it.
-type slotStart struct {
-	d      *SlotDownloader
-	s      *slot
-	key    string
-	locked bool // holds s.startMu until stamped (the slot has a delay)
-	once   sync.Once
-	did    bool
-	at     time.Time // the stamp (d.mu)
-}
-
-type slotStartKey struct{}
-
-// stamp records the start (the first call only) and reports whether the download got as far
-// as its start.
-func (st *slotStart) stamp() bool {
-	st.once.Do(func() {
-		if !st.locked {
-			return // it never passed its wait, or its slot has no delay
-		}
-		st.did = true
-		d, s := st.d, st.s
-		d.mu.Lock()
-		if d.gate == nil {
-			s.lastStart = time.Now()
-			st.at = s.lastStart
-		}
-		if s.randomize {
-			s.factor = 0.5 + rand.Float64()
-		}
-		s.started++
-		d.mu.Unlock()
-		s.startMu.Unlock()
-		d.changed(st.key, s)
-	})
-	return st.did
-}
-
-// SlotSent tells the download slots that the request downloaded in ctx reached the server
-// (its headers were written): the slot's delay counts from now. Download handlers call it;
-// one that does not is stamped when its download ends.
-func SlotSent(ctx context.Context) {
-	if st, ok := ctx.Value(slotStartKey{}).(*slotStart); ok {
-		st.stamp()
-	}
-}
-
-// slotAnswered tells the download slots that the server answered the request downloaded
-// in ctx, sent on a new plain-HTTP connection: the start moves to now, when the server
-// surely had it (a busy server accepts a connection late, the kernel having taken the
-// request long before), unless a later start of the slot was stamped since.
-func slotAnswered(ctx context.Context) {
-	st, ok := ctx.Value(slotStartKey{}).(*slotStart)
-	if !ok {
-		return
-	}
-	d, s := st.d, st.s
-	d.mu.Lock()
-	moved := st.did && !st.at.IsZero() && s.lastStart.Equal(st.at)
-	if moved {
-		s.lastStart = time.Now()
-		st.at = s.lastStart
-	}
-	d.mu.Unlock()
-	if moved {
-		d.changed(st.key, s) // a scheduler that filed the slot by the old time asks again
-	}
-}
-
-// wait blocks until the slot's delay has passed since its previous start and any pause is
-// over, and returns that delay (randomized, at least the minimum delay). A pause set while
-// waiting is noticed when the wait ends. With a SlotGate it waits for a pause only: the
-// gate spaces the starts, from the returned delay. When the delay is above 0 it returns
-// holding s.startMu (locked), which the start's stamp releases: the slot's next download
-// waits for it.
-func (d *SlotDownloader) wait(ctx context.Context, s *slot) (time.Duration, bool, error) {
-	s.startMu.Lock()
-	var floor time.Duration
-	for {
-		d.mu.Lock()
-		until := s.pausedUntil
-		floor = d.floorLocked(s)
-		if !s.lastStart.IsZero() { // always zero with a gate
-			until = later(until, s.lastStart.Add(floor))
-		}
-		d.mu.Unlock()
-		w := time.Until(until)
-		if w <= 0 {
-			break
-		}
-		t := time.NewTimer(w)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			s.startMu.Unlock()
-			return 0, false, ctx.Err()
-		}
-	}
-	if floor == 0 {
-		s.startMu.Unlock() // nothing to time: starts need not wait for each other
-		return 0, false, nil
-	}
-	return floor, true, nil
-}
-
-// jitter returns d times a random factor in [0.5, 1.5) (Scrapy: RANDOMIZE_DOWNLOAD_DELAY).
-func jitter(d time.Duration) time.Duration {
-	return time.Duration(float64(d) * (0.5 + rand.Float64()))
-}
-
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-// adjust is AutoThrottle's step after a response (Scrapy: AutoThrottle._adjust_delay): the
-// target delay is latency / AUTOTHROTTLE_TARGET_CONCURRENCY and the new delay the mean of
-// the old one and the target, at least the target, within [configured delay,
-// AUTOTHROTTLE_MAX_DELAY]. A non-200 response never lowers the delay; a 429 or 503 doubles
-// it (at least AUTOTHROTTLE_START_DELAY). It returns the new delay.
-func (d *SlotDownloader) adjust(key string, s *slot, latency time.Duration, resp *types.Response) time.Duration {
-	at := d.throttle
-	target := time.Duration(float64(latency) / at.target)
-	d.mu.Lock()
-	old := s.atDelay
-	var nd time.Duration
-	if resp.Status == 429 || resp.Status == 503 {
-		nd = max(2*old, target, at.start)
-	} else {
-		nd = max((old+target)/2, target)
-	}
-	nd = min(max(nd, s.delay), max(at.max, s.delay))
-	if resp.Status != 200 && nd < old {
-		nd = old
-	}
-	s.atDelay = nd
-	conc := len(s.sem)
-	d.mu.Unlock()
-	if at.debug {
-		d.logger.Info(fmt.Sprintf("slot: %s | conc:%2d | delay:%5d ms (%+d) | latency:%5d ms | size:%6d bytes",
-			key, conc, nd.Milliseconds(), (nd - old).Milliseconds(), latency.Milliseconds(), len(resp.Body)))
-	}
-	return nd
-}
-
-// Delay returns the current delay between download starts of slot key without
-// randomization (the configured or AutoThrottle delay, at least the minimum delay), and
-// false when the slot does not exist. For tests and diagnostics.
-func (d *SlotDownloader) Delay(key string) (time.Duration, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	s := d.slots[d.slotName(key)]
-	if s == nil {
-		return 0, false
-	}
-	delay := s.delay
-	if d.throttle != nil {
-		delay = s.atDelay
-	}
-	return max(delay, s.minDelay), true
 }
 
 // Interface guards

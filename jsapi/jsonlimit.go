@@ -16,9 +16,7 @@ import (
 
 // defaultJSONDepth is JSON_MAX_DEPTH's default, for VMs made before the crawl's settings
 // are known (the first one, made by Load).
-var defaultJSONDepth = func() int {
-	return types.NewSettings().Int(types.JSONMaxDepth)
-}()
+var defaultJSONDepth = types.Default(types.JSONMaxDepth).(int)
 
 // jsonDepth returns the crawl's JSON_MAX_DEPTH (its default before Bind).
 func (s *Spider) jsonDepth() int {

@@ -6,36 +6,33 @@ import (
 	"github.com/jscrawl/jscrawl/types"
 )
 
-// TestEverySettingHasAccess keeps the settings table and types.Accesses together: a new
-// setting cannot be added without saying what a spider may do with it, an operator-only
-// one without the reason its refusal gives, and a "0: no limit" ceiling without saying so.
+// TestEverySettingHasAccess keeps the entries of types.Defs complete: a new setting cannot
+// be added without saying what a spider may do with it, an operator-only one without the
+// reason its refusal gives, and a "0: no limit" ceiling without saying so; and no key is
+// declared twice.
 func TestEverySettingHasAccess(t *testing.T) {
-	known := map[string]bool{}
+	seen := map[string]bool{}
 	for _, d := range types.Defs {
-		known[d.Key] = true
-		a, ok := types.Accesses[d.Key]
-		if !ok {
-			t.Errorf("%s has no entry in types.Accesses: say whether a spider may set it", d.Key)
+		if seen[d.Key] {
+			t.Errorf("%s is declared twice in types.Defs", d.Key)
+		}
+		seen[d.Key] = true
+		a := d.Access
+		if a == 0 { // the zero Access: the entry does not say
+			t.Errorf("%s has no Access in types.Defs: say whether a spider may set it", d.Key)
 			continue
 		}
-		if a == types.OperatorOnly && types.OperatorWhy[d.Key] == "" {
-			t.Errorf("%s is operator-only but has no types.OperatorWhy", d.Key)
+		if got := types.AccessOf(d.Key); got != a {
+			t.Errorf("AccessOf(%s) = %s, want its entry's %s", d.Key, got, a)
 		}
-		if types.ZeroIsNoLimit[d.Key] && a != types.SpiderTightens {
-			t.Errorf("%s is in ZeroIsNoLimit but is %s, not a ceiling", d.Key, a)
+		if (a == types.OperatorOnly) != (d.Why != "") {
+			t.Errorf("%s is %s with Why %q: every operator-only setting, and only those, says why", d.Key, a, d.Why)
+		}
+		if d.ZeroIsNoLimit && a != types.SpiderTightens {
+			t.Errorf("%s is ZeroIsNoLimit but is %s, not a ceiling", d.Key, a)
 		}
 		if a == types.SpiderPath && d.Kind != types.KindString && d.Kind != types.KindList {
 			t.Errorf("%s is a path setting of kind %s", d.Key, d.Kind)
-		}
-	}
-	for k := range types.Accesses {
-		if !known[k] {
-			t.Errorf("types.Accesses has %s, which is not in types.Defs", k)
-		}
-	}
-	for k := range types.OperatorWhy {
-		if types.Accesses[k] != types.OperatorOnly {
-			t.Errorf("types.OperatorWhy has %s, which is not operator-only", k)
 		}
 	}
 	if got := types.AccessOf("MY_OWN_SETTING"); got != types.SpiderSets {

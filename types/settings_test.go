@@ -89,27 +89,51 @@ func TestSettingRangeUnderHigherPriority(t *testing.T) {
 	}
 }
 
-// TestRangesKnown: every key of Ranges is a declared numeric setting, every key of
-// Choices a text setting whose default is one of its choices.
+// TestRangesKnown: every setting with a Range is numeric, every one with Choices a text
+// setting whose default is one of its choices; RangeOf gives a number of seconds without a
+// Range [0, ∞) and an unknown key none.
 func TestRangesKnown(t *testing.T) {
 	t.Parallel()
-	kinds := map[string]Kind{}
 	for _, d := range Defs {
-		kinds[d.Key] = d.Kind
-	}
-	for k := range Ranges {
-		switch kinds[k] {
-		case KindInt, KindFloat, KindDuration:
-		default:
-			t.Errorf("Ranges has %s, which is not a numeric setting", k)
+		if d.Range.bounded() {
+			switch d.Kind {
+			case KindInt, KindFloat, KindDuration:
+			default:
+				t.Errorf("%s has a Range but is not a numeric setting", d.Key)
+			}
+		}
+		if d.Choices != nil {
+			if d.Kind != KindString {
+				t.Errorf("%s has Choices but is not a text setting", d.Key)
+			}
+			if err := NewSettings().Set(d.Key, NewSettings().String(d.Key), PriorityCmdline); err != nil {
+				t.Errorf("the default of %s is not in %v: %v", d.Key, d.Choices, err)
+			}
+		}
+		if r, ok := RangeOf(d.Key); d.Kind == KindDuration && !d.Range.bounded() && (!ok || r != AtLeast(0)) {
+			t.Errorf("RangeOf(%s) = %v, %v, want >= 0 for a number of seconds", d.Key, r, ok)
 		}
 	}
-	for k, cs := range Choices {
-		if kinds[k] != KindString {
-			t.Errorf("Choices has %s, which is not a text setting", k)
-		}
-		if err := NewSettings().Set(k, NewSettings().String(k), PriorityCmdline); err != nil {
-			t.Errorf("the default of %s is not in %v: %v", k, cs, err)
-		}
+	if _, ok := RangeOf("MY_OWN_SETTING"); ok {
+		t.Error("an unknown key has a range")
+	}
+}
+
+// TestConcurrency: Concurrency is CONCURRENT_REQUESTS, at least 1 even where no value is
+// set (a Settings without its defaults).
+func TestConcurrency(t *testing.T) {
+	t.Parallel()
+	s := NewSettings()
+	if got := s.Concurrency(); got != 16 {
+		t.Errorf("default Concurrency() = %d, want 16", got)
+	}
+	if err := s.Set(ConcurrentRequests, 3, PriorityCmdline); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Concurrency(); got != 3 {
+		t.Errorf("Concurrency() = %d, want 3", got)
+	}
+	if got := (&Settings{}).Concurrency(); got != 1 {
+		t.Errorf("Concurrency() without a value = %d, want 1", got)
 	}
 }

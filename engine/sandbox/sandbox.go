@@ -1,5 +1,5 @@
 // Package sandbox checks what a spider's own settings (its customSettings, the settings of
-// its tests cases) may do, by the Access types.Accesses gives each setting: a spider is
+// its tests cases) may do, by the Access its entry of types.Defs gives each setting: a spider is
 // untrusted code, so a setting that names a program, a service or a credential is the
 // operator's, a path it sets must stay inside the working folder, and a ceiling may only
 // tighten. Scrapy has no such check: its spiders are trusted.
@@ -27,8 +27,8 @@ type Error struct {
 // Error names the key, the reason and the operator's way to set it.
 func (e *Error) Error() string {
 	how := "-s " + e.Key + "=VALUE"
-	if f, ok := types.OperatorFlags[e.Key]; ok {
-		how = f + " or " + how
+	if d, _ := types.Lookup(e.Key); d.Flag != "" {
+		how = d.Flag + " or " + how
 	}
 	return fmt.Sprintf("%s: %s (a spider may not set it; the operator can, with %s)", e.Key, e.Reason, how)
 }
@@ -55,7 +55,8 @@ func checkSetting(key string, raw any, defaults *types.Settings, dir string) err
 		return &Error{Key: key, Reason: fmt.Sprintf(format, args...)}
 	}
 	if access == types.OperatorOnly {
-		why := types.OperatorWhy[key]
+		d, _ := types.Lookup(key)
+		why := d.Why
 		if why == "" {
 			why = "it is the operator's"
 		}
@@ -97,10 +98,11 @@ func tightens(key string, conv, defaults *types.Settings, fail func(string, ...a
 		return nil
 	}
 	v, d := conv.Float(key), defaults.Float(key)
+	def, _ := types.Lookup(key)
 	switch {
-	case types.ZeroIsNoLimit[key] && v == 0:
+	case def.ZeroIsNoLimit && v == 0:
 		return fail("0 means no limit, and a spider may only tighten this ceiling")
-	case types.ZeroIsNoLimit[key] && d == 0:
+	case def.ZeroIsNoLimit && d == 0:
 		return nil
 	case v > d:
 		return fail("%v is above the default %v, and a spider may only tighten this ceiling", conv.Get(key), defaults.Get(key))

@@ -167,8 +167,8 @@ func TestOperatorOnlySettingsRefused(t *testing.T) {
 			value = ""
 		}
 		err := sandbox.CheckSettings(map[string]any{d.Key: value}, dir)
-		if err == nil || !strings.Contains(err.Error(), types.OperatorWhy[d.Key]) {
-			t.Errorf("%s from a spider: got %v, want the refusal %q", d.Key, err, types.OperatorWhy[d.Key])
+		if err == nil || !strings.Contains(err.Error(), d.Why) {
+			t.Errorf("%s from a spider: got %v, want the refusal %q", d.Key, err, d.Why)
 		}
 	}
 	if n < 8 {
