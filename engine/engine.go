@@ -64,7 +64,7 @@ type crawlConfig struct {
 }
 
 func decodeConfig(s *types.Settings) crawlConfig {
-	conc := max(s.Int(types.ConcurrentRequests), 1)
+	conc := s.Concurrency()
 	return crawlConfig{
 		maxDownloads:     conc,
 		maxParsing:       2 * conc,
