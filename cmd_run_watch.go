@@ -19,7 +19,7 @@ const watchInterval = 250 * time.Millisecond
 
 // spiderWatcher is run --watch: it watches the spider file and its local imports (the
 // bundle's inputs) and, when one changes, bundles the spider again and swaps its code in
-// the running crawl (jsapi.Spider.Reload), which keeps the queue, the seen set, the feeds,
+// the running crawl (jsapi.DevTools.Reload), which keeps the queue, the seen set, the feeds,
 // the stats and this.state. An edit that does not bundle (a syntax error, logged with
 // file:line:col) or whose module throws keeps the old code.
 //
