@@ -173,7 +173,7 @@ func runAction(c *cli.Context) error {
 	if ls.frontier != nil {
 		crawlWideLimits(eng, ls.frontier, settings)
 	}
-	ctl.serve(logger, crawlSource{engine: eng, spider: spider,
+	ctl.serve(logger, crawlSource{engine: eng, spider: spider.Dev(),
 		info: crawlInfo{PID: os.Getpid(), Spider: spider.Name(), File: file, Started: start, Version: types.Version}})
 
 	// Ctrl-C or SIGTERM: the first stops scheduling and retrying and lets what is in flight
@@ -193,7 +193,7 @@ func runAction(c *cli.Context) error {
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	if c.Bool("watch") {
-		w := newSpiderWatcher(file, ls.bundleOpts, ls.inputs, spider, logger, eng.Backlog)
+		w := newSpiderWatcher(file, ls.bundleOpts, ls.inputs, spider.Dev(), logger, eng.Backlog)
 		watchers.Go(func() { w.run(wctx) })
 	}
 	if path := c.String("cpuprofile"); path != "" {

@@ -19,7 +19,7 @@ const watchInterval = 250 * time.Millisecond
 
 // spiderWatcher is run --watch: it watches the spider file and its local imports (the
 // bundle's inputs) and, when one changes, bundles the spider again and swaps its code in
-// the running crawl (jsapi.Spider.Reload), which keeps the queue, the seen set, the feeds,
+// the running crawl (jsapi.DevTools.Reload), which keeps the queue, the seen set, the feeds,
 // the stats and this.state. An edit that does not bundle (a syntax error, logged with
 // file:line:col) or whose module throws keeps the old code.
 //
@@ -30,7 +30,7 @@ const watchInterval = 250 * time.Millisecond
 // network folders; a stat of a few files four times a second costs nothing next to a crawl.
 type spiderWatcher struct {
 	file   string // the spider file as typed
-	spider jsapi.DevTools
+	spider *jsapi.DevTools
 	logger *slog.Logger
 	queued func() int // requests waiting in the crawl (Engine.Backlog), for the log
 	opts   runtime.BundleOptions
@@ -47,7 +47,7 @@ type fileStamp struct {
 
 // newSpiderWatcher watches inputs, the files the spider was bundled from with opts (which
 // bundle it again).
-func newSpiderWatcher(file string, opts runtime.BundleOptions, inputs []string, spider jsapi.DevTools, logger *slog.Logger, queued func() int) *spiderWatcher {
+func newSpiderWatcher(file string, opts runtime.BundleOptions, inputs []string, spider *jsapi.DevTools, logger *slog.Logger, queued func() int) *spiderWatcher {
 	w := &spiderWatcher{file: file, opts: opts, spider: spider, logger: logger, queued: queued, stamps: map[string]fileStamp{}}
 	for _, p := range inputs {
 		w.stamps[p] = stamp(p, fileStamp{})

@@ -126,7 +126,7 @@ func shellAction(c *cli.Context) error {
 		defer outMu.Unlock()
 		fmt.Fprintln(stdout, s)
 	}
-	repl, err := spider.NewREPL(println)
+	repl, err := spider.Dev().NewREPL(println)
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("shell: %v", err), 1)
 	}

@@ -79,7 +79,7 @@ func spiderTestAction(c *cli.Context) error {
 	var name string
 	var cases []jsapi.SpiderTest
 	if err == nil {
-		name, cases = ls.spider.Name(), ls.spider.Tests()
+		name, cases = ls.spider.Name(), ls.spider.Dev().Tests()
 	}
 	ls.Close()
 	if err != nil {

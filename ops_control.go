@@ -125,7 +125,7 @@ type crawlInfo struct {
 type crawlSource struct {
 	info   crawlInfo
 	engine *engine.Engine
-	spider jsapi.DevTools
+	spider *jsapi.DevTools
 }
 
 // serve starts serving once the crawl is wired, and logs where.

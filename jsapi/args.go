@@ -33,14 +33,6 @@ func (a *argReads) mark(name string) {
 	a.read[name] = true
 }
 
-// ArgRead reports whether the spider (on any VM) has read its argument name so far. It is
-// false for a name that is not an argument. Safe from any goroutine.
-func (s *Spider) ArgRead(name string) bool {
-	s.argReads.mu.Lock()
-	defer s.argReads.mu.Unlock()
-	return s.argReads.read[name]
-}
-
 // applyArgs sets the -a arguments on the spider instance (on the loop). A name of a method
 // of the spider (own, inherited or from its class) is an *ArgumentError. Each argument is
 // an accessor property that records its reads (for ArgRead) and behaves like the plain

@@ -65,18 +65,7 @@ func exportValue(rt *goja.Runtime, v goja.Value, path string, depth int) (out an
 	}
 	if obj.ClassName() == "Array" {
 		n := int(obj.Get("length").ToInteger())
-		arr := make([]any, 0, n)
-		for i := 0; i < n; i++ {
-			e, ok, err := exportValue(rt, obj.Get(fmt.Sprint(i)), fmt.Sprintf("%s[%d]", path, i), depth+1)
-			if err != nil {
-				return nil, false, err
-			}
-			if !ok {
-				e = nil
-			}
-			arr = append(arr, e)
-		}
-		return arr, true, nil
+		return exportElements(rt, n, func(i int) goja.Value { return obj.Get(fmt.Sprint(i)) }, path, depth)
 	}
 	switch collectionOf(obj) {
 	case "Map":
@@ -87,18 +76,7 @@ func exportValue(rt *goja.Runtime, v goja.Value, path string, depth int) (out an
 		if err != nil {
 			return nil, false, err
 		}
-		arr := make([]any, 0, len(entries))
-		for i, v := range entries {
-			e, ok, err := exportValue(rt, v, fmt.Sprintf("%s[%d]", path, i), depth+1)
-			if err != nil {
-				return nil, false, err
-			}
-			if !ok {
-				e = nil
-			}
-			arr = append(arr, e)
-		}
-		return arr, true, nil
+		return exportElements(rt, len(entries), func(i int) goja.Value { return entries[i] }, path, depth)
 	}
 	r, replaced, err := callToJSON(obj)
 	if err != nil {
@@ -109,6 +87,24 @@ func exportValue(rt *goja.Runtime, v goja.Value, path string, depth int) (out an
 	}
 	item, err := exportObject(rt, obj, path, depth)
 	return item, err == nil, err
+}
+
+// exportElements is exportValue for the n elements of an array or a Set, at(i) giving
+// element i (named path[i] in errors): a []any, with nil for an element that has no JSON
+// value (undefined), as JSON.stringify writes null.
+func exportElements(rt *goja.Runtime, n int, at func(i int) goja.Value, path string, depth int) ([]any, bool, error) {
+	arr := make([]any, 0, n)
+	for i := range n {
+		e, ok, err := exportValue(rt, at(i), fmt.Sprintf("%s[%d]", path, i), depth+1)
+		if err != nil {
+			return nil, false, err
+		}
+		if !ok {
+			e = nil
+		}
+		arr = append(arr, e)
+	}
+	return arr, true, nil
 }
 
 // exportScalar is exportValue for the values that need no path (undefined, null, strings,

@@ -20,8 +20,7 @@ import (
 func isXML(resp *types.Response) bool {
 	ct := resp.Headers.Get("Content-Type")
 	if ct == "" {
-		b := strings.TrimLeft(string(resp.Body[:min(len(resp.Body), 64)]), " \t\r\n\ufeff")
-		return strings.HasPrefix(b, "<?xml")
+		return strings.HasPrefix(bodyStart(resp), "<?xml")
 	}
 	mt := mediaType(ct)
 	return mt == "text/xml" || mt == "application/xml" ||

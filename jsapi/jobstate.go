@@ -187,41 +187,6 @@ func (st *vmState) initJobState() error {
 	return st.applyJobState(job.state, job.resumed, job.set)
 }
 
-// HasCallback reports whether the spider (its class, a base spider, or the instance) has a
-// method name, so a restored request whose callback no longer exists can be reported.
-// The empty name is the default callback: parse, or a base spider's _parse (as Parse
-// dispatches it). The names are read when the spider is loaded and again once it is
-// opened (after setup()); safe from any goroutine.
-func (s *Spider) HasCallback(name string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if name == "" {
-		return s.methods["parse"] || s.methods["_parse"]
-	}
-	return s.methods[name]
-}
-
-// readMethods records the names of the methods of vm's spider (for HasCallback); on the loop.
-func (st *vmState) readMethods() error {
-	fn, _ := goja.AssertFunction(st.helper("methodNames"))
-	res, err := fn(goja.Undefined(), st.spider)
-	if err != nil {
-		return runtime.ToScriptError(err)
-	}
-	var names []string
-	if err := st.rt.ExportTo(res, &names); err != nil {
-		return err
-	}
-	m := make(map[string]bool, len(names))
-	for _, n := range names {
-		m[n] = true
-	}
-	st.s.mu.Lock()
-	st.s.methods = m
-	st.s.mu.Unlock()
-	return nil
-}
-
 // vms returns every VM (the pool's, or the first before Bind). Not with s.mu held: the
 // pool's lock is taken before s.mu when it replaces a VM.
 func (s *Spider) vms() []*runtime.VM {

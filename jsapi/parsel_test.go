@@ -33,7 +33,7 @@ export default class S { name = "s"; }`,
 	if err := sp.Bind(eng); err != nil {
 		t.Fatal(err)
 	}
-	r, err := sp.NewREPL(func(string) {})
+	r, err := sp.Dev().NewREPL(func(string) {})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,8 @@ import (
 //
 // Reload is all or nothing: when the new module throws, or has no spider, on any VM, no
 // VM changes and the error is returned (the old code runs on). Safe from any goroutine.
-func (s *Spider) Reload(ctx context.Context, prog *runtime.Program) error {
+func (d *DevTools) Reload(ctx context.Context, prog *runtime.Program) error {
+	s := d.s
 	vms := s.vms()
 	// Phase 1: evaluate the new module on every VM, keeping the result on the VM.
 	var err error

@@ -140,7 +140,7 @@ func TestReload(t *testing.T) {
 						reloaded <- err
 						return
 					}
-					reloaded <- s.Reload(context.Background(), prog)
+					reloaded <- s.Dev().Reload(context.Background(), prog)
 				}()
 			}})
 			reloadErr := <-reloaded
@@ -231,7 +231,7 @@ func TestReloadEveryVM(t *testing.T) {
 					reloaded <- err
 					return
 				}
-				reloaded <- s.Reload(context.Background(), prog)
+				reloaded <- s.Dev().Reload(context.Background(), prog)
 			}()
 		}})
 	if err := <-reloaded; err != nil {

@@ -45,8 +45,8 @@ type REPL struct {
 
 // NewREPL prepares the spider's first VM for a REPL; call it after Bind. print receives
 // console output, one line per call; it is called on the VM's loop.
-func (s *Spider) NewREPL(print func(string)) (*REPL, error) {
-	r := &REPL{s: s, print: print}
+func (d *DevTools) NewREPL(print func(string)) (*REPL, error) {
+	r := &REPL{s: d.s, print: print}
 	if err := r.init(); err != nil {
 		return nil, err
 	}

@@ -35,7 +35,7 @@ func newREPL(t *testing.T) (*jsapi.REPL, func() []string) {
 	}
 	var mu sync.Mutex
 	var printed []string
-	r, err := sp.NewREPL(func(s string) { mu.Lock(); printed = append(printed, s); mu.Unlock() })
+	r, err := sp.Dev().NewREPL(func(s string) { mu.Lock(); printed = append(printed, s); mu.Unlock() })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,18 +1,22 @@
 package jsapi
 
 import (
-	"context"
 	"io"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/job"
-	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
 )
 
-// The roles a *Spider serves, each for its own callers: a caller that needs one role takes
-// that interface, so what it may do with the spider reads from its signature. *Spider
-// implements them all on one VM pool.
+// The roles a *Spider serves, each for its own callers, and each with its methods in its
+// own files:
+//   - the engine role (EngineRole): the methods of *Spider itself (enginerole.go,
+//     lifecycle.go, pipeline.go, middleware.go, jobstate.go, ...);
+//   - introspection (Introspection): *Info, which *Spider embeds (info.go);
+//   - the developer's tools: *DevTools, from Spider.Dev (reload.go, repl.go,
+//     spidertests.go, running.go).
+// A caller that needs one role takes that type, so what it may do with the spider reads
+// from its signature.
 
 // EngineRole is the spider as the crawl drives it: the engine (engine.Spider and its
 // optional interfaces, called from the engine's goroutines as they document), the job that
@@ -37,25 +41,9 @@ type EngineRole interface {
 	SetJobState(state []byte, resumed bool) error
 }
 
-// DevTools is the spider as the developer's tools use it, none of which a plain crawl
-// calls: run --watch swaps its code (Reload), jscrawl shell opens a REPL on it (NewREPL),
-// jscrawl test runs its tests export (Tests) and the control endpoint lists what runs
-// (Running).
-type DevTools interface {
-	// Reload swaps the spider's code for prog; callbacks running now finish with the code
-	// they started with.
-	Reload(ctx context.Context, prog *runtime.Program) error
-	// NewREPL prepares the first VM for a REPL (after Bind); print receives its output.
-	NewREPL(print func(string)) (*REPL, error)
-	// Tests returns the module's tests export.
-	Tests() []SpiderTest
-	// Running lists the callbacks and inline downloads in flight.
-	Running() (callbacks []CallbackInfo, orphans []InlineDownload)
-}
-
 // Introspection is what the commands read about the loaded spider: its name, domains,
-// settings, methods and which -a arguments it read. Safe from any goroutine once Load has
-// returned.
+// settings, methods and which -a arguments it read (*Info implements it). Safe from any
+// goroutine once Load has returned.
 type Introspection interface {
 	// Name returns the spider's name.
 	Name() string
@@ -69,9 +57,18 @@ type Introspection interface {
 	ArgRead(name string) bool
 }
 
+// DevTools is the spider as the developer's tools use it, none of which a plain crawl
+// calls: run --watch swaps its code (Reload), jscrawl shell opens a REPL on it (NewREPL),
+// jscrawl test runs its tests export (Tests) and the control endpoint lists what runs
+// (Running). Its methods are safe from any goroutine unless their docs say otherwise.
+type DevTools struct{ s *Spider }
+
+// Dev returns the spider's developer tools.
+func (s *Spider) Dev() *DevTools { return &DevTools{s: s} }
+
 // Interface guards.
 var (
 	_ EngineRole    = (*Spider)(nil)
-	_ DevTools      = (*Spider)(nil)
+	_ Introspection = (*Info)(nil)
 	_ Introspection = (*Spider)(nil)
 )

@@ -139,7 +139,8 @@ func (r *running) cancelInline(id uint64) {
 
 // Running returns the callbacks running now, oldest first, each with the inline downloads
 // it awaits, and the inline downloads no callback started. Safe from any goroutine.
-func (s *Spider) Running() (callbacks []CallbackInfo, orphans []InlineDownload) {
+func (d *DevTools) Running() (callbacks []CallbackInfo, orphans []InlineDownload) {
+	s := d.s
 	var vms []*runtime.VM
 	s.mu.Lock()
 	if s.pool != nil {

@@ -41,7 +41,7 @@ export default class S {
 	)
 	hold := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// The download is on the wire: look at what is in flight before answering.
-		callbacks, orphans = spider.Running()
+		callbacks, orphans = spider.Dev().Running()
 		downloads = eng.Downloads()
 	}))
 	defer hold.Close()
@@ -70,7 +70,7 @@ export default class S {
 	if len(downloads) != 1 || downloads[0].URL != a.URL || downloads[0].Origin != a.ID || downloads[0].State != engine.StateDownloading {
 		t.Errorf("downloads = %+v", downloads)
 	}
-	if cs, os := spider.Running(); len(cs)+len(os) != 0 {
+	if cs, os := spider.Dev().Running(); len(cs)+len(os) != 0 {
 		t.Errorf("after the crawl: %+v %+v", cs, os)
 	}
 }
@@ -100,7 +100,7 @@ export const downloaderMiddlewares = [{
 	var mu sync.Mutex
 	seen := map[string]string{} // path → the methods running then
 	hold := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		callbacks, _ := spider.Running()
+		callbacks, _ := spider.Dev().Running()
 		var names []string
 		for _, c := range callbacks {
 			names = append(names, c.Method+" "+c.URL)

@@ -24,7 +24,7 @@ var testName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
 
 // Tests returns the cases of the spider module's `tests` export, in order (nil when the
 // module has none).
-func (s *Spider) Tests() []SpiderTest { return s.tests }
+func (d *DevTools) Tests() []SpiderTest { return d.s.tests }
 
 // readTests reads the module's `tests` export: an array of { name, args?, settings?,
 // testKey? }.

@@ -21,15 +21,6 @@ var preludeSrc string
 
 var preludeProg = goja.MustCompile("prelude.js", preludeSrc, true)
 
-//go:embed limits.js
-var limitsSrc string
-
-var limitsProg = goja.MustCompile("jscrawl-limits.js", limitsSrc, true)
-
-// DefaultMaxAllocation is the largest allocation in bytes one call of a built-in may ask for
-// when Options.MaxAllocation is 0 (JS_MAX_ALLOCATION_MB's default).
-const DefaultMaxAllocation = 512 << 20
-
 // FieldNameMapper is how every VM names Go fields and methods in JS: a field by its js
 // tag, a method by its name with the first letter lowercased (Css → css). jsapi names the
 // natives it binds with it.
@@ -187,29 +178,6 @@ func NewVM(opts Options) (*VM, error) {
 // SetLogger replaces the logger of console output. Safe from any goroutine.
 func (vm *VM) SetLogger(l *slog.Logger) { vm.logger.Store(l) }
 
-// StartWatchdog interrupts any job that runs synchronously longer than limit (0: never);
-// the VM is then broken and closed, and Runaway names the callback that ran away. It takes
-// effect once: later calls do nothing.
-func (vm *VM) StartWatchdog(limit time.Duration) {
-	if limit <= 0 || !vm.watching.CompareAndSwap(false, true) {
-		return
-	}
-	vm.limit.Store(int64(limit))
-	go vm.watch(limit)
-}
-
-// Budget is how long the job running now may still run before the watchdog interrupts it
-// (StartWatchdog's limit less the time it has run; at least 1 ns); ok is false without a
-// watchdog or outside a job. Native code that can run long (a backtracking match) bounds
-// itself with it and fails cleanly instead of breaking the VM. On the loop.
-func (vm *VM) Budget() (left time.Duration, ok bool) {
-	limit, since := vm.limit.Load(), vm.busySince.Load()
-	if limit == 0 || since == 0 {
-		return 0, false
-	}
-	return max(time.Duration(limit)-time.Since(time.Unix(0, since)), 1), true
-}
-
 func (vm *VM) consoleLog(level, msg string) {
 	if strings.Contains(msg, "\n\tat ") {
 		msg = cleanStack(msg) // a logged stack shows the spider's frames only
@@ -246,57 +214,6 @@ func (vm *VM) reportRejections() {
 			vm.logger.Load().Error(se.Stack)
 		}
 	}
-}
-
-// watch interrupts a job that has been running longer than limit.
-func (vm *VM) watch(limit time.Duration) {
-	t := time.NewTicker(watchTick(limit))
-	defer t.Stop()
-	for {
-		select {
-		case <-vm.stopWatch:
-			return
-		case <-t.C:
-			if since := vm.busySince.Load(); since != 0 && time.Since(time.Unix(0, since)) > limit {
-				vm.ranAway.Store(true)
-				vm.broken.Store(true)
-				vm.rt.Interrupt(fmt.Sprintf("callback ran synchronously for more than %s (JS_CALLBACK_TIMEOUT)", limit))
-				go vm.Close() // waits for the interrupted job to unwind; waiters see Done
-				return
-			}
-		}
-	}
-}
-
-// installLimits runs limits.js, the allocation guards, with max bytes (0: the default),
-// and returns its setMax.
-func installLimits(rt *goja.Runtime, max int64) (goja.Callable, error) {
-	if max <= 0 {
-		max = DefaultMaxAllocation
-	}
-	f, err := rt.RunProgram(limitsProg)
-	if err != nil {
-		return nil, err
-	}
-	install, _ := goja.AssertFunction(f)
-	setMax, err := install(goja.Undefined(), rt.GlobalObject(), rt.ToValue(max))
-	if err != nil {
-		return nil, err
-	}
-	fn, _ := goja.AssertFunction(setMax)
-	return fn, nil
-}
-
-// SetMaxAllocation changes Options.MaxAllocation (0: the default) and waits until it is in
-// effect. Not from the loop.
-func (vm *VM) SetMaxAllocation(max int64) error {
-	if max <= 0 {
-		max = DefaultMaxAllocation
-	}
-	return vm.Do(context.Background(), func(rt *goja.Runtime) error {
-		_, err := vm.setMax(goja.Undefined(), rt.ToValue(max))
-		return err
-	})
 }
 
 // job wraps fn with the watchdog clock, the panic guard and the rejection report.
@@ -388,116 +305,6 @@ func (vm *VM) Reserve() (enqueue func(fn func(rt *goja.Runtime) error)) {
 // Runtime returns the goja Runtime. Use it only on the loop.
 func (vm *VM) Runtime() *goja.Runtime { return vm.rt }
 
-// Drive must run on the loop: it consumes a callback's result (async or sync generator,
-// promise, array, value), calling onValue for each produced value and onDone exactly once.
-// onValue returns nil to go on, or a promise: the next value is pulled only once it settles
-// (backpressure; a rejection is thrown into the generator).
-func (vm *VM) Drive(result goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error)) {
-	id := vm.startRun(onValue, onDone)
-	_, err := vm.drive(goja.Undefined(), vm.rt.ToValue(id), result)
-	vm.endRunOnError(id, err)
-}
-
-// Call must run on the loop: it calls fn with this and args and drives the result as Drive
-// does, in a scope: downloads and other cancellable work the callback starts while its code
-// runs (its synchronous start and each step of a generator) are cancelled when it fails.
-// Work registers with the scope through the hidden global __jscrawlScope().
-// wrap, when not nil, is a JS function applied to the result before it is driven.
-func (vm *VM) Call(fn, this goja.Value, args []goja.Value, wrap goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error)) {
-	vm.CallTagged(0, fn, this, args, wrap, onValue, onDone)
-}
-
-// CallTagged is Call with a scope tagged tag: __jscrawlScope().tag is tag while the
-// callback's code runs, so the host can tell which callback started a piece of work (the
-// control endpoint's "callback awaiting this download"). 0 means untagged.
-func (vm *VM) CallTagged(tag uint64, fn, this goja.Value, args []goja.Value, wrap goja.Value, onValue func(goja.Value) goja.Value, onDone func(err error)) {
-	if wrap == nil {
-		wrap = goja.Undefined()
-	}
-	id := vm.startRun(onValue, onDone)
-	// The prelude's call(id, tag, wrap, fn, self, n, a0, a1): up to two arguments one by
-	// one, more in an array.
-	var a0, a1 goja.Value = goja.Undefined(), goja.Undefined()
-	switch len(args) {
-	case 0:
-	case 1:
-		a0 = args[0]
-	case 2:
-		a0, a1 = args[0], args[1]
-	default:
-		a0 = vm.rt.NewArray(toAny(args)...)
-	}
-	_, err := vm.call(goja.Undefined(), vm.rt.ToValue(id), vm.rt.ToValue(tag), wrap, fn, this, vm.rt.ToValue(len(args)), a0, a1)
-	vm.endRunOnError(id, err)
-}
-
-func toAny(vs []goja.Value) []any {
-	out := make([]any, len(vs))
-	for i, v := range vs {
-		out[i] = v
-	}
-	return out
-}
-
-// run is the host side of a callback Drive or Call drives: where its produced values and
-// its end go. The prelude names it by an id (hostValue, hostDone) instead of a pair of
-// native functions made per callback, which cost goja about 18 allocations.
-//
-// A run whose JS never ends (a callback awaiting a promise that never settles) stays in
-// vm.runs until the VM is closed; its caller has stopped waiting by then (its context
-// ended), as the engine does only when the crawl stops.
-type run struct {
-	onValue func(goja.Value) goja.Value
-	onDone  func(err error)
-}
-
-// startRun registers a run and returns its id. On the loop.
-func (vm *VM) startRun(onValue func(goja.Value) goja.Value, onDone func(err error)) int64 {
-	vm.lastRun++
-	vm.runs[vm.lastRun] = run{onValue: onValue, onDone: onDone}
-	return vm.lastRun
-}
-
-// endRunOnError ends run id with err when the prelude's call or drive threw (an
-// interrupt) and the run has not ended yet. On the loop.
-func (vm *VM) endRunOnError(id int64, err error) {
-	if err == nil {
-		return
-	}
-	if r, ok := vm.runs[id]; ok {
-		delete(vm.runs, id)
-		r.onDone(ToScriptError(err))
-	}
-}
-
-// hostValue is the prelude's hostValue(id, v): v goes to run id's onValue, whose promise
-// (pause) it returns.
-func (vm *VM) hostValue(c goja.FunctionCall) goja.Value {
-	if r, ok := vm.runs[c.Argument(0).ToInteger()]; ok {
-		if p := r.onValue(c.Argument(1)); p != nil {
-			return p
-		}
-	}
-	return goja.Undefined()
-}
-
-// hostDone is the prelude's hostDone(id, e): run id ended, with the error e (undefined:
-// success).
-func (vm *VM) hostDone(c goja.FunctionCall) goja.Value {
-	id := c.Argument(0).ToInteger()
-	r, ok := vm.runs[id]
-	if !ok {
-		return goja.Undefined()
-	}
-	delete(vm.runs, id)
-	if e := c.Argument(1); !goja.IsUndefined(e) {
-		r.onDone(FromValue(e, nil))
-	} else {
-		r.onDone(nil)
-	}
-	return goja.Undefined()
-}
-
 // Inspect renders v as console.log would. On the loop only.
 func (vm *VM) Inspect(v goja.Value) string {
 	s, err := vm.inspect(goja.Undefined(), v)
@@ -528,32 +335,6 @@ func (vm *VM) Load(p *Program) (*goja.Object, error) {
 		return nil, ToScriptError(err)
 	}
 	return module.Get("exports").ToObject(rt), nil
-}
-
-// scopeTag returns the tag of cur.scope (0 when none). On the loop; it runs no JS.
-func (vm *VM) scopeTag() uint64 {
-	if vm.cur == nil {
-		return 0
-	}
-	scope, ok := vm.cur.Get("scope").(*goja.Object)
-	if !ok {
-		return 0
-	}
-	if t := scope.Get("tag"); t != nil {
-		if n := t.ToInteger(); n > 0 {
-			return uint64(n)
-		}
-	}
-	return 0
-}
-
-// Runaway reports whether the watchdog (JS_CALLBACK_TIMEOUT) broke the VM and, if so, the
-// tag (see CallTagged) of the callback whose code was running then: 0 when the code was not
-// a tagged callback's (a pipeline, a promise handler outside any callback). Valid once Done
-// is closed. The other callbacks in flight on the VM are innocent: their work is lost with
-// the VM (goja does not let an interrupted VM go on: see Options.CallbackTimeout).
-func (vm *VM) Runaway() (tag uint64, ok bool) {
-	return vm.runaway.Load(), vm.ranAway.Load()
 }
 
 // Panicked reports whether a Go panic escaped goja while the VM ran a job (a built-in or a
