@@ -391,7 +391,7 @@ func TestPS(t *testing.T) {
 	if code := crawl.wait(t); code != 0 {
 		t.Fatalf("exit code %d:\n%s", code, crawl.Log())
 	}
-	items, data := readFeed(t, out)
+	items, _ := readFeed(t, out)
 	if len(items) != 2 {
 		t.Errorf("%d items, want 2:\n%s", len(items), crawl.Log())
 	}

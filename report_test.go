@@ -43,7 +43,7 @@ func TestThresholdsExitCode(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", l, stderr)
 				}
 			}
-			items, data := readFeed(t, out)
+			items, _ := readFeed(t, out)
 			if n := len(items); n != 20 {
 				t.Errorf("feed has %d items, want 20", n)
 			}

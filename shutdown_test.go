@@ -215,7 +215,7 @@ func TestClosespiderPagecountExact(t *testing.T) {
 	if stats["finish_reason"] != "closespider_pagecount" || stats["response_received_count"] != 3.0 {
 		t.Errorf("finish_reason %v, response_received_count %v; want closespider_pagecount, 3", stats["finish_reason"], stats["response_received_count"])
 	}
-	items, data := readFeed(t, filepath.Join(dir, "items.jsonl"))
+	items, _ := readFeed(t, filepath.Join(dir, "items.jsonl"))
 	if n := len(items); n != 3 {
 		t.Errorf("%d items, want 3", n)
 	}
