@@ -50,6 +50,18 @@ func seq(before []int, from, to int) []int {
 	return out
 }
 
+// closeHolding closes f and checks that the feed at path then holds the items numbered
+// want, in order.
+func closeHolding(t *testing.T, f *feed.Feed, path string, want []int) {
+	t.Helper()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := feedNumbers(t, path); !slices.Equal(got, want) {
+		t.Errorf("after Close: items %v, want %v", got, want)
+	}
+}
+
 // feedNumbers parses the whole feed file at path in the format its extension names (after
 // gunzipping all its members) and returns the item numbers in file order. A file that is
 // not a valid document of its format, or a CSV file with its header more than once, fails
@@ -396,12 +408,7 @@ func TestResumeCycles(t *testing.T) {
 			}
 			exportRange(t, f, next, next+2)
 			next += 2
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if got := feedNumbers(t, path); !slices.Equal(got, seq(tc.own, 0, next)) {
-				t.Errorf("items %v, want %v", got, seq(tc.own, 0, next))
-			}
+			closeHolding(t, f, path, seq(tc.own, 0, next))
 			if want := fmt.Sprintf("msg=\"stored feed\" format=%s items=%d ", f.Format(), next); !strings.Contains(logs.String(), want) {
 				t.Errorf("the stored feed line does not count the job's %d items:\n%s", next, logs.String())
 			}
@@ -434,12 +441,7 @@ func TestResumeFreshOverwrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			exportRange(t, f, 0, 2)
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if got := feedNumbers(t, path); !slices.Equal(got, []int{0, 1}) {
-				t.Errorf("items %v, want [0 1]", got)
-			}
+			closeHolding(t, f, path, []int{0, 1})
 		})
 	}
 }
@@ -738,12 +740,7 @@ func TestFirstItemFails(t *testing.T) {
 				t.Error("exporting NaN: no error")
 			}
 			exportRange(t, f, 0, 2)
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if got := feedNumbers(t, path); !slices.Equal(got, []int{0, 1}) {
-				t.Errorf("items %v, want [0 1]", got)
-			}
+			closeHolding(t, f, path, []int{0, 1})
 		})
 	}
 }
@@ -907,12 +904,7 @@ func TestMarkThenSync(t *testing.T) {
 				t.Fatal(err)
 			}
 			exportRange(t, f, 2, 3)
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if got := feedNumbers(t, path); !slices.Equal(got, []int{0, 1, 2}) {
-				t.Errorf("items %v, want [0 1 2]", got)
-			}
+			closeHolding(t, f, path, []int{0, 1, 2})
 		})
 	}
 }
