@@ -129,11 +129,7 @@ func TestCallbackTimeout(t *testing.T) {
 					t.Errorf("stat %s = %v, want %v", k, st[k], want)
 				}
 			}
-			data, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			items := jsonLines(t, string(data))
+			items, data := readFeed(t, out)
 			if len(items) != len(tc.items) {
 				t.Fatalf("%d items, want %d:\n%s", len(items), len(tc.items), data)
 			}
@@ -181,11 +177,8 @@ func TestStopNoDownloadInFlight(t *testing.T) {
 	if !strings.Contains(log, "after no download was left") {
 		t.Errorf("the log does not say why the callback was stopped:\n%s", log)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if items := jsonLines(t, string(data)); len(items) != 3 {
+	items, data := readFeed(t, out)
+	if len(items) != 3 {
 		t.Errorf("feed has %d items, want 3:\n%s", len(items), data)
 	}
 }
@@ -215,11 +208,8 @@ func TestGiveUp(t *testing.T) {
 		if code != 0 || !strings.Contains(log, "finished") {
 			t.Errorf("resume: exit code %d:\n%s", code, log)
 		}
-		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if items := jsonLines(t, string(data)); len(items) != 4 || !strings.Contains(string(data), `"errback":"TimeoutError"`) {
+		items, data := readFeed(t, out)
+		if len(items) != 4 || !strings.Contains(string(data), `"errback":"TimeoutError"`) {
 			t.Errorf("feed:\n%s", data)
 		}
 	})
@@ -275,11 +265,8 @@ func testKilledEveryTime(t *testing.T, conc string) {
 		if st["finish_reason"] != "finished" || st["spider_exceptions/GaveUpError"] != 1.0 {
 			t.Errorf("stats: finish_reason %v, spider_exceptions/GaveUpError %v", st["finish_reason"], st["spider_exceptions/GaveUpError"])
 		}
-		data, err := os.ReadFile(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if items := jsonLines(t, string(data)); len(items) != 4 || !strings.Contains(string(data), `"errback":"GaveUpError"`) {
+		items, data := readFeed(t, out)
+		if len(items) != 4 || !strings.Contains(string(data), `"errback":"GaveUpError"`) {
 			t.Errorf("feed:\n%s", data)
 		}
 	}
@@ -288,19 +275,9 @@ func testKilledEveryTime(t *testing.T, conc string) {
 // waitLineOrEnd waits for a log line containing s (true) or the crawl's end (false).
 func (p *crawlProc) waitLineOrEnd(t *testing.T, s string) bool {
 	t.Helper()
-	timeout := time.After(30 * time.Second)
-	for {
-		select {
-		case l, ok := <-p.lines:
-			if !ok {
-				_ = p.cmd.Wait()
-				return false
-			}
-			if strings.Contains(l, s) {
-				return true
-			}
-		case <-timeout:
-			t.Fatalf("no %q in the log:\n%s", s, p.Log())
-		}
+	if _, ok := p.nextLine(t, s); !ok {
+		_ = p.cmd.Wait()
+		return false
 	}
+	return true
 }

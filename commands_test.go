@@ -46,7 +46,16 @@ func runJscrawl(t *testing.T, dir, stdin string, env []string, args ...string) (
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err := cmd.Run()
+	code = exitCode(t, ctx, cmd.Run(), args, errOut.String())
+	return out.String(), errOut.String(), code
+}
+
+// exitCode returns the exit code of a jscrawl run with args that ended with err, and fails
+// the test when the binary could not run or ctx (the run's) ran out, with the run's
+// stderr.
+func exitCode(t *testing.T, ctx context.Context, err error, args []string, stderr string) int {
+	t.Helper()
+	code := 0
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
@@ -55,9 +64,9 @@ func runJscrawl(t *testing.T, dir, stdin string, env []string, args ...string) (
 		t.Fatalf("run jscrawl %v: %v", args, err)
 	}
 	if ctx.Err() != nil {
-		t.Fatalf("jscrawl %v did not end in time\n%s", args, errOut.String())
+		t.Fatalf("jscrawl %v did not end in time\n%s", args, stderr)
 	}
-	return out.String(), errOut.String(), code
+	return code
 }
 
 // latin1 is "café" in ISO-8859-1: fetch must not convert it to UTF-8.
@@ -461,18 +470,26 @@ func guideDemo(t *testing.T) (base string, fix func(string) string) {
 	return base, func(s string) string { return strings.ReplaceAll(s, "http://127.0.0.1:8000", base) }
 }
 
-// TestGuideShellSession replays the shell session shown in docs/guide.md against the demo
-// site: the lines after "> " and "... " are typed, the others are the expected output.
-func TestGuideShellSession(t *testing.T) {
-	t.Parallel()
+// guideExample returns the submatches of the regular expression re in docs/guide.md, and
+// fails the test, naming what, when there is no match.
+func guideExample(t *testing.T, re, what string) [][]byte {
+	t.Helper()
 	guide, err := os.ReadFile("docs/guide.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile("(?s)### `jscrawl shell`.*?```sh\n(jscrawl shell [^\n]*)\n```\n```text\n(.*?)```").FindSubmatch(guide)
+	m := regexp.MustCompile(re).FindSubmatch(guide)
 	if m == nil {
-		t.Fatal("no shell session in docs/guide.md")
+		t.Fatalf("no %s in docs/guide.md", what)
 	}
+	return m
+}
+
+// TestGuideShellSession replays the shell session shown in docs/guide.md against the demo
+// site: the lines after "> " and "... " are typed, the others are the expected output.
+func TestGuideShellSession(t *testing.T) {
+	t.Parallel()
+	m := guideExample(t, "(?s)### `jscrawl shell`.*?```sh\n(jscrawl shell [^\n]*)\n```\n```text\n(.*?)```", "shell session")
 	base, fix := guideDemo(t)
 	var input, want strings.Builder
 	for _, l := range strings.Split(strings.TrimRight(string(m[2]), "\n"), "\n") {
@@ -574,14 +591,7 @@ func TestVersionVerbose(t *testing.T) {
 // checks the first line it shows.
 func TestGuideParseExample(t *testing.T) {
 	t.Parallel()
-	guide, err := os.ReadFile("docs/guide.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile("(?s)### `jscrawl parse`.*?```sh\n(jscrawl parse [^\n]*)\n```\n```text\n([^\n]*)\n").FindSubmatch(guide)
-	if m == nil {
-		t.Fatal("no parse example in docs/guide.md")
-	}
+	m := guideExample(t, "(?s)### `jscrawl parse`.*?```sh\n(jscrawl parse [^\n]*)\n```\n```text\n([^\n]*)\n", "parse example")
 	_, fix := guideDemo(t)
 	stdout, stderr, code := jscrawl(t, strings.Fields(fix(string(m[1])))[1:]...)
 	if first, _, _ := strings.Cut(stdout, "\n"); code != 0 || first != fix(string(m[2])) {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -107,11 +106,7 @@ func TestInterrupt(t *testing.T) {
 			if !strings.Contains(log.String(), `"finish_reason": "shutdown"`) {
 				t.Errorf("finish_reason is not shutdown:\n%s", log.String())
 			}
-			data, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			items := jsonLines(t, string(data))
+			items, _ := readFeed(t, out)
 			if len(items) < tc.minItems || len(items) > tc.maxItems {
 				t.Errorf("feed has %d items, want %d..%d (every scraped item flushed):\n%s", len(items), tc.minItems, tc.maxItems, log.String())
 			}

@@ -131,6 +131,19 @@ func runJobCrawl(t *testing.T, dir string, args ...string) (int, string) {
 	return 0, string(out)
 }
 
+// killThenFinish runs the job with args in dir through killRuns (n kills at the most),
+// then once more to the end, and fails the test unless that last run exits 0. It returns
+// the number of kills and the last run's log.
+func killThenFinish(t *testing.T, site *treeSite, dir string, args []string, n int) (kills int, log string) {
+	t.Helper()
+	kills = killRuns(t, site, dir, args, n)
+	code, log := runJobCrawl(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("the last run: exit code %d\n%s", code, log)
+	}
+	return kills, log
+}
+
 // TestJobSurvivesKills: a crawl of 2,000 pages is SIGKILLed at random downloads, at least
 // ten times, resumed each time with the same command, then left to finish: its feed holds
 // every item exactly once and no page was downloaded more often than 1 + the kills.
@@ -138,11 +151,7 @@ func TestJobSurvivesKills(t *testing.T) {
 	t.Parallel()
 	const total = 2000
 	site, dir, args := treeJob(t, total, "-o", "items.jsonl")
-	kills := killRuns(t, site, dir, args, 12)
-	code, log := runJobCrawl(t, dir, args...)
-	if code != 0 {
-		t.Fatalf("the last run: exit code %d\n%s", code, log)
-	}
+	kills, _ := killThenFinish(t, site, dir, args, 12)
 	data := eachOnce(t, filepath.Join(dir, "items.jsonl"), total)
 	site.mu.Lock()
 	for n, h := range site.hits {
@@ -162,7 +171,7 @@ func TestJobSurvivesKills(t *testing.T) {
 	site.mu.Lock()
 	before := site.n
 	site.mu.Unlock()
-	code, log = runJobCrawl(t, dir, args...)
+	code, log := runJobCrawl(t, dir, args...)
 	if code != 0 || !strings.Contains(log, "already finished (finished)") {
 		t.Errorf("rerun of a finished job: exit code %d\n%s", code, log)
 	}
@@ -520,14 +529,7 @@ func TestJobDemoResume(t *testing.T) {
 	for _, it := range jsonLines(t, string(data)) {
 		titles[it["title"].(string)]++
 	}
-	if len(titles) != 100 {
-		t.Errorf("%d distinct books, want 100", len(titles))
-	}
-	for title, n := range titles {
-		if n != 1 {
-			t.Errorf("%q is in the feed %d times", title, n)
-		}
-	}
+	eachTitleOnce(t, titles, 100)
 }
 
 // TestJobSitemapSpiderResumes: a SitemapSpider job killed several times (sitemaps are
@@ -546,12 +548,8 @@ export default class extends SitemapSpider {
 }
 `)
 	args := []string{"sm.js", "--jobdir", "job", "-o", "items.jsonl", "-a", "baseUrl=" + site.URL, "-s", "JOBDIR_COMMIT_INTERVAL=0.02"}
-	kills := killRuns(t, site, dir, args, 5)
-	if kills < 5 {
+	if kills, _ := killThenFinish(t, site, dir, args, 5); kills < 5 {
 		t.Errorf("only %d kills happened", kills)
-	}
-	if code, log := runJobCrawl(t, dir, args...); code != 0 {
-		t.Fatalf("the last run: exit code %d\n%s", code, log)
 	}
 	eachOnce(t, filepath.Join(dir, "items.jsonl"), total)
 }

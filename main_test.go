@@ -73,6 +73,40 @@ func writeFile(t testing.TB, dir, name, content string) string {
 	return p
 }
 
+// onlyTravel checks that every item is of the category Travel (a crawl with
+// -a category=travel).
+func onlyTravel(t *testing.T, items []map[string]any) {
+	for _, it := range items {
+		if it["category"] != "Travel" {
+			t.Errorf("category=travel gave %v", it)
+		}
+	}
+}
+
+// eachTitleOnce checks that titles (how many items have each title) has n titles, each
+// counted once.
+func eachTitleOnce(t *testing.T, titles map[string]int, n int) {
+	t.Helper()
+	if len(titles) != n {
+		t.Errorf("%d distinct books, want %d", len(titles), n)
+	}
+	for title, k := range titles {
+		if k != 1 {
+			t.Errorf("%q is in the feed %d times", title, k)
+		}
+	}
+}
+
+// readFeed returns the items of the JSON-lines feed at path, and its bytes.
+func readFeed(t *testing.T, path string) ([]map[string]any, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return jsonLines(t, string(data)), data
+}
+
 // jsonLines decodes stdout as JSON Lines.
 func jsonLines(t *testing.T, s string) []map[string]any {
 	t.Helper()
@@ -423,13 +457,7 @@ func TestDemoExamples(t *testing.T) {
 				t.Errorf("key order %v", keys)
 			}
 		}},
-		{file: "examples/books.ts", args: []string{"-a", "category=travel"}, items: 11, check: func(t *testing.T, items []map[string]any) {
-			for _, it := range items {
-				if it["category"] != "Travel" {
-					t.Errorf("category=travel gave %v", it)
-				}
-			}
-		}},
+		{file: "examples/books.ts", args: []string{"-a", "category=travel"}, items: 11, check: onlyTravel},
 		{file: "examples/quotes.js", items: 38, check: func(t *testing.T, items []map[string]any) {
 			var quotes, authors int
 			for _, it := range items {
@@ -453,13 +481,7 @@ func TestDemoExamples(t *testing.T) {
 				t.Errorf("book 1: %v", b)
 			}
 		}},
-		{file: "examples/crawl.ts", args: []string{"-a", "category=travel"}, items: 11, check: func(t *testing.T, items []map[string]any) {
-			for _, it := range items {
-				if it["category"] != "Travel" {
-					t.Errorf("category=travel gave %v", it)
-				}
-			}
-		}},
+		{file: "examples/crawl.ts", args: []string{"-a", "category=travel"}, items: 11, check: onlyTravel},
 		{file: "examples/rss.ts", items: 100, check: func(t *testing.T, items []map[string]any) {
 			b := find(items, "id", float64(1))
 			if b == nil || b["title"] != "Tipping the Velvet & Co" || b["price"] != 52.98 || b["category"] != "Poetry" ||

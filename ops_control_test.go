@@ -149,15 +149,26 @@ func (p *crawlProc) Log() string {
 // waitLine returns the first log line (from here on) containing s.
 func (p *crawlProc) waitLine(t *testing.T, s string) string {
 	t.Helper()
+	l, ok := p.nextLine(t, s)
+	if !ok {
+		t.Fatalf("the crawl ended before logging %q:\n%s", s, p.Log())
+	}
+	return l
+}
+
+// nextLine returns the first log line (from here on) containing s, or false when the
+// crawl's log ends first; it fails the test when no such line comes within 30 seconds.
+func (p *crawlProc) nextLine(t *testing.T, s string) (string, bool) {
+	t.Helper()
 	timeout := time.After(30 * time.Second)
 	for {
 		select {
 		case l, ok := <-p.lines:
 			if !ok {
-				t.Fatalf("the crawl ended before logging %q:\n%s", s, p.Log())
+				return "", false
 			}
 			if strings.Contains(l, s) {
-				return l
+				return l, true
 			}
 		case <-timeout:
 			t.Fatalf("no %q in the log:\n%s", s, p.Log())
@@ -380,11 +391,8 @@ func TestPS(t *testing.T) {
 	if code := crawl.wait(t); code != 0 {
 		t.Fatalf("exit code %d:\n%s", code, crawl.Log())
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if items := jsonLines(t, string(data)); len(items) != 2 {
+	items, _ := readFeed(t, out)
+	if len(items) != 2 {
 		t.Errorf("%d items, want 2:\n%s", len(items), crawl.Log())
 	}
 	if !strings.Contains(crawl.Log(), "Spider closed (finished)") {

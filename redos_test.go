@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -81,11 +80,7 @@ func TestReDoSCallbackTimeout(t *testing.T) {
 	if took > 30*time.Second {
 		t.Errorf("the crawl took %v, want < 30s:\n%s", took, stderr)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	items := jsonLines(t, string(data))
+	items, data := readFeed(t, out)
 	if len(items) != 2 {
 		t.Errorf("feed has %d items, want the 2 plain pages':\n%s\n%s", len(items), data, stderr)
 	}
@@ -166,11 +161,8 @@ func TestReDoSStop(t *testing.T) {
 			if !strings.Contains(log, "exiting without waiting for it") {
 				t.Errorf("the log does not say the stuck callback was left:\n%s", log)
 			}
-			data, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if items := jsonLines(t, string(data)); len(items) != 1 {
+			items, data := readFeed(t, out)
+			if len(items) != 1 {
 				t.Errorf("feed has %d items, want 1:\n%s", len(items), data)
 			}
 		})

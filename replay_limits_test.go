@@ -6,7 +6,6 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -121,16 +120,7 @@ wait:
 			}
 		}
 	}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatalf("run jscrawl %v: %v", args, err)
-	}
-	if ctx.Err() != nil {
-		t.Fatalf("jscrawl %v did not end in time\n%s", args, errOut.String())
-	}
+	code = exitCode(t, ctx, err, args, errOut.String())
 	return out.String(), errOut.String(), code, peak
 }
 

@@ -43,11 +43,8 @@ func TestThresholdsExitCode(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", l, stderr)
 				}
 			}
-			data, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n := len(jsonLines(t, string(data))); n != 20 {
+			items, _ := readFeed(t, out)
+			if n := len(items); n != 20 {
 				t.Errorf("feed has %d items, want 20", n)
 			}
 		})

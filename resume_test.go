@@ -71,14 +71,7 @@ func TestResumeWithJobdirAlone(t *testing.T) {
 					t.Errorf("item %v: want tag first and delay 0.03 (the first run's -a and -s)", it)
 				}
 			}
-			if len(titles) != 100 {
-				t.Errorf("%d distinct books in the first run's feed, want 100", len(titles))
-			}
-			for title, n := range titles {
-				if n != 1 {
-					t.Errorf("%q is in the feed %d times", title, n)
-				}
-			}
+			eachTitleOnce(t, titles, 100)
 		})
 	}
 }

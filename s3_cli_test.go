@@ -102,11 +102,7 @@ func TestJobSurvivesKillsIntoS3(t *testing.T) {
 	site, dir, args := treeJob(t, total, "-s", `FEEDS={"s3://feeds/tree/%(batch_id)03d.jsonl": {"batchItemCount": 150}}`,
 		"-s", "AWS_ENDPOINT_URL="+srv.Endpoint, "-s", "AWS_REGION_NAME=us-east-1",
 		"-s", "AWS_ACCESS_KEY_ID="+enginetest.S3AccessKey, "-s", "AWS_SECRET_ACCESS_KEY="+enginetest.S3SecretKey)
-	kills := killRuns(t, site, dir, args, 10)
-	code, log := runJobCrawl(t, dir, args...)
-	if code != 0 {
-		t.Fatalf("the last run: exit code %d\n%s", code, log)
-	}
+	kills, _ := killThenFinish(t, site, dir, args, 10)
 	if kills < 8 {
 		t.Errorf("only %d kills happened", kills)
 	}

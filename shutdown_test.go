@@ -177,11 +177,8 @@ func TestStopDeadline(t *testing.T) {
 					t.Errorf("stray line at exit: %q", l)
 				}
 			}
-			data, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if items := jsonLines(t, string(data)); len(items) != tc.items {
+			items, data := readFeed(t, out)
+			if len(items) != tc.items {
 				t.Errorf("feed has %d items, want %d:\n%s\n%s", len(items), tc.items, data, log)
 			}
 			stats := readStatsJSON(t, filepath.Join(dir, "stats.json"))
@@ -218,11 +215,8 @@ func TestClosespiderPagecountExact(t *testing.T) {
 	if stats["finish_reason"] != "closespider_pagecount" || stats["response_received_count"] != 3.0 {
 		t.Errorf("finish_reason %v, response_received_count %v; want closespider_pagecount, 3", stats["finish_reason"], stats["response_received_count"])
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "items.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(jsonLines(t, string(data))); n != 3 {
+	items, _ := readFeed(t, filepath.Join(dir, "items.jsonl"))
+	if n := len(items); n != 3 {
 		t.Errorf("%d items, want 3", n)
 	}
 }

@@ -56,11 +56,7 @@ func TestJobSurvivesKillsIntoSQLite(t *testing.T) {
 	t.Parallel()
 	const total = 2000
 	site, dir, args := treeJob(t, total, "-o", "sqlite:out/items.db?table=tree")
-	kills := killRuns(t, site, dir, args, 10)
-	code, log := runJobCrawl(t, dir, args...)
-	if code != 0 {
-		t.Fatalf("the last run: exit code %d\n%s", code, log)
-	}
+	kills, _ := killThenFinish(t, site, dir, args, 10)
 	if kills < 8 {
 		t.Errorf("only %d kills happened", kills)
 	}
@@ -76,11 +72,7 @@ func TestJobSurvivesKillsIntoPostgres(t *testing.T) {
 	url := pg.URL(pg.NewDatabase(t))
 	const total = 2000
 	site, dir, args := treeJob(t, total, "-o", url+"&table=tree")
-	kills := killRuns(t, site, dir, args, 10)
-	code, log := runJobCrawl(t, dir, args...)
-	if code != 0 {
-		t.Fatalf("the last run: exit code %d\n%s", code, log)
-	}
+	kills, log := killThenFinish(t, site, dir, args, 10)
 	if kills < 8 {
 		t.Errorf("only %d kills happened", kills)
 	}

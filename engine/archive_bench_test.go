@@ -2,13 +2,11 @@ package engine_test
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine"
@@ -26,18 +24,8 @@ func BenchmarkArchive(b *testing.B) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /page/{n}", func(w http.ResponseWriter, r *http.Request) {
 		n, _ := strconv.Atoi(r.PathValue("n"))
-		var sb strings.Builder
-		fmt.Fprintf(&sb, "<html><head><title>Page %d</title></head><body><h1>Page %d</h1>", n, n)
-		for p := range 10 {
-			fmt.Fprintf(&sb, `<div class="product"><span class="name">Product %d</span><span class="price">$%d.%02d</span><a class="detail" href="/page/%d#p%d">detail</a><p>%s</p></div>`,
-				p, n*p%997, p, n, p, strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 22))
-		}
-		for k := range 20 {
-			fmt.Fprintf(&sb, `<a href="/page/%d">link</a> `, (n*7+k*13)%total)
-		}
-		fmt.Fprintf(&sb, `<a href="/page/%d">next</a></body></html>`, (n+1)%total)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, sb.String())
+		io.WriteString(w, w1Page(n, total))
 	})
 	run := func(b *testing.B, base string, opts ...engine.Option) {
 		sp := &enginetest.Spider{

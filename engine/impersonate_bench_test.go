@@ -25,6 +25,22 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// w1Page is page n of total of the bench kit's w1 site: about 14 KB, with ten products and
+// 20 links to other pages.
+func w1Page(n, total int) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "<html><head><title>Page %d</title></head><body><h1>Page %d</h1>", n, n)
+	for p := range 10 {
+		fmt.Fprintf(&sb, `<div class="product"><span class="name">Product %d</span><span class="price">$%d.%02d</span><a class="detail" href="/page/%d#p%d">detail</a><p>%s</p></div>`,
+			p, n*p%997, p, n, p, strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 22))
+	}
+	for k := range 20 {
+		fmt.Fprintf(&sb, `<a href="/page/%d">link</a> `, (n*7+k*13)%total)
+	}
+	fmt.Fprintf(&sb, `<a href="/page/%d">next</a></body></html>`, (n+1)%total)
+	return sb.String()
+}
+
 // BenchmarkImpersonate crawls the bench kit's w1 (2,000 pages of about 14 KB, ten
 // products and 20 links each) from a local HTTP/2 server over TLS, once per iteration,
 // with Go's own client (default) and with HTTP_IMPERSONATE=chrome. It reports pages/s
@@ -38,18 +54,8 @@ func BenchmarkImpersonate(b *testing.B) {
 			http.NotFound(w, r)
 			return
 		}
-		var sb strings.Builder
-		fmt.Fprintf(&sb, "<html><head><title>Page %d</title></head><body><h1>Page %d</h1>", n, n)
-		for p := range 10 {
-			fmt.Fprintf(&sb, `<div class="product"><span class="name">Product %d</span><span class="price">$%d.%02d</span><a class="detail" href="/page/%d#p%d">detail</a><p>%s</p></div>`,
-				p, n*p%997, p, n, p, strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 22))
-		}
-		for k := range 20 {
-			fmt.Fprintf(&sb, `<a href="/page/%d">link</a> `, (n*7+k*13)%total)
-		}
-		fmt.Fprintf(&sb, `<a href="/page/%d">next</a></body></html>`, (n+1)%total)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, sb.String())
+		io.WriteString(w, w1Page(n, total))
 	}))
 	srv.EnableHTTP2 = true
 	srv.StartTLS()

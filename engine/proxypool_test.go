@@ -276,13 +276,11 @@ func (n notify) WithGroup(g string) slog.Handler {
 	return notify{n.Handler.WithGroup(g), n.substr, n.once, n.ch}
 }
 
-// TestProxyPoolAllBenched: with every proxy down the crawl pauses and says so, and no
-// request goes to the site directly; once one proxy is back (restarted on its address)
-// and its bench is over, the crawl resumes and completes through it.
-func TestProxyPoolAllBenched(t *testing.T) {
-	t.Parallel()
-	site := newProxiedSite(t, false)
-	ps := threeProxies(t)
+// crawlPaused closes the proxies ps and starts a crawl of n pages of site through them
+// with the settings kv, and returns once the crawl has paused because every proxy is
+// benched: the engine, its DEBUG log and the channel that gets Run's result.
+func crawlPaused(t *testing.T, site *proxiedSite, ps []*enginetest.HTTPProxy, n int, kv map[string]any) (*engine.Engine, *enginetest.Buffer, <-chan error) {
+	t.Helper()
 	for _, p := range ps {
 		p.Close()
 	}
@@ -290,11 +288,22 @@ func TestProxyPoolAllBenched(t *testing.T) {
 	paused := make(chan struct{})
 	stats := engine.NewStats()
 	logger := slog.New(notify{engine.NewLogHandler(logs, slog.LevelDebug, stats), "proxies benched; pausing until", &sync.Once{}, paused})
-	e := engine.New(pages(t, site.URL, 5), settings(t, map[string]any{types.ProxyList: proxyURLs(ps),
-		types.ProxyBenchDelay: 0.2, types.ProxyBenchMaxDelay: 0.2}), engine.WithLogger(logger), engine.WithStats(stats))
-	done := make(chan error)
+	kv[types.ProxyList] = proxyURLs(ps)
+	e := engine.New(pages(t, site.URL, n), settings(t, kv), engine.WithLogger(logger), engine.WithStats(stats))
+	done := make(chan error, 1)
 	go func() { done <- e.Run(context.Background()) }()
 	<-paused
+	return e, logs, done
+}
+
+// TestProxyPoolAllBenched: with every proxy down the crawl pauses and says so, and no
+// request goes to the site directly; once one proxy is back (restarted on its address)
+// and its bench is over, the crawl resumes and completes through it.
+func TestProxyPoolAllBenched(t *testing.T) {
+	t.Parallel()
+	site := newProxiedSite(t, false)
+	ps := threeProxies(t)
+	e, logs, done := crawlPaused(t, site, ps, 5, map[string]any{types.ProxyBenchDelay: 0.2, types.ProxyBenchMaxDelay: 0.2})
 	if n := len(site.hits()); n != 0 {
 		t.Errorf("the site got %d requests while every proxy was down", n)
 	}
@@ -324,18 +333,7 @@ func TestProxyPoolShutdownEndsPause(t *testing.T) {
 	t.Parallel()
 	site := newProxiedSite(t, false)
 	ps := threeProxies(t)
-	for _, p := range ps {
-		p.Close()
-	}
-	logs := &enginetest.Buffer{}
-	paused := make(chan struct{})
-	stats := engine.NewStats()
-	logger := slog.New(notify{engine.NewLogHandler(logs, slog.LevelDebug, stats), "pausing until", &sync.Once{}, paused})
-	e := engine.New(pages(t, site.URL, 3), settings(t, map[string]any{types.ProxyList: proxyURLs(ps),
-		types.ProxyBenchDelay: 600}), engine.WithLogger(logger), engine.WithStats(stats))
-	done := make(chan error)
-	go func() { done <- e.Run(context.Background()) }()
-	<-paused
+	e, _, done := crawlPaused(t, site, ps, 3, map[string]any{types.ProxyBenchDelay: 600})
 	e.CloseSpider("shutdown")
 	if err := <-done; err != nil {
 		t.Fatal(err)

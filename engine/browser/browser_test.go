@@ -53,7 +53,7 @@ func TestBrowserRendersPage(t *testing.T) {
 			return nil
 		},
 	}
-	e, logs := crawl(t, sp, nil)
+	e, logs := enginetest.Crawl(t, sp, nil)
 	if len(got) != 4 {
 		t.Fatalf("got responses %v, want 4; log:\n%s", got, logs)
 	}
@@ -72,7 +72,7 @@ func TestBrowserRendersPage(t *testing.T) {
 	if n := srv.Hits("/app"); n != 2 {
 		t.Errorf("/app hits = %d, want 2 (a browser and a plain request are different requests)", n)
 	}
-	if n := stat(e, "browser/page_count"); n != 3 {
+	if n := enginetest.Stat(e, "browser/page_count"); n != 3 {
 		t.Errorf("browser/page_count = %d, want 3", n)
 	}
 	if n := strings.Count(logs, "WARNING: Running Chromium without its sandbox"); os.Geteuid() == 0 && n != 1 {
@@ -117,12 +117,12 @@ func TestBrowserBlocksResources(t *testing.T) {
 			return nil
 		},
 	}
-	e, logs := crawl(t, sp, nil)
+	e, logs := enginetest.Crawl(t, sp, nil)
 	if srv.Hits("/img-a.png") != 0 || srv.Hits("/img-b.png") != 1 || srv.Hits("/style.css") != 2 {
 		t.Errorf("hits: img-a %d (blocked: want 0), img-b %d (blockResources []: want 1), style.css %d (want 2); log:\n%s",
 			srv.Hits("/img-a.png"), srv.Hits("/img-b.png"), srv.Hits("/style.css"), logs)
 	}
-	if n := stat(e, "browser/blocked_resource_count"); n != 1 {
+	if n := enginetest.Stat(e, "browser/blocked_resource_count"); n != 1 {
 		t.Errorf("browser/blocked_resource_count = %d, want 1", n)
 	}
 	if !bytes.HasPrefix(shot, []byte("\x89PNG\r\n\x1a\n")) {
@@ -161,7 +161,7 @@ func TestBrowserCookiesBothWays(t *testing.T) {
 			return nil
 		},
 	}
-	_, logs := crawl(t, sp, nil)
+	_, logs := enginetest.Crawl(t, sp, nil)
 	if !strings.Contains(sent, `<p id="sent">srv=1</p>`) {
 		t.Errorf("the page was not sent the jar's cookie srv=1:\n%s\nlog:\n%s", sent, logs)
 	}
@@ -194,7 +194,7 @@ func TestBrowserRobotsAndOffsite(t *testing.T) {
 			return nil
 		},
 	}
-	e, logs := crawl(t, sp, map[string]any{types.RobotsTxtObey: true})
+	e, logs := enginetest.Crawl(t, sp, map[string]any{types.RobotsTxtObey: true})
 	if srv.Hits("/private") != 0 || srv.Hits("/late") != 0 {
 		t.Errorf("hits: /private %d (robots.txt disallows it), /late %d (offsite), want 0; log:\n%s", srv.Hits("/private"), srv.Hits("/late"), logs)
 	}
@@ -241,7 +241,7 @@ func TestBrowserCrashRestarts(t *testing.T) {
 			return nil
 		},
 	}
-	e, logs := crawl(t, sp, map[string]any{types.RetryTimes: 2})
+	e, logs := enginetest.Crawl(t, sp, map[string]any{types.RetryTimes: 2})
 	if pids := <-killed; len(pids) == 0 {
 		t.Fatal("found no chromium process to kill")
 	}
@@ -264,7 +264,7 @@ func TestBrowserLeavesNoTabOpen(t *testing.T) {
 		idle  int // tabs kept at the end: the kept page's, cleared
 	}{{1, 0}, {100, 1}} {
 		t.Run(fmt.Sprintf("BROWSER_PAGE_REUSE=%d", tc.reuse), func(t *testing.T) {
-			e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.RetryEnabled: false, types.BrowserPageReuse: tc.reuse})
+			e, _ := enginetest.NewEngine(t, &enginetest.Spider{}, map[string]any{types.RetryEnabled: false, types.BrowserPageReuse: tc.reuse})
 			defer func() { _ = e.CloseHandlers() }()
 			ctx := context.Background()
 			var kept []types.Page
@@ -325,7 +325,7 @@ func TestBrowserProxyAndCache(t *testing.T) {
 		out.RequestURI = ""
 		out.URL.Host = target.Host // every host is the test site
 		out.Header.Del("Proxy-Authorization")
-		relay(w, http.DefaultTransport, out)
+		enginetest.Relay(w, http.DefaultTransport, out)
 	}))
 	t.Cleanup(proxy.Close)
 	proxyURL := strings.Replace(proxy.URL, "http://", "http://u:p@", 1)
@@ -344,13 +344,13 @@ func TestBrowserProxyAndCache(t *testing.T) {
 				return nil
 			},
 		}
-		e, logs := crawl(t, sp, map[string]any{types.HTTPCacheEnabled: true, types.HTTPCacheDir: dir})
+		e, logs := enginetest.Crawl(t, sp, map[string]any{types.HTTPCacheEnabled: true, types.HTTPCacheDir: dir})
 		if got == nil || !bytes.Contains(got.Body, []byte(`<li class="product">plum</li>`)) {
 			t.Fatalf("%s run: no rendered page through the proxy: %v; log:\n%s", run, got, logs)
 		}
 		cached := slices.Contains(got.Flags, "cached")
-		if cached != (run == "cached") || (stat(e, "browser/page_count") == 1) == cached {
-			t.Errorf("%s run: flags %v, browser/page_count %d", run, got.Flags, stat(e, "browser/page_count"))
+		if cached != (run == "cached") || (enginetest.Stat(e, "browser/page_count") == 1) == cached {
+			t.Errorf("%s run: flags %v, browser/page_count %d", run, got.Flags, enginetest.Stat(e, "browser/page_count"))
 		}
 	}
 	mu.Lock()
@@ -384,7 +384,7 @@ func crawlFailing(t *testing.T, r *types.Request, plain []string, kv map[string]
 			return nil
 		},
 	}
-	e, logs = crawl(t, sp, kv)
+	e, logs = enginetest.Crawl(t, sp, kv)
 	return failure, int(n.Load()), e, logs
 }
 
@@ -392,7 +392,7 @@ func crawlFailing(t *testing.T, r *types.Request, plain []string, kv map[string]
 func wantStats(t *testing.T, e *engine.Engine, logs string, want map[string]int64) {
 	t.Helper()
 	for k, v := range want {
-		if n := stat(e, k); n != v {
+		if n := enginetest.Stat(e, k); n != v {
 			t.Errorf("%s = %d, want %d; log:\n%s", k, n, v, logs)
 		}
 	}
@@ -457,7 +457,7 @@ func TestBrowserFailures(t *testing.T) {
 func TestBrowserOpenPageHoldsItsPlace(t *testing.T) {
 	enginetest.RequireBrowser(t)
 	srv := enginetest.StartWith(t, enginetest.BrowserMux())
-	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1})
+	e, _ := enginetest.NewEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1})
 	defer func() { _ = e.CloseHandlers() }()
 	ctx := context.Background()
 	resp, err := e.Download(ctx, enginetest.BrowserRequest(srv.URL+"/app", types.Item{{Key: "includePage", Value: true}}))
@@ -497,7 +497,7 @@ func TestBrowserRetriedPageIsClosed(t *testing.T) {
 	})
 	srv := enginetest.StartWith(t, mux)
 	// BROWSER_CONCURRENCY 1: the retry gets a place only if the 503's page was closed.
-	e, _ := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.RetryTimes: 1})
+	e, _ := enginetest.NewEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.RetryTimes: 1})
 	defer func() { _ = e.CloseHandlers() }()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -553,7 +553,7 @@ func TestBrowserDownloadDelay(t *testing.T) {
 	})
 	srv := enginetest.StartWith(t, mux)
 	sp := threeBrowserPages(srv.URL + "/d/")
-	e, logs := crawl(t, sp, map[string]any{types.DownloadDelay: delay.Seconds(), types.RandomizeDownloadDelay: false,
+	e, logs := enginetest.Crawl(t, sp, map[string]any{types.DownloadDelay: delay.Seconds(), types.RandomizeDownloadDelay: false,
 		types.BrowserConcurrency: 3, types.ConcurrentRequestsPerDomain: 3, types.BrowserExecutable: slow})
 	wantStats(t, e, logs, map[string]int64{"browser/page_count": 3})
 	mu.Lock()
@@ -587,7 +587,7 @@ func TestBrowserAutoThrottle(t *testing.T) {
 	})
 	srv := enginetest.StartWith(t, mux)
 	sp := threeBrowserPages(srv.URL + "/t/")
-	e, logs := crawl(t, sp, map[string]any{types.AutoThrottleEnabled: true, types.AutoThrottleDebug: true,
+	e, logs := enginetest.Crawl(t, sp, map[string]any{types.AutoThrottleEnabled: true, types.AutoThrottleDebug: true,
 		types.AutoThrottleStartDelay: 0.0, types.AutoThrottleMaxDelay: 60.0, types.RandomizeDownloadDelay: false,
 		types.ConcurrentRequestsPerDomain: 1, types.BrowserExecutable: slow})
 	wantStats(t, e, logs, map[string]int64{"browser/page_count": 3})
@@ -637,7 +637,7 @@ func TestBrowserReusesTabs(t *testing.T) {
 			mu.Lock()
 			clear(hits)
 			mu.Unlock()
-			e, logs := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.BrowserPageReuse: tc.reuse})
+			e, logs := enginetest.NewEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.BrowserPageReuse: tc.reuse})
 			defer func() { _ = e.CloseHandlers() }()
 			for _, u := range urls {
 				resp, err := e.Download(context.Background(), enginetest.BrowserRequest(srv.URL+u, nil))
@@ -709,7 +709,7 @@ open.onsuccess = () => {
 </script>`))
 	})
 	srv := enginetest.StartWith(t, mux)
-	e, logs := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.CookiesEnabled: false})
+	e, logs := enginetest.NewEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.CookiesEnabled: false})
 	defer func() { _ = e.CloseHandlers() }()
 	var got []string
 	for _, u := range []string{"/state?set=1", "/state"} {
@@ -739,7 +739,7 @@ open.onsuccess = () => {
 func TestBrowserIdleTabClosed(t *testing.T) {
 	enginetest.RequireBrowser(t)
 	srv := enginetest.StartWith(t, enginetest.BrowserMux())
-	e, _ := newEngine(t, &enginetest.Spider{}, nil)
+	e, _ := enginetest.NewEngine(t, &enginetest.Spider{}, nil)
 	defer func() { _ = e.CloseHandlers() }()
 	browser.SetIdleTimeout(e, 300*time.Millisecond)
 	ctx := context.Background()
@@ -767,7 +767,7 @@ func TestBrowserIdleTabClosed(t *testing.T) {
 	if _, err := e.Download(ctx, enginetest.BrowserRequest(srv.URL+"/app", nil)); err != nil {
 		t.Fatal(err)
 	}
-	if n := stat(e, "browser/tab_count"); n != 2 {
+	if n := enginetest.Stat(e, "browser/tab_count"); n != 2 {
 		t.Errorf("browser/tab_count = %d, want 2", n)
 	}
 }
@@ -791,7 +791,7 @@ document.write("<p id=after>" + ok + " " + p + "</p>");</script>`))
 window.addEventListener("beforeunload", (e) => { e.preventDefault(); e.returnValue = ""; });</script>`))
 	mux.HandleFunc("/next", page(`<p id=next>next</p>`))
 	srv := enginetest.StartWith(t, mux)
-	e, logs := newEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.RetryEnabled: false})
+	e, logs := enginetest.NewEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.RetryEnabled: false})
 	defer func() { _ = e.CloseHandlers() }()
 	ctx := context.Background()
 	resp, err := e.Download(ctx, enginetest.BrowserRequest(srv.URL+"/alert", types.Item{{Key: "timeout", Value: 10.0}}))

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -29,8 +28,7 @@ type Postgres struct {
 	// Password is the password of the superuser postgres.
 	Password string
 	dir      string
-	cmd      *exec.Cmd
-	exit     chan struct{}
+	proc     child
 	dbs      atomic.Int64
 }
 
@@ -61,10 +59,7 @@ func StartPostgres(t testing.TB) *Postgres {
 	t.Helper()
 	bin, err := postgresBin()
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("PostgreSQL not found (CI=true): %v", err)
-		}
-		t.Skipf("PostgreSQL not found, skipping (install Debian's postgresql package to run this test): %v", err)
+		unavailable(t, err, "install Debian's postgresql package to run this test")
 	}
 	// Not t.TempDir: its parents are closed to the user nobody.
 	dir, err := os.MkdirTemp("", "jscrawl-pg-")
@@ -101,65 +96,29 @@ func StartPostgres(t testing.TB) *Postgres {
 	if out, err := initdb.CombinedOutput(); err != nil {
 		t.Fatalf("initdb: %v\n%s", err, out)
 	}
-	var lastErr error
-	for range 5 { // a free port can be taken between the probe and the server's bind
-		port, err := freePort()
-		if err != nil {
-			t.Fatalf("find a free port: %v", err)
-		}
+	p.proc = child{name: "postgres", log: filepath.Join(dir, "postgres.log"), signal: syscall.SIGINT}
+	startOnFreePort(t, "postgres", func(port int) error {
 		p.Addr = "127.0.0.1:" + strconv.Itoa(port)
 		cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port), "-h", "127.0.0.1",
 			"-c", "unix_socket_directories=", "-c", "fsync=off", "-c", "max_connections=50",
 			"-c", "logging_collector=off", "-c", "log_min_messages=warning")
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 		cmd.Dir = dir
-		logf, err := os.Create(filepath.Join(dir, "postgres.log"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stdout, cmd.Stderr = logf, logf
-		if err := cmd.Start(); err != nil {
-			logf.Close()
-			t.Fatalf("start postgres: %v", err)
-		}
-		exit := make(chan struct{})
-		go func() {
-			_ = cmd.Wait()
-			logf.Close()
-			close(exit)
-		}()
-		p.cmd, p.exit = cmd, exit
-		if lastErr = p.waitReady(); lastErr == nil {
-			t.Cleanup(p.Stop)
-			return p
-		}
-		p.Stop()
-	}
-	t.Fatalf("start postgres: %v", lastErr)
-	return nil
+		return p.proc.run(cmd, 30*time.Second, 20*time.Millisecond, p.ping)
+	})
+	t.Cleanup(p.Stop)
+	return p
 }
 
-// waitReady waits until the server takes a connection, or has exited.
-func (p *Postgres) waitReady() error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		select {
-		case <-p.exit:
-			return fmt.Errorf("postgres exited at start: %s", p.logTail())
-		default:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		c, err := pgx.Connect(ctx, p.URL("postgres"))
-		cancel()
-		if err == nil {
-			_ = c.Close(context.Background())
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("postgres does not take connections on %s: %v; %s", p.Addr, err, p.logTail())
-		}
-		time.Sleep(20 * time.Millisecond) // polling for the server to come up, not synchronisation
+// ping connects to the server and reports an error unless it takes the connection.
+func (p *Postgres) ping() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, p.URL("postgres"))
+	if err != nil {
+		return err
 	}
+	return c.Close(context.Background())
 }
 
 // URL returns the postgres:// URL of database db, with the superuser's password.
@@ -186,21 +145,5 @@ func (p *Postgres) NewDatabase(t testing.TB) string {
 // Stop stops the server (a fast shutdown) and waits until it has exited. Stopping a
 // stopped server does nothing.
 func (p *Postgres) Stop() {
-	if p.cmd == nil {
-		return
-	}
-	stopProcess(p.cmd, p.exit, syscall.SIGINT)
-	p.cmd = nil
-}
-
-func (p *Postgres) logTail() string {
-	b, _ := os.ReadFile(filepath.Join(p.dir, "postgres.log"))
-	s := strings.TrimSpace(string(b))
-	if len(s) > 2000 {
-		s = s[len(s)-2000:]
-	}
-	if s == "" {
-		return "(empty log)"
-	}
-	return "log: " + s
+	p.proc.stop()
 }

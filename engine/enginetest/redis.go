@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -34,8 +33,7 @@ type Redis struct {
 	// Dir is the server's working folder (its log and, with AOF, its data).
 	Dir  string
 	opts RedisOptions
-	cmd  *exec.Cmd
-	exit chan struct{} // closed when cmd has exited
+	proc child
 }
 
 // StartRedis starts a redis-server for the test and waits until it answers PING. When no
@@ -45,22 +43,15 @@ func StartRedis(t testing.TB, opts RedisOptions) *Redis {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("redis-server not found (CI=true): %v", err)
-		}
-		t.Skipf("redis-server not found, skipping (install Debian's redis-server package to run this test): %v", err)
+		unavailable(t, err, "install Debian's redis-server package to run this test")
 	}
 	r := &Redis{t: t, bin: bin, Dir: t.TempDir(), opts: opts}
-	var lastErr error
-	for range 5 { // a free port can be taken between the probe and the server's bind
-		port, err := freePort()
-		if err != nil {
-			t.Fatalf("find a free port: %v", err)
-		}
+	r.proc = child{name: "redis-server", log: filepath.Join(r.Dir, "redis.log"), ownLog: true, signal: syscall.SIGTERM}
+	startOnFreePort(t, "redis-server", func(port int) error {
 		r.Addr = "127.0.0.1:" + strconv.Itoa(port)
 		r.args = []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--dir", r.Dir,
 			"--save", "", "--daemonize", "no", "--protected-mode", "no",
-			"--logfile", filepath.Join(r.Dir, "redis.log")}
+			"--logfile", r.proc.log}
 		if opts.AOF {
 			r.args = append(r.args, "--appendonly", "yes", "--appendfsync", "always")
 		} else {
@@ -69,13 +60,10 @@ func StartRedis(t testing.TB, opts RedisOptions) *Redis {
 		if opts.Password != "" {
 			r.args = append(r.args, "--requirepass", opts.Password)
 		}
-		if lastErr = r.start(); lastErr == nil {
-			t.Cleanup(r.Stop)
-			return r
-		}
-	}
-	t.Fatalf("start redis-server: %v", lastErr)
-	return nil
+		return r.start()
+	})
+	t.Cleanup(r.Stop)
+	return r
 }
 
 // URL returns the redis:// URL of database db, with the password when the server has one.
@@ -86,42 +74,9 @@ func (r *Redis) URL(db int) string {
 	return fmt.Sprintf("redis://%s/%d", r.Addr, db)
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // start runs the server and waits until it answers PING.
 func (r *Redis) start() error {
-	cmd := exec.Command(r.bin, r.args...)
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	exit := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exit)
-	}()
-	r.cmd, r.exit = cmd, exit
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		select {
-		case <-exit:
-			return fmt.Errorf("redis-server exited at start: %s", r.logTail())
-		default:
-		}
-		if err := r.Ping(); err == nil {
-			return nil
-		} else if time.Now().After(deadline) {
-			r.Stop()
-			return fmt.Errorf("redis-server does not answer PING on %s: %v; %s", r.Addr, err, r.logTail())
-		}
-		time.Sleep(10 * time.Millisecond) // polling for the server to come up, not synchronisation
-	}
+	return r.proc.run(exec.Command(r.bin, r.args...), 15*time.Second, 10*time.Millisecond, r.Ping)
 }
 
 // Ping sends PING (after AUTH when the server has a password) and reports an error unless
@@ -160,11 +115,7 @@ func (r *Redis) Ping() error {
 // Stop stops the server gracefully (SIGTERM: with AOF, everything written is kept) and
 // waits until it has exited. Stopping a stopped server does nothing.
 func (r *Redis) Stop() {
-	if r.cmd == nil {
-		return
-	}
-	stopProcess(r.cmd, r.exit, syscall.SIGTERM)
-	r.cmd = nil
+	r.proc.stop()
 }
 
 // Restart stops the server and starts it again on the same port and folder (with AOF, with
@@ -180,16 +131,4 @@ func (r *Redis) Restart() {
 		time.Sleep(100 * time.Millisecond) // retry pacing, not synchronisation
 	}
 	r.t.Fatalf("restart redis-server: %v", err)
-}
-
-func (r *Redis) logTail() string {
-	b, _ := os.ReadFile(filepath.Join(r.Dir, "redis.log"))
-	s := strings.TrimSpace(string(b))
-	if len(s) > 2000 {
-		s = s[len(s)-2000:]
-	}
-	if s == "" {
-		return "(empty log)"
-	}
-	return "log: " + s
 }

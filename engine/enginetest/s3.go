@@ -2,8 +2,6 @@ package enginetest
 
 import (
 	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -30,9 +28,7 @@ type S3 struct {
 	// Dir is the posix backend's folder: bucket b is the folder Dir/b, and its object k the
 	// file Dir/b/k.
 	Dir  string
-	cmd  *exec.Cmd
-	exit chan struct{}
-	log  string
+	proc child
 }
 
 // S3Binary returns the path of versitygw: on PATH, else in the user's cache folder under
@@ -58,10 +54,7 @@ func StartS3(t testing.TB, buckets ...string) *S3 {
 	t.Helper()
 	bin, err := S3Binary()
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v (CI=true)", err)
-		}
-		t.Skipf("skipping: %v (install it with `go install github.com/versity/versitygw/cmd/versitygw@v1.8.0`)", err)
+		unavailable(t, err, "install it with `go install github.com/versity/versitygw/cmd/versitygw@v1.8.0`")
 	}
 	s := &S3{Dir: t.TempDir()}
 	for _, b := range buckets {
@@ -69,65 +62,28 @@ func StartS3(t testing.TB, buckets ...string) *S3 {
 			t.Fatal(err)
 		}
 	}
-	s.log = filepath.Join(t.TempDir(), "versitygw.log")
-	var lastErr error
-	for range 5 { // a free port can be taken between the probe and the server's bind
-		port, err := freePort()
-		if err != nil {
-			t.Fatalf("find a free port: %v", err)
-		}
+	s.proc = child{name: "versitygw", log: filepath.Join(t.TempDir(), "versitygw.log"), signal: syscall.SIGTERM}
+	startOnFreePort(t, "versitygw", func(port int) error {
 		addr := "127.0.0.1:" + strconv.Itoa(port)
 		s.Endpoint = "http://" + addr
-		if lastErr = s.start(bin, addr); lastErr == nil {
-			t.Cleanup(s.Stop)
-			return s
-		}
-	}
-	t.Fatalf("start versitygw: %v", lastErr)
-	return nil
+		return s.start(bin, addr)
+	})
+	t.Cleanup(s.Stop)
+	return s
 }
 
 // start runs the server and waits until it answers HTTP on addr.
 func (s *S3) start(bin, addr string) error {
-	logf, err := os.Create(s.log)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
 	cmd := exec.Command(bin, "--port", addr, "--access", S3AccessKey, "--secret", S3SecretKey, "posix", s.Dir)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	exit := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exit)
-	}()
-	s.cmd, s.exit = cmd, exit
 	client := &http.Client{Timeout: time.Second}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		select {
-		case <-exit:
-			s.cmd = nil
-			return fmt.Errorf("versitygw exited at start: %s", s.logTail())
-		default:
+	return s.proc.run(cmd, 20*time.Second, 10*time.Millisecond, func() error {
+		resp, err := client.Get(s.Endpoint + "/")
+		if err != nil {
+			return err
 		}
-		if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
-			c.Close()
-			resp, err := client.Get(s.Endpoint + "/")
-			if err == nil {
-				resp.Body.Close()
-				return nil
-			}
-		}
-		if time.Now().After(deadline) {
-			s.Stop()
-			return fmt.Errorf("versitygw does not answer on %s: %s", addr, s.logTail())
-		}
-		time.Sleep(10 * time.Millisecond) // polling for the server to come up, not synchronisation
-	}
+		resp.Body.Close()
+		return nil
+	})
 }
 
 // Object returns the content of the object key in bucket, read from the backend folder,
@@ -164,21 +120,5 @@ func (s *S3) Keys(bucket string) []string {
 // Stop stops the server and waits until it has exited. Stopping a stopped server does
 // nothing.
 func (s *S3) Stop() {
-	if s.cmd == nil {
-		return
-	}
-	stopProcess(s.cmd, s.exit, syscall.SIGTERM)
-	s.cmd = nil
-}
-
-func (s *S3) logTail() string {
-	b, _ := os.ReadFile(s.log)
-	str := strings.TrimSpace(string(b))
-	if len(str) > 2000 {
-		str = str[len(str)-2000:]
-	}
-	if str == "" {
-		return "(empty log)"
-	}
-	return "log: " + str
+	s.proc.stop()
 }

@@ -83,10 +83,7 @@ func TestBatchTime(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	synctest.Test(t, func(t *testing.T) {
-		f, err := feed.Open(filepath.Join(dir, "%(batch_time)s.jsonl"), feed.Config{BatchItemCount: 1}, quietEnv)
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := openFeed(t, filepath.Join(dir, "%(batch_time)s.jsonl"), feed.Config{BatchItemCount: 1}, quietEnv)
 		defer f.Close()
 		start := time.Now().UTC()
 		for i := range 2 {

@@ -28,10 +28,7 @@ func BenchmarkFeed(b *testing.B) {
 	for _, format := range []string{"jsonl", "json", "csv", "xml", "jsonl.gz"} {
 		b.Run(format, func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "items."+format)
-			f, err := feed.Open(path, feed.Config{Overwrite: true}, feed.Env{SpiderName: "bench", Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				b.Fatal(err)
-			}
+			f := openFeed(b, path, feed.Config{Overwrite: true}, feed.Env{SpiderName: "bench", Logger: slog.New(slog.DiscardHandler)})
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
@@ -73,10 +70,7 @@ func BenchmarkSync(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), tc.file)
-			f, err := feed.Open(path, feed.Config{Overwrite: true}, feed.Env{SpiderName: "bench", Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				b.Fatal(err)
-			}
+			f := openFeed(b, path, feed.Config{Overwrite: true}, feed.Env{SpiderName: "bench", Logger: slog.New(slog.DiscardHandler)})
 			if err := f.Export(item); err != nil {
 				b.Fatal(err)
 			}

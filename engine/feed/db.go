@@ -593,3 +593,36 @@ func createTableSQL(table string, cols []column) string {
 	}
 	return b.String() + ")"
 }
+
+// createIndexSQL is the CREATE UNIQUE INDEX IF NOT EXISTS statement of the index name on
+// table's columns keys (an upsert key, which ON CONFLICT needs), as both drivers write it.
+func createIndexSQL(name, table string, keys []string) string {
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		quoted[i] = quoteCol(k)
+	}
+	return fmt.Sprintf("CREATE UNIQUE INDEX IF NOT EXISTS %s ON %s (%s)", quoteCol(name), quoteIdent(table), strings.Join(quoted, ", "))
+}
+
+// columnRows is what scanColumns reads of a query's rows: *sql.Rows and pgx.Rows both
+// have it.
+type columnRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// scanColumns returns the columns of a table from rows of (name, declared type), in the
+// table's order; both drivers query their catalogue that way.
+func scanColumns(rows columnRows) ([]column, error) {
+	var cols []column
+	for rows.Next() {
+		var c column
+		if err := rows.Scan(&c.name, &c.decl); err != nil {
+			return nil, err
+		}
+		c.kind = kindOf(c.decl)
+		cols = append(cols, c)
+	}
+	return cols, rows.Err()
+}

@@ -29,10 +29,7 @@ func item(kv ...any) types.Item {
 // writeFeed opens uri, exports items and closes the feed.
 func writeFeed(t *testing.T, uri string, cfg feed.Config, env feed.Env, items ...types.Item) {
 	t.Helper()
-	f, err := feed.Open(uri, cfg, env)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openFeed(t, uri, cfg, env)
 	for _, it := range items {
 		if err := f.Export(it); err != nil {
 			t.Fatal(err)
@@ -77,12 +74,7 @@ func TestAppendAndOverwrite(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), tc.file)
-			if tc.before != "" {
-				if err := os.WriteFile(path, []byte(tc.before), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			path := tempFile(t, tc.file, tc.before)
 			writeFeed(t, path, tc.cfg, quietEnv, item("a", 1.0))
 			writeFeed(t, path, tc.cfg, quietEnv, item("a", 2.0))
 			if got := readFile(t, path); got != tc.want {
@@ -152,10 +144,7 @@ func TestOverwriteIsProgressive(t *testing.T) {
 	if err := os.WriteFile(path, []byte("old\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	f, err := feed.Open(path, feed.Config{Overwrite: true}, quietEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openFeed(t, path, feed.Config{Overwrite: true}, quietEnv)
 	if got := readFile(t, path); got != "" {
 		t.Errorf("after Open the target is %q, want it empty", got)
 	}
@@ -195,8 +184,7 @@ func TestStdout(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out bytes.Buffer
-			env := quietEnv
-			env.Stdout = &out
+			env := stdoutEnv(&out)
 			writeFeed(t, uri, cfg, env, item("a", "<&>"), item("b", 2.0))
 			if want := "{\"a\":\"<&>\"}\n{\"b\":2}\n"; out.String() != want {
 				t.Errorf("stdout = %q, want %q", out.String(), want)
@@ -211,10 +199,7 @@ func TestTemplates(t *testing.T) {
 	env := quietEnv
 	env.Now = time.Date(2026, 11, 30, 2, 2, 3, 500, time.FixedZone("CET", 3600))
 	env.Worker = "host-42-beef"
-	f, err := feed.Open(filepath.Join(dir, "%(name)s", "%(time)s-%(worker)s.jsonl"), feed.Config{}, env)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openFeed(t, filepath.Join(dir, "%(name)s", "%(time)s-%(worker)s.jsonl"), feed.Config{}, env)
 	want := filepath.Join(dir, "quotes", "2026-11-30T01-02-03-host-42-beef.jsonl")
 	if f.URI() != want {
 		t.Errorf("URI() = %q, want %q", f.URI(), want)
@@ -288,10 +273,7 @@ func TestExportWritesThrough(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), name)
-			f, err := feed.Open(path, feed.Config{}, quietEnv)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := openFeed(t, path, feed.Config{}, quietEnv)
 			defer f.Close()
 			if err := f.Export(item("a", 1.0)); err != nil {
 				t.Fatal(err)
@@ -331,13 +313,9 @@ func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
 func TestCloseReportsWriteErrors(t *testing.T) {
 	t.Parallel()
 	errDisk := errors.New("disk full")
-	env := quietEnv
-	env.Stdout = failWriter{errDisk}
-	f, err := feed.Open("-", feed.Config{Format: "json"}, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = f.Export(item("a", 1.0))
+	env := stdoutEnv(failWriter{errDisk})
+	f := openFeed(t, "-", feed.Config{Format: "json"}, env)
+	err := f.Export(item("a", 1.0))
 	var se *feed.StorageError
 	if !errors.Is(err, errDisk) || !errors.As(err, &se) {
 		t.Fatalf("Export = %v, want the write error as a StorageError", err)
@@ -357,12 +335,8 @@ func TestCloseReportsWriteErrors(t *testing.T) {
 func TestCloseIdempotent(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	env := quietEnv
-	env.Stdout = &out
-	f, err := feed.Open("stdout:", feed.Config{Format: "json"}, env)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := stdoutEnv(&out)
+	f := openFeed(t, "stdout:", feed.Config{Format: "json"}, env)
 	for range 3 {
 		if err := f.Close(); err != nil {
 			t.Fatal(err)
@@ -381,12 +355,8 @@ func TestCloseIdempotent(t *testing.T) {
 func TestExportErrorKeepsFeed(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
-	env := quietEnv
-	env.Stdout = &out
-	f, err := feed.Open("-", feed.Config{Format: "jsonl"}, env)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := stdoutEnv(&out)
+	f := openFeed(t, "-", feed.Config{Format: "jsonl"}, env)
 	if err := f.Export(item("a", func() {})); err == nil {
 		t.Error("exporting a func: no error")
 	}

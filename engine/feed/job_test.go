@@ -50,6 +50,18 @@ func seq(before []int, from, to int) []int {
 	return out
 }
 
+// closeHolding closes f and checks that the feed at path then holds the items numbered
+// want, in order.
+func closeHolding(t *testing.T, f *feed.Feed, path string, want []int) {
+	t.Helper()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := feedNumbers(t, path); !slices.Equal(got, want) {
+		t.Errorf("after Close: items %v, want %v", got, want)
+	}
+}
+
 // feedNumbers parses the whole feed file at path in the format its extension names (after
 // gunzipping all its members) and returns the item numbers in file order. A file that is
 // not a valid document of its format, or a CSV file with its header more than once, fails
@@ -176,10 +188,7 @@ func TestKilledWriter(t *testing.T) {
 	}
 	n, _ := strconv.Atoi(os.Getenv("FEED_N"))
 	m, _ := strconv.Atoi(os.Getenv("FEED_M"))
-	f, err := feed.Open(path, feed.Config{Overwrite: true, Fields: cc.Fields, Indent: cc.Indent}, quietEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openFeed(t, path, feed.Config{Overwrite: true, Fields: cc.Fields, Indent: cc.Indent}, quietEnv)
 	exportRange(t, f, 0, n)
 	pos, err := f.Sync()
 	if err != nil {
@@ -211,12 +220,8 @@ func TestResumeAfterKill(t *testing.T) {
 				if pos.Items != n || pos.URI != path || pos.Stdout {
 					t.Fatalf("synced position %+v, want %d items of %s", pos, n, path)
 				}
-				info, err := os.Stat(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if info.Size() <= pos.Offset {
-					t.Fatalf("file has %d bytes, want more than the %d synced: the items after the sync are missing", info.Size(), pos.Offset)
+				if size := fileSize(t, path); size <= pos.Offset {
+					t.Fatalf("file has %d bytes, want more than the %d synced: the items after the sync are missing", size, pos.Offset)
 				}
 				if torn {
 					tear(t, path)
@@ -352,23 +357,16 @@ func TestResumeCycles(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), tc.file)
-			if tc.before != "" {
-				if err := os.WriteFile(path, []byte(tc.before), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			path := tempFile(t, tc.file, tc.before)
 			if tc.prior {
 				writeFeed(t, path, feed.Config{}, quietEnv, numbered(-2), numbered(-1))
 			}
 			var logs bytes.Buffer
 			env := logEnv(&logs)
-			f, err := feed.Open(path, tc.cfg, env)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := openFeed(t, path, tc.cfg, env)
 			logs.Reset()        // the -o repair's own warnings
 			pos := f.Position() // the job's first commit, before any item
+			var err error
 			next := 0
 			for cycle := range 3 {
 				exportRange(t, f, next, next+3)
@@ -410,12 +408,7 @@ func TestResumeCycles(t *testing.T) {
 			}
 			exportRange(t, f, next, next+2)
 			next += 2
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if got := feedNumbers(t, path); !slices.Equal(got, seq(tc.own, 0, next)) {
-				t.Errorf("items %v, want %v", got, seq(tc.own, 0, next))
-			}
+			closeHolding(t, f, path, seq(tc.own, 0, next))
 			if want := fmt.Sprintf("msg=\"stored feed\" format=%s items=%d ", f.Format(), next); !strings.Contains(logs.String(), want) {
 				t.Errorf("the stored feed line does not count the job's %d items:\n%s", next, logs.String())
 			}
@@ -448,12 +441,7 @@ func TestResumeFreshOverwrite(t *testing.T) {
 				t.Fatal(err)
 			}
 			exportRange(t, f, 0, 2)
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if got := feedNumbers(t, path); !slices.Equal(got, []int{0, 1}) {
-				t.Errorf("items %v, want [0 1]", got)
-			}
+			closeHolding(t, f, path, []int{0, 1})
 		})
 	}
 }
@@ -526,10 +514,7 @@ func TestBatchFeedsRefusedInJobs(t *testing.T) {
 	if err := feed.CheckJob(feed.Config{Format: "json"}); err != nil {
 		t.Errorf("CheckJob of a plain feed = %v", err)
 	}
-	f, err := feed.Open(filepath.Join(t.TempDir(), "x-%(batch_id)d.jsonl"), cfg, quietEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openFeed(t, filepath.Join(t.TempDir(), "x-%(batch_id)d.jsonl"), cfg, quietEnv)
 	defer f.Close()
 	if _, err := f.Sync(); !errors.Is(err, feed.ErrBatchJob) {
 		t.Errorf("Sync = %v, want ErrBatchJob", err)
@@ -599,18 +584,8 @@ func TestResumeAll(t *testing.T) {
 func TestSyncGzip(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "x.jsonl.gz")
-	f, err := feed.Open(path, feed.Config{}, quietEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openFeed(t, path, feed.Config{}, quietEnv)
 	defer f.Close()
-	size := func() int64 {
-		info, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return info.Size()
-	}
 	last := f.Position()
 	for round, items := range []int{2, 0, 3} {
 		exportRange(t, f, 0, items)
@@ -621,8 +596,8 @@ func TestSyncGzip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pos.Offset != size() || pos != f.Position() {
-			t.Errorf("round %d: position %+v, file size %d, Position() %+v", round, pos, size(), f.Position())
+		if pos.Offset != fileSize(t, path) || pos != f.Position() {
+			t.Errorf("round %d: position %+v, file size %d, Position() %+v", round, pos, fileSize(t, path), f.Position())
 		}
 		if items == 0 && pos != last {
 			t.Errorf("round %d: a Sync with nothing new moved the position from %+v to %+v", round, last, pos)
@@ -638,17 +613,10 @@ func TestSyncGzip(t *testing.T) {
 func TestSyncPlain(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "x.json")
-	f, err := feed.Open(path, feed.Config{}, quietEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openFeed(t, path, feed.Config{}, quietEnv)
 	defer f.Close()
 	exportRange(t, f, 0, 2)
-	info, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := (feed.Position{URI: path, Format: "json", Offset: info.Size(), Items: 2}); f.Position() != want {
+	if want := (feed.Position{URI: path, Format: "json", Offset: fileSize(t, path), Items: 2}); f.Position() != want {
 		t.Errorf("Position() = %+v, want %+v", f.Position(), want)
 	}
 }
@@ -659,12 +627,8 @@ func TestSyncStdout(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	w := bufio.NewWriter(&out)
-	env := quietEnv
-	env.Stdout = w
-	f, err := feed.Open("-", feed.Config{Format: "jsonl"}, env)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := stdoutEnv(w)
+	f := openFeed(t, "-", feed.Config{Format: "jsonl"}, env)
 	exportRange(t, f, 0, 2)
 	pos, err := f.Sync()
 	if err != nil {
@@ -700,10 +664,7 @@ func TestSyncWhileExporting(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			path := filepath.Join(dir, name)
-			f, err := feed.Open(path, feed.Config{Overwrite: true}, quietEnv)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := openFeed(t, path, feed.Config{Overwrite: true}, quietEnv)
 			const total = 300
 			done := make(chan error, 1)
 			go func() {
@@ -774,20 +735,12 @@ func TestFirstItemFails(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), name)
-			f, err := feed.Open(path, feed.Config{}, quietEnv)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := openFeed(t, path, feed.Config{}, quietEnv)
 			if err := f.Export(item("n", map[string]any{"x": math.NaN()})); err == nil {
 				t.Error("exporting NaN: no error")
 			}
 			exportRange(t, f, 0, 2)
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if got := feedNumbers(t, path); !slices.Equal(got, []int{0, 1}) {
-				t.Errorf("items %v, want [0 1]", got)
-			}
+			closeHolding(t, f, path, []int{0, 1})
 		})
 	}
 }
@@ -933,10 +886,7 @@ func TestMarkThenSync(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(t.TempDir(), name)
 			cfg := feed.Config{Overwrite: true}
-			f, err := feed.Open(path, cfg, quietEnv)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := openFeed(t, path, cfg, quietEnv)
 			exportRange(t, f, 0, 2)
 			pos, err := f.Mark()
 			if err != nil {
@@ -954,12 +904,7 @@ func TestMarkThenSync(t *testing.T) {
 				t.Fatal(err)
 			}
 			exportRange(t, f, 2, 3)
-			if err := f.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if got := feedNumbers(t, path); !slices.Equal(got, []int{0, 1, 2}) {
-				t.Errorf("items %v, want [0 1 2]", got)
-			}
+			closeHolding(t, f, path, []int{0, 1, 2})
 		})
 	}
 }

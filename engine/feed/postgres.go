@@ -57,16 +57,7 @@ func (p *pgTable) columns(ctx context.Context, table string) ([]column, error) {
 		return nil, err
 	}
 	defer rows.Close()
-	var cols []column
-	for rows.Next() {
-		var c column
-		if err := rows.Scan(&c.name, &c.decl); err != nil {
-			return nil, err
-		}
-		c.kind = kindOf(c.decl)
-		cols = append(cols, c)
-	}
-	return cols, rows.Err()
+	return scanColumns(rows)
 }
 
 func (p *pgTable) create(ctx context.Context, table string, cols []column, upsert []string) error {
@@ -76,13 +67,8 @@ func (p *pgTable) create(ctx context.Context, table string, cols []column, upser
 	if upsert == nil {
 		return nil
 	}
-	keys := make([]string, len(upsert))
-	for i, k := range upsert {
-		keys[i] = quoteCol(k)
-	}
-	_, name := splitTable(table)
-	_, err := p.conn.Exec(ctx, fmt.Sprintf("CREATE UNIQUE INDEX IF NOT EXISTS %s ON %s (%s)",
-		quoteCol(name+"_upsert_key"), quoteIdent(table), strings.Join(keys, ", ")))
+	_, name := splitTable(table) // the index lives in the table's schema
+	_, err := p.conn.Exec(ctx, createIndexSQL(name+"_upsert_key", table, upsert))
 	return err
 }
 

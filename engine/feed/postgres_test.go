@@ -69,12 +69,9 @@ func TestPostgresFeed(t *testing.T) {
 	t.Run("column error", func(t *testing.T) {
 		t.Parallel()
 		uri := b.uri(t, "books")
-		f, err := feed.Open(uri, feed.Config{Fields: []string{"n"}, Columns: map[string]string{"n": "INTEGER"}}, tableEnv())
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := openFeed(t, uri, feed.Config{Fields: []string{"n"}, Columns: map[string]string{"n": "INTEGER"}}, tableEnv())
 		defer f.Close()
-		err = f.Export(item("n", 1.5))
+		err := f.Export(item("n", 1.5))
 		if err == nil || !strings.Contains(err.Error(), `field "n": a number value cannot go into column n INTEGER`) {
 			t.Fatalf("err = %v", err)
 		}
@@ -103,10 +100,7 @@ func TestPostgresCredentials(t *testing.T) {
 	}
 	t.Setenv("PGPASSWORD", "")
 	withPass := pg.URL(db) + "&table=books"
-	f, err = feed.Open(withPass, feed.Config{Fields: []string{"n", "nope"}}, env)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f = openFeed(t, withPass, feed.Config{Fields: []string{"n", "nope"}}, env)
 	exportRange(t, f, 3, 5)
 	if err := f.Close(); err != nil {
 		t.Fatal(err)

@@ -95,11 +95,8 @@ func TestAppendCSVOtherColumns(t *testing.T) {
 			t.Fatal(err)
 		}
 		var logs bytes.Buffer
-		f, err := feed.Open(path, feed.Config{}, newEnv(&logs))
-		if err != nil {
-			t.Fatal(err)
-		}
-		err = f.Export(item("title", "x"))
+		f := openFeed(t, path, feed.Config{}, newEnv(&logs))
+		err := f.Export(item("title", "x"))
 		var se *feed.StorageError
 		if !errors.As(err, &se) || !strings.Contains(err.Error(), "share none") || !strings.Contains(err.Error(), "-O") {
 			t.Errorf("Export = %v, want a StorageError saying the columns share none", err)
@@ -161,15 +158,12 @@ func TestAppendCutGzip(t *testing.T) {
 	if got := readPartial(t, path); got != "{\"a\":1}\n{\"a\":2}\n" {
 		t.Fatalf("two runs give %q", got)
 	}
-	f, err := feed.Open(path, feed.Config{}, quietEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openFeed(t, path, feed.Config{}, quietEnv)
 	if err := f.Export(item("a", 3.0)); err != nil { // written through, then killed: no trailer
 		t.Fatal(err)
 	}
 	before := readFile(t, path)
-	_, err = feed.Open(path, feed.Config{}, quietEnv)
+	_, err := feed.Open(path, feed.Config{}, quietEnv)
 	if err == nil || !strings.Contains(err.Error(), "cut short") || !strings.Contains(err.Error(), "gzip -dc") {
 		t.Errorf("Open after a kill = %v, want an error saying the stream is cut short and how to save it", err)
 	}

@@ -31,22 +31,6 @@ func s3Items(n int) []types.Item {
 	return items
 }
 
-func writeS3Feed(t *testing.T, uri string, cfg feed.Config, env feed.Env, items []types.Item) {
-	t.Helper()
-	f, err := feed.Open(uri, cfg, env)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, it := range items {
-		if err := f.Export(it); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func gunzip(t *testing.T, b []byte) []byte {
 	t.Helper()
 	zr, err := gzip.NewReader(bytes.NewReader(b))
@@ -73,9 +57,9 @@ func TestS3Formats(t *testing.T) {
 				items = nil
 			}
 			var logs bytes.Buffer
-			writeS3Feed(t, "s3://feeds/"+key, feed.Config{}, s3Env(srv, slog.New(slog.NewTextHandler(&logs, nil))), items)
+			writeFeed(t, "s3://feeds/"+key, feed.Config{}, s3Env(srv, slog.New(slog.NewTextHandler(&logs, nil))), items...)
 			local := filepath.Join(t.TempDir(), filepath.Base(key))
-			writeS3Feed(t, local, feed.Config{}, feed.Env{SpiderName: "quotes"}, items)
+			writeFeed(t, local, feed.Config{}, feed.Env{SpiderName: "quotes"}, items...)
 			got, ok := srv.Object("feeds", key)
 			if !ok {
 				t.Fatalf("no object %s; keys %v", key, srv.Keys("feeds"))
@@ -107,7 +91,7 @@ func TestS3Multipart(t *testing.T) {
 	for i := range items {
 		items[i] = types.Item{{Key: "i", Value: i}, {Key: "pad", Value: pad}}
 	}
-	writeS3Feed(t, "s3://feeds/big.jsonl", feed.Config{}, s3Env(srv, nil), items)
+	writeFeed(t, "s3://feeds/big.jsonl", feed.Config{}, s3Env(srv, nil), items...)
 	got, ok := srv.Object("feeds", "big.jsonl")
 	if !ok {
 		t.Fatal("no object")
@@ -121,7 +105,7 @@ func TestS3Multipart(t *testing.T) {
 func TestS3Batches(t *testing.T) {
 	t.Parallel()
 	srv := enginetest.StartS3(t, "feeds")
-	writeS3Feed(t, "s3://feeds/%(name)s/%(batch_id)02d.jsonl", feed.Config{BatchItemCount: 2}, s3Env(srv, nil), s3Items(5))
+	writeFeed(t, "s3://feeds/%(name)s/%(batch_id)02d.jsonl", feed.Config{BatchItemCount: 2}, s3Env(srv, nil), s3Items(5)...)
 	keys := srv.Keys("feeds")
 	if want := []string{"quotes/01.jsonl", "quotes/02.jsonl", "quotes/03.jsonl"}; !slices.Equal(keys, want) {
 		t.Fatalf("keys %v, want %v", keys, want)
@@ -142,10 +126,7 @@ func TestS3Credentials(t *testing.T) {
 		var logs bytes.Buffer
 		env := feed.Env{Logger: slog.New(slog.NewTextHandler(&logs, nil)), S3: feed.S3Options{EndpointURL: srv.Endpoint, Region: "us-east-1"}}
 		uri := fmt.Sprintf("s3://%s:%s@feeds/uri.jsonl", enginetest.S3AccessKey, enginetest.S3SecretKey)
-		f, err := feed.Open(uri, feed.Config{}, env)
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := openFeed(t, uri, feed.Config{}, env)
 		if strings.Contains(f.URI(), enginetest.S3SecretKey) {
 			t.Errorf("URI() = %s shows the secret", f.URI())
 		}
@@ -167,7 +148,7 @@ func TestS3Credentials(t *testing.T) {
 		t.Setenv("AWS_SECRET_ACCESS_KEY", enginetest.S3SecretKey)
 		t.Setenv("AWS_ENDPOINT_URL_S3", srv.Endpoint) // an IP: path-style, or the bucket would be a host name
 		t.Setenv("AWS_REGION", "us-east-1")
-		writeS3Feed(t, "s3://feeds/env.csv", feed.Config{}, feed.Env{}, s3Items(2))
+		writeFeed(t, "s3://feeds/env.csv", feed.Config{}, feed.Env{}, s3Items(2)...)
 		if _, ok := srv.Object("feeds", "env.csv"); !ok {
 			t.Error("no object")
 		}

@@ -50,16 +50,7 @@ func (s *sqliteTable) columns(ctx context.Context, table string) ([]column, erro
 		return nil, err
 	}
 	defer rows.Close()
-	var cols []column
-	for rows.Next() {
-		var c column
-		if err := rows.Scan(&c.name, &c.decl); err != nil {
-			return nil, err
-		}
-		c.kind = kindOf(c.decl)
-		cols = append(cols, c)
-	}
-	return cols, rows.Err()
+	return scanColumns(rows)
 }
 
 func (s *sqliteTable) create(ctx context.Context, table string, cols []column, upsert []string) error {
@@ -74,12 +65,8 @@ func (s *sqliteTable) create(ctx context.Context, table string, cols []column, u
 
 // createUpsertIndex creates the unique index that ON CONFLICT needs.
 func createUpsertIndex(ctx context.Context, db *sql.DB, table string, upsert []string) error {
-	keys := make([]string, len(upsert))
-	for i, k := range upsert {
-		keys[i] = quoteCol(k)
-	}
-	name := quoteCol(strings.ReplaceAll(table, ".", "_") + "_upsert_key")
-	_, err := db.ExecContext(ctx, fmt.Sprintf("CREATE UNIQUE INDEX IF NOT EXISTS %s ON %s (%s)", name, quoteIdent(table), strings.Join(keys, ", ")))
+	name := strings.ReplaceAll(table, ".", "_") + "_upsert_key"
+	_, err := db.ExecContext(ctx, createIndexSQL(name, table, upsert))
 	return err
 }
 

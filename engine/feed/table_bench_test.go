@@ -58,10 +58,7 @@ func BenchmarkTableFeed(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			env := feed.Env{SpiderName: "bench", Logger: slog.New(slog.DiscardHandler), Job: bc.job, WriteThrough: bc.each}
-			f, err := feed.Open(bc.uri(b), bc.cfg, env)
-			if err != nil {
-				b.Fatal(err)
-			}
+			f := openFeed(b, bc.uri(b), bc.cfg, env)
 			items := make([]types.Item, 4096)
 			for i := range items {
 				items[i] = book(i)

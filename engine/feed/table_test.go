@@ -143,10 +143,7 @@ func runTableCases(t *testing.T, b tableBackend) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			uri := b.uri(t, "books")
-			f, err := feed.Open(uri, tc.cfg, tableEnv())
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := openFeed(t, uri, tc.cfg, tableEnv())
 			for _, it := range tc.items {
 				if err := f.Export(it); err != nil {
 					t.Fatal(err)
@@ -174,10 +171,7 @@ func TestTableAppendAndOverwrite(t *testing.T) {
 	b := sqliteBackend()
 	uri := b.uri(t, "books")
 	for i, overwrite := range []bool{false, false, true} {
-		f, err := feed.Open(uri, feed.Config{Overwrite: overwrite}, tableEnv())
-		if err != nil {
-			t.Fatal(err)
-		}
+		f := openFeed(t, uri, feed.Config{Overwrite: overwrite}, tableEnv())
 		exportRange(t, f, i*10, i*10+2)
 		if err := f.Close(); err != nil {
 			t.Fatal(err)
@@ -194,15 +188,12 @@ func TestTableColumnError(t *testing.T) {
 	t.Parallel()
 	b := sqliteBackend()
 	uri := b.uri(t, "books")
-	f, err := feed.Open(uri, feed.Config{}, tableEnv())
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openFeed(t, uri, feed.Config{}, tableEnv())
 	defer f.Close()
 	if err := f.Export(item("price", 1.5)); err != nil {
 		t.Fatal(err)
 	}
-	err = f.Export(item("price", "n/a"))
+	err := f.Export(item("price", "n/a"))
 	var ce *feed.ColumnError
 	if !errors.As(err, &ce) || ce.Field != "price" || ce.JSType != "string" || ce.Column != "price REAL" {
 		t.Fatalf("err = %v, want a ColumnError for price (string into REAL)", err)
@@ -271,10 +262,7 @@ func testTableResume(t *testing.T, b tableBackend) {
 	uri := b.uri(t, "books")
 	env := tableEnv()
 	env.Job = true
-	f, err := feed.Open(uri, feed.Config{}, env)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f := openFeed(t, uri, feed.Config{}, env)
 	exportRange(t, f, 0, 5)
 	pos, err := f.Sync() // the job's commit
 	if err != nil {

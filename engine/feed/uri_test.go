@@ -40,10 +40,7 @@ func TestTemplateValuesStayInFolder(t *testing.T) {
 			}
 			env := quietEnv
 			env.SpiderName, env.Worker = tc.spider, tc.worker
-			f, err := feed.Open(uri, feed.Config{}, env)
-			if err != nil {
-				t.Fatal(err)
-			}
+			f := openFeed(t, uri, feed.Config{}, env)
 			if err := f.Export(item("a", 1.0)); err != nil {
 				t.Fatal(err)
 			}
