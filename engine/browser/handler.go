@@ -34,6 +34,30 @@ import (
 // browserNames are the executables looked up on PATH when BROWSER_EXECUTABLE is empty.
 var browserNames = []string{"chromium", "chromium-browser", "google-chrome"}
 
+// disabledFeatures are the Chromium features a crawl's browser runs without
+// (--disable-features, which replaces chromedp's default list: its Translate and
+// BlinkGenPropertyTrees come first). The others make Chromium send requests of its own,
+// which a crawl's browser must not: from the incognito context of each tab they go
+// through the request's proxy, and all go to Google. Chromium's net log names each
+// request's traffic annotation; those seen with Chromium 148:
+//   - PreconnectToSearch and SearchEnginePreconnect2: the SearchEnginePreconnector keeps a
+//     connection to the default search engine (CONNECT www.google.com:443) open in every
+//     profile, opened again whenever it fails or closes;
+//   - AimEnabled: the omnibox's AI Mode eligibility service fetches
+//     https://www.google.com/async/folae when a profile starts, each tab's incognito
+//     context included (aim_eligibility_fetch);
+//   - NetworkTimeServiceQuerying: the network time tracker asks clients2.google.com for
+//     the time (network_time_component);
+//   - OptimizationHints: the optimization guide fetches its models from
+//     optimizationguide-pa.googleapis.com.
+var disabledFeatures = []string{
+	"Translate", "BlinkGenPropertyTrees",
+	"PreconnectToSearch", "SearchEnginePreconnect2",
+	"AimEnabled",
+	"NetworkTimeServiceQuerying",
+	"OptimizationHints",
+}
+
 // Handler renders the requests whose meta.browser is set (the request option
 // browser) in headless Chromium, driven over the DevTools protocol by chromedp. It sits
 // where the http(s) handler does, below the downloader middlewares and the download
@@ -170,7 +194,8 @@ func (h *Handler) browser(req *types.Request) (*browserProc, error) {
 	if err != nil {
 		return nil, &engine.DownloadError{Name: engine.NameBrowserNotFound, URL: req.URL, Err: err}
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path))
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path),
+		chromedp.Flag("disable-features", strings.Join(disabledFeatures, ",")))
 	if os.Geteuid() == 0 {
 		h.rootOnce.Do(func() {
 			h.env.Logger().Warn("Running Chromium without its sandbox (--no-sandbox): jscrawl runs as root")
