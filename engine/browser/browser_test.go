@@ -733,6 +733,52 @@ open.onsuccess = () => {
 	wantStats(t, e, logs.String(), map[string]int64{"browser/page_count": 2, "browser/tab_count": 1})
 }
 
+// TestBrowserSessionStorageOfALeftOrigin: session storage is the tab's, reached through a
+// frame of its origin, so a page that went on to another origin leaves its first origin's
+// out of reach: the tab is closed rather than reused, and the next page on that origin
+// finds none.
+func TestBrowserSessionStorageOfALeftOrigin(t *testing.T) {
+	enginetest.RequireBrowser(t)
+	mux := http.NewServeMux()
+	var other string // the test server as localhost: another origin
+	page := func(body func() string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte("<!doctype html><title>s</title>" + body()))
+		}
+	}
+	mux.HandleFunc("/set", page(func() string {
+		return `<script>sessionStorage.setItem("session", "1");
+addEventListener("load", () => setTimeout(() => { location.href = ` + jsStringLit(other+"/elsewhere") + `; }, 10));</script>`
+	}))
+	mux.HandleFunc("/elsewhere", page(func() string { return `<body data-done=1>elsewhere</body>` }))
+	mux.HandleFunc("/get", page(func() string {
+		return `<pre id=out></pre><script>document.getElementById("out").textContent = String(sessionStorage.getItem("session"));
+document.body.setAttribute("data-done", "1");</script>`
+	}))
+	srv := enginetest.StartWith(t, mux)
+	other = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	e, logs := enginetest.NewEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.CookiesEnabled: false})
+	defer func() { _ = e.CloseHandlers() }()
+	var got []string
+	for _, u := range []string{"/set", "/get"} {
+		resp, err := e.Download(context.Background(), enginetest.BrowserRequest(srv.URL+u, types.Item{{Key: "waitFor", Value: "body[data-done]"}}))
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		_, after, _ := strings.Cut(string(resp.Body), `<pre id="out">`)
+		state, _, _ := strings.Cut(after, "</pre>")
+		got = append(got, resp.URL+" "+html.UnescapeString(state))
+	}
+	if want := other + "/elsewhere "; got[0] != want {
+		t.Errorf("the first page ended at %q, want %q", got[0], want)
+	}
+	if want := srv.URL + "/get null"; got[1] != want {
+		t.Errorf("the next page found %q, want %q (no session storage)", got[1], want)
+	}
+	wantStats(t, e, logs.String(), map[string]int64{"browser/page_count": 2, "browser/tab_count": 2})
+}
+
 // TestBrowserIdleTabClosed: a tab no page has used for the idle timeout (30 s; 300 ms
 // here) is closed, so a crawl whose browser requests are over does not keep their
 // renderers.

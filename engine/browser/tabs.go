@@ -12,6 +12,7 @@ import (
 
 	"github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/domstorage"
 	"github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/heapprofiler"
 	"github.com/chromedp/cdproto/network"
@@ -36,12 +37,14 @@ type browserTab struct {
 	cancel context.CancelFunc
 	key    string // the proxy it was opened with, as a URL ("" for none)
 
-	mu      sync.Mutex
-	page    *browserPage    // the page rendering in it now; nil between pages
-	origins map[string]bool // origins the pages contacted since the last clearing
-	lastURL string          // the main frame's URL when the last page was released
-	uses    int             // pages rendered in it
-	idleGen int             // counts the times it went idle; guarded by the handler's mu
+	mu   sync.Mutex
+	page *browserPage // the page rendering in it now; nil between pages
+	// origins are the origins the pages contacted since the last clearing: true for those a
+	// frame's document came from.
+	origins map[string]bool
+	lastURL string // the main frame's URL when the last page was released
+	uses    int    // pages rendered in it
+	idleGen int    // counts the times it went idle; guarded by the handler's mu
 }
 
 const (
@@ -157,9 +160,20 @@ func (t *browserTab) onEvent(ev any) {
 	}
 	t.mu.Lock()
 	p := t.page
-	if ev, ok := ev.(*fetch.EventRequestPaused); ok && p != nil && ev.Request != nil {
-		if o := originOf(ev.Request.URL); o != "" {
-			t.origins[o] = true
+	if p != nil {
+		switch ev := ev.(type) {
+		case *fetch.EventRequestPaused:
+			if ev.Request != nil {
+				if o := originOf(ev.Request.URL); o != "" && !t.origins[o] {
+					t.origins[o] = false
+				}
+			}
+		case *page.EventFrameNavigated:
+			if ev.Frame != nil {
+				if o := originOf(ev.Frame.URL); o != "" {
+					t.origins[o] = true
+				}
+			}
 		}
 	}
 	t.mu.Unlock()
@@ -310,9 +324,15 @@ func (h *Handler) discard(t *browserTab) {
 
 // clear freezes the tab's document (its timers and requests stop) and deletes what the
 // last page left in the browser context: all data of each origin it contacted
-// (Storage.clearDataForOrigin: cookies, local and session storage, IndexedDB, cache
-// storage, service workers, ...), the context's other cookies (a parent domain's) and its
-// HTTP cache; then it has the renderer collect its garbage.
+// (Storage.clearDataForOrigin: cookies, local storage, IndexedDB, cache storage, service
+// workers, ...), the session storage of each origin a frame's document came from, the
+// context's other cookies (a parent domain's) and its HTTP cache; then it has the renderer
+// collect its garbage.
+//
+// Session storage belongs to the tab, not to the context, and Chromium 148's
+// Storage.clearDataForOrigin leaves it; DOMStorage.clear reaches it through a frame of the
+// origin. An origin whose frames are all gone (the page went on to another
+// origin) fails the clearing: the tab is closed rather than left with it.
 func (t *browserTab) clear(origins map[string]bool) error {
 	ctx, cancel := context.WithTimeout(t.ctx, clearTimeout)
 	defer cancel()
@@ -320,9 +340,15 @@ func (t *browserTab) clear(origins map[string]bool) error {
 		return fmt.Errorf("freeze the page: %w", err)
 	}
 	var errs []error
-	for o := range origins {
+	for o, document := range origins {
 		_, err := chromedp.Call(ctx, storage.ClearDataForOrigin, storage.ClearDataForOriginParams{Origin: o, StorageTypes: "all"})
 		errs = append(errs, err)
+		if document {
+			_, err = chromedp.Call(ctx, domstorage.Clear, domstorage.ClearParams{StorageID: &domstorage.StorageID{SecurityOrigin: o}})
+			if err != nil {
+				errs = append(errs, fmt.Errorf("clear the session storage of %s: %w", o, err))
+			}
+		}
 	}
 	_, err := chromedp.Call(ctx, network.ClearBrowserCookies, cdp.Empty{})
 	errs = append(errs, err)
