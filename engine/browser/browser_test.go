@@ -662,6 +662,32 @@ func TestBrowserReusesTabs(t *testing.T) {
 	}
 }
 
+// renderedPage is what renderInOneTab read of a page.
+type renderedPage struct {
+	url string // the page's URL when it was read
+	out string // the text of its <pre id=out>
+}
+
+// renderInOneTab renders the paths of base one after another, each until body[data-done],
+// in one tab (BROWSER_CONCURRENCY 1), without the cookie jar (so no cookie comes back
+// through it).
+func renderInOneTab(t *testing.T, base string, paths ...string) (*engine.Engine, string, []renderedPage) {
+	t.Helper()
+	e, logs := enginetest.NewEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.CookiesEnabled: false})
+	t.Cleanup(func() { _ = e.CloseHandlers() })
+	var got []renderedPage
+	for _, u := range paths {
+		resp, err := e.Download(context.Background(), enginetest.BrowserRequest(base+u, types.Item{{Key: "waitFor", Value: "body[data-done]"}}))
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		_, after, _ := strings.Cut(string(resp.Body), `<pre id="out">`)
+		out, _, _ := strings.Cut(after, "</pre>")
+		got = append(got, renderedPage{url: resp.URL, out: html.UnescapeString(out)})
+	}
+	return e, logs.String(), got
+}
+
 // jsStringLit quotes s for a script.
 func jsStringLit(s string) string {
 	b, _ := json.Marshal(s)
@@ -709,28 +735,17 @@ open.onsuccess = () => {
 </script>`))
 	})
 	srv := enginetest.StartWith(t, mux)
-	e, logs := enginetest.NewEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.CookiesEnabled: false})
-	defer func() { _ = e.CloseHandlers() }()
-	var got []string
-	for _, u := range []string{"/state?set=1", "/state"} {
-		resp, err := e.Download(context.Background(), enginetest.BrowserRequest(srv.URL+u, types.Item{{Key: "waitFor", Value: "body[data-done]"}}))
-		if err != nil {
-			t.Fatalf("%s: %v", u, err)
-		}
-		_, after, _ := strings.Cut(string(resp.Body), `<pre id="out">`)
-		state, _, _ := strings.Cut(after, "</pre>")
-		got = append(got, html.UnescapeString(state))
+	e, logs, got := renderInOneTab(t, srv.URL, "/state?set=1", "/state")
+	if want := `{"cookie":"server=1; script=1","local":"1","session":"1","idb":"1"}`; got[0].out != want {
+		t.Errorf("the first page's own state: %s, want %s", got[0].out, want)
 	}
-	if want := `{"cookie":"server=1; script=1","local":"1","session":"1","idb":"1"}`; got[0] != want {
-		t.Errorf("the first page's own state: %s, want %s", got[0], want)
-	}
-	if want := `{"cookie":"","local":null,"session":null,"idb":null}`; got[1] != want {
-		t.Errorf("the next page in the same tab found %s, want %s", got[1], want)
+	if want := `{"cookie":"","local":null,"session":null,"idb":null}`; got[1].out != want {
+		t.Errorf("the next page in the same tab found %s, want %s", got[1].out, want)
 	}
 	if n := scripts.Load(); n != 2 {
 		t.Errorf("the cached script reached the server %d times, want 2: the next page used the last one's cache", n)
 	}
-	wantStats(t, e, logs.String(), map[string]int64{"browser/page_count": 2, "browser/tab_count": 1})
+	wantStats(t, e, logs, map[string]int64{"browser/page_count": 2, "browser/tab_count": 1})
 }
 
 // TestBrowserSessionStorageOfALeftOrigin: session storage is the tab's, reached through a
@@ -758,25 +773,14 @@ document.body.setAttribute("data-done", "1");</script>`
 	}))
 	srv := enginetest.StartWith(t, mux)
 	other = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
-	e, logs := enginetest.NewEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1, types.CookiesEnabled: false})
-	defer func() { _ = e.CloseHandlers() }()
-	var got []string
-	for _, u := range []string{"/set", "/get"} {
-		resp, err := e.Download(context.Background(), enginetest.BrowserRequest(srv.URL+u, types.Item{{Key: "waitFor", Value: "body[data-done]"}}))
-		if err != nil {
-			t.Fatalf("%s: %v", u, err)
-		}
-		_, after, _ := strings.Cut(string(resp.Body), `<pre id="out">`)
-		state, _, _ := strings.Cut(after, "</pre>")
-		got = append(got, resp.URL+" "+html.UnescapeString(state))
+	e, logs, got := renderInOneTab(t, srv.URL, "/set", "/get")
+	if want := other + "/elsewhere"; got[0].url != want {
+		t.Errorf("the first page ended at %q, want %q", got[0].url, want)
 	}
-	if want := other + "/elsewhere "; got[0] != want {
-		t.Errorf("the first page ended at %q, want %q", got[0], want)
+	if got[1].out != "null" {
+		t.Errorf("the next page found session storage %q, want null", got[1].out)
 	}
-	if want := srv.URL + "/get null"; got[1] != want {
-		t.Errorf("the next page found %q, want %q (no session storage)", got[1], want)
-	}
-	wantStats(t, e, logs.String(), map[string]int64{"browser/page_count": 2, "browser/tab_count": 2})
+	wantStats(t, e, logs, map[string]int64{"browser/page_count": 2, "browser/tab_count": 2})
 }
 
 // TestBrowserIdleTabClosed: a tab no page has used for the idle timeout (30 s; 300 ms
