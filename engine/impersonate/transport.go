@@ -1,8 +1,6 @@
 package impersonate
 
 import (
-	"context"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
@@ -14,32 +12,17 @@ import (
 
 	fhttp "github.com/bogdanfinn/fhttp"
 	tls "github.com/bogdanfinn/utls"
+
+	"github.com/jscrawl/jscrawl/engine"
 )
 
 // Options configure a Transport.
 type Options struct {
 	// Browser is presented to a request whose context carries none (WithBrowser).
 	Browser *Browser
-	// DialContext opens the TCP connections, to a server or to a proxy (nil: a
-	// net.Dialer's).
-	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
-	// Proxy returns the proxy of a request, as http.Transport.Proxy does (nil, or a nil
-	// URL: none): http:// and https:// proxies (CONNECT for https targets, absolute-form
-	// requests for http ones, Basic Proxy-Authorization from the URL's user info) and
-	// socks5:// or socks5h:// ones (with user and password).
-	Proxy func(*http.Request) (*url.URL, error)
-	// InsecureSkipVerify skips the verification of the servers' certificates.
-	InsecureSkipVerify bool
-	// RootCAs are the authorities the servers' certificates are verified with (nil: the
-	// system's).
-	RootCAs *x509.CertPool
-	// MaxIdleConns bounds the idle HTTP/1.1 connections of each browser and proxy (0: no
-	// limit); MaxIdleConnsPerHost bounds them per host (0: 2).
-	MaxIdleConns, MaxIdleConnsPerHost int
-	// IdleConnTimeout closes a connection idle that long (0: 90s).
-	IdleConnTimeout time.Duration
-	// TLSHandshakeTimeout bounds a TLS handshake (0: 10s).
-	TLSHandshakeTimeout time.Duration
+	// ConnOptions are how the connections are made and kept: dials, proxies,
+	// certificates, pools.
+	engine.ConnOptions
 }
 
 // Transport is an http.RoundTripper that presents a Browser on the wire: its TLS
