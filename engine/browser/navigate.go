@@ -23,7 +23,8 @@ import (
 )
 
 // A browser request's page (browserPage): opening it in a tab, intercepting its requests
-// (blocked types, the main request's method, body, headers and proxy credentials), navigating and waiting.
+// (blocked types; the main request's method, body, headers and proxy credentials),
+// navigating and waiting.
 
 // browserPage is one browser request's page, rendering in a tab it holds until Close. It
 // implements types.Page for a callback that keeps it (includePage).

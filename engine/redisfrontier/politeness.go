@@ -52,6 +52,10 @@ import (
 // last acquisition of the slot that Redis granted without a wait, so a pause another
 // worker set (Retry-After) holds here too, at most reuseFresh late. Spares not taken are
 // released by the background goroutine.
+//
+// This file holds a worker's state for the shared slots and its background goroutine;
+// the gate's calls are in acquire.go, the spares in spares.go, the holds of leases in
+// leasehold.go and the script in slotscript.go.
 
 // Keys of the shared slots and robots.txt, after the crawl's prefix.
 const (
