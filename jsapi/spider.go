@@ -85,8 +85,8 @@ type Spider struct {
 	// (startHighWater), read once in Bind.
 	callbackBudget time.Duration
 	highWater      int
-	ctx        context.Context      // the crawl's context, for inline downloads
-	opened     bool                 // Open has prepared every VM; guarded by mu
+	ctx            context.Context // the crawl's context, for inline downloads
+	opened         bool            // Open has prepared every VM; guarded by mu
 	// interrupted is the reason given to Interrupt (nil until then).
 	interrupted atomic.Pointer[string]
 	// jsonMaxDepth is JSON_MAX_DEPTH, set by Bind (0 before: the default, see jsonDepth).
