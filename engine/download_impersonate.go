@@ -40,14 +40,33 @@ type ImpersonateProfile interface {
 
 // ImpersonateOptions configure an Impersonation's transport.
 type ImpersonateOptions struct {
-	Profile                           ImpersonateProfile // presented to a request whose context carries none
-	DialContext                       func(ctx context.Context, network, addr string) (net.Conn, error)
-	Proxy                             func(*http.Request) (*url.URL, error)
-	InsecureSkipVerify                bool
-	RootCAs                           *x509.CertPool
+	Profile ImpersonateProfile // presented to a request whose context carries none
+	ConnOptions
+}
+
+// ConnOptions configure the connections of an impersonating transport (engine/impersonate's
+// Options embed them).
+type ConnOptions struct {
+	// DialContext opens the TCP connections, to a server or to a proxy (nil: a
+	// net.Dialer's).
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Proxy returns the proxy of a request, as http.Transport.Proxy does (nil, or a nil
+	// URL: none): http:// and https:// proxies (CONNECT for https targets, absolute-form
+	// requests for http ones, Basic Proxy-Authorization from the URL's user info) and
+	// socks5:// or socks5h:// ones (with user and password).
+	Proxy func(*http.Request) (*url.URL, error)
+	// InsecureSkipVerify skips the verification of the servers' certificates.
+	InsecureSkipVerify bool
+	// RootCAs are the authorities the servers' certificates are verified with (nil: the
+	// system's).
+	RootCAs *x509.CertPool
+	// MaxIdleConns bounds the idle HTTP/1.1 connections of each browser and proxy (0: no
+	// limit); MaxIdleConnsPerHost bounds them per host (0: 2).
 	MaxIdleConns, MaxIdleConnsPerHost int
-	IdleConnTimeout                   time.Duration
-	TLSHandshakeTimeout               time.Duration
+	// IdleConnTimeout closes a connection idle that long (0: 90s).
+	IdleConnTimeout time.Duration
+	// TLSHandshakeTimeout bounds a TLS handshake (0: 10s).
+	TLSHandshakeTimeout time.Duration
 }
 
 var impersonation struct {
@@ -142,8 +161,7 @@ func CheckImpersonate(settings *types.Settings) error {
 // Transport's), trusting client's Transport's RootCAs.
 func (h *httpHandler) impersonatingTransport(settings *types.Settings, client *http.Client, skipVerify, proxyEnabled bool) http.RoundTripper {
 	conc := settings.Concurrency()
-	opts := ImpersonateOptions{
-		Profile:             h.browsers[0],
+	opts := ImpersonateOptions{Profile: h.browsers[0], ConnOptions: ConnOptions{
 		DialContext:         h.dns.DialContext,
 		Proxy:               proxyFunc(proxyEnabled, http.ProxyFromEnvironment),
 		InsecureSkipVerify:  skipVerify,
@@ -151,7 +169,7 @@ func (h *httpHandler) impersonatingTransport(settings *types.Settings, client *h
 		MaxIdleConnsPerHost: conc,
 		IdleConnTimeout:     90 * time.Second,
 		TLSHandshakeTimeout: 10 * time.Second,
-	}
+	}}
 	if client != nil {
 		if t, ok := client.Transport.(*http.Transport); ok {
 			if t.DialContext != nil {

@@ -210,10 +210,7 @@ func (s *Spider) runOnce(ctx context.Context, vm *runtime.VM, where, url string,
 // budget is CALLBACK_TIMEOUT, the wall-clock time a callback or a pipeline or middleware
 // call may take, awaited time included (0: no limit, and without a crawler).
 func (s *Spider) budget() time.Duration {
-	if s.crawler == nil {
-		return 0
-	}
-	return s.crawler.Settings().Duration(types.CallbackTimeout)
+	return s.callbackBudget
 }
 
 // overBudget is the error of callback id (where, processing url) still unsettled at the
@@ -306,10 +303,8 @@ type invocation struct {
 }
 
 // startHighWater is the backlog at which start() pauses: enough queued requests to keep
-// every download slot busy several times over.
-func (s *Spider) startHighWater() int {
-	return max(4*s.crawler.Settings().Int(types.ConcurrentRequests), 64)
-}
+// every download slot busy several times over (4 × CONCURRENT_REQUESTS, at least 64).
+func (s *Spider) startHighWater() int { return s.highWater }
 
 // waitBacklog returns a promise that settles once the backlog is below half the high-water
 // mark, and never when ctx ends first; on the loop. resumed is called (off the loop) just

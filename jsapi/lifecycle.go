@@ -19,6 +19,8 @@ import (
 func (s *Spider) Bind(c Crawler) error {
 	s.crawler = c
 	s.schemes = c.Settings().StringList(types.DownloadSchemes)
+	s.callbackBudget = c.Settings().Duration(types.CallbackTimeout)
+	s.highWater = max(4*c.Settings().Concurrency(), 64)
 	s.jsonMaxDepth.Store(int64(c.Settings().Int(types.JSONMaxDepth)))
 	s.outputPlan = c.OutputPlan()
 	s.mu.Lock()

@@ -1,6 +1,8 @@
 package jsapi
 
 import (
+	"context"
+	"log/slog"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -43,31 +45,29 @@ type loggerMethods struct{ st *vmState }
 //
 //jscrawl:ts debug(...args: unknown[]): void;
 func (m loggerMethods) Debug(c goja.FunctionCall) (goja.Value, error) {
-	m.st.s.logger.Debug(m.message(c))
-	return goja.Undefined(), nil
+	return m.log(slog.LevelDebug, c)
 }
 
 // Info logs at the info level.
 //
 //jscrawl:ts info(...args: unknown[]): void;
-func (m loggerMethods) Info(c goja.FunctionCall) (goja.Value, error) {
-	m.st.s.logger.Info(m.message(c))
-	return goja.Undefined(), nil
-}
+func (m loggerMethods) Info(c goja.FunctionCall) (goja.Value, error) { return m.log(slog.LevelInfo, c) }
 
 // Warn logs at the warn level.
 //
 //jscrawl:ts warn(...args: unknown[]): void;
-func (m loggerMethods) Warn(c goja.FunctionCall) (goja.Value, error) {
-	m.st.s.logger.Warn(m.message(c))
-	return goja.Undefined(), nil
-}
+func (m loggerMethods) Warn(c goja.FunctionCall) (goja.Value, error) { return m.log(slog.LevelWarn, c) }
 
 // Error logs at the error level.
 //
 //jscrawl:ts error(...args: unknown[]): void;
 func (m loggerMethods) Error(c goja.FunctionCall) (goja.Value, error) {
-	m.st.s.logger.Error(m.message(c))
+	return m.log(slog.LevelError, c)
+}
+
+// log logs c's arguments at level.
+func (m loggerMethods) log(level slog.Level, c goja.FunctionCall) (goja.Value, error) {
+	m.st.s.logger.Log(context.Background(), level, m.message(c))
 	return goja.Undefined(), nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/dop251/goja"
 	"github.com/jscrawl/jscrawl/engine"
@@ -80,8 +81,12 @@ type Spider struct {
 	crawler    Crawler
 	outputPlan []engine.OutputStage // the spider's part of the output chain (engine.OutputPlan)
 	schemes    []string             // DOWNLOAD_SCHEMES, read once in Bind
-	ctx        context.Context      // the crawl's context, for inline downloads
-	opened     bool                 // Open has prepared every VM; guarded by mu
+	// callbackBudget is CALLBACK_TIMEOUT and highWater the backlog at which start() pauses
+	// (startHighWater), read once in Bind.
+	callbackBudget time.Duration
+	highWater      int
+	ctx            context.Context // the crawl's context, for inline downloads
+	opened         bool            // Open has prepared every VM; guarded by mu
 	// interrupted is the reason given to Interrupt (nil until then).
 	interrupted atomic.Pointer[string]
 	// jsonMaxDepth is JSON_MAX_DEPTH, set by Bind (0 before: the default, see jsonDepth).

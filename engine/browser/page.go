@@ -218,5 +218,16 @@ func (p *browserPage) Response(ctx context.Context) (*types.Response, error) {
 	return resp, nil
 }
 
+// Close ends the page: calls on it fail from here on, its tab is cleared for the next
+// page or closed (Handler.release), and its place among BROWSER_CONCURRENCY is
+// freed. It may be called more than once.
+func (p *browserPage) Close() error {
+	p.closeOnce.Do(func() {
+		p.cancel()
+		p.h.release(p)
+	})
+	return nil
+}
+
 // Interface guards
 var _ types.Page = (*browserPage)(nil)

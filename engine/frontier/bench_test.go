@@ -44,7 +44,13 @@ func benchReq(i int) *types.Request {
 // BenchmarkEnqueue measures enqueues of new requests (fingerprint, seen-set, store),
 // with a commit every 10,000.
 func BenchmarkEnqueue(b *testing.B) {
-	f := open(b, b.TempDir(), frontier.Options{})
+	benchEnqueue(b, frontier.Options{}, benchReq)
+}
+
+// benchEnqueue measures enqueues of the requests req makes into a frontier opened with
+// opts, with a commit every 10,000.
+func benchEnqueue(b *testing.B, opts frontier.Options, req func(int) *types.Request) {
+	f := open(b, b.TempDir(), opts)
 	defer f.Close()
 	reqs := make([]*types.Request, 10000)
 	b.ResetTimer()
@@ -53,7 +59,7 @@ func BenchmarkEnqueue(b *testing.B) {
 		if i%len(reqs) == 0 {
 			b.StopTimer()
 			for j := range reqs {
-				reqs[j] = benchReq(i + j)
+				reqs[j] = req(i + j)
 			}
 			b.StartTimer()
 			if err := f.Commit(nil); err != nil {
@@ -71,12 +77,19 @@ func BenchmarkEnqueue(b *testing.B) {
 // BenchmarkDequeue measures Next+Done from a store of b.N requests written to disk, with a
 // commit every 10,000.
 func BenchmarkDequeue(b *testing.B) {
+	benchDequeue(b, frontier.Options{}, benchReq)
+}
+
+// benchDequeue measures Next+Done, LIFO and FIFO, from a store opened with opts that holds
+// b.N requests req made, written to disk, with a commit every 10,000.
+func benchDequeue(b *testing.B, opts frontier.Options, req func(int) *types.Request) {
 	for _, fifo := range []bool{false, true} {
 		b.Run(fmt.Sprintf("fifo=%v", fifo), func(b *testing.B) {
-			f := open(b, b.TempDir(), frontier.Options{FIFO: fifo})
+			opts.FIFO = fifo
+			f := open(b, b.TempDir(), opts)
 			defer f.Close()
 			for i := range b.N {
-				f.Enqueue(benchReq(i))
+				f.Enqueue(req(i))
 			}
 			if err := f.Commit(nil); err != nil {
 				b.Fatal(err)
@@ -152,6 +165,48 @@ func vmHWM() uint64 {
 	return 0
 }
 
+// enqueueAll enqueues the n requests req makes into f, committing every 100,000 and at
+// the end, and returns how long it took.
+func enqueueAll(t *testing.T, f *frontier.Frontier, n int, req func(int) *types.Request) time.Duration {
+	start := time.Now()
+	for i := range n {
+		if !f.Enqueue(req(i)) {
+			t.Fatal("dropped")
+		}
+		if i%100000 == 99999 {
+			if err := f.Commit(nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := f.Commit(nil); err != nil {
+		t.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// drainAll takes n requests from f with Next and Done, committing every 100,000, calling
+// each (if not nil) after the i-th, and returns how long it took.
+func drainAll(t *testing.T, f *frontier.Frontier, n int, each func(i int)) time.Duration {
+	start := time.Now()
+	for i := range n {
+		r := f.Next()
+		if r == nil {
+			t.Fatalf("empty after %d: %v", i, f.Err())
+		}
+		f.Done(r)
+		if i%100000 == 99999 {
+			if err := f.Commit(nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if each != nil {
+			each(i)
+		}
+	}
+	return time.Since(start)
+}
+
 // TestBig enqueues 10 million distinct requests, then drains them, committing every
 // 100,000 operations, and reports rates, peak Go heap and peak RSS (VmHWM). Run it alone:
 //
@@ -170,35 +225,8 @@ func TestBig(t *testing.T) {
 			mp := startMemPeak()
 			f := open(t, t.TempDir(), frontier.Options{FIFO: fifo, Sync: true})
 			defer f.Close()
-			start := time.Now()
-			for i := range n {
-				if !f.Enqueue(benchReq(i)) {
-					t.Fatal("dropped")
-				}
-				if i%100000 == 99999 {
-					if err := f.Commit(nil); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if err := f.Commit(nil); err != nil {
-				t.Fatal(err)
-			}
-			enq := time.Since(start)
-			start = time.Now()
-			for i := range n {
-				r := f.Next()
-				if r == nil {
-					t.Fatalf("empty after %d: %v", i, f.Err())
-				}
-				f.Done(r)
-				if i%100000 == 99999 {
-					if err := f.Commit(nil); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			deq := time.Since(start)
+			enq := enqueueAll(t, f, n, benchReq)
+			deq := drainAll(t, f, n, nil)
 			heap, hwm := mp.end()
 			t.Logf("%d requests: %.0f enqueues/s, %.0f dequeues/s, peak Go heap %d MiB, peak RSS %d MiB",
 				n, float64(n)/enq.Seconds(), float64(n)/deq.Seconds(), heap>>20, hwm>>20)
@@ -222,60 +250,12 @@ func slotReq(i, slots int) *types.Request {
 // BenchmarkDequeueSlots is BenchmarkDequeue with the requests in 10,000 slots
 // (engine.SlotKey), all ready: the slots take turns, so each Next pops another slot.
 func BenchmarkDequeueSlots(b *testing.B) {
-	for _, fifo := range []bool{false, true} {
-		b.Run(fmt.Sprintf("fifo=%v", fifo), func(b *testing.B) {
-			f := open(b, b.TempDir(), frontier.Options{FIFO: fifo, SlotKey: engine.SlotKey})
-			defer f.Close()
-			for i := range b.N {
-				f.Enqueue(slotReq(i, 10000))
-			}
-			if err := f.Commit(nil); err != nil {
-				b.Fatal(err)
-			}
-			b.ResetTimer()
-			cpu0 := cpuTime()
-			for i := range b.N {
-				r := f.Next()
-				if r == nil {
-					b.Fatal("empty")
-				}
-				f.Done(r)
-				if i%10000 == 9999 {
-					if err := f.Commit(nil); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "dequeues/s")
-			reportCPU(b, cpu0)
-		})
-	}
+	benchDequeue(b, frontier.Options{SlotKey: engine.SlotKey}, func(i int) *types.Request { return slotReq(i, 10000) })
 }
 
 // BenchmarkEnqueueSlots is BenchmarkEnqueue with the requests in 10,000 slots.
 func BenchmarkEnqueueSlots(b *testing.B) {
-	f := open(b, b.TempDir(), frontier.Options{SlotKey: engine.SlotKey})
-	defer f.Close()
-	reqs := make([]*types.Request, 10000)
-	b.ResetTimer()
-	cpu0 := cpuTime()
-	for i := range b.N {
-		if i%len(reqs) == 0 {
-			b.StopTimer()
-			for j := range reqs {
-				reqs[j] = slotReq(i+j, 10000)
-			}
-			b.StartTimer()
-			if err := f.Commit(nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if !f.Enqueue(reqs[i%len(reqs)]) {
-			b.Fatal("dropped")
-		}
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "enqueues/s")
-	reportCPU(b, cpu0)
+	benchEnqueue(b, frontier.Options{SlotKey: engine.SlotKey}, func(i int) *types.Request { return slotReq(i, 10000) })
 }
 
 // TestBigSlots is TestBig with the requests in 10,000 slots (FRONTIER_BIG_SLOTS): it
@@ -316,45 +296,19 @@ func TestBigSlots(t *testing.T) {
 			mp := startMemPeak()
 			f := open(t, t.TempDir(), frontier.Options{FIFO: fifo, Sync: true, SlotKey: engine.SlotKey})
 			defer f.Close()
-			start := time.Now()
-			for i := range n {
-				if !f.Enqueue(slotReq(i, slots)) {
-					t.Fatal("dropped")
-				}
-				if i%100000 == 99999 {
-					if err := f.Commit(nil); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if err := f.Commit(nil); err != nil {
-				t.Fatal(err)
-			}
-			enq := time.Since(start)
+			enq := enqueueAll(t, f, n, func(i int) *types.Request { return slotReq(i, slots) })
 			heapOf := func() uint64 {
 				goruntime.GC()
 				goruntime.ReadMemStats(&ms)
 				return ms.HeapAlloc - base
 			}
 			queued := heapOf()
-			start = time.Now()
 			var turning uint64
-			for i := range n {
-				r := f.Next()
-				if r == nil {
-					t.Fatalf("empty after %d: %v", i, f.Err())
-				}
-				f.Done(r)
-				if i%100000 == 99999 {
-					if err := f.Commit(nil); err != nil {
-						t.Fatal(err)
-					}
-				}
+			deq := drainAll(t, f, n, func(i int) {
 				if i == n/2 {
 					turning = heapOf()
 				}
-			}
-			deq := time.Since(start)
+			})
 			heap, hwm := mp.end()
 			t.Logf("%d requests in %d slots: %.0f enqueues/s, %.0f dequeues/s, peak Go heap %d MiB, peak RSS %d MiB; "+
 				"Go heap once queued %d MiB (%d B a slot, bloom filter included), half drained %d MiB (%d B a slot)",

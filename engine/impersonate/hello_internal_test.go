@@ -18,6 +18,8 @@ import (
 	"testing"
 
 	utls "github.com/bogdanfinn/utls"
+
+	"github.com/jscrawl/jscrawl/engine"
 )
 
 // hello is what a test reads of a ClientHello.
@@ -121,7 +123,7 @@ func helloOf(t *testing.T, rt func(dial func(ctx context.Context, network, addr 
 
 func impersonating(b *Browser) func(dial func(ctx context.Context, network, addr string) (net.Conn, error)) http.RoundTripper {
 	return func(dial func(ctx context.Context, network, addr string) (net.Conn, error)) http.RoundTripper {
-		return NewTransport(Options{Browser: b, DialContext: dial})
+		return NewTransport(Options{Browser: b, ConnOptions: engine.ConnOptions{DialContext: dial}})
 	}
 }
 
@@ -257,7 +259,7 @@ func TestProfileRoundTrip(t *testing.T) {
 	srv.StartTLS()
 	t.Cleanup(srv.Close)
 	pool := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	rt := NewTransport(Options{Browser: b, RootCAs: pool})
+	rt := NewTransport(Options{Browser: b, ConnOptions: engine.ConnOptions{RootCAs: pool}})
 	req, _ := http.NewRequest("GET", srv.URL, nil)
 	req.Header.Set("User-Agent", b.UserAgent)
 	resp, err := rt.RoundTrip(req)
@@ -313,7 +315,7 @@ func TestTrace(t *testing.T) {
 		srv.EnableHTTP2 = h2
 		srv.StartTLS()
 		t.Cleanup(srv.Close)
-		rt := NewTransport(Options{Browser: b, InsecureSkipVerify: true})
+		rt := NewTransport(Options{Browser: b, ConnOptions: engine.ConnOptions{InsecureSkipVerify: true}})
 		for i := range 2 {
 			var got []string
 			var mu sync.Mutex
@@ -363,7 +365,7 @@ func TestConcurrent(t *testing.T) {
 		}
 		srv.StartTLS()
 		t.Cleanup(srv.Close)
-		rt := NewTransport(Options{Browser: b, InsecureSkipVerify: true, MaxIdleConnsPerHost: 32})
+		rt := NewTransport(Options{Browser: b, ConnOptions: engine.ConnOptions{InsecureSkipVerify: true, MaxIdleConnsPerHost: 32}})
 		var wg sync.WaitGroup
 		var failed atomic.Int32
 		for range 32 {

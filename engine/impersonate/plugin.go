@@ -31,16 +31,7 @@ func (plugin) Parse(spec string) ([]engine.ImpersonateProfile, error) {
 
 // NewTransport implements engine.Impersonation with a Transport.
 func (plugin) NewTransport(o engine.ImpersonateOptions) http.RoundTripper {
-	opts := Options{
-		DialContext:         o.DialContext,
-		Proxy:               o.Proxy,
-		InsecureSkipVerify:  o.InsecureSkipVerify,
-		RootCAs:             o.RootCAs,
-		MaxIdleConns:        o.MaxIdleConns,
-		MaxIdleConnsPerHost: o.MaxIdleConnsPerHost,
-		IdleConnTimeout:     o.IdleConnTimeout,
-		TLSHandshakeTimeout: o.TLSHandshakeTimeout,
-	}
+	opts := Options{ConnOptions: o.ConnOptions}
 	if p, ok := o.Profile.(profile); ok {
 		opts.Browser = p.b
 	}

@@ -304,6 +304,21 @@ func TestCrawlsKeptApart(t *testing.T) {
 	}
 }
 
+// openFails opens a frontier on url, which must fail (RetryTimeout is an hour, so an
+// error that is retried fails only when the 20 s given run out: late), and returns
+// Open's error.
+func openFails(t *testing.T, url string) (late bool, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	f, err := redisfrontier.Open(ctx, redisfrontier.Options{URL: url, CrawlID: "x", Logger: quiet, RetryTimeout: time.Hour})
+	if err == nil {
+		_ = f.Close(ctx)
+		t.Fatal("opened")
+	}
+	return ctx.Err() != nil, err
+}
+
 // TestOpenErrors: a malformed URL, a wrong or missing password and a database that does
 // not exist fail at Open, at once (RetryTimeout is an hour).
 func TestOpenErrors(t *testing.T) {
@@ -320,14 +335,8 @@ func TestOpenErrors(t *testing.T) {
 		{"missing db", "redis://:right@" + r.Addr + "/99", "DB index is out of range"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			f, err := redisfrontier.Open(ctx, redisfrontier.Options{URL: tc.url, CrawlID: "x", Logger: quiet, RetryTimeout: time.Hour})
-			if err == nil {
-				_ = f.Close(ctx)
-				t.Fatal("opened")
-			}
-			if ctx.Err() != nil || !strings.Contains(err.Error(), tc.want) {
+			late, err := openFails(t, tc.url)
+			if late || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q, want one with %q, at once", err, tc.want)
 			}
 			if strings.Contains(err.Error(), "right") {

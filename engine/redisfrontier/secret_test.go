@@ -1,12 +1,8 @@
 package redisfrontier_test
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/jscrawl/jscrawl/engine/redisfrontier"
 )
 
 // TestSecretOpenErrors: the error of a URL that does not parse names the URL with its
@@ -21,13 +17,7 @@ func TestSecretOpenErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			defer cancel()
-			f, err := redisfrontier.Open(ctx, redisfrontier.Options{URL: tc.url, CrawlID: "x", Logger: quiet, RetryTimeout: time.Hour})
-			if err == nil {
-				_ = f.Close(ctx)
-				t.Fatal("opened")
-			}
+			_, err := openFails(t, tc.url)
 			if strings.Contains(err.Error(), tc.secret) {
 				t.Errorf("error %q shows the secret", err)
 			}

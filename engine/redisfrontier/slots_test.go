@@ -229,6 +229,23 @@ func TestOldLayoutRefused(t *testing.T) {
 	open(t, r, "old", nil) // cleared: a new crawl
 }
 
+// runShares runs the workers ws on site to their ends, each finishing, checks that the
+// site served each page once, and returns how many pages each worker downloaded (logged).
+func runShares(t *testing.T, ws []*worker, site *politeSite) []int64 {
+	t.Helper()
+	for i, reason := range runAll(t, ws) {
+		if reason != "finished" {
+			t.Errorf("worker %d: finish_reason %q", i, reason)
+		}
+	}
+	got := shares(ws)
+	t.Logf("pages per worker: %v", got)
+	if n := len(site.gaps()) + 1; n != site.total {
+		t.Fatalf("%d pages downloaded, want %d", n, site.total)
+	}
+	return got
+}
+
 // shares returns how many pages each worker downloaded.
 func shares(ws []*worker) []int64 {
 	var out []int64
@@ -248,16 +265,7 @@ func TestFairShareDelay(t *testing.T) {
 	site := newPoliteSite(t, 24, 0, 0, "")
 	kv := map[string]any{types.DownloadDelay: 0.5, types.RandomizeDownloadDelay: false}
 	ws := newWorkers(t, r, "fairdelay", 3, site, kv, func(o *redisfrontier.Options) { o.SlotDelay = 500 * time.Millisecond })
-	for i, reason := range runAll(t, ws) {
-		if reason != "finished" {
-			t.Errorf("worker %d: finish_reason %q", i, reason)
-		}
-	}
-	got := shares(ws)
-	t.Logf("pages per worker: %v", got)
-	if n := len(site.gaps()) + 1; n != site.total {
-		t.Fatalf("%d pages downloaded, want %d", n, site.total)
-	}
+	got := runShares(t, ws, site)
 	for i, n := range got {
 		// In turn: 8 each; a worker late for its turn (a loaded machine) loses it.
 		if n > 12 || n < 4 {
@@ -282,16 +290,7 @@ func TestFairShareSaturated(t *testing.T) {
 	site := newPoliteSite(t, 600, 10*time.Millisecond, 0, "")
 	kv := map[string]any{types.ConcurrentRequests: 4, types.ConcurrentRequestsPerDomain: 4}
 	ws := newWorkers(t, r, "fairsat", 3, site, kv, func(o *redisfrontier.Options) { o.SlotConcurrency = 4 })
-	for i, reason := range runAll(t, ws) {
-		if reason != "finished" {
-			t.Errorf("worker %d: finish_reason %q", i, reason)
-		}
-	}
-	got := shares(ws)
-	t.Logf("pages per worker: %v", got)
-	if n := len(site.gaps()) + 1; n != site.total {
-		t.Fatalf("%d pages downloaded, want %d", n, site.total)
-	}
+	got := runShares(t, ws, site)
 	if m := site.MaxInFlight(); m > 4 {
 		t.Errorf("%d requests at the server at once, want ≤ 4", m)
 	}

@@ -167,22 +167,29 @@ func (d *decoder) byte() byte {
 
 func (d *decoder) uvarint() uint64 {
 	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		d.fail()
+	if !d.skip(n) {
 		return 0
 	}
-	d.b = d.b[n:]
 	return v
 }
 
 func (d *decoder) varint() int64 {
 	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail()
+	if !d.skip(n) {
 		return 0
 	}
-	d.b = d.b[n:]
 	return v
+}
+
+// skip consumes the n bytes of a varint just read, or fails the decoder when there was
+// none (n ≤ 0: too short, or overflowing), reporting which.
+func (d *decoder) skip(n int) bool {
+	if n <= 0 {
+		d.fail()
+		return false
+	}
+	d.b = d.b[n:]
+	return true
 }
 
 // count reads a length that must fit in what is left (each element takes ≥ 1 byte).
