@@ -12,10 +12,11 @@ import (
 )
 
 // infiniteLists are test pages that add 10 entries of 120px (50 at most) as the user
-// reaches the bottom: on a scroll event, or when an
+// reaches the bottom: on a scroll event, on a wheel event, or when an
 // IntersectionObserver sees a sentinel below the list.
 var infiniteLists = map[string]string{
 	"scroll": `window.addEventListener("scroll", () => { if (window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 5) setTimeout(more, 20); });`,
+	"wheel":  `window.addEventListener("wheel", () => setTimeout(more, 20));`,
 	"sentinel": `const s = document.createElement("div"); s.id = "sentinel"; document.body.appendChild(s);
 new IntersectionObserver((es) => { if (es.some((e) => e.isIntersecting)) more(); }).observe(s);`,
 }
@@ -37,7 +38,7 @@ more();
 	srv := enginetest.StartWith(t, mux)
 	e, logs := enginetest.NewEngine(t, &enginetest.Spider{}, map[string]any{types.BrowserConcurrency: 1})
 	defer func() { _ = e.CloseHandlers() }()
-	for _, kind := range []string{"scroll", "sentinel", "scroll"} { // the last ones in a reused tab
+	for _, kind := range []string{"scroll", "wheel", "sentinel", "scroll"} { // the last ones in a reused tab
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		resp, err := e.Download(ctx, enginetest.BrowserRequest(srv.URL+"/list/"+kind, types.Item{{Key: "includePage", Value: true}}))
 		if err != nil || resp.Page == nil {
@@ -58,5 +59,5 @@ more();
 		_ = resp.Page.Close()
 		cancel()
 	}
-	wantStats(t, e, logs.String(), map[string]int64{"browser/page_count": 3, "browser/tab_count": 1})
+	wantStats(t, e, logs.String(), map[string]int64{"browser/page_count": 4, "browser/tab_count": 1})
 }
