@@ -98,16 +98,16 @@ func (p *browserPage) WaitForSelector(ctx context.Context, css string, timeout t
 	return nil
 }
 
-// Scroll implements types.Page.
+// Scroll implements types.Page: up to times times it scrolls to the bottom of the
+// document (scrollToBottom), waits delay and stops when the document did not grow.
 func (p *browserPage) Scroll(ctx context.Context, times int, delay time.Duration) error {
 	octx, done, err := p.op(ctx)
 	if err != nil {
 		return err
 	}
 	defer done()
-	const height = `document.documentElement.scrollHeight`
 	for range times {
-		before, err := chromedp.Run(octx, chromedp.Evaluate[float64](`(window.scrollTo(0, `+height+`), `+height+`)`))
+		before, err := scrollToBottom(octx)
 		if err != nil {
 			return p.opErr(ctx, "scroll", err)
 		}
@@ -118,7 +118,7 @@ func (p *browserPage) Scroll(ctx context.Context, times int, delay time.Duration
 			t.Stop()
 			return p.opErr(ctx, "scroll", octx.Err())
 		}
-		after, err := chromedp.Run(octx, chromedp.Evaluate[float64](height))
+		after, err := chromedp.Run(octx, chromedp.Evaluate[float64](`document.documentElement.scrollHeight`))
 		if err != nil {
 			return p.opErr(ctx, "scroll", err)
 		}

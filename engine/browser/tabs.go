@@ -222,13 +222,16 @@ func (t *browserTab) attach(p *browserPage) {
 }
 
 // wake makes a tab that rendered a page before ready for the next: its document is made
-// active again (clear froze it), and when url is the last page's own, but for its
-// fragment, the tab first goes to about:blank, so the load is a new document and not a
-// jump within the old one.
+// active again (clear froze it) and its page visible (show), and when url is the last
+// page's own, but for its fragment, the tab first goes to about:blank, so the load is a
+// new document and not a jump within the old one.
 func (t *browserTab) wake(ctx context.Context, next string, lim engine.DownloadLimits) error {
 	ctx, cancel := wakeContext(ctx, t.ctx, lim)
 	defer cancel()
 	if _, err := chromedp.Call(ctx, page.SetWebLifecycleState, page.SetWebLifecycleStateParams{State: page.SetWebLifecycleStateStateActive}); err != nil {
+		return err
+	}
+	if err := t.show(ctx); err != nil {
 		return err
 	}
 	t.mu.Lock()
@@ -237,6 +240,25 @@ func (t *browserTab) wake(ctx context.Context, next string, lim engine.DownloadL
 	if last != "" && withoutFragment(last) == withoutFragment(next) {
 		if _, err := chromedp.Call(ctx, page.Navigate, page.NavigateParams{URL: "about:blank"}); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// show makes the tab's page visible again after clear froze it. Freezing a page hides it
+// too, and Chromium 148 leaves it hidden when it is made active again
+// (document.visibilityState "hidden"): a hidden page draws no frames, so it runs no
+// requestAnimationFrame callback, and the scroll events and IntersectionObserver
+// callbacks of a frame's rendering steps never come (page.scroll found an infinite
+// list that did not grow). A window minimized and restored shows its page again.
+func (t *browserTab) show(ctx context.Context) error {
+	win, err := chromedp.CallBrowser(ctx, browser.GetWindowForTarget, browser.GetWindowForTargetParams{TargetID: chromedp.FromContext(t.ctx).Target.TargetID})
+	if err != nil {
+		return fmt.Errorf("show the page: %w", err)
+	}
+	for _, st := range []browser.WindowState{browser.WindowStateMinimized, browser.WindowStateNormal} {
+		if _, err := chromedp.CallBrowser(ctx, browser.SetWindowBounds, browser.SetWindowBoundsParams{WindowID: win.WindowID, Bounds: &browser.Bounds{WindowState: st}}); err != nil {
+			return fmt.Errorf("show the page: %w", err)
 		}
 	}
 	return nil
