@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jscrawl/jscrawl/jsapi"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -140,17 +141,24 @@ export default class S {
     yield out;
   }
 }`)
-	resp := &types.Response{URL: "http://127.0.0.1:1/p", Status: 200, Body: []byte("<p>x</p><p>y</p>"), Headers: http.Header{},
+	o := parsePageFirst(t, sp, "<p>x</p><p>y</p>")
+	b, _ := json.Marshal(o.Item)
+	want := `{"Response":[0,[],true],"Headers":[0,[],true],"Selector":[0,[],true],"SelectorList":[0,[],true],"Page":[0,[],true],"forIn":[["0","1"],[],[]]}`
+	if got := string(b); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+// parsePageFirst runs sp's parse on an HTML page with body and a fake browser page, and
+// returns its first output.
+func parsePageFirst(t *testing.T, sp *jsapi.Spider, body string) types.Output {
+	t.Helper()
+	resp := &types.Response{URL: "http://127.0.0.1:1/p", Status: 200, Body: []byte(body), Headers: http.Header{},
 		Page: &fakePage{}, Request: &types.Request{URL: "http://127.0.0.1:1/p"}}
 	outs := make(chan types.Output, 4)
 	if err := sp.Parse(context.Background(), resp, func(o types.Output) { outs <- o }); err != nil {
 		t.Fatal(err)
 	}
 	close(outs)
-	o := <-outs
-	b, _ := json.Marshal(o.Item)
-	want := `{"Response":[0,[],true],"Headers":[0,[],true],"Selector":[0,[],true],"SelectorList":[0,[],true],"Page":[0,[],true],"forIn":[["0","1"],[],[]]}`
-	if got := string(b); got != want {
-		t.Errorf("got  %s\nwant %s", got, want)
-	}
+	return <-outs
 }

@@ -1,15 +1,12 @@
 package jsapi_test
 
 import (
-	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/jsapi/internal/dtsgen"
-	"github.com/jscrawl/jscrawl/types"
 )
 
 // TestGeneratedDefinitionsAreCurrent: jscrawl_gen.d.ts is what `go generate ./jsapi` writes
@@ -74,14 +71,7 @@ export default class S {
     yield { missing, instance: o instanceof `+expr[1]+` };
   }
 }`)
-			resp := &types.Response{URL: "http://127.0.0.1:1/p", Status: 200, Body: []byte("<p>x</p>"), Headers: http.Header{},
-				Page: &fakePage{}, Request: &types.Request{URL: "http://127.0.0.1:1/p"}}
-			outs := make(chan types.Output, 4)
-			if err := sp.Parse(context.Background(), resp, func(o types.Output) { outs <- o }); err != nil {
-				t.Fatal(err)
-			}
-			close(outs)
-			o := <-outs
+			o := parsePageFirst(t, sp, "<p>x</p>")
 			if o.Item == nil {
 				t.Fatalf("output %+v", o)
 			}
