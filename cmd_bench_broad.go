@@ -95,11 +95,7 @@ func broadBenchAction(c *cli.Context) error {
 	case c.Duration("latency") < 0:
 		return usageError("--latency %v: want 0 or more", c.Duration("latency"))
 	}
-	opts := loadOptions{logLevel: "INFO"}
-	if d := c.String("jobdir"); d != "" {
-		opts.set = map[string]any{types.JobDir: d}
-	}
-	ls, err := readFlags(c, opts)
+	ls, err := readFlags(c, loadOptions{logLevel: "INFO"})
 	if err != nil {
 		return err
 	}

@@ -93,15 +93,16 @@ func browserFlags() []cli.Flag {
 	}
 }
 
-// crawlFlagSettings maps the crawlFlags to their settings.
-var crawlFlagSettings = map[string]string{"frontier": types.Frontier, "crawl-id": types.CrawlID}
+// crawlFlagSettings maps the flags that stand for a setting to it: the crawlFlags'
+// --frontier and --crawl-id, run's and bench's --jobdir.
+var crawlFlagSettings = map[string]string{"frontier": types.Frontier, "crawl-id": types.CrawlID, "jobdir": types.JobDir}
 
 // loadOptions is what a command tells the loader about itself.
 type loadOptions struct {
 	// logLevel is the command's default LOG_LEVEL ("": the setting's default).
 	logLevel string
-	// set holds the settings of the command's own flags (run's --jobdir, fetch's
-	// --no-redirect), applied at command-line priority after -s and before -L.
+	// set holds the settings of the command's own flags (fetch's --no-redirect),
+	// applied at command-line priority after -s and before -L.
 	set map[string]any
 	// status puts a live status line under the log when stderr is a terminal (run).
 	status bool

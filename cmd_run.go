@@ -100,11 +100,7 @@ func runAction(c *cli.Context) error {
 		return err
 	}
 	defer ctl.Close()
-	opts := loadOptions{status: true}
-	if d := c.String("jobdir"); d != "" {
-		opts.set = map[string]any{types.JobDir: d}
-	}
-	ls, err := readFlags(c, opts)
+	ls, err := readFlags(c, loadOptions{status: true})
 	if err != nil {
 		return err
 	}

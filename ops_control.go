@@ -112,6 +112,19 @@ func listenSocket(pid int) (net.Listener, error) {
 	return net.Listen("unix", path)
 }
 
+// checkPrivateDir makes sure dir is a real folder (not a link) and, where the system has
+// owners and modes, one of the current user's that nobody else can enter (keepPrivate).
+func checkPrivateDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a folder", dir)
+	}
+	return keepPrivate(dir, fi)
+}
+
 // crawlInfo is GET /info, and what `jscrawl ps` lists when several crawls run.
 type crawlInfo struct {
 	PID     int       `json:"pid"`

@@ -2,22 +2,10 @@
 
 package main
 
-import (
-	"fmt"
-	"os"
-)
+import "os"
 
-// checkPrivateDir makes sure dir is a folder (permissions are the temp folder's).
-func checkPrivateDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a folder", dir)
-	}
-	return nil
-}
+// keepPrivate does nothing: permissions are the temp folder's.
+func keepPrivate(string, os.FileInfo) error { return nil }
 
 // processAlive reports whether a process with pid exists.
 func processAlive(pid int) bool {

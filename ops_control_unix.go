@@ -11,16 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// checkPrivateDir makes sure dir is a real folder of the current user that nobody else can
-// enter (0700), fixing the mode of one the user owns.
-func checkPrivateDir(dir string) error {
-	fi, err := os.Lstat(dir)
-	if err != nil {
-		return err
-	}
-	if !fi.IsDir() {
-		return fmt.Errorf("%s is not a folder", dir)
-	}
+// keepPrivate makes sure the folder dir (fi) is the current user's and that nobody else can
+// enter it (0700), fixing the mode of one the user owns.
+func keepPrivate(dir string, fi os.FileInfo) error {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return fmt.Errorf("%s belongs to another user (uid %d): remove it or set TMPDIR", dir, st.Uid)
 	}

@@ -504,8 +504,8 @@ func TestDNSCacheOfDownloader(t *testing.T) {
 			}
 			d := NewHTTPDownloader(s, nil, nil)
 			if tc.wrapped {
-				d.wrapHandlers(func(h DownloadHandler) DownloadHandler { return &replayHandler{inner: h} })
-				d.wrapHandlers(func(h DownloadHandler) DownloadHandler { return &recordHandler{inner: h} })
+				d.wrapHandlers(func(h DownloadHandler) DownloadHandler { return &replayHandler{wrapped: wrapped{h}} })
+				d.wrapHandlers(func(h DownloadHandler) DownloadHandler { return &recordHandler{wrapped: wrapped{h}} })
 			}
 			c := d.DNSCache()
 			if (c != nil) != tc.want {

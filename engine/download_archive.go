@@ -69,12 +69,12 @@ func archiveHandlers(d *HTTPDownloader, c *config, warcFailed func(error)) {
 	if c.replay != nil {
 		d.replaying = true
 		d.wrapHandlers(func(h DownloadHandler) DownloadHandler {
-			return &replayHandler{inner: h, archive: c.replay, fallback: c.replayFallback, env: d.env}
+			return &replayHandler{wrapped: wrapped{h}, archive: c.replay, fallback: c.replayFallback, env: d.env}
 		})
 	}
 	if c.warcOut != nil {
 		d.wrapHandlers(func(h DownloadHandler) DownloadHandler {
-			return &recordHandler{inner: h, w: c.warcOut, env: d.env, failed: warcFailed}
+			return &recordHandler{wrapped: wrapped{h}, w: c.warcOut, env: d.env, failed: warcFailed}
 		})
 	}
 	for _, dec := range c.decorators {
@@ -110,12 +110,27 @@ type headerSender interface {
 	sentHeader(ctx context.Context, req *types.Request) http.Header
 }
 
+// wrapped is what the archive's handlers share about the handler they wrap: Unwrap, and
+// the header it sends.
+type wrapped struct{ inner DownloadHandler }
+
+// Unwrap returns the wrapped handler.
+func (w wrapped) Unwrap() DownloadHandler { return w.inner }
+
+// sentHeader implements headerSender with the wrapped handler's (nil when it has none).
+func (w wrapped) sentHeader(ctx context.Context, req *types.Request) http.Header {
+	if s, ok := w.inner.(headerSender); ok {
+		return s.sentHeader(ctx, req)
+	}
+	return nil
+}
+
 // recordHandler writes what its handler downloads over http(s) to a WARC file: a request
 // and a response record per download. A failed download writes nothing; a failed write
 // is counted (warc/errors) and the download returned all the same. A write that leaves the
 // file unusable (a *warc.WriteError: a full disk) goes to failed, once.
 type recordHandler struct {
-	inner  DownloadHandler
+	wrapped
 	w      *warc.Writer
 	env    *HandlerEnv
 	failed func(err error)
@@ -128,11 +143,7 @@ func (h *recordHandler) Download(ctx context.Context, req *types.Request, lim Do
 	if err != nil || !isHTTP(req.URL) {
 		return resp, err
 	}
-	var header http.Header
-	if s, ok := h.inner.(headerSender); ok {
-		header = s.sentHeader(ctx, req)
-	}
-	n, werr := h.w.Write(req, header, resp, time.Now())
+	n, werr := h.w.Write(req, h.sentHeader(ctx, req), resp, time.Now())
 	if werr != nil {
 		h.env.stats.Inc("warc/errors", 1)
 		if !isFatal(werr) {
@@ -147,24 +158,13 @@ func (h *recordHandler) Download(ctx context.Context, req *types.Request, lim Do
 	return resp, nil
 }
 
-// Unwrap returns the handler h records.
-func (h *recordHandler) Unwrap() DownloadHandler { return h.inner }
-
-// sentHeader implements headerSender with the inner handler's.
-func (h *recordHandler) sentHeader(ctx context.Context, req *types.Request) http.Header {
-	if s, ok := h.inner.(headerSender); ok {
-		return s.sentHeader(ctx, req)
-	}
-	return nil
-}
-
 // replayHandler serves http(s) downloads from an archive: a request found there gets its
 // recorded response (counted in replay/response_count and the downloader stats as a
 // download would be); one not found counts in replay/miss_count and fails with
 // NotInArchive, or with fallback goes to the inner handler. Other schemes (file, data) go
 // to the inner handler: they are not the network.
 type replayHandler struct {
-	inner    DownloadHandler
+	wrapped
 	archive  *warc.Archive
 	fallback bool
 	env      *HandlerEnv
@@ -224,17 +224,6 @@ func (h *replayHandler) Download(ctx context.Context, req *types.Request, lim Do
 	h.env.CountRequest(req.HTTPMethod(), len(req.HTTPMethod())+len(req.URL)+12+len(req.Body))
 	h.env.CountResponse(resp.Status, rawLen+15)
 	return resp, nil
-}
-
-// Unwrap returns the handler h falls back to.
-func (h *replayHandler) Unwrap() DownloadHandler { return h.inner }
-
-// sentHeader implements headerSender with the inner handler's.
-func (h *replayHandler) sentHeader(ctx context.Context, req *types.Request) http.Header {
-	if s, ok := h.inner.(headerSender); ok {
-		return s.sentHeader(ctx, req)
-	}
-	return nil
 }
 
 // Interface guards

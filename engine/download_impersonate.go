@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jscrawl/jscrawl/types"
@@ -69,25 +68,18 @@ type ConnOptions struct {
 	TLSHandshakeTimeout time.Duration
 }
 
-var impersonation struct {
-	mu sync.RWMutex
-	im Impersonation
-}
+var impersonation plugin[Impersonation]
 
 // RegisterImpersonation sets the plug-in behind HTTP_IMPERSONATE; it replaces an earlier
 // one. Without one, a crawl with HTTP_IMPERSONATE fails its http(s) downloads (and
 // CheckImpersonate refuses it). Safe for concurrent use.
 func RegisterImpersonation(im Impersonation) {
-	impersonation.mu.Lock()
-	impersonation.im = im
-	impersonation.mu.Unlock()
+	impersonation.set(im)
 }
 
 // theImpersonation returns the registered Impersonation, or nil.
 func theImpersonation() Impersonation {
-	impersonation.mu.RLock()
-	defer impersonation.mu.RUnlock()
-	return impersonation.im
+	return impersonation.get()
 }
 
 // errNoImpersonation is the error of HTTP_IMPERSONATE without RegisterImpersonation.

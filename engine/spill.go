@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/jscrawl/jscrawl/engine/frontier/order"
 	"github.com/jscrawl/jscrawl/types"
@@ -44,19 +43,14 @@ type SpillStore interface {
 // priority as fifo says, queueing per download slot (SlotKey).
 type SpillOpener func(dir string, fifo bool) (SpillStore, error)
 
-var spillOpener struct {
-	mu   sync.RWMutex
-	open SpillOpener
-}
+var spillOpener plugin[SpillOpener]
 
 // RegisterSpillStore sets the store a MemoryScheduler spills to (the jscrawl binary gives
 // engine/frontier's); it replaces an earlier one. Without one, a scheduler past
 // SCHEDULER_MEMORY_MAX logs that it cannot spill and keeps its queue in memory. Safe for
 // concurrent use.
 func RegisterSpillStore(open SpillOpener) {
-	spillOpener.mu.Lock()
-	spillOpener.open = open
-	spillOpener.mu.Unlock()
+	spillOpener.set(open)
 }
 
 // errNoSpillStore is the error of a spill without RegisterSpillStore.
@@ -64,9 +58,7 @@ var errNoSpillStore = errors.New("no spill store registered (engine.RegisterSpil
 
 // openSpill opens a spill store in dir with the registered SpillOpener.
 func openSpill(dir string, fifo bool) (SpillStore, error) {
-	spillOpener.mu.RLock()
-	open := spillOpener.open
-	spillOpener.mu.RUnlock()
+	open := spillOpener.get()
 	if open == nil {
 		return nil, errNoSpillStore
 	}
