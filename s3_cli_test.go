@@ -85,7 +85,7 @@ func TestS3FeedCLI(t *testing.T) {
 		args := append(append([]string{"run", "--demo", "--jobdir", t.TempDir(), spider,
 			"-s", `FEEDS={"s3://feeds/job/%(batch_time)s.jsonl": {"batchItemCount": 8}}`}, aws...), creds...)
 		_, stderr, code := jscrawl(t, args...)
-		if code != 2 || !strings.Contains(stderr, "%(batch_id)d keys with --jobdir") {
+		if code != 2 || !strings.Contains(stderr, "need %(batch_id)d, not %(batch_time)s") {
 			t.Errorf("exit code %d, want a refusal:\n%s", code, stderr)
 		}
 	})
@@ -107,22 +107,11 @@ func TestJobSurvivesKillsIntoS3(t *testing.T) {
 		t.Errorf("only %d kills happened", kills)
 	}
 	keys := srv.Keys("feeds")
-	if len(keys) != (total+149)/150 {
-		t.Errorf("%d objects, want %d: %v", len(keys), (total+149)/150, keys)
-	}
-	var all bytes.Buffer
+	objects := make([][]byte, len(keys))
 	for i, k := range keys {
-		b, _ := srv.Object("feeds", k)
-		if n := bytes.Count(b, []byte("\n")); i < len(keys)-1 && n != 150 {
-			t.Errorf("%s has %d items, want 150", k, n)
-		}
-		all.Write(b)
+		objects[i], _ = srv.Object("feeds", k)
 	}
-	merged := filepath.Join(t.TempDir(), "all.jsonl")
-	if err := os.WriteFile(merged, all.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	eachOnce(t, merged, total)
+	batchesEachOnce(t, keys, objects, 150, total)
 	_ = filepath.WalkDir(filepath.Join(dir, "job"), func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(enginetest.S3SecretKey)) {

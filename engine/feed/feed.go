@@ -75,6 +75,7 @@ type Feed struct {
 	tab       *table     // a table feed's storage (sqlite:, postgres://); nil for files
 	uri       string     // cur's URI, or the last one's
 	batchID   int
+	dropLater bool // begin removes the files of the batches after batchID (a resumed job's)
 	items     int
 	markItems int     // items up to cur.mark (see Position)
 	errs      []error // failures of finished batches, reported by Close
@@ -141,15 +142,13 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 	if IsTable(first) {
 		return f.openTable(first, pos)
 	}
-	if isS3(first) && (pos != nil || env.Job) {
-		if env.JobDir == "" {
-			return nil, ErrS3Job
-		}
-		if pos != nil && cfg.BatchItemCount > 0 && pos.Batch > 0 {
-			f.batchID = pos.Batch
-			if first, err = expandURI(uri, f.params()); err != nil {
-				return nil, err
-			}
+	if isS3(first) && (pos != nil || env.Job) && env.JobDir == "" {
+		return nil, ErrS3Job
+	}
+	if pos != nil && cfg.BatchItemCount > 0 && pos.Batch > 0 {
+		f.batchID = pos.Batch // the batch the job's last commit was in
+		if first, err = expandURI(uri, f.params()); err != nil {
+			return nil, err
 		}
 	}
 	if pos != nil && pos.URI != "" && !isS3(first) {
@@ -187,10 +186,15 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 		if pos.Stdout != stdout {
 			return nil, fmt.Errorf("the job's position is for stdout, not %s", first)
 		}
+		batchPos := *pos
+		if cfg.BatchItemCount > 0 {
+			batchPos.Items -= int64((f.batchID - 1) * cfg.BatchItemCount) // the items of this batch
+		}
 		if isS3(first) {
-			f.cur, err = f.resumeS3(first, *pos)
+			f.cur, err = f.resumeS3(first, batchPos)
 		} else {
-			f.cur, err = resumeSink(first, f.format, cfg, env.Stdout, f.logger, *pos)
+			f.cur, err = resumeSink(first, f.format, cfg, env.Stdout, f.logger, batchPos)
+			f.dropLater = cfg.BatchItemCount > 0
 		}
 		f.items, f.markItems = int(pos.Items), int(pos.Items)
 	} else {
@@ -299,7 +303,11 @@ func (f *Feed) nextBatch() error {
 		return err
 	}
 	f.uri = types.MaskURL(uri)
-	s, err := f.openSink(uri)
+	cfg := f.cfg
+	// In a job a batch file is the job's from its first byte: what a file of this name
+	// holds is the batch of an earlier run, which the job wrote or writes again.
+	cfg.Overwrite = cfg.Overwrite || f.env.Job
+	s, err := f.openSinkWith(uri, cfg)
 	if err == nil {
 		if err = s.begin(); err != nil {
 			s.discard()
@@ -468,7 +476,14 @@ func (f *Feed) begin() error {
 	if f.tab != nil {
 		return f.tab.begin(context.Background())
 	}
-	return f.cur.begin()
+	if err := f.cur.begin(); err != nil {
+		return err
+	}
+	if f.dropLater {
+		f.dropLater = false
+		return f.removeLaterBatches()
+	}
+	return nil
 }
 
 // noteCut logs what begin cut off a resumed feed.

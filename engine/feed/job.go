@@ -46,32 +46,22 @@ type Position struct {
 	Batch int `json:"batch,omitempty"`
 }
 
-// ErrBatchJob is the error of Sync, Resume and CheckJob for a feed with
-// Config.BatchItemCount.
-var ErrBatchJob = errors.New("batch feeds are not supported with --jobdir yet")
+// ErrBatchJob is the error of opening, in a job (--jobdir), a batch feed whose URI names
+// its batches by %(batch_time)s: a resumed job must find the files (or objects) of the
+// batches its last commit did not reach, to write them again, and a time cannot name them.
+// %(batch_id)d can.
+var ErrBatchJob = errors.New("batch feeds need %(batch_id)d, not %(batch_time)s, in the uri with --jobdir")
 
 // ErrS3Job is the error of opening an s3:// feed in a job without Env.JobDir, where it
-// would keep its local files, or one whose key has %(batch_time)s (a resumed job must
-// name a batch's object again, which a time cannot).
-var ErrS3Job = errors.New("s3:// feeds need the job's folder and %(batch_id)d keys with --jobdir")
+// would keep its local files.
+var ErrS3Job = errors.New("s3:// feeds need the job's folder with --jobdir")
 
-// CheckJobFeed is CheckJob for the feed of uri: an s3:// feed may batch in a job when its
-// key names the batches by %(batch_id)d.
+// CheckJobFeed returns an error wrapping ErrBatchJob when a job cannot keep the feed of uri
+// and cfg exactly once, so that a command can refuse it before it opens anything: a batch
+// feed must name its batches by %(batch_id)d.
 func CheckJobFeed(uri string, cfg Config) error {
-	if isS3(uri) {
-		if strings.Contains(uri, "%(batch_time)s") {
-			return fmt.Errorf("%%(batch_time)s in the key: %w", ErrS3Job)
-		}
-		return nil
-	}
-	return CheckJob(cfg)
-}
-
-// CheckJob returns an error wrapping ErrBatchJob when a job cannot keep the feed of cfg
-// exactly-once, so that a command can refuse it before it opens anything.
-func CheckJob(cfg Config) error {
-	if cfg.BatchItemCount > 0 {
-		return fmt.Errorf("batchItemCount %d: %w", cfg.BatchItemCount, ErrBatchJob)
+	if cfg.BatchItemCount > 0 && strings.Contains(uri, "%(batch_time)s") {
+		return fmt.Errorf("batchItemCount %d with %%(batch_time)s: %w", cfg.BatchItemCount, ErrBatchJob)
 	}
 	return nil
 }
@@ -114,7 +104,7 @@ func (f *Feed) position() Position {
 // critical section as the one that snapshots its acknowledgements (no Export in between),
 // and Sync afterwards, without that lock, to make the position durable: the fsync covers
 // every byte written before it. After Close it returns the position before the closing.
-// A feed with BatchItemCount returns ErrBatchJob.
+// A batch feed's position is in its current batch (Position.Batch).
 func (f *Feed) Mark() (Position, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -157,8 +147,7 @@ func (f *Feed) mark() (Position, error) {
 // file the feed created) and returns the offset of the end of the last whole record. For a
 // stdout feed it flushes Env.Stdout when that has a Flush method and returns a Position
 // with Stdout true. Export may run while Sync waits for the disk. After Close it returns
-// the position before the closing (Close synced the file) and Close's error. A feed with
-// BatchItemCount returns ErrBatchJob.
+// the position before the closing (Close synced the file) and Close's error.
 func (f *Feed) Sync() (Position, error) {
 	f.syncMu.Lock()
 	defer f.syncMu.Unlock()
@@ -214,7 +203,9 @@ func syncDir(dir string) error {
 // nor the -o repair applies: the bytes up to pos.Offset are the job's. The item count
 // continues from pos.Items. A file shorter than pos.Offset, missing (with an offset above
 // 0), or not ending a record at pos.Offset was changed outside the job: an error. A stdout
-// feed just opens. A feed with BatchItemCount is refused with ErrBatchJob.
+// feed just opens. A batch feed continues the batch of pos.Batch (its file is pos.URI) and
+// removes the files of the batches after it, which only items the job did not commit can
+// have started; every batch it opens from there on is written from the start.
 //
 // A job must commit each feed's position before the feed's first Export (a Sync right
 // after OpenAll, which also makes the -O truncation or -o repair durable), so that the
@@ -395,4 +386,31 @@ func (s *sink) noteCut() {
 			"uri", s.uri, "bytes_cut", s.cut)
 	}
 	s.cut = 0
+}
+
+// removeLaterBatches removes the files of the batches after the current one that a killed
+// run of the job started (their items were not committed: the job scrapes them again and
+// writes the batches anew), from the next batch on until a batch has no file.
+func (f *Feed) removeLaterBatches() error {
+	if f.cfg.BatchItemCount == 0 || f.cur == nil || f.cur.path == "" {
+		return nil
+	}
+	for b := f.batchID + 1; ; b++ {
+		p := f.params()
+		p.batchID = b
+		uri, err := expandURI(f.template, p)
+		if err != nil {
+			return err
+		}
+		path, _, err := storagePath(uri)
+		if err != nil {
+			return err
+		}
+		if err := os.Remove(path); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("remove batch %d, which the job did not commit: %w", b, err)
+		}
+		f.logger.Warn("removed a batch file the job had not committed; its items are scraped again", "file", path, "batch", b)
+	}
 }

@@ -465,7 +465,7 @@ func TestResumeRefused(t *testing.T) {
 		{name: "json not a record end", uri: "x.json", file: "[\n{\"n\":0},\n{\"n\":1}\n]\n", pos: feed.Position{Offset: 10}, wantErr: "does not end a record at byte 10"},
 		{name: "xml not a record end", uri: "x.txt", cfg: feed.Config{Format: "xml"}, file: "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<items>\n<item><n>0</n></item>\n</items>\n", pos: feed.Position{Offset: 52}, wantErr: "does not end a record at byte 52"},
 		{name: "csv not a record end", uri: "x.csv", file: "n\n0\n", pos: feed.Position{Offset: 3}, wantErr: "does not end a record"},
-		{name: "batches", uri: "x-%(batch_id)d.jsonl", cfg: feed.Config{BatchItemCount: 2}, wantErr: "batch feeds are not supported with --jobdir yet"},
+		{name: "batches", uri: "x-%(batch_time)s.jsonl", cfg: feed.Config{BatchItemCount: 2}, wantErr: "need %(batch_id)d, not %(batch_time)s"},
 		{name: "other format", file: content, pos: feed.Position{Format: "csv", Offset: 8}, wantErr: "as csv, not jsonl"},
 		{name: "stdout position", file: content, pos: feed.Position{URI: "-", Stdout: true}, wantErr: "the job's position is for -"},
 	} {
@@ -503,21 +503,35 @@ func TestResumeRefused(t *testing.T) {
 	}
 }
 
-// TestBatchFeedsRefusedInJobs checks that a job can tell a batch feed apart before it opens
-// anything, and that Sync refuses one with the same error.
-func TestBatchFeedsRefusedInJobs(t *testing.T) {
+// TestBatchFeedsInJobs checks that a job can tell the batch feeds it cannot keep (batches
+// named by %(batch_time)s) before it opens anything, and that a batch feed's position names
+// its current batch and file.
+func TestBatchFeedsInJobs(t *testing.T) {
 	t.Parallel()
 	cfg := feed.Config{BatchItemCount: 2}
-	if err := feed.CheckJob(cfg); !errors.Is(err, feed.ErrBatchJob) {
-		t.Errorf("CheckJob = %v, want ErrBatchJob", err)
+	if err := feed.CheckJobFeed("x-%(batch_time)s.jsonl", cfg); !errors.Is(err, feed.ErrBatchJob) {
+		t.Errorf("CheckJobFeed with %%(batch_time)s = %v, want ErrBatchJob", err)
 	}
-	if err := feed.CheckJob(feed.Config{Format: "json"}); err != nil {
-		t.Errorf("CheckJob of a plain feed = %v", err)
+	for _, uri := range []string{"x-%(batch_id)d.jsonl", "x-%(batch_id)05d.csv", "s3://b/x-%(batch_id)d.json"} {
+		if err := feed.CheckJobFeed(uri, cfg); err != nil {
+			t.Errorf("CheckJobFeed(%s) = %v", uri, err)
+		}
 	}
-	f := openFeed(t, filepath.Join(t.TempDir(), "x-%(batch_id)d.jsonl"), cfg, quietEnv)
-	defer f.Close()
-	if _, err := f.Sync(); !errors.Is(err, feed.ErrBatchJob) {
-		t.Errorf("Sync = %v, want ErrBatchJob", err)
+	if err := feed.CheckJobFeed("x-%(batch_time)s.jsonl", feed.Config{}); err != nil {
+		t.Errorf("CheckJobFeed of a feed that does not batch = %v", err)
+	}
+	dir := t.TempDir()
+	f := openFeed(t, filepath.Join(dir, "x-%(batch_id)d.jsonl"), cfg, quietEnv)
+	exportRange(t, f, 0, 5)
+	pos, err := f.Sync()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, "x-3.jsonl"); pos.Batch != 3 || pos.Items != 5 || pos.URI != want || pos.Offset != fileSize(t, want) {
+		t.Errorf("position %+v, want batch 3 in %s at its end, 5 items", pos, want)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -755,6 +769,10 @@ func TestLoopWriter(t *testing.T) {
 		t.Skip("child process of TestResumeRandomKills")
 	}
 	cfg := feed.Config{Overwrite: true}
+	env := quietEnv
+	if n, _ := strconv.Atoi(os.Getenv("FEED_LOOP_BATCH")); n > 0 {
+		cfg.BatchItemCount, env.Job = n, true
+	}
 	var f *feed.Feed
 	var err error
 	if p := os.Getenv("FEED_LOOP_POS"); p != "" {
@@ -762,9 +780,9 @@ func TestLoopWriter(t *testing.T) {
 		if err := json.Unmarshal([]byte(p), &pos); err != nil {
 			t.Fatal(err)
 		}
-		f, err = feed.Resume(path, cfg, quietEnv, pos)
+		f, err = feed.Resume(path, cfg, env, pos)
 	} else {
-		f, err = feed.Open(path, cfg, quietEnv)
+		f, err = feed.Open(path, cfg, env)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -801,7 +819,7 @@ func TestResumeRandomKills(t *testing.T) {
 			path := filepath.Join(t.TempDir(), name)
 			var pos *feed.Position
 			for kill := range 10 {
-				next := runLoopWriter(t, path, pos, 1+rng.IntN(20))
+				next := runLoopWriter(t, path, pos, 0, 1+rng.IntN(20))
 				if pos != nil && next.Items < pos.Items {
 					t.Fatalf("kill %d: position went back from %+v to %+v", kill, pos, next)
 				}
@@ -825,12 +843,13 @@ func TestResumeRandomKills(t *testing.T) {
 	}
 }
 
-// runLoopWriter runs TestLoopWriter on path from pos (nil: a new feed), kills it with
-// SIGKILL after it printed commits positions, and returns the last position it printed.
-func runLoopWriter(t *testing.T, path string, pos *feed.Position, commits int) feed.Position {
+// runLoopWriter runs TestLoopWriter on path from pos (nil: a new feed), in batches of batch
+// items (0: none) as a job's feed, kills it with SIGKILL after it printed commits
+// positions, and returns the last position it printed.
+func runLoopWriter(t *testing.T, path string, pos *feed.Position, batch, commits int) feed.Position {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestLoopWriter$", "-test.count=1")
-	cmd.Env = append(os.Environ(), "FEED_LOOP_PATH="+path)
+	cmd.Env = append(os.Environ(), "FEED_LOOP_PATH="+path, "FEED_LOOP_BATCH="+strconv.Itoa(batch))
 	if pos != nil {
 		b, _ := json.Marshal(pos)
 		cmd.Env = append(cmd.Env, "FEED_LOOP_POS="+string(b))

@@ -293,11 +293,14 @@ func openS3Sink(uri, format string, cfg Config, opts S3Options, local string, s 
 // are removed then too.
 
 // openSink opens the storage of uri (expanded) for the feed's current batch.
-func (f *Feed) openSink(uri string) (*sink, error) {
+func (f *Feed) openSink(uri string) (*sink, error) { return f.openSinkWith(uri, f.cfg) }
+
+// openSinkWith is openSink with cfg instead of the feed's Config.
+func (f *Feed) openSinkWith(uri string, cfg Config) (*sink, error) {
 	if isS3(uri) && f.env.JobDir != "" {
-		return openS3Sink(uri, f.format, f.cfg, f.env.S3, f.localPath(f.batchID), &sink{logger: f.logger})
+		return openS3Sink(uri, f.format, cfg, f.env.S3, f.localPath(f.batchID), &sink{logger: f.logger})
 	}
-	return openSink(uri, f.format, f.cfg, f.env, f.logger)
+	return openSink(uri, f.format, cfg, f.env, f.logger)
 }
 
 // localPath is the local file of an S3 feed's batch in the job's folder.
@@ -321,9 +324,6 @@ func (f *Feed) resumeS3(uri string, pos Position) (*sink, error) {
 		}
 	}
 	s := &sink{uri: obj.shown, obj: obj, keep: true, path: f.localPath(f.batchID), logger: f.logger}
-	if f.cfg.BatchItemCount > 0 {
-		pos.Items -= int64((f.batchID - 1) * f.cfg.BatchItemCount) // the items of this batch
-	}
 	return resumeFile(s, f.format, f.cfg, f.logger, pos)
 }
 
