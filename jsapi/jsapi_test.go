@@ -155,6 +155,21 @@ func (r result) sorted(t *testing.T) []string {
 	return l
 }
 
+// onlyItem returns the crawl's one item, decoded from JSON; it fails the test unless there
+// is exactly one.
+func (r result) onlyItem(t *testing.T) map[string]any {
+	t.Helper()
+	if len(r.items) != 1 {
+		t.Fatalf("got %d items, want 1\n%s", len(r.items), r.log)
+	}
+	got := map[string]any{}
+	b, _ := r.items[0].JSON()
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 // stat returns an integer stat (0 when absent).
 func (r result) stat(key string) int64 {
 	switch v := r.stats[key].(type) {
@@ -361,14 +376,7 @@ export default class S {
 // of contains. It returns the item when an error was wanted, else nil.
 func checkCaught(t *testing.T, res result, wantName string, contains []string) map[string]any {
 	t.Helper()
-	if len(res.items) != 1 {
-		t.Fatalf("got %d items, want 1\n%s", len(res.items), res.log)
-	}
-	got := map[string]any{}
-	b, _ := res.items[0].JSON()
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
+	got := res.onlyItem(t)
 	if wantName == "" {
 		if got["ok"] != true {
 			t.Fatalf("threw %v, want no error", got)
