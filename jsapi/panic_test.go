@@ -1,7 +1,6 @@
 package jsapi_test
 
 import (
-	"net/http"
 	"strings"
 	"testing"
 )
@@ -16,15 +15,9 @@ const huge = "1000000000000"
 // item once (spider/callback_rerun_count).
 func TestPanicInCallbackRerunsOthers(t *testing.T) {
 	t.Parallel()
-	gate := newRerunGate()
-	mux := http.NewServeMux()
-	mux.HandleFunc("/wait", func(w http.ResponseWriter, r *http.Request) { titlePage(w, "wait") })
 	// /hold answers once it was requested twice: by the first run of wait's callback, then
-	// by its run on the fresh VM.
-	mux.HandleFunc("/hold", gate.hold)
-	// /boom answers once wait's callback awaits /hold.
-	mux.HandleFunc("/boom", gate.pageAfterFirst("boom"))
-	src := serveSite(t, mux, `import { Request } from "jscrawl";
+	// by its run on the fresh VM; /boom answers once wait's callback awaits /hold.
+	src := newRerunGate().serve(t, "wait", "boom", `import { Request } from "jscrawl";
 export default class S {
   name = "boom";
   *start() {

@@ -115,14 +115,9 @@ export default class S {
 // item reaches the feed.
 func TestRunawaySparesPipelines(t *testing.T) {
 	t.Parallel()
-	gate := newRerunGate()
-	mux := http.NewServeMux()
-	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) { titlePage(w, "page") })
-	// /hold answers once it was requested twice: by the pipeline, then by its second call.
-	mux.HandleFunc("/hold", gate.hold)
+	// /hold answers once it was requested twice: by the pipeline, then by its second call;
 	// /spin answers once the pipeline awaits /hold.
-	mux.HandleFunc("/spin", gate.pageAfterFirst("spin"))
-	src := serveSite(t, mux, `import { Request } from "jscrawl";
+	src := newRerunGate().serve(t, "page", "spin", `import { Request } from "jscrawl";
 export default class S {
   name = "pipe";
   *start() {
@@ -154,8 +149,8 @@ export const pipelines = [Hold];
 
 // rerunGate orders the loopback requests of a test in which a call is re-run on a fresh
 // VM: its hold handler answers once it was requested twice (by the call, then by its
-// re-run), and pageAfterFirst answers once hold was first requested. Waits give up after 15 s
-// or when the client does.
+// re-run), and the late page of its site answers once hold was first requested. Waits give
+// up after 15 s or when the client does.
 type rerunGate struct {
 	mu            sync.Mutex
 	holds         int
@@ -182,14 +177,22 @@ func (g *rerunGate) hold(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// pageAfterFirst returns a handler that answers a titlePage with title once hold was
-// first requested.
-func (g *rerunGate) pageAfterFirst(title string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
+// serve serves, until the test ends, the gate's site: a titlePage titled early at /early,
+// hold at /hold and a titlePage titled late at /late once hold was first requested. It
+// returns src with SITE replaced by the site's URL.
+func (g *rerunGate) serve(t *testing.T, early, late, src string) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/"+early, func(w http.ResponseWriter, r *http.Request) { titlePage(w, early) })
+	mux.HandleFunc("/hold", g.hold)
+	mux.HandleFunc("/"+late, func(w http.ResponseWriter, r *http.Request) {
 		if gateWait(r, g.first) {
-			titlePage(w, title)
+			titlePage(w, late)
 		}
-	}
+	})
+	site := httptest.NewServer(mux)
+	t.Cleanup(site.Close)
+	return strings.ReplaceAll(src, "SITE", site.URL)
 }
 
 // gateWait waits until ch is closed; false if 15 s passed or r's client gave up first.
@@ -209,12 +212,4 @@ func gateWait(r *http.Request, ch chan struct{}) bool {
 func titlePage(w http.ResponseWriter, title string) {
 	w.Header().Set("Content-Type", "text/html")
 	fmt.Fprintf(w, "<html><body><h1>%s</h1></body></html>", title)
-}
-
-// serveSite serves mux until the test ends and returns src with SITE replaced by its URL.
-func serveSite(t *testing.T, mux *http.ServeMux, src string) string {
-	t.Helper()
-	site := httptest.NewServer(mux)
-	t.Cleanup(site.Close)
-	return strings.ReplaceAll(src, "SITE", site.URL)
 }
