@@ -6,8 +6,6 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
-
-	"github.com/jscrawl/jscrawl/types"
 )
 
 // TestAbortSignalCancelsDownload: aborting a fetch or a crawler.download cancels the real
@@ -69,7 +67,7 @@ export default class S {
 			case <-time.After(10 * time.Second):
 				t.Fatal("the server never saw the aborted download's connection close")
 			}
-			if got := lines(res.items); len(got) != 1 || got[0] != tc.want {
+			if got := res.lines(t); len(got) != 1 || got[0] != tc.want {
 				t.Errorf("items = %v, want [%s]\n%s", got, tc.want, res.log)
 			}
 		})
@@ -105,18 +103,9 @@ export default class S {
   }
 }
 `})
-	if got := lines(res.items); len(got) != 1 || got[0] != `{"order":"sync,microtask,immediate,timeout,fulfilled/rejected,b,fast","early":"AbortError"}` {
+	if got := res.lines(t); len(got) != 1 || got[0] != `{"order":"sync,microtask,immediate,timeout,fulfilled/rejected,b,fast","early":"AbortError"}` {
 		t.Errorf("items = %v\n%s", got, res.log)
 	}
-}
-
-func lines(items []types.Item) []string {
-	var out []string
-	for _, it := range items {
-		b, _ := it.JSON()
-		out = append(out, string(b))
-	}
-	return out
 }
 
 // TestFailingCallbackCancelsItsDownloads: when a callback fails, the inline downloads it
@@ -200,10 +189,10 @@ export default class S` + tc.ext + ` {
   ` + tc.parse + `
 }
 `, args: map[string]string{"base": srv.URL}, settings: map[string]string{"RETRY_ENABLED": "false"}})
-			if got := lines(res.items); len(got) != 1 || got[0] != `{"held":"cancelled"}` {
+			if got := res.lines(t); len(got) != 1 || got[0] != `{"held":"cancelled"}` {
 				t.Errorf("items = %v, want the held download cancelled while the crawl ran\n%s", got, res.log)
 			}
-			if n := statInt(res.stats, "spider_exceptions/RangeError"); n != 1 {
+			if n := res.stat("spider_exceptions/RangeError"); n != 1 {
 				t.Errorf("spider_exceptions/RangeError = %d, want 1\n%s", n, res.log)
 			}
 		})

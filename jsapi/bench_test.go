@@ -166,12 +166,19 @@ func boundSpider(tb testing.TB, code string) *jsapi.Spider {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	return bindProgram(tb, prog, types.NewSettings())
+}
+
+// bindProgram loads the bundled spider module prog, closed when the test ends, and binds
+// it to an engine with settings (the engine is not run).
+func bindProgram(tb testing.TB, prog *runtime.Program, settings *types.Settings) *jsapi.Spider {
+	tb.Helper()
 	sp, err := jsapi.Load(prog, jsapi.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = sp.Close() })
-	if err := sp.Bind(engine.New(sp, types.NewSettings())); err != nil {
+	if err := sp.Bind(engine.New(sp, settings)); err != nil {
 		tb.Fatal(err)
 	}
 	return sp

@@ -1,7 +1,6 @@
 package jsapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -13,19 +12,9 @@ import (
 // (body at pageURL) and returns what it yielded, converted, in order.
 func parseOutputs(t *testing.T, code, pageURL, body string) []types.Output {
 	t.Helper()
-	sp := boundSpider(t, code)
-	var outs []types.Output
-	out := make(chan types.Output, 64)
 	resp := &types.Response{URL: pageURL, Status: 200, Body: []byte(body),
 		Headers: http.Header{"Content-Type": {"text/html; charset=utf-8"}}, Request: &types.Request{URL: pageURL}}
-	if err := sp.Parse(context.Background(), resp, func(o types.Output) { out <- o }); err != nil {
-		t.Fatal(err)
-	}
-	close(out)
-	for o := range out {
-		outs = append(outs, o)
-	}
-	return outs
+	return parseResponse(t, boundSpider(t, code), resp)
 }
 
 // TestYieldedFollowConverts pins what the engine gets for the links a callback follows

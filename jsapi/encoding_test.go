@@ -8,31 +8,30 @@ import (
 	"sync"
 	"testing"
 
+	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/unicode"
 
 	"github.com/jscrawl/jscrawl/engine/enginetest"
 )
 
+// encodeText returns s encoded with enc.
+func encodeText(t *testing.T, enc encoding.Encoding, s string) string {
+	t.Helper()
+	b, err := enc.NewEncoder().String(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // TestTextEncodings checks that response.body, text() and selectors see the page's text
 // whatever its encoding: the precedence is byte order mark, Content-Type charset, <meta>,
 // then sniffing (UTF-8 if valid, else windows-1252); invalid UTF-8 becomes U+FFFD.
 func TestTextEncodings(t *testing.T) {
 	t.Parallel()
-	sjis := func(s string) string {
-		b, err := japanese.ShiftJIS.NewEncoder().String(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	utf16 := func(s string) string {
-		b, err := unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder().String(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	sjis := func(s string) string { return encodeText(t, japanese.ShiftJIS, s) }
+	utf16 := func(s string) string { return encodeText(t, unicode.UTF16(unicode.LittleEndian, unicode.UseBOM), s) }
 	pages := map[string][2]string{ // path → Content-Type, body
 		"/latin1-header": {"text/html; charset=iso-8859-1", "<p>caf\xe9 na\xefve</p>"},
 		"/sjis-meta":     {"text/html", `<html><head><meta charset="shift_jis"></head><body><p>` + sjis("日本語のページ") + `</p></body></html>`},
@@ -145,13 +144,7 @@ func TestHTTPCacheFromJS(t *testing.T) {
 // declaration. response.encoding, text() and selectors agree.
 func TestEncodingSniffing(t *testing.T) {
 	t.Parallel()
-	sjis := func(s string) string {
-		b, err := japanese.ShiftJIS.NewEncoder().String(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	sjis := func(s string) string { return encodeText(t, japanese.ShiftJIS, s) }
 	type page struct {
 		ct   []string // Content-Type headers
 		body string

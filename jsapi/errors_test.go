@@ -1,7 +1,6 @@
 package jsapi_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -71,29 +70,15 @@ export default class S {
     }
   }
 }`})
-			if len(res.items) != 1 {
-				t.Fatalf("got %d items, want 1\n%s", len(res.items), res.log)
+			contains := make([]string, len(tc.contains))
+			for i, c := range tc.contains {
+				contains[i] = strings.ReplaceAll(c, "BASE", srv.URL)
 			}
-			var got map[string]any
-			b, _ := res.items[0].JSON()
-			if err := json.Unmarshal(b, &got); err != nil {
-				t.Fatal(err)
-			}
-			if tc.wantName == "" {
-				if got["ok"] != true {
-					t.Fatalf("threw %v, want no error", got)
-				}
+			got := checkCaught(t, res, tc.wantName, contains)
+			if got == nil {
 				return
 			}
-			if got["name"] != tc.wantName || got["isError"] != true {
-				t.Errorf("threw %v, want a %s", got, tc.wantName)
-			}
 			msg, _ := got["message"].(string)
-			for _, c := range tc.contains {
-				if c = strings.ReplaceAll(c, "BASE", srv.URL); !strings.Contains(msg, c) {
-					t.Errorf("message %q does not contain %q", msg, c)
-				}
-			}
 			checkNoGoNames(t, "the message", msg)
 			stack, _ := got["stack"].(string)
 			checkNoGoNames(t, "e.stack", stack)

@@ -1,7 +1,6 @@
 package jsapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -69,20 +68,7 @@ export default class S {
 			resp := &types.Response{URL: "http://127.0.0.1:1/p", Status: 200, Body: []byte("<p>x</p>"),
 				Headers: http.Header{"Content-Type": {"text/html"}, "X-Multi": {"a", "b"}},
 				Request: &types.Request{URL: "http://127.0.0.1:1/p", Meta: types.Item{{Key: "case", Value: tc.name}}}}
-			var got []types.Output
-			out := make(chan types.Output, 4)
-			if err := sp.Parse(context.Background(), resp, func(o types.Output) { out <- o }); err != nil {
-				t.Fatal(err)
-			}
-			close(out)
-			for o := range out {
-				got = append(got, o)
-			}
-			if len(got) != 1 || got[0].Item == nil {
-				t.Fatalf("outputs %v", got)
-			}
-			v, _ := got[0].Item.Get("got")
-			b, _ := json.Marshal(v)
+			b, _ := json.Marshal(onlyItemField(t, parseResponse(t, sp, resp), "got"))
 			if string(b) != tc.want {
 				t.Errorf("got %s, want %s", b, tc.want)
 			}

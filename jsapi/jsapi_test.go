@@ -155,6 +155,21 @@ func (r result) sorted(t *testing.T) []string {
 	return l
 }
 
+// onlyItem returns the crawl's one item, decoded from JSON; it fails the test unless there
+// is exactly one.
+func (r result) onlyItem(t *testing.T) map[string]any {
+	t.Helper()
+	if len(r.items) != 1 {
+		t.Fatalf("got %d items, want 1\n%s", len(r.items), r.log)
+	}
+	got := map[string]any{}
+	b, _ := r.items[0].JSON()
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 // stat returns an integer stat (0 when absent).
 func (r result) stat(key string) int64 {
 	switch v := r.stats[key].(type) {
@@ -356,6 +371,30 @@ export default class S {
 }`
 }
 
+// checkCaught checks the one item of a crawl with a catching spider (catchSpider's shape):
+// { ok: true } when wantName is "", else an Error named wantName whose message holds each
+// of contains. It returns the item when an error was wanted, else nil.
+func checkCaught(t *testing.T, res result, wantName string, contains []string) map[string]any {
+	t.Helper()
+	got := res.onlyItem(t)
+	if wantName == "" {
+		if got["ok"] != true {
+			t.Fatalf("threw %v, want no error", got)
+		}
+		return nil
+	}
+	if got["name"] != wantName || got["isError"] != true {
+		t.Errorf("threw %v, want a %s", got, wantName)
+	}
+	msg, _ := got["message"].(string)
+	for _, c := range contains {
+		if !strings.Contains(msg, c) {
+			t.Errorf("message %q does not contain %q", msg, c)
+		}
+	}
+	return got
+}
+
 func TestRequestErrors(t *testing.T) {
 	t.Parallel()
 	srv := newServer(t)
@@ -397,29 +436,7 @@ func TestRequestErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			res := crawl(t, srv, spec{src: catchSpider(tc.body), settings: tc.settings})
-			if len(res.items) != 1 {
-				t.Fatalf("got %d items, want 1\n%s", len(res.items), res.log)
-			}
-			got := map[string]any{}
-			b, _ := res.items[0].JSON()
-			if err := json.Unmarshal(b, &got); err != nil {
-				t.Fatal(err)
-			}
-			if tc.wantName == "" {
-				if got["ok"] != true {
-					t.Fatalf("threw %v, want no error", got)
-				}
-				return
-			}
-			if got["name"] != tc.wantName || got["isError"] != true {
-				t.Errorf("threw %v, want a %s", got, tc.wantName)
-			}
-			msg, _ := got["message"].(string)
-			for _, c := range tc.contains {
-				if !strings.Contains(msg, c) {
-					t.Errorf("message %q does not contain %q", msg, c)
-				}
-			}
+			checkCaught(t, res, tc.wantName, tc.contains)
 		})
 	}
 }

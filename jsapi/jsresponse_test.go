@@ -1,8 +1,6 @@
 package jsapi_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -87,24 +85,7 @@ export default class S {
 			resp := &types.Response{URL: "http://127.0.0.1:1/d/p", Status: 200, Body: []byte(page), Protocol: "HTTP/1.1",
 				Headers: http.Header{"Content-Type": {"text/html"}},
 				Request: &types.Request{URL: "http://127.0.0.1:1/d/p", Meta: types.Item{{Key: "case", Value: tc.name}}}}
-			var got []types.Output
-			out := make(chan types.Output, 4)
-			if err := sp.Parse(context.Background(), resp, func(o types.Output) { out <- o }); err != nil {
-				t.Fatal(err)
-			}
-			close(out)
-			for o := range out {
-				got = append(got, o)
-			}
-			if len(got) != 1 || got[0].Item == nil {
-				t.Fatalf("outputs %v", got)
-			}
-			v, _ := got[0].Item.Get("got")
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			_ = enc.Encode(v)
-			if b := bytes.TrimSpace(buf.Bytes()); string(b) != tc.want {
+			if b := rawJSON(onlyItemField(t, parseResponse(t, sp, resp), "got")); b != tc.want {
 				t.Errorf("got  %s\nwant %s", b, tc.want)
 			}
 		})
@@ -155,10 +136,8 @@ func parsePageFirst(t *testing.T, sp *jsapi.Spider, body string) types.Output {
 	t.Helper()
 	resp := &types.Response{URL: "http://127.0.0.1:1/p", Status: 200, Body: []byte(body), Headers: http.Header{},
 		Page: &fakePage{}, Request: &types.Request{URL: "http://127.0.0.1:1/p"}}
-	outs := make(chan types.Output, 4)
-	if err := sp.Parse(context.Background(), resp, func(o types.Output) { outs <- o }); err != nil {
-		t.Fatal(err)
+	if outs := parseResponse(t, sp, resp); len(outs) > 0 {
+		return outs[0]
 	}
-	close(outs)
-	return <-outs
+	return types.Output{}
 }

@@ -1,7 +1,6 @@
 package jsapi_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -125,11 +124,7 @@ export default class S {
 func quoteJoin(ss []string) string {
 	q := make([]string, len(ss))
 	for i, s := range ss {
-		var b strings.Builder
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(s)
-		q[i] = strings.TrimSpace(b.String())
+		q[i] = rawJSON(s)
 	}
 	return strings.Join(q, ",")
 }

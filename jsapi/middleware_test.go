@@ -73,7 +73,7 @@ export const downloaderMiddlewares = [
 ];
 `, settings: map[string]string{"RETRY_ENABLED": "false", "CONCURRENT_REQUESTS": "1"}})
 	items := map[string]string{}
-	for _, l := range lines(res.items) {
+	for _, l := range res.lines(t) {
 		for _, c := range []string{"header", "canned", "fixed", "replaced", "refused"} {
 			if strings.Contains(l, `"case":"`+c+`"`) {
 				items[c] = l
@@ -149,7 +149,7 @@ export const spiderMiddlewares = [
   },
 ];
 `})
-	got := lines(res.items)
+	got := res.lines(t)
 	if len(got) != 3 {
 		t.Fatalf("items = %v, want 3 (one dropped)\n%s", got, res.log)
 	}
@@ -200,16 +200,16 @@ export const spiderMiddlewares = [
   },
 ];
 `})
-	got := lines(res.items)
+	got := res.lines(t)
 	sort.Strings(got)
 	want := []string{`{"n":1,"trail":"ba"}`, `{"recovered":"at once"}`, `{"recovered":"while yielding"}`}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("items =\n%s\nwant\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), res.log)
 	}
-	if n := statInt(res.stats, "spider_exceptions/RangeError"); n != 0 {
+	if n := res.stat("spider_exceptions/RangeError"); n != 0 {
 		t.Errorf("handled errors were counted: spider_exceptions/RangeError = %d", n)
 	}
-	if n := statInt(res.stats, "spider_exceptions/TypeError"); n != 1 {
+	if n := res.stat("spider_exceptions/TypeError"); n != 1 {
 		t.Errorf("spider_exceptions/TypeError = %d, want 1 (the unhandled one)\n%s", n, res.log)
 	}
 }
@@ -244,7 +244,7 @@ export default class S {
 export const downloaderMiddlewares = [{ processRequest(request) { request.headers.set("X-Mw", "m"); } }];
 `})
 	want := `{"body":"a=2 b=3+4 c= mw=m","served":"yes","local":"1","checks":"true,3, 4,2"}`
-	if got := lines(res.items); len(got) != 1 || got[0] != want {
+	if got := res.lines(t); len(got) != 1 || got[0] != want {
 		t.Errorf("items = %v, want %s\n%s", got, want, res.log)
 	}
 }
@@ -273,7 +273,7 @@ export const downloaderMiddlewares = [
 	for _, tc := range []struct {
 		name         string
 		settings     map[string]string
-		outer, inner int
+		outer, inner int64
 		items        int
 	}{
 		// The site is not in allowedDomains, but start requests pass offsite... only when
@@ -285,11 +285,11 @@ export const downloaderMiddlewares = [
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := crawl(t, newServer(t), spec{src: src, args: map[string]string{"site": site.URL}, settings: tc.settings})
-			if o, i := statInt(res.stats, "outer"), statInt(res.stats, "inner"); o != tc.outer || i != tc.inner {
+			if o, i := res.stat("outer"), res.stat("inner"); o != tc.outer || i != tc.inner {
 				t.Errorf("processRequest calls: outer %d inner %d, want %d and %d\n%s", o, i, tc.outer, tc.inner, res.log)
 			}
 			if len(res.items) != tc.items {
-				t.Errorf("items = %v, want %d", lines(res.items), tc.items)
+				t.Errorf("items = %v, want %d", res.lines(t), tc.items)
 			}
 		})
 	}
@@ -331,7 +331,7 @@ export const spiderMiddlewares = [{
   },
 }];
 `})
-	got := lines(res.items)
+	got := res.lines(t)
 	sort.Strings(got)
 	want := []string{
 		`{"failed":"exception","error":"EvalError","message":"mw exception broke"}`,
@@ -348,7 +348,7 @@ export const spiderMiddlewares = [{
 			t.Errorf("the log lacks %q (errors are logged with their JS stack)", w)
 		}
 	}
-	if n := statInt(res.stats, "spider_exceptions/SyntaxError"); n != 1 {
+	if n := res.stat("spider_exceptions/SyntaxError"); n != 1 {
 		t.Errorf("spider_exceptions/SyntaxError = %d, want 1", n)
 	}
 }
@@ -369,10 +369,10 @@ export const spiderMiddlewares = [{
   },
 }];
 `})
-	if got := lines(res.items); len(got) != 1 || got[0] != `{"page":"/p/1"}` {
+	if got := res.lines(t); len(got) != 1 || got[0] != `{"page":"/p/1"}` {
 		t.Errorf("items = %v, want the one request yielded before the error", got)
 	}
-	if n := statInt(res.stats, "spider_exceptions/URIError"); n != 1 || !strings.Contains(res.log, "URIError: start mw broke") {
+	if n := res.stat("spider_exceptions/URIError"); n != 1 || !strings.Contains(res.log, "URIError: start mw broke") {
 		t.Errorf("spider_exceptions/URIError = %d; log:\n%s", n, res.log)
 	}
 }
@@ -434,19 +434,19 @@ export const spiderMiddlewares = [{
 			}
 			res := crawl(t, newServer(t), spec{src: strings.Replace(src, "ORDER", tc.order, 1), settings: settings})
 			for _, k := range tc.seen {
-				if statInt(res.stats, k) != 1 {
+				if res.stat(k) != 1 {
 					t.Errorf("middleware did not see %q once; stats %v\n%s", k, res.stats, res.log)
 				}
 			}
 			for _, k := range tc.unseen {
-				if statInt(res.stats, k) != 0 {
+				if res.stat(k) != 0 {
 					t.Errorf("middleware saw %q", k)
 				}
 			}
-			if got := lines(res.items); len(got) != 2 {
+			if got := res.lines(t); len(got) != 2 {
 				t.Errorf("items = %v, want /p/1 and /p/2 (depth limit 1, offsite filtered)", got)
 			}
-			if statInt(res.stats, "offsite/filtered") != 1 {
+			if res.stat("offsite/filtered") != 1 {
 				t.Errorf("offsite/filtered = %v, want 1", res.stats["offsite/filtered"])
 			}
 		})
@@ -470,7 +470,7 @@ export const downloaderMiddlewares = [
   { processRequest(request) { seen.set(request.url, request); } },
 ];
 `})
-	got := lines(res.items)
+	got := res.lines(t)
 	if len(got) != 2 {
 		t.Fatalf("items = %v\n%s", got, res.log)
 	}
@@ -507,13 +507,13 @@ export const spiderMiddlewares = [{
   },
 }];
 `, settings: map[string]string{"URLLENGTH_LIMIT": "100"}})
-	if n := statInt(res.stats, "urllength/request_ignored_count"); n != 3 {
+	if n := res.stat("urllength/request_ignored_count"); n != 3 {
 		t.Errorf("urllength/request_ignored_count = %d, want 3 (start, crawl and callback requests, once each)\n%s", n, res.log)
 	}
-	if n := statInt(res.stats, "mw/seen"); n != 0 {
+	if n := res.stat("mw/seen"); n != 0 {
 		t.Errorf("the middleware saw %d requests, want 0 (UrlLengthMiddleware at 800 drops the callback's before it)", n)
 	}
-	if got := lines(res.items); len(got) != 1 {
+	if got := res.lines(t); len(got) != 1 {
 		t.Errorf("items = %v, want /p/1 only", got)
 	}
 }
@@ -539,10 +539,10 @@ export const downloaderMiddlewares = [
   { order: 950, processRequest() { seen.wire++; } },
 ];
 `, settings: map[string]string{"HTTPCACHE_ENABLED": "true", "HTTPCACHE_DIR": t.TempDir(), "CONCURRENT_REQUESTS": "1"}})
-	if got := lines(res.items); len(got) != 2 || !strings.Contains(got[1], `"cached":true`) {
+	if got := res.lines(t); len(got) != 2 || !strings.Contains(got[1], `"cached":true`) {
 		t.Fatalf("items = %v, want /p/1 twice, the second from the cache\n%s", got, res.log)
 	}
-	if r, w := statInt(res.stats, "retries"), statInt(res.stats, "wire"); r != 2 || w != 1 {
+	if r, w := res.stat("retries"), res.stat("wire"); r != 2 || w != 1 {
 		t.Errorf("processRequest calls: at 560 %d, at 950 %d; want 2 and 1", r, w)
 	}
 }

@@ -1,7 +1,6 @@
 package jsapi_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -83,23 +82,17 @@ func TestPageObject(t *testing.T) {
 	page := &fakePage{}
 	resp := &types.Response{URL: "http://127.0.0.1:1/p", Status: 200, Body: []byte("<p>x</p>"), Headers: http.Header{}, Page: page,
 		Request: &types.Request{URL: "http://127.0.0.1:1/p"}}
-	out := make(chan types.Output, 4)
-	if err := sp.Parse(context.Background(), resp, func(o types.Output) { out <- o }); err != nil {
-		t.Fatal(err)
+	var o types.Output
+	if outs := parseResponse(t, sp, resp); len(outs) > 0 {
+		o = outs[0]
 	}
-	close(out)
-	o := <-out
 	if o.Item == nil {
 		t.Fatalf("output %+v", o)
 	}
 	v, _ := o.Item.Get("out")
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
 	want := `["http://127.0.0.1:1/now","<Page http://127.0.0.1:1/now>",true,[],"Page",[],null,null,null,null,` +
 		`{"ok":true},{"ok":true},"<p>now</p>",[137,80,78,71],"<200 http://127.0.0.1:1/now>","TypeError","TypeError","TypeError","TypeError"]`
-	if got := string(bytes.TrimSpace(buf.Bytes())); got != want {
+	if got := rawJSON(v); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	calls, _ := json.Marshal(page.calls)

@@ -1,9 +1,6 @@
 package jsapi_test
 
 import (
-	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -18,25 +15,9 @@ const huge = "1000000000000"
 // item once (spider/callback_rerun_count).
 func TestPanicInCallbackRerunsOthers(t *testing.T) {
 	t.Parallel()
-	gate := newRerunGate()
-	mux := http.NewServeMux()
-	page := func(w http.ResponseWriter, title string) {
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, "<html><body><h1>%s</h1></body></html>", title)
-	}
-	mux.HandleFunc("/wait", func(w http.ResponseWriter, r *http.Request) { page(w, "wait") })
 	// /hold answers once it was requested twice: by the first run of wait's callback, then
-	// by its run on the fresh VM.
-	mux.HandleFunc("/hold", gate.hold)
-	// /boom answers once wait's callback awaits /hold.
-	mux.HandleFunc("/boom", func(w http.ResponseWriter, r *http.Request) {
-		if gate.afterFirst(r) {
-			page(w, "boom")
-		}
-	})
-	site := httptest.NewServer(mux)
-	t.Cleanup(site.Close)
-	src := strings.ReplaceAll(`import { Request } from "jscrawl";
+	// by its run on the fresh VM; /boom answers once wait's callback awaits /hold.
+	src := newRerunGate().serve(t, "wait", "boom", `import { Request } from "jscrawl";
 export default class S {
   name = "boom";
   *start() {
@@ -52,7 +33,7 @@ export default class S {
     yield { page: "boom" };
   }
 }
-`, "SITE", site.URL)
+`)
 	res := crawl(t, newServer(t), spec{settings: map[string]string{"JS_VMS": "1", "JS_MAX_ALLOCATION_MB": huge, "RETRY_ENABLED": "false", "ROBOTSTXT_OBEY": "false"}, src: src})
 	equalLines(t, "items", res.lines(t), []string{`{"page":"wait","held":"held"}`}, res.log)
 	if n := res.stat("spider_exceptions/RangeError"); n != 1 {

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/jsapi"
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
@@ -24,15 +23,7 @@ export default class S { name = "s"; }`,
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := jsapi.Load(prog, jsapi.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sp.Close() })
-	eng := engine.New(sp, types.NewSettings())
-	if err := sp.Bind(eng); err != nil {
-		t.Fatal(err)
-	}
+	sp := bindProgram(t, prog, types.NewSettings())
 	r, err := sp.Dev().NewREPL(func(string) {})
 	if err != nil {
 		t.Fatal(err)

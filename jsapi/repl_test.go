@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/jsapi"
 	"github.com/jscrawl/jscrawl/runtime"
 	"github.com/jscrawl/jscrawl/types"
@@ -22,17 +21,9 @@ func newREPL(t *testing.T) (*jsapi.REPL, func() []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := jsapi.Load(prog, jsapi.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sp.Close() })
 	settings := types.NewSettings()
 	_ = settings.Set(types.RetryEnabled, false, types.PriorityCmdline)
-	eng := engine.New(sp, settings)
-	if err := sp.Bind(eng); err != nil {
-		t.Fatal(err)
-	}
+	sp := bindProgram(t, prog, settings)
 	var mu sync.Mutex
 	var printed []string
 	r, err := sp.Dev().NewREPL(func(s string) { mu.Lock(); printed = append(printed, s); mu.Unlock() })

@@ -30,23 +30,8 @@ type runawaySite struct {
 func newRunawaySite(t *testing.T) *runawaySite {
 	t.Helper()
 	s := &runawaySite{twoSlow: make(chan struct{}), fourSlow: make(chan struct{})}
-	wait := func(r *http.Request, ch chan struct{}) bool {
-		tm := time.NewTimer(15 * time.Second)
-		defer tm.Stop()
-		select {
-		case <-ch:
-			return true
-		case <-tm.C:
-		case <-r.Context().Done():
-		}
-		return false
-	}
-	page := func(w http.ResponseWriter, title string) {
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprintf(w, "<html><body><h1>%s</h1></body></html>", title)
-	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/before/{n}", func(w http.ResponseWriter, r *http.Request) { page(w, "before "+r.PathValue("n")) })
+	mux.HandleFunc("/before/{n}", func(w http.ResponseWriter, r *http.Request) { titlePage(w, "before "+r.PathValue("n")) })
 	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.slow++
@@ -57,18 +42,18 @@ func newRunawaySite(t *testing.T) *runawaySite {
 			s.closeFour.Do(func() { close(s.fourSlow) })
 		}
 		s.mu.Unlock()
-		if wait(r, s.fourSlow) {
+		if gateWait(r, s.fourSlow) {
 			fmt.Fprint(w, "slow")
 		}
 	})
 	mux.HandleFunc("/spin", func(w http.ResponseWriter, r *http.Request) {
-		if wait(r, s.twoSlow) {
-			page(w, "spin")
+		if gateWait(r, s.twoSlow) {
+			titlePage(w, "spin")
 		}
 	})
 	mux.HandleFunc("/after/{n}", func(w http.ResponseWriter, r *http.Request) {
-		if wait(r, s.fourSlow) {
-			page(w, "after "+r.PathValue("n"))
+		if gateWait(r, s.fourSlow) {
+			titlePage(w, "after "+r.PathValue("n"))
 		}
 	})
 	s.Server = httptest.NewServer(mux)
@@ -130,24 +115,9 @@ export default class S {
 // item reaches the feed.
 func TestRunawaySparesPipelines(t *testing.T) {
 	t.Parallel()
-	gate := newRerunGate()
-	mux := http.NewServeMux()
-	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, "<html><body><h1>page</h1></body></html>")
-	})
-	// /hold answers once it was requested twice: by the pipeline, then by its second call.
-	mux.HandleFunc("/hold", gate.hold)
+	// /hold answers once it was requested twice: by the pipeline, then by its second call;
 	// /spin answers once the pipeline awaits /hold.
-	mux.HandleFunc("/spin", func(w http.ResponseWriter, r *http.Request) {
-		if gate.afterFirst(r) {
-			w.Header().Set("Content-Type", "text/html")
-			fmt.Fprint(w, "<html><body><h1>spin</h1></body></html>")
-		}
-	})
-	site := httptest.NewServer(mux)
-	t.Cleanup(site.Close)
-	src := strings.ReplaceAll(`import { Request } from "jscrawl";
+	src := newRerunGate().serve(t, "page", "spin", `import { Request } from "jscrawl";
 export default class S {
   name = "pipe";
   *start() {
@@ -166,7 +136,7 @@ class Hold {
   }
 }
 export const pipelines = [Hold];
-`, "SITE", site.URL)
+`)
 	res := crawl(t, newServer(t), spec{settings: map[string]string{"JS_VMS": "1", "JS_CALLBACK_TIMEOUT": "0.2", "RETRY_ENABLED": "false"}, src: src})
 	equalLines(t, "items", res.lines(t), []string{`{"page":"page","held":"held","opened":true}`}, res.log)
 	if n := res.stat("spider_exceptions/TimeoutError"); n != 1 {
@@ -179,8 +149,8 @@ export const pipelines = [Hold];
 
 // rerunGate orders the loopback requests of a test in which a call is re-run on a fresh
 // VM: its hold handler answers once it was requested twice (by the call, then by its
-// re-run), and afterFirst waits until hold was first requested. Waits give up after 15 s
-// or when the client does.
+// re-run), and the late page of its site answers once hold was first requested. Waits give
+// up after 15 s or when the client does.
 type rerunGate struct {
 	mu            sync.Mutex
 	holds         int
@@ -207,9 +177,25 @@ func (g *rerunGate) hold(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// afterFirst waits until hold was requested once; false if r's client gave up first.
-func (g *rerunGate) afterFirst(r *http.Request) bool { return gateWait(r, g.first) }
+// serve serves, until the test ends, the gate's site: a titlePage titled early at /early,
+// hold at /hold and a titlePage titled late at /late once hold was first requested. It
+// returns src with SITE replaced by the site's URL.
+func (g *rerunGate) serve(t *testing.T, early, late, src string) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/"+early, func(w http.ResponseWriter, r *http.Request) { titlePage(w, early) })
+	mux.HandleFunc("/hold", g.hold)
+	mux.HandleFunc("/"+late, func(w http.ResponseWriter, r *http.Request) {
+		if gateWait(r, g.first) {
+			titlePage(w, late)
+		}
+	})
+	site := httptest.NewServer(mux)
+	t.Cleanup(site.Close)
+	return strings.ReplaceAll(src, "SITE", site.URL)
+}
 
+// gateWait waits until ch is closed; false if 15 s passed or r's client gave up first.
 func gateWait(r *http.Request, ch chan struct{}) bool {
 	tm := time.NewTimer(15 * time.Second)
 	defer tm.Stop()
@@ -220,4 +206,10 @@ func gateWait(r *http.Request, ch chan struct{}) bool {
 	case <-r.Context().Done():
 	}
 	return false
+}
+
+// titlePage answers an HTML page whose h1 is title.
+func titlePage(w http.ResponseWriter, title string) {
+	w.Header().Set("Content-Type", "text/html")
+	fmt.Fprintf(w, "<html><body><h1>%s</h1></body></html>", title)
 }

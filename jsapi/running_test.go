@@ -48,7 +48,7 @@ export default class S {
 	srv := newServer(t)
 	res := crawl(t, srv, spec{src: src, args: map[string]string{"hold": hold.URL},
 		bound: func(s *jsapi.Spider, e *engine.Engine) { spider, eng = s, e }})
-	if got := lines(res.items); len(got) != 1 || got[0] != `{"status":200}` {
+	if got := res.lines(t); len(got) != 1 || got[0] != `{"status":200}` {
 		t.Fatalf("items = %v\n%s", got, res.log)
 	}
 	if len(orphans) != 0 {
@@ -113,7 +113,7 @@ export const downloaderMiddlewares = [{
 	srv := newServer(t)
 	res := crawl(t, srv, spec{src: src, args: map[string]string{"hold": hold.URL},
 		bound: func(s *jsapi.Spider, e *engine.Engine) { spider = s }})
-	if got := lines(res.items); len(got) != 1 {
+	if got := res.lines(t); len(got) != 1 {
 		t.Fatalf("items = %v\n%s", got, res.log)
 	}
 	mu.Lock()

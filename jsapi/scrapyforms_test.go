@@ -1,7 +1,6 @@
 package jsapi_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -146,14 +145,7 @@ func TestCallbackOptionErrors(t *testing.T) {
 			t.Parallel()
 			src := optionsSpider(tc.body)
 			res := crawl(t, srv, spec{src: src})
-			if len(res.items) != 1 {
-				t.Fatalf("got %d items, want 1\n%s", len(res.items), res.log)
-			}
-			got := map[string]any{}
-			b, _ := res.items[0].JSON()
-			if err := json.Unmarshal(b, &got); err != nil {
-				t.Fatal(err)
-			}
+			got := res.onlyItem(t)
 			if tc.contains == nil {
 				if got["ok"] != true {
 					t.Fatalf("threw %v, want no error", got)

@@ -73,7 +73,7 @@ export default class S {
 	if got := res.stats["finish_reason"]; got != "enough" {
 		t.Errorf("finish_reason = %v, want enough", got)
 	}
-	if n := statInt(res.stats, "response_received_count"); n < 3 || n > 5 {
+	if n := res.stat("response_received_count"); n < 3 || n > 5 {
 		t.Errorf("closeSpider after the 3rd response: %d responses, want 3 (+ the ones in flight)", n)
 	}
 }

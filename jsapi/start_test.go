@@ -14,7 +14,7 @@ func TestStartIsLazy(t *testing.T) {
 		settings  map[string]string
 		// the crawl must end with this many responses, and no more than maxEnqueued
 		// requests may have been scheduled by then
-		pages, maxEnqueued int
+		pages, maxEnqueued int64
 	}{
 		{"endless sync generator", `export default class S {
   name = "endless";
@@ -35,24 +35,12 @@ func TestStartIsLazy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			res := crawl(t, newServer(t), spec{src: tc.src, settings: tc.settings})
-			if got := statInt(res.stats, "response_received_count"); got < tc.pages || got > tc.pages+2 {
+			if got := res.stat("response_received_count"); got < tc.pages || got > tc.pages+2 {
 				t.Errorf("responses = %d, want %d (+ at most the 2 in flight)\n%s", got, tc.pages, res.log)
 			}
-			if got := statInt(res.stats, "scheduler/enqueued"); got > tc.maxEnqueued {
+			if got := res.stat("scheduler/enqueued"); got > tc.maxEnqueued {
 				t.Errorf("scheduler/enqueued = %d, want ≤ %d: start() was not consumed lazily", got, tc.maxEnqueued)
 			}
 		})
 	}
-}
-
-func statInt(stats map[string]any, key string) int {
-	switch v := stats[key].(type) {
-	case int64:
-		return int(v)
-	case int:
-		return v
-	case float64:
-		return int(v)
-	}
-	return 0
 }

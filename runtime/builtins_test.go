@@ -52,11 +52,7 @@ func TestBuiltinsLookTheSame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vm, err := runtime.NewVM(runtime.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
+	vm := newVM(t, runtime.Options{})
 	var got goja.Value
 	if err := vm.Do(context.Background(), func(rt *goja.Runtime) error {
 		got, err = rt.RunString(builtinsProbe)

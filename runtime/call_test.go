@@ -38,18 +38,8 @@ export const self = { name: "spider" };
 	if err != nil {
 		t.Fatal(err)
 	}
-	vm, err := runtime.NewVM(runtime.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
-	var exports *goja.Object
-	if err := vm.Do(context.Background(), func(rt *goja.Runtime) error {
-		exports, err = vm.Load(prog)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	vm := newVM(t, runtime.Options{})
+	exports := loadExports(t, vm, prog)
 	tests := []struct {
 		name    string
 		fn      string

@@ -117,7 +117,7 @@ export function cb(kind) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			vm, err := runtime.NewVM(runtime.Options{MaxAllocation: 1 << 62, Modules: map[string]runtime.ModuleLoader{
+			vm := newVM(t, runtime.Options{MaxAllocation: 1 << 62, Modules: map[string]runtime.ModuleLoader{
 				"boom": func(rt *goja.Runtime, module *goja.Object) {
 					exports := rt.NewObject()
 					_ = exports.Set("boom", func(kind string) {
@@ -136,17 +136,7 @@ export function cb(kind) {
 					_ = module.Set("exports", exports)
 				},
 			}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer vm.Close()
-			var exports *goja.Object
-			if err := vm.Do(context.Background(), func(rt *goja.Runtime) error {
-				exports, err = vm.Load(prog)
-				return err
-			}); err != nil {
-				t.Fatal(err)
-			}
+			exports := loadExports(t, vm, prog)
 			done := make(chan error, 1)
 			vm.Go(func(rt *goja.Runtime) {
 				vm.CallTagged(tc.tag, exports.Get("cb"), goja.Undefined(), []goja.Value{rt.ToValue(tc.panics)}, nil,
@@ -184,12 +174,8 @@ export function cb(kind) {
 // Panicked's error (an InternalError: an index out of range is a bug, not a size); a JS exception that goja's API raises there does not break it.
 func TestPanicInDo(t *testing.T) {
 	t.Parallel()
-	vm, err := runtime.NewVM(runtime.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
-	err = vm.Do(context.Background(), func(rt *goja.Runtime) error {
+	vm := newVM(t, runtime.Options{})
+	err := vm.Do(context.Background(), func(rt *goja.Runtime) error {
 		goja.Null().ToObject(rt) // panics with a TypeError
 		return nil
 	})

@@ -23,11 +23,7 @@ func collect(t *testing.T, name, src string) ([]any, error) {
 	if err != nil {
 		t.Fatalf("bundle: %v", err)
 	}
-	vm, err := runtime.NewVM(runtime.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
+	vm := newVM(t, runtime.Options{})
 	type result struct {
 		vals []any
 		err  error
@@ -196,17 +192,10 @@ func TestBundleResolvesImportsAndNodeModules(t *testing.T) {
 	if want := []string{filepath.Join(dir, "main.ts"), filepath.Join(dir, "lib.ts")}; !slices.Equal(prog.Inputs, want) {
 		t.Errorf("Inputs = %q, want %q", prog.Inputs, want)
 	}
-	vm, err := runtime.NewVM(runtime.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
+	vm := newVM(t, runtime.Options{})
+	ex := loadExports(t, vm, prog)
 	var got string
 	err = vm.Do(context.Background(), func(rt *goja.Runtime) error {
-		ex, err := vm.Load(prog)
-		if err != nil {
-			return err
-		}
 		fn, _ := goja.AssertFunction(ex.Get("default"))
 		v, err := fn(goja.Undefined())
 		got = v.String()
@@ -240,11 +229,7 @@ func TestUnhandledRejectionIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make(chan *runtime.ScriptError, 1)
-	vm, err := runtime.NewVM(runtime.Options{OnUnhandledRejection: func(e *runtime.ScriptError) { got <- e }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
+	vm := newVM(t, runtime.Options{OnUnhandledRejection: func(e *runtime.ScriptError) { got <- e }})
 	vm.Go(func(rt *goja.Runtime) {
 		ex, _ := vm.Load(prog)
 		fn, _ := goja.AssertFunction(ex.Get("default"))
@@ -322,11 +307,7 @@ func TestRunawayCallbackIsInterruptedAndReplaced(t *testing.T) {
 
 func TestReservationsKeepWaitOpen(t *testing.T) {
 	t.Parallel()
-	vm, err := runtime.NewVM(runtime.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
+	vm := newVM(t, runtime.Options{})
 	enq := make(chan func(func(*goja.Runtime) error), 1)
 	vm.Go(func(rt *goja.Runtime) { enq <- vm.Reserve() })
 	enqueue := <-enq

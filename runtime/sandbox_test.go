@@ -19,21 +19,13 @@ const secret = "SECRET-7f3a-FIRST-LINE"
 // defaultExport runs prog's module in a VM and returns its default export as a string.
 func defaultExport(t *testing.T, prog *runtime.Program) string {
 	t.Helper()
-	vm, err := runtime.NewVM(runtime.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer vm.Close()
+	vm := newVM(t, runtime.Options{})
+	ex := loadExports(t, vm, prog)
 	var got string
-	err = vm.Do(context.Background(), func(rt *goja.Runtime) error {
-		ex, err := vm.Load(prog)
-		if err != nil {
-			return err
-		}
+	if err := vm.Do(context.Background(), func(*goja.Runtime) error {
 		got = ex.Get("default").String()
 		return nil
-	})
-	if err != nil {
+	}); err != nil {
 		t.Fatal(err)
 	}
 	return got

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -145,7 +146,7 @@ func TestGraphLinks(t *testing.T) {
 					}
 					seen[q] = true
 				}
-				if again := g.Links(p); !equal(again, links) {
+				if again := g.Links(p); !slices.Equal(again, links) {
 					t.Fatalf("%v: links %v, then %v", p, links, again)
 				}
 			}
@@ -157,18 +158,6 @@ func TestGraphLinks(t *testing.T) {
 	if _, err := broadsite.NewGraph(1, 0); err == nil {
 		t.Error("NewGraph(1, 0): no error")
 	}
-}
-
-func equal(a, b []page) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestHostAddr(t *testing.T) {

@@ -1,6 +1,7 @@
 package selector_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
@@ -35,11 +36,11 @@ func TestGoquerySharesNodes(t *testing.T) {
 			}
 			// The document's root is <html>, which a CSS query from the document may match.
 			want := gq.FindMatcher(q.Matcher()).Nodes
-			if got := nodes(rs); !sameNodes(got, want) {
+			if got := nodes(rs); !slices.Equal(got, want) {
 				t.Errorf("Select = %v, goquery FindMatcher(Matcher) = %v", names(got), names(want))
 			}
 			// goquery's own cascadia compilation finds the same nodes on a page this simple.
-			if std := gq.Find(query).Nodes; !sameNodes(want, std) {
+			if std := gq.Find(query).Nodes; !slices.Equal(want, std) {
 				t.Errorf("FindMatcher(Matcher) = %v, goquery Find = %v", names(want), names(std))
 			}
 			// CSS results feed XPath and back: the nodes are the same.
@@ -95,18 +96,6 @@ func nodes(rs []selector.Result) []*html.Node {
 		out[i] = r.Node
 	}
 	return out
-}
-
-func sameNodes(a, b []*html.Node) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func names(ns []*html.Node) []string {
