@@ -517,19 +517,7 @@ func TestShellCtrlC(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "shell", srv.URL+"/list/3")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout, stderr := enginetest.StartPiped(t, cmd)
 	lines := make(chan string)
 	go func() {
 		defer close(lines)
@@ -682,17 +670,7 @@ func TestShellTerminal(t *testing.T) {
 	cmd := exec.CommandContext(ctx, script, "-qfec", bin+" shell", "/dev/null")
 	cache := t.TempDir()
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "HOME="+cache, "TERM=xterm")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout, _ := enginetest.StartPiped(t, cmd)
 	var mu sync.Mutex
 	var out strings.Builder
 	grew := make(chan struct{}, 1)

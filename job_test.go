@@ -354,9 +354,7 @@ func pauseJob(t *testing.T, site *treeSite, arrived <-chan int, dir string, args
 	for range 4 {
 		<-arrived
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
+	p.signal(t, syscall.SIGINT)
 	p.waitLine(t, "shutting down gracefully")
 	close(site.hold)
 	if code, _ := p.waitEnd(t, time.Now()); code != 130 {

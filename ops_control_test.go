@@ -200,6 +200,14 @@ func (p *crawlProc) waitLines(t *testing.T, want ...string) {
 	}
 }
 
+// signal sends sig to the crawl, failing the test when it cannot.
+func (p *crawlProc) signal(t *testing.T, sig os.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // wait waits for the crawl's end and returns its exit code. It reads the log to its end
 // first: cmd.Wait closes the pipe, and the last lines would be lost if it ran first.
 func (p *crawlProc) wait(t *testing.T) int {
@@ -596,8 +604,6 @@ func TestPSSlots(t *testing.T) {
 	if !strings.Contains(stdout, `"scheduler/slots": 1`) {
 		t.Errorf("stats without scheduler/slots 1:\n%s", stdout)
 	}
-	if err := crawl.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	crawl.signal(t, syscall.SIGTERM)
 	crawl.wait(t)
 }

@@ -43,9 +43,7 @@ func TestResumeWithJobdirAlone(t *testing.T) {
 			for range 10 {
 				p.waitLine(t, "Scraped from")
 			}
-			if err := p.cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
+			p.signal(t, sig)
 			code, _ := p.waitEnd(t, time.Now())
 			switch {
 			case sig == syscall.SIGINT && code != 130:

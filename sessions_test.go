@@ -106,9 +106,7 @@ func TestSessionsSurviveKill(t *testing.T) {
 			t.Fatalf("the crawl stalled:\n%s", p.Log())
 		}
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	p.signal(t, syscall.SIGKILL)
 	p.waitEnd(t, time.Now())
 	site.mu.Lock()
 	site.run = 1
