@@ -82,11 +82,7 @@ func BenchmarkArchive(b *testing.B) {
 			b.Fatal(err)
 		}
 		srv.Close()
-		a, err := warc.Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer a.Close()
+		a := engine.OpenArchive(b, path)
 		run(b, base, engine.WithReplay(a, false))
 	})
 }
