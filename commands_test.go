@@ -592,12 +592,9 @@ func TestGuideParseExample(t *testing.T) {
 // jscrawl process); HTTPPROXY_ENABLED=false and no_proxy go direct.
 func TestProxyFromEnvironment(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var seen []string
+	var proxied enginetest.Recorder[string]
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.Method+" "+r.URL.String())
-		mu.Unlock()
+		proxied.Add(r.Method + " " + r.URL.String())
 		fmt.Fprint(w, "via proxy: "+r.URL.Host)
 	}))
 	defer proxy.Close()
@@ -635,9 +632,7 @@ func TestProxyFromEnvironment(t *testing.T) {
 			}
 		})
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(seen) != 2 || seen[0] != "GET "+target {
+	if seen := proxied.All(); len(seen) != 2 || seen[0] != "GET "+target {
 		t.Errorf("the proxy saw %v, want two GET %s", seen, target)
 	}
 }

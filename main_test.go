@@ -107,6 +107,18 @@ func readFeed(t *testing.T, path string) ([]map[string]any, []byte) {
 	return jsonLines(t, string(data)), data
 }
 
+// feedCounts returns how many items of the JSON-lines feed at path have each value of
+// key, a string field.
+func feedCounts(t *testing.T, path, key string) map[string]int {
+	t.Helper()
+	items, _ := readFeed(t, path)
+	counts := map[string]int{}
+	for _, it := range items {
+		counts[it[key].(string)]++
+	}
+	return counts
+}
+
 // runItems returns the JSON-lines items a jscrawl run printed on stdout, failing the test
 // unless the run exited 0 (code) with n items; stderr is the run's log, for the messages.
 func runItems(t *testing.T, stdout, stderr string, code, n int) []map[string]any {
