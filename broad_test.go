@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -196,15 +195,7 @@ func TestBroadBenchServeOnly(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	bench := exec.CommandContext(ctx, bin, "bench", "--hosts", "3", "--pages", "2", "--serve-only", "-s", "DOWNLOAD_DELAY=0.1")
-	out, err := bench.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var benchErr bytes.Buffer
-	bench.Stderr = &benchErr
-	if err := bench.Start(); err != nil {
-		t.Fatal(err)
-	}
+	out, benchErr := enginetest.StartStdout(t, bench)
 	sc := bufio.NewScanner(out)
 	var run []string
 	for run == nil && sc.Scan() {

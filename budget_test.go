@@ -163,14 +163,8 @@ func TestStopNoDownloadInFlight(t *testing.T) {
 		"-s", "CONCURRENT_REQUESTS=1", "-s", "ROBOTSTXT_OBEY=false")
 	p.waitLines(t, "awaiting forever")
 	sent := time.Now()
-	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	code, took := p.waitEnd(t, sent)
-	log := p.Log()
-	if code != 143 {
-		t.Errorf("exit code %d, want 143:\n%s", code, log)
-	}
+	p.signal(t, syscall.SIGTERM)
+	took, log := p.waitExit(t, sent, 143)
 	if took > 20*time.Second {
 		t.Errorf("took %v after SIGTERM with no download in flight, want well under SHUTDOWN_TIMEOUT (30s):\n%s", took, log)
 	}

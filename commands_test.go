@@ -517,19 +517,7 @@ func TestShellCtrlC(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "shell", srv.URL+"/list/3")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout, stderr := enginetest.StartPiped(t, cmd)
 	lines := make(chan string)
 	go func() {
 		defer close(lines)
@@ -604,12 +592,9 @@ func TestGuideParseExample(t *testing.T) {
 // jscrawl process); HTTPPROXY_ENABLED=false and no_proxy go direct.
 func TestProxyFromEnvironment(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var seen []string
+	var proxied enginetest.Recorder[string]
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, r.Method+" "+r.URL.String())
-		mu.Unlock()
+		proxied.Add(r.Method + " " + r.URL.String())
 		fmt.Fprint(w, "via proxy: "+r.URL.Host)
 	}))
 	defer proxy.Close()
@@ -647,9 +632,7 @@ func TestProxyFromEnvironment(t *testing.T) {
 			}
 		})
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(seen) != 2 || seen[0] != "GET "+target {
+	if seen := proxied.All(); len(seen) != 2 || seen[0] != "GET "+target {
 		t.Errorf("the proxy saw %v, want two GET %s", seen, target)
 	}
 }
@@ -682,17 +665,7 @@ func TestShellTerminal(t *testing.T) {
 	cmd := exec.CommandContext(ctx, script, "-qfec", bin+" shell", "/dev/null")
 	cache := t.TempDir()
 	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+cache, "HOME="+cache, "TERM=xterm")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout, _ := enginetest.StartPiped(t, cmd)
 	var mu sync.Mutex
 	var out strings.Builder
 	grew := make(chan struct{}, 1)

@@ -245,9 +245,7 @@ func TestFleetWorkerKilled(t *testing.T) {
 		return n == 1
 	})
 	others := []*crawlProc{fl.start(lease...), fl.start(lease...)}
-	if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	victim.signal(t, syscall.SIGKILL)
 	if code := victim.wait(t); code != -1 {
 		t.Fatalf("the victim: exit code %d, want killed", code)
 	}
@@ -286,9 +284,7 @@ func TestFleetWorkerStopped(t *testing.T) {
 	stopped := fl.start()
 	<-held
 	other := fl.start()
-	if err := stopped.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	stopped.signal(t, syscall.SIGTERM)
 	stopped.waitLine(t, "shutting down gracefully")
 	fl.release()
 	if code := stopped.wait(t); code != 143 {
@@ -630,9 +626,7 @@ func TestFenceStartOwnerStopped(t *testing.T) {
 		owner = h["owner"]
 		return y >= 200
 	})
-	if err := a.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
-	}
+	a.signal(t, syscall.SIGSTOP)
 	stopped := true
 	defer func() {
 		if stopped {
@@ -641,9 +635,7 @@ func TestFenceStartOwnerStopped(t *testing.T) {
 	}()
 	b := fl.start(lease...)
 	b.waitLine(t, "Taking over start() from worker "+owner)
-	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
+	a.signal(t, syscall.SIGCONT)
 	stopped = false
 	a.waitLine(t, "stopping start() here")
 	fl.release()

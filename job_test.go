@@ -354,9 +354,7 @@ func pauseJob(t *testing.T, site *treeSite, arrived <-chan int, dir string, args
 	for range 4 {
 		<-arrived
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
+	p.signal(t, syscall.SIGINT)
 	p.waitLine(t, "shutting down gracefully")
 	close(site.hold)
 	if code, _ := p.waitEnd(t, time.Now()); code != 130 {
@@ -521,15 +519,7 @@ func TestJobDemoResume(t *testing.T) {
 	if code != 0 || strings.Contains(log, "ERROR") {
 		t.Fatalf("resumed run: exit code %d\n%s", code, log)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "books.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	titles := map[string]int{}
-	for _, it := range jsonLines(t, string(data)) {
-		titles[it["title"].(string)]++
-	}
-	eachTitleOnce(t, titles, 100)
+	eachTitleOnce(t, feedCounts(t, filepath.Join(dir, "books.jsonl"), "title"), 100)
 }
 
 // TestJobSitemapSpiderResumes: a SitemapSpider job killed several times (sitemaps are

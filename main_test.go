@@ -107,6 +107,32 @@ func readFeed(t *testing.T, path string) ([]map[string]any, []byte) {
 	return jsonLines(t, string(data)), data
 }
 
+// feedCounts returns how many items of the JSON-lines feed at path have each value of
+// key, a string field.
+func feedCounts(t *testing.T, path, key string) map[string]int {
+	t.Helper()
+	items, _ := readFeed(t, path)
+	counts := map[string]int{}
+	for _, it := range items {
+		counts[it[key].(string)]++
+	}
+	return counts
+}
+
+// runItems returns the JSON-lines items a jscrawl run printed on stdout, failing the test
+// unless the run exited 0 (code) with n items; stderr is the run's log, for the messages.
+func runItems(t *testing.T, stdout, stderr string, code, n int) []map[string]any {
+	t.Helper()
+	if code != 0 {
+		t.Fatalf("exit code %d\n%s", code, stderr)
+	}
+	items := jsonLines(t, stdout)
+	if len(items) != n {
+		t.Fatalf("%d items, want %d\n%s", len(items), n, stderr)
+	}
+	return items
+}
+
 // jsonLines decodes stdout as JSON Lines.
 func jsonLines(t *testing.T, s string) []map[string]any {
 	t.Helper()
@@ -179,13 +205,7 @@ func TestRunOptionsBeforeAndAfterFile(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			stdout, stderr, code := jscrawl(t, tc.args...)
-			if code != 0 {
-				t.Fatalf("exit code %d\n%s", code, stderr)
-			}
-			items := jsonLines(t, stdout)
-			if len(items) != 20 {
-				t.Fatalf("got %d items, want 20\n%s", len(items), stderr)
-			}
+			items := runItems(t, stdout, stderr, code, 20)
 			for _, it := range items {
 				if it["tag"] != tc.tag || it["conc"] != tc.conc {
 					t.Fatalf("item %v: want tag %q and CONCURRENT_REQUESTS %v", it, tc.tag, tc.conc)
@@ -515,13 +535,7 @@ func TestDemoExamples(t *testing.T) {
 		t.Run(strings.Join(append([]string{tc.file}, tc.args...), " "), func(t *testing.T) {
 			t.Parallel()
 			stdout, stderr, code := jscrawl(t, append([]string{"run", "--demo", tc.file, "-o", "-:jsonl"}, tc.args...)...)
-			if code != 0 {
-				t.Fatalf("exit code %d\n%s", code, stderr)
-			}
-			items := jsonLines(t, stdout)
-			if len(items) != tc.items {
-				t.Fatalf("%d items, want %d\n%s", len(items), tc.items, stderr)
-			}
+			items := runItems(t, stdout, stderr, code, tc.items)
 			tc.check(t, items)
 			_, stats := statsDump(t, stderr)
 			for _, k := range []string{"spider_exceptions/count", "log_count/ERROR"} {

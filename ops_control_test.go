@@ -200,6 +200,14 @@ func (p *crawlProc) waitLines(t *testing.T, want ...string) {
 	}
 }
 
+// signal sends sig to the crawl, failing the test when it cannot.
+func (p *crawlProc) signal(t *testing.T, sig os.Signal) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // wait waits for the crawl's end and returns its exit code. It reads the log to its end
 // first: cmd.Wait closes the pipe, and the last lines would be lost if it ran first.
 func (p *crawlProc) wait(t *testing.T) int {
@@ -218,6 +226,17 @@ func (p *crawlProc) wait(t *testing.T) int {
 func jscrawlEnv(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	return runJscrawl(t, "", "", append(os.Environ(), env...), args...)
+}
+
+// jscrawlOK runs a jscrawl command with env added and returns its output, failing the
+// test unless it exits 0.
+func jscrawlOK(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	stdout, stderr, code := jscrawlEnv(t, env, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	return stdout
 }
 
 // After finds the text after marker in line.
@@ -255,10 +274,7 @@ func TestPS(t *testing.T) {
 	fetchLine := lineOf(slowFetchSpider, "// FETCH")
 
 	t.Run("ps", func(t *testing.T) {
-		stdout, stderr, code := jscrawlEnv(t, env, "ps", pid)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
+		stdout := jscrawlOK(t, env, "ps", pid)
 		for _, want := range []string{
 			"PID " + pid, "slowfetch",
 			"downloading", "GET " + srv.URL + "/slow\n", "GET " + srv.URL + "/slow2",
@@ -276,10 +292,7 @@ func TestPS(t *testing.T) {
 	})
 
 	t.Run("ps --json", func(t *testing.T) {
-		stdout, stderr, code := jscrawlEnv(t, env, "ps", "--json", pid)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
+		stdout := jscrawlOK(t, env, "ps", "--json", pid)
 		var rep psReport
 		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 			t.Fatalf("%v:\n%s", err, stdout)
@@ -312,10 +325,7 @@ func TestPS(t *testing.T) {
 	})
 
 	t.Run("pstree", func(t *testing.T) {
-		stdout, stderr, code := jscrawlEnv(t, env, "pstree", pid)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
+		stdout := jscrawlOK(t, env, "pstree", pid)
 		lines := strings.Split(strings.TrimSpace(stdout), "\n")
 		if len(lines) != 4 {
 			t.Fatalf("want 4 lines:\n%s", stdout)
@@ -337,10 +347,7 @@ func TestPS(t *testing.T) {
 	})
 
 	t.Run("stats", func(t *testing.T) {
-		stdout, stderr, code := jscrawlEnv(t, env, "stats", "--json", pid)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
+		stdout := jscrawlOK(t, env, "stats", "--json", pid)
 		var rep statsReport
 		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 			t.Fatalf("%v:\n%s", err, stdout)
@@ -351,7 +358,7 @@ func TestPS(t *testing.T) {
 		if n, _ := rep.Stats["downloader/request_count"].(float64); n != 3 {
 			t.Errorf("downloader/request_count = %v, want 3", rep.Stats["downloader/request_count"])
 		}
-		stdout, _, code = jscrawlEnv(t, env, "stats", pid)
+		stdout, _, code := jscrawlEnv(t, env, "stats", pid)
 		if code != 0 || !strings.Contains(stdout, "2 downloads in flight") || !regexpMatch(`(?m)^downloader/request_count +3$`, stdout) {
 			t.Errorf("stats table (exit %d):\n%s", code, stdout)
 		}
@@ -574,10 +581,7 @@ func TestPSSlots(t *testing.T) {
 	var rep psReport
 	deadline := time.Now().Add(20 * time.Second)
 	for { // the engine publishes its slots every 250 ms or so
-		stdout, stderr, code := jscrawlEnv(t, env, "ps", "--json", pid)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, stderr)
-		}
+		stdout := jscrawlOK(t, env, "ps", "--json", pid)
 		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 			t.Fatalf("%v:\n%s", err, stdout)
 		}
@@ -596,8 +600,6 @@ func TestPSSlots(t *testing.T) {
 	if !strings.Contains(stdout, `"scheduler/slots": 1`) {
 		t.Errorf("stats without scheduler/slots 1:\n%s", stdout)
 	}
-	if err := crawl.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	crawl.signal(t, syscall.SIGTERM)
 	crawl.wait(t)
 }

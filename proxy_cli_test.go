@@ -45,13 +45,7 @@ func TestProxyListFile(t *testing.T) {
 	writeFile(t, dir, "spider.ts", proxiedSpider)
 	writeFile(t, dir, "proxies.txt", "# the office's proxies\n"+a.URL()+"\n\n"+b.URL("socks5h")+"\n")
 	stdout, stderr, code := jscrawlIn(t, dir, "", "run", "spider.ts", "-s", "PROXY_LIST=proxies.txt", "-s", "ROBOTSTXT_OBEY=false", "-a", "baseUrl="+site.URL, "-o", "-:jsonl", "-L", "DEBUG")
-	if code != 0 {
-		t.Fatalf("exit code %d\n%s", code, stderr)
-	}
-	items := jsonLines(t, stdout)
-	if len(items) != 4 {
-		t.Fatalf("%d items, want 4\n%s", len(items), stderr)
-	}
+	items := runItems(t, stdout, stderr, code, 4)
 	for _, it := range items {
 		if it["proxy"] != nil {
 			t.Errorf("response.meta.proxy = %v: the pool's choice is not the spider's meta", it["proxy"])

@@ -146,15 +146,9 @@ func TestReDoSStop(t *testing.T) {
 				if i > 0 {
 					p.waitLine(t, "shutting down gracefully")
 				}
-				if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-					t.Fatal(err)
-				}
+				p.signal(t, syscall.SIGTERM)
 			}
-			code, took := p.waitEnd(t, sent)
-			log := p.Log()
-			if code != 143 {
-				t.Errorf("exit code %d, want 143:\n%s", code, log)
-			}
+			took, log := p.waitExit(t, sent, 143)
 			if took > tc.within {
 				t.Errorf("took %v after the signal, want < %v:\n%s", took, tc.within, log)
 			}

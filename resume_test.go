@@ -43,9 +43,7 @@ func TestResumeWithJobdirAlone(t *testing.T) {
 			for range 10 {
 				p.waitLine(t, "Scraped from")
 			}
-			if err := p.cmd.Process.Signal(sig); err != nil {
-				t.Fatal(err)
-			}
+			p.signal(t, sig)
 			code, _ := p.waitEnd(t, time.Now())
 			switch {
 			case sig == syscall.SIGINT && code != 130:
@@ -60,12 +58,9 @@ func TestResumeWithJobdirAlone(t *testing.T) {
 			if !strings.Contains(log, "Resuming the job in job") {
 				t.Errorf("the run did not resume:\n%s", log)
 			}
-			data, err := os.ReadFile(filepath.Join(dir, "items.jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			items, _ := readFeed(t, filepath.Join(dir, "items.jsonl"))
 			titles := map[string]int{}
-			for _, it := range jsonLines(t, string(data)) {
+			for _, it := range items {
 				titles[it["title"].(string)]++
 				if it["tag"] != "first" || it["delay"] != 0.03 {
 					t.Errorf("item %v: want tag first and delay 0.03 (the first run's -a and -s)", it)

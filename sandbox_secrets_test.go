@@ -155,13 +155,7 @@ func TestSecretsFrontier(t *testing.T) {
 	stats := filepath.Join(dir, "stats.json")
 	stdout, stderr, code := runJscrawl(t, dir, "", append(os.Environ(), "JSCRAWL_FRONTIER="+r.URL(0)),
 		"run", spider, "-a", "baseUrl="+srv.URL, "-o", "-:jsonl", "-L", "DEBUG", "--stats-json", stats)
-	if code != 0 {
-		t.Fatalf("exit code %d\n%s", code, stderr)
-	}
-	items := jsonLines(t, stdout)
-	if len(items) != 1 {
-		t.Fatalf("%d items, want 1\n%s", len(items), stderr)
-	}
+	items := runItems(t, stdout, stderr, code, 1)
 	if want := "redis://:****@" + r.Addr + "/0"; items[0]["frontier"] != want {
 		t.Errorf("FRONTIER reads %#v, want %q", items[0]["frontier"], want)
 	}

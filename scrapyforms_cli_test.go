@@ -53,13 +53,7 @@ func TestCallbackScrapyTutorialForm(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, dir, "spider.ts", strings.Replace(authorsSpider, "CALL", tc.call, 1))
 			stdout, stderr, code := jscrawlIn(t, dir, "", "run", "--demo", "spider.ts", "-o", "-:jsonl")
-			if code != 0 {
-				t.Fatalf("exit code %d\n%s", code, stderr)
-			}
-			items := jsonLines(t, stdout)
-			if len(items) != tc.items {
-				t.Fatalf("%d items, want %d\n%s", len(items), tc.items, stderr)
-			}
+			items := runItems(t, stdout, stderr, code, tc.items)
 			if tc.items > 0 {
 				if a := find(items, "name", "Jorge Albarrán"); a == nil || a["birthdate"] != "July 19, 1902" {
 					t.Errorf("no author item for Jorge Albarrán: %v", items)

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -106,9 +105,7 @@ func TestSessionsSurviveKill(t *testing.T) {
 			t.Fatalf("the crawl stalled:\n%s", p.Log())
 		}
 	}
-	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	p.signal(t, syscall.SIGKILL)
 	p.waitEnd(t, time.Now())
 	site.mu.Lock()
 	site.run = 1
@@ -142,14 +139,7 @@ func TestSessionsSurviveKill(t *testing.T) {
 	if old == 0 {
 		t.Errorf("no resumed request sent a cookie of the first run's sessions (cookies sent: %v)", run2)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "items.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	seen := map[string]int{}
-	for _, it := range jsonLines(t, string(data)) {
-		seen[it["url"].(string)]++
-	}
+	seen := feedCounts(t, filepath.Join(dir, "items.jsonl"), "url")
 	if len(seen) != pages+1 {
 		t.Errorf("%d pages in the feed, want %d", len(seen), pages+1)
 	}

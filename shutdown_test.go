@@ -57,6 +57,18 @@ func (p *crawlProc) waitEnd(t *testing.T, since time.Time) (int, time.Duration) 
 	return p.wait(t), time.Since(since)
 }
 
+// waitExit waits for the crawl's exit and reports an exit code other than want; it returns
+// the time since since and the crawl's log.
+func (p *crawlProc) waitExit(t *testing.T, since time.Time, want int) (time.Duration, string) {
+	t.Helper()
+	code, took := p.waitEnd(t, since)
+	log := p.Log()
+	if code != want {
+		t.Errorf("exit code %d, want %d:\n%s", code, want, log)
+	}
+	return took, log
+}
+
 // arrive reports r's arrival unless arrived is full (a crawl that retries without end).
 func (s *stopServer) arrive(r *http.Request) {
 	select {
@@ -153,18 +165,12 @@ func TestStopDeadline(t *testing.T) {
 				<-srv.arrived // the held download reached the server
 			}
 			sent := time.Now()
-			if err := p.cmd.Process.Signal(tc.sig); err != nil {
-				t.Fatal(err)
-			}
+			p.signal(t, tc.sig)
 			if tc.release {
 				p.waitLine(t, "shutting down gracefully")
 				close(srv.release)
 			}
-			code, took := p.waitEnd(t, sent)
-			log := p.Log()
-			if code != tc.code {
-				t.Errorf("exit code %d, want %d:\n%s", code, tc.code, log)
-			}
+			took, log := p.waitExit(t, sent, tc.code)
 			if took > tc.within {
 				t.Errorf("took %v after the signal, want < %v", took, tc.within)
 			}

@@ -42,6 +42,20 @@ func noCrash(t *testing.T, out string) {
 	}
 }
 
+// endedWith checks that a run whose log is out did not crash and ended with exit code
+// want and finish_reason reason; code is its exit code.
+func endedWith(t *testing.T, out string, code, want int, reason string) {
+	t.Helper()
+	noCrash(t, out)
+	if code != want {
+		t.Fatalf("exit code %d, want %d\n%s", code, want, out)
+	}
+	_, stats := statsDump(t, out)
+	if stats["finish_reason"] != reason {
+		t.Errorf("finish_reason %v, want %s", stats["finish_reason"], reason)
+	}
+}
+
 // TestFullDiskJobdir: the disk of a --jobdir fills mid-crawl. The run ends with
 // finish_reason jobdir_error, exit code 1, its stats and one line naming the store's file
 // and the reason (no pebble panic, no exit 2); once space is freed, jscrawl run --jobdir
@@ -59,14 +73,7 @@ func TestFullDiskJobdir(t *testing.T) {
 	fillAt(t, site, filler, 60, 0)
 	code, out := runJobCrawl(t, dir, "tree.js", "--jobdir", jobdir, "-o", "items.jsonl",
 		"-a", "baseUrl="+site.URL, "-s", "JOBDIR_COMMIT_INTERVAL=0.02")
-	noCrash(t, out)
-	if code != 1 {
-		t.Fatalf("run on a full disk: exit code %d, want 1\n%s", code, out)
-	}
-	_, stats := statsDump(t, out)
-	if stats["finish_reason"] != "jobdir_error" {
-		t.Errorf("finish_reason %v, want jobdir_error", stats["finish_reason"])
-	}
+	endedWith(t, out, code, 1, "jobdir_error")
 	last := lastLine(out)
 	if !strings.HasPrefix(last, "jscrawl: ") || !strings.Contains(last, "jobdir_error") ||
 		!strings.Contains(last, jobdir) || !strings.Contains(last, "no space left on device") {
@@ -171,14 +178,7 @@ func TestFullDiskWARC(t *testing.T) {
 			} else if err != nil {
 				t.Fatal(err)
 			}
-			noCrash(t, out)
-			if code != tc.code {
-				t.Fatalf("exit code %d, want %d\n%s", code, tc.code, out)
-			}
-			_, stats := statsDump(t, out)
-			if stats["finish_reason"] != tc.reason {
-				t.Errorf("finish_reason %v, want %s", stats["finish_reason"], tc.reason)
-			}
+			endedWith(t, out, code, tc.code, tc.reason)
 			if tc.code != 0 {
 				if last := lastLine(out); !strings.Contains(last, "warc_error") {
 					t.Errorf("the last line does not name warc_error: %q", last)
@@ -216,14 +216,7 @@ func TestFullDiskFeed(t *testing.T) {
 	filler := filepath.Join(disk, "filler")
 	fillAt(t, site, filler, 40, 0)
 	code, out := runJobCrawl(t, dir, "tree.js", "-o", feedPath, "-a", "baseUrl="+site.URL)
-	noCrash(t, out)
-	if code != 1 {
-		t.Fatalf("exit code %d, want 1\n%s", code, out)
-	}
-	_, stats := statsDump(t, out)
-	if stats["finish_reason"] != "feed_error" {
-		t.Errorf("finish_reason %v, want feed_error", stats["finish_reason"])
-	}
+	endedWith(t, out, code, 1, "feed_error")
 	if !strings.Contains(lastLine(out), "feed_error") {
 		t.Errorf("the last line does not name feed_error: %q", lastLine(out))
 	}

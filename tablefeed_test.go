@@ -136,9 +136,7 @@ func TestFleetWorkerKilledIntoOneTable(t *testing.T) {
 			held := fl.holdAt(200)
 			<-held
 			others := []*crawlProc{fl.start(args...), fl.start(args...)}
-			if err := victim.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-				t.Fatal(err)
-			}
+			victim.signal(t, syscall.SIGKILL)
 			if code := victim.wait(t); code != -1 {
 				t.Fatalf("the victim: exit code %d, want killed", code)
 			}

@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -28,29 +27,10 @@ func BenchmarkArchive(b *testing.B) {
 		io.WriteString(w, w1Page(n, total))
 	})
 	run := func(b *testing.B, base string, opts ...engine.Option) {
-		sp := &enginetest.Spider{
-			StartURLs: []string{base + "/page/0"},
-			ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
-				emit(types.Output{Item: types.Item{{Key: "url", Value: resp.URL}, {Key: "len", Value: len(resp.Body)}}})
-				return enginetest.FollowAll(ctx, resp, emit)
-			},
-		}
-		s := types.NewSettings()
-		s.Set(types.LogStatsInterval, 0, types.PriorityCmdline)
-		s.Set(types.RobotsTxtObey, false, types.PriorityCmdline)
-		s.Set(types.ConcurrentRequestsPerDomain, 16, types.PriorityCmdline)
+		sp := followSpider(base+"/page/0", nil)
 		opts = append(opts, engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-		e := engine.New(sp, s, opts...)
-		b.ResetTimer()
-		b.StartTimer()
-		if err := e.Run(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-		b.StopTimer()
-		if got := e.Stats().Get("response_received_count"); got != int64(total) {
-			b.Fatalf("crawled %v pages, want %d", got, total)
-		}
-		b.ReportMetric(float64(total)/b.Elapsed().Seconds(), "pages/s")
+		e := engine.New(sp, benchSettings(map[string]any{types.RobotsTxtObey: false}), opts...)
+		runPages(b, e, total)
 	}
 	b.Run("live", func(b *testing.B) {
 		total = max(b.N, 100)
@@ -82,11 +62,7 @@ func BenchmarkArchive(b *testing.B) {
 			b.Fatal(err)
 		}
 		srv.Close()
-		a, err := warc.Open(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer a.Close()
+		a := engine.OpenArchive(b, path)
 		run(b, base, engine.WithReplay(a, false))
 	})
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
 	"github.com/jscrawl/jscrawl/engine/enginetest"
@@ -133,11 +132,7 @@ func TestRecordReplay(t *testing.T) {
 		t.Errorf("warc/record_count %d, want 2 × %d downloads", got, hits)
 	}
 
-	a, err := warc.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := engine.OpenArchive(t, path)
 	if a.Len() != hits {
 		t.Errorf("the archive has %d responses, the server served %d", a.Len(), hits)
 	}
@@ -220,10 +215,6 @@ func TestReplayMiss(t *testing.T) {
 func TestReplayEncodedArchive(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "wire.warc.gz")
-	w, err := warc.Create(path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
 	zw.Write([]byte(`{"gzipped":true}`))
@@ -231,17 +222,7 @@ func TestReplayEncodedArchive(t *testing.T) {
 	req := &types.Request{URL: "http://archive.example/data"}
 	resp := &types.Response{Status: 200, Protocol: "HTTP/1.1",
 		Headers: http.Header{"Content-Encoding": {"gzip"}, "Content-Length": {strconv.Itoa(gz.Len())}}, Body: gz.Bytes()}
-	if _, err := w.Write(req, nil, resp, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	a, err := warc.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := engine.WriteArchive(t, path, req, resp)
 	s := &archiveSpider{}
 	spider := &enginetest.Spider{
 		StartURLs: []string{req.URL},
@@ -316,11 +297,7 @@ func TestRecordReplayBrowser(t *testing.T) {
 	}
 	hits := srv.TotalHits()
 
-	a, err := warc.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := engine.OpenArchive(t, path)
 	rep, e2 := run(map[string]any{types.BrowserExecutable: filepath.Join(t.TempDir(), "no-chromium")}, engine.WithReplay(a, false))
 	if got := srv.TotalHits(); got != hits {
 		t.Errorf("the replay made %d requests to the server", got-hits)

@@ -24,26 +24,54 @@ import (
 func BenchmarkCrawl(b *testing.B) {
 	srv := enginetest.Start(b)
 	n := max(b.N, 100)
-	sp := &enginetest.Spider{
-		StartURLs: []string{fmt.Sprintf("%s/links/0?total=%d", srv.URL, n)},
+	sp := followSpider(fmt.Sprintf("%s/links/0?total=%d", srv.URL, n), nil)
+	e := engine.New(sp, benchSettings(nil), engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	runPages(b, e, n)
+}
+
+// followSpider is the crawl benchmarks' spider: from start it follows every link and emits
+// one item per page (its URL and body length); check, when set, may fail a page first.
+func followSpider(start string, check func(*types.Response) error) *enginetest.Spider {
+	return &enginetest.Spider{
+		StartURLs: []string{start},
 		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
+			if check != nil {
+				if err := check(resp); err != nil {
+					return err
+				}
+			}
 			emit(types.Output{Item: types.Item{{Key: "url", Value: resp.URL}, {Key: "len", Value: len(resp.Body)}}})
 			return enginetest.FollowAll(ctx, resp, emit)
 		},
 	}
+}
+
+// benchSettings are the crawl benchmarks' settings: no stats log, 16 requests per domain,
+// then kv; all at cmdline priority.
+func benchSettings(kv map[string]any) *types.Settings {
 	s := types.NewSettings()
 	s.Set(types.LogStatsInterval, 0, types.PriorityCmdline)
 	s.Set(types.ConcurrentRequestsPerDomain, 16, types.PriorityCmdline)
-	e := engine.New(sp, s, engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	for k, v := range kv {
+		s.Set(k, v, types.PriorityCmdline)
+	}
+	return s
+}
+
+// runPages runs e as the timed part of b, checks that it crawled pages pages and reports
+// pages/s.
+func runPages(b *testing.B, e *engine.Engine, pages int) {
+	b.Helper()
 	b.ResetTimer()
+	b.StartTimer()
 	if err := e.Run(context.Background()); err != nil {
 		b.Fatal(err)
 	}
 	b.StopTimer()
-	if got := e.Stats().Get("response_received_count"); got != int64(n) {
-		b.Fatalf("crawled %v pages, want %d", got, n)
+	if got := e.Stats().Get("response_received_count"); got != int64(pages) {
+		b.Fatalf("crawled %v pages, want %d", got, pages)
 	}
-	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "pages/s")
+	b.ReportMetric(float64(pages)/b.Elapsed().Seconds(), "pages/s")
 }
 
 func BenchmarkSchedulerEnqueueNext(b *testing.B) {

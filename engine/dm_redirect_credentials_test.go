@@ -12,7 +12,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine"
@@ -30,6 +29,24 @@ type credSite struct {
 type credEcho struct {
 	Server  string
 	Headers http.Header
+}
+
+// downloadCredEcho downloads req inline with e and returns the echo of the site that
+// answered, failing the test unless it is a 200.
+func downloadCredEcho(t *testing.T, e *engine.Engine, req *types.Request) credEcho {
+	t.Helper()
+	resp, err := e.Download(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != http.StatusOK {
+		t.Fatalf("status %d: %s", resp.Status, resp.Body)
+	}
+	var got credEcho
+	if err := json.Unmarshal(resp.Body, &got); err != nil {
+		t.Fatalf("%v: %s", err, resp.Body)
+	}
+	return got
 }
 
 func newCredSite(t *testing.T, name, ip string, useTLS bool) *credSite {
@@ -95,16 +112,13 @@ func TestRedirectCredentials(t *testing.T) {
 	client := credClient(map[string]string{"site.test:80": hostOf(a), "site.test:443": hostOf(s)})
 
 	proxyCreds := "Basic " + base64.StdEncoding.EncodeToString([]byte("u:p"))
-	var mu sync.Mutex
-	var proxied []string
+	var proxied enginetest.Recorder[string]
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !r.URL.IsAbs() || r.Header.Get("Proxy-Authorization") != proxyCreds {
 			http.Error(w, "proxy auth", http.StatusProxyAuthRequired)
 			return
 		}
-		mu.Lock()
-		proxied = append(proxied, r.URL.Host)
-		mu.Unlock()
+		proxied.Add(r.URL.Host)
 		out, _ := http.NewRequestWithContext(r.Context(), r.Method, r.URL.String(), nil)
 		out.Header = r.Header.Clone()
 		out.Header.Del("Proxy-Authorization")
@@ -163,17 +177,7 @@ func TestRedirectCredentials(t *testing.T) {
 			if tc.proxy != "" {
 				req.Meta = types.Item{{Key: "proxy", Value: tc.proxy}}
 			}
-			resp, err := e.Download(context.Background(), req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if resp.Status != http.StatusOK {
-				t.Fatalf("status %d: %s", resp.Status, resp.Body)
-			}
-			var got credEcho
-			if err := json.Unmarshal(resp.Body, &got); err != nil {
-				t.Fatalf("%v: %s", err, resp.Body)
-			}
+			got := downloadCredEcho(t, e, req)
 			if got.Server != tc.server {
 				t.Fatalf("answered by %s, want %s", got.Server, tc.server)
 			}
@@ -185,10 +189,8 @@ func TestRedirectCredentials(t *testing.T) {
 			}
 		})
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if want := fmt.Sprint([]string{hostOf(a), hostOf(a), hostOf(a), hostOf(b)}); fmt.Sprint(proxied) != want {
-		t.Errorf("proxied %v, want %v", proxied, want)
+	if want := fmt.Sprint([]string{hostOf(a), hostOf(a), hostOf(a), hostOf(b)}); fmt.Sprint(proxied.All()) != want {
+		t.Errorf("proxied %v, want %v", proxied.All(), want)
 	}
 }
 
@@ -203,12 +205,9 @@ func TestRedirectSchemeProxy(t *testing.T) {
 	s := newCredSite(t, "s", "127.0.0.1", true)
 	handSet := "Basic " + base64.StdEncoding.EncodeToString([]byte("http:proxy"))
 	httpsCreds := "Basic " + base64.StdEncoding.EncodeToString([]byte("v:q"))
-	var mu sync.Mutex
-	var seen []string // what each proxy was asked, with the credentials it got
+	var seen enginetest.Recorder[string] // what each proxy was asked, with the credentials it got
 	httpProxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		seen = append(seen, "http "+r.URL.String()+" "+r.Header.Get("Proxy-Authorization"))
-		mu.Unlock()
+		seen.Add("http " + r.URL.String() + " " + r.Header.Get("Proxy-Authorization"))
 		if r.Header.Get("Proxy-Authorization") != handSet {
 			http.Error(w, "proxy auth", http.StatusProxyAuthRequired)
 			return
@@ -226,28 +225,16 @@ func TestRedirectSchemeProxy(t *testing.T) {
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, //nolint:gosec // test server
 	}}
 	e, _ := newEngine(t, &enginetest.Spider{}, nil, engine.WithHTTPClient(client))
-	resp, err := e.Download(context.Background(), &types.Request{URL: "http://site.test/to",
+	got := downloadCredEcho(t, e, &types.Request{URL: "http://site.test/to",
 		Headers: http.Header{"Proxy-Authorization": {handSet}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.Status != http.StatusOK {
-		t.Fatalf("status %d: %s", resp.Status, resp.Body)
-	}
-	var got credEcho
-	if err := json.Unmarshal(resp.Body, &got); err != nil {
-		t.Fatalf("%v: %s", err, resp.Body)
-	}
 	if got.Server != "s" || got.Headers.Get("Proxy-Authorization") != "" {
 		t.Errorf("the https site (%s) received Proxy-Authorization %q", got.Server, got.Headers.Get("Proxy-Authorization"))
 	}
-	mu.Lock()
-	defer mu.Unlock()
 	for _, r := range httpsProxy.Seen() {
-		seen = append(seen, "https "+r.Method+" "+r.Target+" "+r.Auth)
+		seen.Add("https " + r.Method + " " + r.Target + " " + r.Auth)
 	}
 	want := []string{"http http://site.test/to " + handSet, "https CONNECT site.test:443 " + httpsCreds}
-	if !slices.Equal(seen, want) {
-		t.Errorf("proxies saw %q, want %q", seen, want)
+	if got := seen.All(); !slices.Equal(got, want) {
+		t.Errorf("proxies saw %q, want %q", got, want)
 	}
 }

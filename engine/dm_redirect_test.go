@@ -335,8 +335,7 @@ func TestRedirectFailures(t *testing.T) {
 			t.Run(fmt.Sprint(tc.name, " inline=", inline), func(t *testing.T) {
 				t.Parallel()
 				s := newRedirectSite(t)
-				var mu sync.Mutex
-				var failures []*types.Failure
+				var failures enginetest.Recorder[*types.Failure]
 				var e *engine.Engine
 				if inline {
 					var err error
@@ -344,7 +343,7 @@ func TestRedirectFailures(t *testing.T) {
 					if err == nil {
 						t.Fatal("no error")
 					}
-					failures = append(failures, &types.Failure{Name: engine.ErrorName(err), Message: err.Error()})
+					failures.Add(&types.Failure{Name: engine.ErrorName(err), Message: err.Error()})
 				} else {
 					sp := &enginetest.Spider{
 						StartFunc: func(_ context.Context, emit engine.Emit) error {
@@ -352,19 +351,18 @@ func TestRedirectFailures(t *testing.T) {
 							return nil
 						},
 						ErrbackFunc: func(_ context.Context, f *types.Failure, _ engine.Emit) error {
-							mu.Lock()
-							failures = append(failures, f)
-							mu.Unlock()
+							failures.Add(f)
 							return nil
 						},
 					}
 					e, _ = crawl(t, sp, tc.kv, engine.WithHTTPClient(s.client()))
 				}
-				if len(failures) != 1 || failures[0].Name != "MaxRedirectsError" {
-					t.Fatalf("failures = %+v", failures)
+				got := failures.All()
+				if len(got) != 1 || got[0].Name != "MaxRedirectsError" {
+					t.Fatalf("failures = %+v", got)
 				}
-				if !strings.Contains(failures[0].Message, tc.url) {
-					t.Errorf("message %q does not name %s", failures[0].Message, tc.url)
+				if !strings.Contains(got[0].Message, tc.url) {
+					t.Errorf("message %q does not name %s", got[0].Message, tc.url)
 				}
 				if n := stat(e, "downloader/exception_type_count/MaxRedirectsError"); n != 1 {
 					t.Errorf("downloader/exception_type_count/MaxRedirectsError = %d, want 1", n)
@@ -394,30 +392,23 @@ func TestRedirectLoopAfterMethodChange(t *testing.T) {
 	if got := resp.Request.RedirectURLs(); len(got) != 2 || got[0] != "http://site.test/login" || got[1] != "http://site.test/home" {
 		t.Errorf("redirectUrls = %v", got)
 	}
-	var mu sync.Mutex
-	var got []string
+	var scheduled enginetest.Recorder[string]
 	sp := &enginetest.Spider{
 		StartFunc: func(_ context.Context, emit engine.Emit) error {
 			emit(types.Output{Request: &types.Request{URL: "http://site.test/login", Method: http.MethodPost, Errback: "onError"}})
 			return nil
 		},
 		ParseFunc: func(_ context.Context, r *types.Response, _ engine.Emit) error {
-			mu.Lock()
-			got = append(got, r.Request.HTTPMethod()+" "+r.URL)
-			mu.Unlock()
+			scheduled.Add(r.Request.HTTPMethod() + " " + r.URL)
 			return nil
 		},
 		ErrbackFunc: func(_ context.Context, f *types.Failure, _ engine.Emit) error {
-			mu.Lock()
-			got = append(got, "error "+f.Name)
-			mu.Unlock()
+			scheduled.Add("error " + f.Name)
 			return nil
 		},
 	}
 	crawl(t, sp, nil, engine.WithHTTPClient(s.client()))
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 1 || got[0] != "GET http://site.test/login" {
+	if got := scheduled.All(); len(got) != 1 || got[0] != "GET http://site.test/login" {
 		t.Errorf("scheduled: %v", got)
 	}
 }
@@ -487,9 +478,7 @@ func TestMetaRefresh(t *testing.T) {
 func TestRedirectOffsite(t *testing.T) {
 	t.Parallel()
 	s := newRedirectSite(t)
-	var mu sync.Mutex
-	var parsed []string
-	var failures []string
+	var parsed, failures enginetest.Recorder[string]
 	sp := &enginetest.Spider{
 		Domains: []string{"site.test"},
 		StartFunc: func(_ context.Context, emit engine.Emit) error {
@@ -503,28 +492,25 @@ func TestRedirectOffsite(t *testing.T) {
 			return nil
 		},
 		ParseFunc: func(ctx context.Context, resp *types.Response, _ engine.Emit) error {
-			mu.Lock()
-			defer mu.Unlock()
-			parsed = append(parsed, resp.URL)
+			parsed.Add(resp.URL)
 			return nil
 		},
 		ErrbackFunc: func(_ context.Context, f *types.Failure, _ engine.Emit) error {
-			mu.Lock()
-			defer mu.Unlock()
-			failures = append(failures, f.Name)
+			failures.Add(f.Name)
 			return nil
 		},
 	}
 	e, logs := crawl(t, sp, nil, engine.WithHTTPClient(s.client()))
-	slices.Sort(parsed)
-	if want := []string{"http://other.test/echo", "http://sub.site.test/d"}; !slices.Equal(parsed, want) {
-		t.Errorf("parsed %v, want %v", parsed, want)
+	got := parsed.All()
+	slices.Sort(got)
+	if want := []string{"http://other.test/echo", "http://sub.site.test/d"}; !slices.Equal(got, want) {
+		t.Errorf("parsed %v, want %v", got, want)
 	}
 	if s.Hits("other.test/d") != 0 {
 		t.Error("the offsite redirect was downloaded")
 	}
-	if fmt.Sprint(failures) != "[IgnoreRequest]" {
-		t.Errorf("errbacks %v, want one IgnoreRequest", failures)
+	if fmt.Sprint(failures.All()) != "[IgnoreRequest]" {
+		t.Errorf("errbacks %v, want one IgnoreRequest", failures.All())
 	}
 	if stat(e, "offsite/filtered") != 1 || stat(e, "offsite/domains") != 1 || stat(e, "downloader/exception_type_count/IgnoreRequest") != 1 {
 		t.Errorf("offsite stats %v", e.Stats().Snapshot())
@@ -543,8 +529,7 @@ func TestRedirectOffsite(t *testing.T) {
 func TestRedirectDupeFilter(t *testing.T) {
 	t.Parallel()
 	s := newRedirectSite(t)
-	var mu sync.Mutex
-	var parsed []string
+	var parsed enginetest.Recorder[string]
 	sp := &enginetest.Spider{
 		StartFunc: func(_ context.Context, emit engine.Emit) error {
 			emit(types.Output{Request: &types.Request{URL: "http://site.test/d"}})
@@ -553,17 +538,16 @@ func TestRedirectDupeFilter(t *testing.T) {
 			return nil
 		},
 		ParseFunc: func(ctx context.Context, resp *types.Response, _ engine.Emit) error {
-			mu.Lock()
-			defer mu.Unlock()
-			parsed = append(parsed, resp.URL+" "+fmt.Sprint(resp.Request.DontFilter))
+			parsed.Add(resp.URL + " " + fmt.Sprint(resp.Request.DontFilter))
 			return nil
 		},
 	}
 	crawl(t, sp, map[string]any{types.ConcurrentRequests: 1}, engine.WithHTTPClient(s.client()))
-	slices.Sort(parsed)
+	got := parsed.All()
+	slices.Sort(got)
 	// The 301 to /d is a duplicate of the start request; the dontFilter one is kept.
-	if want := []string{"http://site.test/d false", "http://site.test/d true"}; !slices.Equal(parsed, want) {
-		t.Errorf("parsed %v, want %v", parsed, want)
+	if want := []string{"http://site.test/d false", "http://site.test/d true"}; !slices.Equal(got, want) {
+		t.Errorf("parsed %v, want %v", got, want)
 	}
 }
 
@@ -639,8 +623,7 @@ func TestRedirectPassesChainAgain(t *testing.T) {
 	t.Parallel()
 	s := newRedirectSite(t)
 	robots := &disallow{}
-	var mu sync.Mutex
-	var failures, parsed []string
+	var failures, parsed enginetest.Recorder[string]
 	sp := &enginetest.Spider{
 		StartFunc: func(_ context.Context, emit engine.Emit) error {
 			emit(types.Output{Request: &types.Request{URL: "http://site.test/to?status=302&url=/private/x", Errback: "e"}})
@@ -648,25 +631,21 @@ func TestRedirectPassesChainAgain(t *testing.T) {
 			return nil
 		},
 		ParseFunc: func(_ context.Context, resp *types.Response, _ engine.Emit) error {
-			mu.Lock()
-			defer mu.Unlock()
-			parsed = append(parsed, resp.URL)
+			parsed.Add(resp.URL)
 			return nil
 		},
 		ErrbackFunc: func(_ context.Context, f *types.Failure, _ engine.Emit) error {
-			mu.Lock()
-			defer mu.Unlock()
-			failures = append(failures, f.Name+" "+f.Request.URL)
+			failures.Add(f.Name + " " + f.Request.URL)
 			return nil
 		},
 	}
 	crawl(t, sp, nil, engine.WithHTTPClient(s.client()),
 		engine.WithOrderedDownloaderMiddlewares(engine.OrderedMiddleware{Order: 100, M: robots}))
-	if fmt.Sprint(parsed) != "[http://site.test/d]" {
-		t.Errorf("parsed %v", parsed)
+	if fmt.Sprint(parsed.All()) != "[http://site.test/d]" {
+		t.Errorf("parsed %v", parsed.All())
 	}
-	if fmt.Sprint(failures) != "[IgnoreRequest http://site.test/private/x]" {
-		t.Errorf("errbacks %v", failures)
+	if fmt.Sprint(failures.All()) != "[IgnoreRequest http://site.test/private/x]" {
+		t.Errorf("errbacks %v", failures.All())
 	}
 	if s.Hits("site.test/private/x") != 0 {
 		t.Error("the disallowed redirect target was downloaded")

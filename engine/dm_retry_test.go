@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -241,19 +242,13 @@ func TestRetryAfterNoRetriesLeft(t *testing.T) {
 func TestRetryLog(t *testing.T) {
 	t.Parallel()
 	srv := newSite(t, func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusServiceUnavailable) })
-	var mu sync.Mutex
-	var recs []slog.Record
-	logger := slog.New(handlerFunc(func(r slog.Record) {
-		mu.Lock()
-		defer mu.Unlock()
-		recs = append(recs, r)
-	}))
+	var logged enginetest.Recorder[slog.Record]
+	logger := slog.New(handlerFunc(logged.Add))
 	e := engine.New(&enginetestSpider, settings(t, map[string]any{types.RetryTimes: 2}), engine.WithLogger(logger))
 	if _, err := e.Download(context.Background(), &types.Request{URL: srv.URL + "/x"}); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	recs := logged.All()
 	u := srv.URL + "/x"
 	want := []struct {
 		level  slog.Level

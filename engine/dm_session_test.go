@@ -199,7 +199,7 @@ func TestSessionPinned(t *testing.T) {
 	}
 	var mu sync.Mutex
 	got := map[string]result{}
-	var failures []*types.Failure
+	var failed enginetest.Recorder[*types.Failure]
 	sp := &enginetest.Spider{
 		StartFunc: func(_ context.Context, emit engine.Emit) error {
 			emit(types.Output{Request: &types.Request{URL: srv.URL + "/login", Meta: pin("acct"), Callback: "login"}})
@@ -223,9 +223,7 @@ func TestSessionPinned(t *testing.T) {
 			return nil
 		},
 		ErrbackFunc: func(_ context.Context, f *types.Failure, _ engine.Emit) error {
-			mu.Lock()
-			failures = append(failures, f)
-			mu.Unlock()
+			failed.Add(f)
 			return nil
 		},
 	}
@@ -252,7 +250,7 @@ func TestSessionPinned(t *testing.T) {
 			t.Errorf("redirect %d: %d: the chain did not keep its session's cookie", i, r.status)
 		}
 	}
-	if len(failures) != 1 || failures[0].Name != engine.NameSessionBlocked || !strings.Contains(failures[0].Message, "3 sessions") {
+	if failures := failed.All(); len(failures) != 1 || failures[0].Name != engine.NameSessionBlocked || !strings.Contains(failures[0].Message, "3 sessions") {
 		t.Fatalf("failures: %+v, want one SessionBlockedError after 3 sessions", failures)
 	}
 	if n := stat(e, "downloader/exception_type_count/SessionBlockedError"); n != 1 {
@@ -287,8 +285,7 @@ func (b *blockDetector) IsBlocked(_ context.Context, resp *types.Response) bool 
 func TestSessionIsBlocked(t *testing.T) {
 	t.Parallel()
 	srv := loginSite(t)
-	var mu sync.Mutex
-	var failed []string
+	var failures enginetest.Recorder[string]
 	sp := &blockDetector{Spider: &enginetest.Spider{
 		StartFunc: func(_ context.Context, emit engine.Emit) error {
 			emit(types.Output{Request: &types.Request{URL: srv.URL + "/challenge", Errback: "e"}})
@@ -296,14 +293,12 @@ func TestSessionIsBlocked(t *testing.T) {
 			return nil
 		},
 		ErrbackFunc: func(_ context.Context, f *types.Failure, _ engine.Emit) error {
-			mu.Lock()
-			failed = append(failed, f.Name)
-			mu.Unlock()
+			failures.Add(f.Name)
 			return nil
 		},
 	}}
 	e, _ := crawl(t, sp, map[string]any{types.SessionPoolEnabled: true, types.SessionMaxRotations: 1, types.RetryEnabled: false})
-	if len(failed) != 2 || failed[0] != engine.NameSessionBlocked || failed[1] != engine.NameSessionBlocked {
+	if failed := failures.All(); len(failed) != 2 || failed[0] != engine.NameSessionBlocked || failed[1] != engine.NameSessionBlocked {
 		t.Errorf("failures %v", failed)
 	}
 	if b := stat(e, "session/blocked_count"); b != 4 {

@@ -277,8 +277,7 @@ func TestRetry(t *testing.T) {
 			if !strings.HasPrefix(u, "http") {
 				u = srv.URL + u
 			}
-			var failures []*types.Failure
-			var mu sync.Mutex
+			var failed enginetest.Recorder[*types.Failure]
 			sp := &enginetest.Spider{
 				StartFunc: func(_ context.Context, emit engine.Emit) error {
 					emit(types.Output{Request: &types.Request{URL: u, Meta: tc.meta, Errback: "onError"}})
@@ -289,13 +288,12 @@ func TestRetry(t *testing.T) {
 					return nil
 				},
 				ErrbackFunc: func(_ context.Context, f *types.Failure, _ engine.Emit) error {
-					mu.Lock()
-					failures = append(failures, f)
-					mu.Unlock()
+					failed.Add(f)
 					return nil
 				},
 			}
 			e, logs := crawl(t, sp, tc.kv)
+			failures := failed.All()
 			if h := srv.TotalHits(); h != tc.tries {
 				t.Errorf("server hits = %d, want %d", h, tc.tries)
 			}
@@ -555,13 +553,8 @@ func TestDownloadDelay(t *testing.T) {
 func TestPipelines(t *testing.T) {
 	t.Parallel()
 	srv := enginetest.Start(t)
-	var mu sync.Mutex
-	var order []string
-	trace := func(name string) {
-		mu.Lock()
-		order = append(order, name)
-		mu.Unlock()
-	}
+	var order enginetest.Recorder[string]
+	trace := order.Add
 	p1 := pipelineFunc(func(_ context.Context, it types.Item) (types.Item, error) {
 		trace("p1")
 		it.Set("p1", true)
@@ -622,8 +615,8 @@ func TestPipelines(t *testing.T) {
 	if rec.closed != 1 {
 		t.Errorf("exporter closed %d times", rec.closed)
 	}
-	if len(order) != 10+10+4 {
-		t.Errorf("pipeline calls = %d", len(order))
+	if order.Len() != 10+10+4 {
+		t.Errorf("pipeline calls = %d", order.Len())
 	}
 }
 
@@ -795,8 +788,7 @@ func (e *jsError) ErrorName() string { return "TypeError" }
 func TestSpiderErrors(t *testing.T) {
 	t.Parallel()
 	srv := enginetest.Start(t)
-	var failures []*types.Failure
-	var mu sync.Mutex
+	var failed enginetest.Recorder[*types.Failure]
 	sp := &enginetest.Spider{
 		StartFunc: func(_ context.Context, emit engine.Emit) error {
 			emit(types.Output{Request: &types.Request{URL: srv.URL + "/item/1", Errback: "onError"}})
@@ -808,9 +800,7 @@ func TestSpiderErrors(t *testing.T) {
 			return &jsError{"cannot read property of null\n    at parse (spider.js:9:1)"}
 		},
 		ErrbackFunc: func(_ context.Context, f *types.Failure, _ engine.Emit) error {
-			mu.Lock()
-			failures = append(failures, f)
-			mu.Unlock()
+			failed.Add(f)
 			if strings.HasSuffix(f.Request.URL, "/2") {
 				return errors.New("errback failed")
 			}
@@ -824,7 +814,7 @@ func TestSpiderErrors(t *testing.T) {
 	if n := stat(e, "spider_exceptions/Error"); n != 1 {
 		t.Errorf("spider_exceptions/Error = %d, want 1 (errback)", n)
 	}
-	if len(failures) != 2 || failures[0].Name != "TypeError" {
+	if failures := failed.All(); len(failures) != 2 || failures[0].Name != "TypeError" {
 		t.Errorf("failures = %+v", failures)
 	}
 	for _, want := range []string{
@@ -881,15 +871,12 @@ func TestStatsAndLogLines(t *testing.T) {
 			return nil
 		},
 	}
-	var signals []engine.Signal
-	var mu sync.Mutex
+	var signals enginetest.Recorder[engine.Signal]
 	e, logs := newEngine(t, sp, map[string]any{types.LogStatsInterval: 60})
 	for _, s := range []engine.Signal{engine.EngineStarted, engine.SpiderOpened, engine.SpiderIdle, engine.SpiderClosed,
 		engine.ItemScraped, engine.RequestScheduled, engine.ResponseReceived} {
 		e.Connect(s, func(context.Context, engine.SignalEvent) error {
-			mu.Lock()
-			signals = append(signals, s)
-			mu.Unlock()
+			signals.Add(s)
 			return nil
 		})
 	}
@@ -924,8 +911,8 @@ func TestStatsAndLogLines(t *testing.T) {
 		}
 	}
 	want := "[engine_started spider_opened request_scheduled response_received item_scraped spider_idle spider_closed]"
-	if fmt.Sprint(signals) != want {
-		t.Errorf("signals = %v, want %s", signals, want)
+	if got := fmt.Sprint(signals.All()); got != want {
+		t.Errorf("signals = %v, want %s", got, want)
 	}
 }
 

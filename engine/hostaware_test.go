@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -200,14 +201,11 @@ func TestDelayCountsFromTheServersView(t *testing.T) {
 	for _, slow := range []string{"tls handshake", "accept"} {
 		t.Run(slow, func(t *testing.T) {
 			var (
-				mu       sync.Mutex
-				arrivals []time.Time
-				first    atomic.Bool
+				arrived enginetest.Recorder[time.Time]
+				first   atomic.Bool
 			)
 			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				mu.Lock()
-				arrivals = append(arrivals, time.Now())
-				mu.Unlock()
+				arrived.Add(time.Now())
 				fmt.Fprint(w, "ok")
 			}))
 			if slow == "accept" {
@@ -233,8 +231,7 @@ func TestDelayCountsFromTheServersView(t *testing.T) {
 				types.ConcurrentRequestsPerDomain: 2, types.DownloadDelay: delay.Seconds(),
 				types.RandomizeDownloadDelay: false,
 			}, engine.WithHTTPClient(srv.Client()))
-			mu.Lock()
-			defer mu.Unlock()
+			arrivals := arrived.All()
 			if len(arrivals) != 3 {
 				t.Fatalf("%d arrivals, want 3", len(arrivals))
 			}

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/jscrawl/jscrawl/engine"
-	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -69,22 +68,13 @@ func BenchmarkImpersonate(b *testing.B) {
 			var cpu time.Duration
 			pages := 0
 			for b.Loop() {
-				sp := &enginetest.Spider{
-					StartURLs: []string{srv.URL + "/page/0"},
-					ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
-						if resp.Protocol != "HTTP/2.0" {
-							return fmt.Errorf("%s over %s", resp.URL, resp.Protocol)
-						}
-						emit(types.Output{Item: types.Item{{Key: "url", Value: resp.URL}, {Key: "len", Value: len(resp.Body)}}})
-						return enginetest.FollowAll(ctx, resp, emit)
-					},
-				}
-				s := types.NewSettings()
-				s.Set(types.LogStatsInterval, 0, types.PriorityCmdline)
-				s.Set(types.RobotsTxtObey, false, types.PriorityCmdline)
-				s.Set(types.ConcurrentRequestsPerDomain, 16, types.PriorityCmdline)
-				s.Set(types.DownloadVerifyTLS, false, types.PriorityCmdline)
-				s.Set(types.HTTPImpersonate, profile, types.PriorityCmdline)
+				sp := followSpider(srv.URL+"/page/0", func(resp *types.Response) error {
+					if resp.Protocol != "HTTP/2.0" {
+						return fmt.Errorf("%s over %s", resp.URL, resp.Protocol)
+					}
+					return nil
+				})
+				s := benchSettings(map[string]any{types.RobotsTxtObey: false, types.DownloadVerifyTLS: false, types.HTTPImpersonate: profile})
 				e := engine.New(sp, s, engine.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 				start := cpuTime()
 				if err := e.Run(context.Background()); err != nil {

@@ -493,11 +493,7 @@ func TestImpersonateRedirectWARC(t *testing.T) {
 		}
 	}
 
-	a, err := warc.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := engine.OpenArchive(t, path)
 	e2, _ := newEngine(t, &enginetest.Spider{}, kv, engine.WithReplay(a, false))
 	rep, err := e2.Download(context.Background(), &types.Request{URL: "https://b.example.com/page"})
 	if err != nil {

@@ -67,15 +67,12 @@ func TestLeaseLost(t *testing.T) {
 		wake: make(chan struct{}, 1), startDone: make(chan error, 1)},
 		lost: map[string]bool{"/item/2": true}, parents: map[string]string{}}
 	s.settled.Store(true)
-	var mu sync.Mutex
-	var parsed []string
+	var parsed, items enginetest.Recorder[string]
 	spider := &enginetest.Spider{
 		StartURLs: []string{srv.URL + "/item/1", srv.URL + "/item/2", srv.URL + "/item/3", srv.URL + "/redirect/1"},
 		ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
 			p := reqPath(resp.Request)
-			mu.Lock()
-			parsed = append(parsed, p)
-			mu.Unlock()
+			parsed.Add(p)
 			if p == "/item/3" {
 				s.lose(p) // while its callback runs
 			}
@@ -88,11 +85,8 @@ func TestLeaseLost(t *testing.T) {
 	}
 	stats := engine.NewStats()
 	e := engine.New(spider, set, engine.WithScheduler(s, engine.SchedulerParts{Slots: s, Sizes: s, Shared: s, Leases: s}), engine.WithStats(stats), engine.WithLogger(discard()))
-	var items []string
 	e.Connect(engine.ItemScraped, func(_ context.Context, ev engine.SignalEvent) error {
-		mu.Lock()
-		items = append(items, ev.Item[0].Value.(string))
-		mu.Unlock()
+		items.Add(ev.Item[0].Value.(string))
 		return nil
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -100,13 +94,14 @@ func TestLeaseLost(t *testing.T) {
 	if err := e.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
-	slices.Sort(parsed)
-	slices.Sort(items)
-	if want := []string{"/item/1", "/item/3", "/item/4", "/redirect/0"}; !slices.Equal(parsed, want) {
-		t.Errorf("parsed %v, want %v (not /item/2, whose lease was lost)", parsed, want)
+	gotParsed, gotItems := parsed.All(), items.All()
+	slices.Sort(gotParsed)
+	slices.Sort(gotItems)
+	if want := []string{"/item/1", "/item/3", "/item/4", "/redirect/0"}; !slices.Equal(gotParsed, want) {
+		t.Errorf("parsed %v, want %v (not /item/2, whose lease was lost)", gotParsed, want)
 	}
-	if want := []string{"/item/1", "/item/4", "/redirect/0"}; !slices.Equal(items, want) {
-		t.Errorf("items scraped %v, want %v (not /item/3's, whose lease was lost in its callback)", items, want)
+	if want := []string{"/item/1", "/item/4", "/redirect/0"}; !slices.Equal(gotItems, want) {
+		t.Errorf("items scraped %v, want %v (not /item/3's, whose lease was lost in its callback)", gotItems, want)
 	}
 	for _, p := range []string{"/item/2", "/item/3"} {
 		if !slices.Contains(s.done, p) {

@@ -157,12 +157,9 @@ func (noSpider) Errback(context.Context, *types.Failure, engine.Emit) error { re
 // where the slot hands the download on.
 func TestRandomizedDelay(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var starts []time.Time
+	var started enginetest.Recorder[time.Time]
 	next := engine.DownloaderFunc(func(_ context.Context, req *types.Request) (*types.Response, error) {
-		mu.Lock()
-		starts = append(starts, time.Now())
-		mu.Unlock()
+		started.Add(time.Now())
 		return &types.Response{URL: req.URL, Status: 200, Request: req}, nil
 	})
 	kv := map[string]any{types.DownloadDelay: 0.1, types.RandomizeDownloadDelay: true}
@@ -172,6 +169,7 @@ func TestRandomizedDelay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	starts := started.All()
 	lo, hi := time.Hour, time.Duration(0)
 	for i := 1; i < len(starts); i++ {
 		gap := starts[i].Sub(starts[i-1])
@@ -331,20 +329,7 @@ func TestRobotsTxt(t *testing.T) {
 func TestRobotsTxtCrawl(t *testing.T) {
 	t.Parallel()
 	srv := robotsSite(t, 0, "User-agent: *\nDisallow: /private\n")
-	var mu sync.Mutex
-	var failed []string
-	sp := &spiderFuncs{
-		start: func(emit engine.Emit) {
-			for _, p := range []string{"/a", "/private/1", "/b", "/private/2"} {
-				emit(types.Output{Request: &types.Request{URL: srv.URL + p, Errback: "eb"}})
-			}
-		},
-		errback: func(f *types.Failure) {
-			mu.Lock()
-			failed = append(failed, f.Name+" "+f.Message)
-			mu.Unlock()
-		},
-	}
+	sp, failures := errbackSpider(srv.URL, "/a", "/private/1", "/b", "/private/2")
 	e, _ := crawl(t, sp, map[string]any{types.RobotsTxtObey: true})
 	for k, want := range map[string]int64{
 		"robotstxt/request_count": 1, "robotstxt/response_count": 1,
@@ -358,9 +343,7 @@ func TestRobotsTxtCrawl(t *testing.T) {
 	if srv.hits("/robots.txt") != 1 || srv.hits("/private/1")+srv.hits("/private/2") != 0 {
 		t.Errorf("hits: robots %d, private %d", srv.hits("/robots.txt"), srv.hits("/private/1")+srv.hits("/private/2"))
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(failed) != 2 || !strings.HasPrefix(failed[0], "IgnoreRequest ") || !strings.Contains(failed[0], srv.URL+"/private/") {
+	if failed := failures.All(); len(failed) != 2 || !strings.HasPrefix(failed[0], "IgnoreRequest ") || !strings.Contains(failed[0], srv.URL+"/private/") {
 		t.Errorf("errbacks: %v", failed)
 	}
 }
@@ -463,6 +446,20 @@ func (s *spiderFuncs) Errback(_ context.Context, f *types.Failure, _ engine.Emit
 	return nil
 }
 
+// errbackSpider is a spider that requests each of paths on base with an errback, and
+// records each failure as "Name Message".
+func errbackSpider(base string, paths ...string) (*spiderFuncs, *enginetest.Recorder[string]) {
+	failures := &enginetest.Recorder[string]{}
+	return &spiderFuncs{
+		start: func(emit engine.Emit) {
+			for _, p := range paths {
+				emit(types.Output{Request: &types.Request{URL: base + p, Errback: "eb"}})
+			}
+		},
+		errback: func(f *types.Failure) { failures.Add(f.Name + " " + f.Message) },
+	}, failures
+}
+
 // TestRedirectPassesRobotsAgain: a redirect to a path robots.txt disallows is refused by
 // the real RobotsTxtMiddleware, for a scheduled request (the redirect goes back through the
 // scheduler and the whole chain) and for an inline download alike; the disallowed path is
@@ -481,20 +478,7 @@ func TestRedirectPassesRobotsAgain(t *testing.T) {
 			fmt.Fprint(w, "<html>ok</html>")
 		}
 	})
-	var mu sync.Mutex
-	var failed []string
-	sp := &spiderFuncs{
-		start: func(emit engine.Emit) {
-			for _, p := range []string{"/go", "/ok"} {
-				emit(types.Output{Request: &types.Request{URL: srv.URL + p, Errback: "eb"}})
-			}
-		},
-		errback: func(f *types.Failure) {
-			mu.Lock()
-			failed = append(failed, f.Name+" "+f.Message)
-			mu.Unlock()
-		},
-	}
+	sp, failures := errbackSpider(srv.URL, "/go", "/ok")
 	e, _ := crawl(t, sp, map[string]any{types.RobotsTxtObey: true})
 	if n := stat(e, "robotstxt/forbidden"); n != 1 {
 		t.Errorf("robotstxt/forbidden = %d, want 1", n)
@@ -502,11 +486,9 @@ func TestRedirectPassesRobotsAgain(t *testing.T) {
 	if srv.hits("/private/x") != 0 || srv.hits("/public") != 1 {
 		t.Errorf("hits: /private/x %d (want 0), /public %d (want 1)", srv.hits("/private/x"), srv.hits("/public"))
 	}
-	mu.Lock()
-	if len(failed) != 1 || !strings.HasPrefix(failed[0], "IgnoreRequest ") || !strings.Contains(failed[0], "/private/x") {
+	if failed := failures.All(); len(failed) != 1 || !strings.HasPrefix(failed[0], "IgnoreRequest ") || !strings.Contains(failed[0], "/private/x") {
 		t.Errorf("errbacks: %v", failed)
 	}
-	mu.Unlock()
 
 	e2, _ := newEngine(t, &enginetestSpider, map[string]any{types.RobotsTxtObey: true})
 	if _, err := e2.Download(context.Background(), &types.Request{URL: srv.URL + "/go"}); !errors.Is(err, engine.ErrIgnoreRequest) {

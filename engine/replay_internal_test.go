@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jscrawl/jscrawl/engine/warc"
 	"github.com/jscrawl/jscrawl/types"
 )
 
@@ -21,23 +20,9 @@ func TestReplayMemoryBudget(t *testing.T) {
 	t.Parallel()
 	const size = 300 << 10
 	path := filepath.Join(t.TempDir(), "budget.warc.gz")
-	w, err := warc.Create(path, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	req := &types.Request{URL: "http://archive.example/big"}
 	resp := &types.Response{Status: 200, Protocol: "HTTP/1.1", Headers: http.Header{}, Body: []byte(strings.Repeat("x", size))}
-	if _, err := w.Write(req, nil, resp, time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	a, err := warc.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := WriteArchive(t, path, req, resp)
 	stats := NewStats()
 	env := &HandlerEnv{stats: stats, logger: slog.New(slog.DiscardHandler), budget: newMemBudget(1<<20, 1, stats)}
 	h := &replayHandler{archive: a, env: env}

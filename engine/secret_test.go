@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine"
@@ -67,12 +66,9 @@ func TestSecretHTTPAuthForgotten(t *testing.T) {
 // credentials sent to that proxy, which reads every header of such a request.
 func TestSecretHTTPAuthNotToSpiderProxy(t *testing.T) {
 	t.Parallel()
-	var got []string
-	var mu sync.Mutex
+	var auths enginetest.Recorder[string]
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		got = append(got, r.Header.Get("Authorization"))
-		mu.Unlock()
+		auths.Add(r.Header.Get("Authorization"))
 		fmt.Fprint(w, "via proxy")
 	}))
 	t.Cleanup(proxy.Close)
@@ -82,8 +78,7 @@ func TestSecretHTTPAuthNotToSpiderProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	got := auths.All()
 	if string(resp.Body) != "via proxy" || len(got) != 1 {
 		t.Fatalf("the request did not go through the proxy: %q, %d requests", resp.Body, len(got))
 	}

@@ -174,8 +174,7 @@ func TestBrowserRobotsAndOffsite(t *testing.T) {
 	enginetest.RequireBrowser(t)
 	srv := enginetest.StartWith(t, enginetest.BrowserMux())
 	local := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
-	var mu sync.Mutex
-	var failures []string
+	var failures enginetest.Recorder[string]
 	sp := &enginetest.Spider{
 		Domains:   []string{"127.0.0.1"},
 		StartURLs: []string{srv.URL + "/app"},
@@ -188,9 +187,7 @@ func TestBrowserRobotsAndOffsite(t *testing.T) {
 			return nil
 		},
 		ErrbackFunc: func(ctx context.Context, f *types.Failure, emit engine.Emit) error {
-			mu.Lock()
-			failures = append(failures, f.Name+" "+f.Request.URL)
-			mu.Unlock()
+			failures.Add(f.Name + " " + f.Request.URL)
 			return nil
 		},
 	}
@@ -199,8 +196,8 @@ func TestBrowserRobotsAndOffsite(t *testing.T) {
 		t.Errorf("hits: /private %d (robots.txt disallows it), /late %d (offsite), want 0; log:\n%s", srv.Hits("/private"), srv.Hits("/late"), logs)
 	}
 	wantStats(t, e, logs, map[string]int64{"robotstxt/forbidden": 1, "offsite/filtered": 1, "browser/page_count": 0})
-	if want := []string{"IgnoreRequest " + srv.URL + "/private"}; !slices.Equal(failures, want) {
-		t.Errorf("errbacks got %v, want %v", failures, want)
+	if got, want := failures.All(), []string{"IgnoreRequest " + srv.URL + "/private"}; !slices.Equal(got, want) {
+		t.Errorf("errbacks got %v, want %v", got, want)
 	}
 }
 
@@ -310,17 +307,14 @@ func TestBrowserProxyAndCache(t *testing.T) {
 	enginetest.RequireBrowser(t)
 	srv := enginetest.StartWith(t, enginetest.BrowserMux())
 	target, _ := url.Parse(srv.URL)
-	var mu sync.Mutex
-	var seen []string
+	var proxied enginetest.Recorder[string]
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Proxy-Authorization") != "Basic "+base64.StdEncoding.EncodeToString([]byte("u:p")) {
 			w.Header().Set("Proxy-Authenticate", `Basic realm="test"`)
 			w.WriteHeader(http.StatusProxyAuthRequired)
 			return
 		}
-		mu.Lock()
-		seen = append(seen, r.URL.Host+r.URL.Path)
-		mu.Unlock()
+		proxied.Add(r.URL.Host + r.URL.Path)
 		out := r.Clone(r.Context())
 		out.RequestURI = ""
 		out.URL.Host = target.Host // every host is the test site
@@ -353,9 +347,7 @@ func TestBrowserProxyAndCache(t *testing.T) {
 			t.Errorf("%s run: flags %v, browser/page_count %d", run, got.Flags, enginetest.Stat(e, "browser/page_count"))
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	seen = slices.DeleteFunc(seen, func(s string) bool { return strings.HasSuffix(s, "/favicon.ico") })
+	seen := slices.DeleteFunc(proxied.All(), func(s string) bool { return strings.HasSuffix(s, "/favicon.ico") })
 	if !slices.Equal(seen, []string{"site.test/app", "site.test/api/products"}) {
 		t.Errorf("the proxy served %v, want the page and its API call once (the second run is cached)", seen)
 	}
@@ -541,13 +533,10 @@ func threeBrowserPages(prefix string) *enginetest.Spider {
 func TestBrowserDownloadDelay(t *testing.T) {
 	slow := slowChromium(t, "1.5")
 	const delay = 1200 * time.Millisecond
-	var mu sync.Mutex
-	var arrivals []time.Time
+	var arrived enginetest.Recorder[time.Time]
 	mux := enginetest.BrowserMux()
 	mux.HandleFunc("/d/{n}", func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		arrivals = append(arrivals, time.Now())
-		mu.Unlock()
+		arrived.Add(time.Now())
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		_, _ = w.Write([]byte("<!doctype html><title>d</title><p>" + r.PathValue("n") + "</p>"))
 	})
@@ -556,8 +545,7 @@ func TestBrowserDownloadDelay(t *testing.T) {
 	e, logs := enginetest.Crawl(t, sp, map[string]any{types.DownloadDelay: delay.Seconds(), types.RandomizeDownloadDelay: false,
 		types.BrowserConcurrency: 3, types.ConcurrentRequestsPerDomain: 3, types.BrowserExecutable: slow})
 	wantStats(t, e, logs, map[string]int64{"browser/page_count": 3})
-	mu.Lock()
-	defer mu.Unlock()
+	arrivals := arrived.All()
 	if len(arrivals) != 3 {
 		t.Fatalf("%d page requests reached the server, want 3; log:\n%s", len(arrivals), logs)
 	}

@@ -141,8 +141,7 @@ func TestRegisteredHandlerCrawls(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			// Not parallel: the close counters are shared by the cases.
-			var mu sync.Mutex
-			var parsed, failures []string
+			var parsedRec, failuresRec enginetest.Recorder[string]
 			spider := &enginetest.Spider{
 				StartFunc: func(_ context.Context, emit engine.Emit) error {
 					for _, r := range tc.start {
@@ -152,18 +151,14 @@ func TestRegisteredHandlerCrawls(t *testing.T) {
 					return nil
 				},
 				ParseFunc: func(ctx context.Context, resp *types.Response, emit engine.Emit) error {
-					mu.Lock()
-					parsed = append(parsed, resp.URL)
-					mu.Unlock()
+					parsedRec.Add(resp.URL)
 					for _, u := range enginetest.Links(resp) {
 						emit(types.Output{Request: &types.Request{URL: u, Errback: "failed"}})
 					}
 					return nil
 				},
 				ErrbackFunc: func(_ context.Context, f *types.Failure, _ engine.Emit) error {
-					mu.Lock()
-					failures = append(failures, f.Request.URL+": "+f.Name)
-					mu.Unlock()
+					failuresRec.Add(f.Request.URL + ": " + f.Name)
 					return nil
 				},
 			}
@@ -183,6 +178,7 @@ func TestRegisteredHandlerCrawls(t *testing.T) {
 			if err := e.Run(context.Background()); err != nil {
 				t.Fatal(err)
 			}
+			parsed, failures := parsedRec.All(), failuresRec.All()
 			slices.Sort(parsed)
 			slices.Sort(failures)
 			if !slices.Equal(parsed, tc.parsed) {
@@ -258,25 +254,22 @@ func TestImpersonateNeedsPlugin(t *testing.T) {
 		t.Errorf("CheckImpersonate = %v, want the missing plug-in", err)
 	}
 	srv := enginetest.Start(t)
-	var mu sync.Mutex
-	var failures []string
+	var failures enginetest.Recorder[string]
 	spider := &enginetest.Spider{
 		StartFunc: func(_ context.Context, emit engine.Emit) error {
 			emit(types.Output{Request: &types.Request{URL: srv.URL + "/", Errback: "failed"}})
 			return nil
 		},
 		ErrbackFunc: func(_ context.Context, f *types.Failure, _ engine.Emit) error {
-			mu.Lock()
-			failures = append(failures, f.Name)
-			mu.Unlock()
+			failures.Add(f.Name)
 			return nil
 		},
 	}
 	if err := engine.New(spider, s).Run(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(failures, []string{engine.NameNotSupported}) {
-		t.Errorf("failures %q, want [%s]", failures, engine.NameNotSupported)
+	if got := failures.All(); !slices.Equal(got, []string{engine.NameNotSupported}) {
+		t.Errorf("failures %q, want [%s]", got, engine.NameNotSupported)
 	}
 	if n := srv.Hits("/"); n != 0 {
 		t.Errorf("the site got %d requests, want 0", n)
@@ -308,14 +301,11 @@ func (d decorated) Unwrap() engine.DownloadHandler { return d.inner }
 func TestHandlerDecorator(t *testing.T) {
 	register()
 	var n, wrapped atomic.Int32
-	var mu sync.Mutex
-	var marks []string
+	var marks enginetest.Recorder[string]
 	spider := &enginetest.Spider{
 		StartURLs: []string{"test:/"},
 		ParseFunc: func(_ context.Context, resp *types.Response, emit engine.Emit) error {
-			mu.Lock()
-			marks = append(marks, resp.Headers.Get("X-Decorated"))
-			mu.Unlock()
+			marks.Add(resp.Headers.Get("X-Decorated"))
 			for _, u := range enginetest.Links(resp) {
 				emit(types.Output{Request: &types.Request{URL: u}})
 			}
@@ -343,8 +333,8 @@ func TestHandlerDecorator(t *testing.T) {
 	if got := n.Load(); got != 4 {
 		t.Errorf("%d downloads through the decorator, want 4 (/, /a, /b, /missing)", got)
 	}
-	if !slices.Equal(marks, []string{"yes", "yes", "yes"}) {
-		t.Errorf("parsed responses marked %q, want 3 marked", marks)
+	if got := marks.All(); !slices.Equal(got, []string{"yes", "yes", "yes"}) {
+		t.Errorf("parsed responses marked %q, want 3 marked", got)
 	}
 	if _, ok := e.DownloadHandler("TestDownloadHandler").(*testHandler); !ok {
 		t.Errorf("DownloadHandler = %T, want the handler as made", e.DownloadHandler("TestDownloadHandler"))

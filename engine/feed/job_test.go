@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/engine/feed"
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -258,20 +259,8 @@ func runKilledWriter(t *testing.T, path string, cc childConfig, n, m int) feed.P
 	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledWriter$", "-test.count=1")
 	cmd.Env = append(os.Environ(), "FEED_CHILD_PATH="+path, "FEED_CHILD_CONFIG="+string(cfgJSON),
 		fmt.Sprintf("FEED_N=%d", n), fmt.Sprintf("FEED_M=%d", m))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	stdin, stdout, stderr := enginetest.StartPiped(t, cmd)
 	defer stdin.Close()
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
 	lines := bufio.NewScanner(stdout)
 	var pos feed.Position
 	ready := false
@@ -854,15 +843,7 @@ func runLoopWriter(t *testing.T, path string, pos *feed.Position, batch, commits
 		b, _ := json.Marshal(pos)
 		cmd.Env = append(cmd.Env, "FEED_LOOP_POS="+string(b))
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	stdout, stderr := enginetest.StartStdout(t, cmd)
 	var last feed.Position
 	seen := 0
 	killed := false

@@ -39,10 +39,7 @@ func TestAppendAfterKill(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), tc.file)
-			if err := os.WriteFile(path, []byte(tc.before), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := tempFile(t, tc.file, tc.before)
 			var logs bytes.Buffer
 			env := quietEnv
 			env.Logger = slog.New(slog.NewTextHandler(&logs, nil))
@@ -74,10 +71,7 @@ func TestAppendCSVOtherColumns(t *testing.T) {
 	}
 	t.Run("some shared", func(t *testing.T) {
 		t.Parallel()
-		path := filepath.Join(t.TempDir(), "x.csv")
-		if err := os.WriteFile(path, []byte("name,price,stock\nold,1,2\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path := tempFile(t, "x.csv", "name,price,stock\nold,1,2\n")
 		var logs bytes.Buffer
 		writeFeed(t, path, feed.Config{}, newEnv(&logs), item("price", 3.0, "name", "new", "url", "u"), item("name", "b", "url", "v"))
 		if got, want := readFile(t, path), "name,price,stock\nold,1,2\nnew,3,\nb,,\n"; got != want {
@@ -90,10 +84,7 @@ func TestAppendCSVOtherColumns(t *testing.T) {
 	})
 	t.Run("none shared", func(t *testing.T) {
 		t.Parallel()
-		path := filepath.Join(t.TempDir(), "x.csv")
-		if err := os.WriteFile(path, []byte("name,price\nold,1\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path := tempFile(t, "x.csv", "name,price\nold,1\n")
 		var logs bytes.Buffer
 		f := openFeed(t, path, feed.Config{}, newEnv(&logs))
 		err := f.Export(item("title", "x"))
@@ -111,10 +102,7 @@ func TestAppendCSVOtherColumns(t *testing.T) {
 	})
 	t.Run("fields share none", func(t *testing.T) {
 		t.Parallel()
-		path := filepath.Join(t.TempDir(), "x.csv")
-		if err := os.WriteFile(path, []byte("name,price\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		path := tempFile(t, "x.csv", "name,price\n")
 		_, err := feed.Open(path, feed.Config{Fields: []string{"title"}}, quietEnv)
 		if err == nil || !strings.Contains(err.Error(), "share none") {
 			t.Errorf("Open = %v, want an error saying the fields share none of the columns", err)

@@ -3,7 +3,6 @@ package feed_test
 import (
 	"log/slog"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/jscrawl/jscrawl/engine/enginetest"
@@ -19,18 +18,6 @@ import (
 // per item, with the upsert key). items/s is the figure; Close (the last transaction) is
 // inside the timing.
 func BenchmarkTableFeed(b *testing.B) {
-	book := func(n int) types.Item {
-		return types.Item{
-			{Key: "title", Value: "A Light in the Attic"},
-			{Key: "price", Value: 51.77},
-			{Key: "rating", Value: int64(3)},
-			{Key: "availability", Value: "In stock (22 available)"},
-			{Key: "upc", Value: "a897fe39b1053632"},
-			{Key: "category", Value: "Poetry"},
-			{Key: "url", Value: "http://127.0.0.1:8000/catalogue/a-light-in-the-attic_" + strconv.Itoa(n) + "/index.html"},
-			{Key: "tags", Value: []any{"poetry", "classic", "illustrated"}},
-		}
-	}
 	pg := enginetest.StartPostgres(b)
 	upsert := feed.Config{Overwrite: true, UpsertKey: []string{"url"}}
 	sqliteURI := func(b *testing.B) string {
@@ -61,7 +48,7 @@ func BenchmarkTableFeed(b *testing.B) {
 			f := openFeed(b, bc.uri(b), bc.cfg, env)
 			items := make([]types.Item, 4096)
 			for i := range items {
-				items[i] = book(i)
+				items[i] = benchBook(i)
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -69,7 +56,7 @@ func BenchmarkTableFeed(b *testing.B) {
 			for b.Loop() {
 				it := items[n%len(items)]
 				if bc.cfg.UpsertKey != nil {
-					it = book(n) // a new key each time: every item a row
+					it = benchBook(n) // a new key each time: every item a row
 				}
 				if err := f.Export(it); err != nil {
 					b.Fatal(err)

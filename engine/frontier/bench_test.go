@@ -32,6 +32,19 @@ func reportCPU(b *testing.B, since time.Duration) {
 
 var big = flag.Bool("frontier.big", false, "run TestBig: 10 million requests enqueued then drained")
 
+// bigSize skips a big test unless -frontier.big is set, and returns its size: the
+// environment variable env when set, else def.
+func bigSize(t *testing.T, env string, def int) int {
+	t.Helper()
+	if !*big {
+		t.Skip("needs -frontier.big")
+	}
+	if s := os.Getenv(env); s != "" {
+		def, _ = strconv.Atoi(s)
+	}
+	return def
+}
+
 func benchReq(i int) *types.Request {
 	return &types.Request{
 		URL:      "http://example.com/section/" + strconv.Itoa(i%997) + "/page?id=" + strconv.Itoa(i),
@@ -212,13 +225,7 @@ func drainAll(t *testing.T, f *frontier.Frontier, n int, each func(i int)) time.
 //
 //	go test -run TestBig -frontier.big -v ./engine/frontier/
 func TestBig(t *testing.T) {
-	if !*big {
-		t.Skip("needs -frontier.big")
-	}
-	n := 10_000_000
-	if s := os.Getenv("FRONTIER_BIG_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
+	n := bigSize(t, "FRONTIER_BIG_N", 10_000_000)
 	for _, fifo := range []bool{false, true} {
 		t.Run(fmt.Sprintf("fifo=%v", fifo), func(t *testing.T) {
 			goruntime.GC()
@@ -277,16 +284,8 @@ func BenchmarkEnqueueSlots(b *testing.B) {
 // That is about 500 B of heap a slot once queued (1.5 KB with its share of the 16 MiB
 // read-ahead while the slots take turns).
 func TestBigSlots(t *testing.T) {
-	if !*big {
-		t.Skip("needs -frontier.big")
-	}
-	n, slots := 10_000_000, 10_000
-	if s := os.Getenv("FRONTIER_BIG_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
-	if s := os.Getenv("FRONTIER_BIG_SLOTS"); s != "" {
-		slots, _ = strconv.Atoi(s)
-	}
+	n := bigSize(t, "FRONTIER_BIG_N", 10_000_000)
+	slots := bigSize(t, "FRONTIER_BIG_SLOTS", 10_000)
 	for _, fifo := range []bool{false, true} {
 		t.Run(fmt.Sprintf("fifo=%v", fifo), func(t *testing.T) {
 			goruntime.GC()

@@ -3,9 +3,7 @@ package frontier_test
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
 	goruntime "runtime"
-	"strconv"
 	"testing"
 	"time"
 
@@ -200,13 +198,7 @@ func checkV2Keys(t *testing.T, dir string) {
 //
 //	go test -run TestMigrateBig -frontier.big -v ./engine/frontier/
 func TestMigrateBig(t *testing.T) {
-	if !*big {
-		t.Skip("needs -frontier.big")
-	}
-	n := 2_000_000
-	if s := os.Getenv("FRONTIER_BIG_N"); s != "" {
-		n, _ = strconv.Atoi(s)
-	}
+	n := bigSize(t, "FRONTIER_BIG_N", 2_000_000)
 	dir := t.TempDir()
 	db, err := pebble.Open(dir, &pebble.Options{Logger: quiet{}})
 	if err != nil {
