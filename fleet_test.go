@@ -92,9 +92,18 @@ func (fl *fleet) finishedAlone(i int, p *crawlProc) {
 
 // holdAt makes the site hold every download from its nth on (the nth included) until
 // release; the returned channel is closed when the nth arrives.
-func (fl *fleet) holdAt(nth int) <-chan struct{} {
+func (fl *fleet) holdAt(nth int) <-chan struct{} { return fl.holdFrom(func(int) int { return nth }) }
+
+// holdAfter is holdAt for the kth download from now.
+func (fl *fleet) holdAfter(k int) <-chan struct{} {
+	return fl.holdFrom(func(n int) int { return n + k })
+}
+
+// holdFrom is holdAt of the download that nth names given the downloads so far.
+func (fl *fleet) holdFrom(at func(served int) int) <-chan struct{} {
 	held := make(chan struct{})
 	fl.site.mu.Lock()
+	nth := at(fl.site.n)
 	fl.site.onHit = func(n int) {
 		if n == nth {
 			fl.site.hold = make(chan struct{})

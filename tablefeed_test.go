@@ -5,8 +5,11 @@ import (
 	"context"
 	"database/sql"
 	"io/fs"
+	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -112,16 +115,20 @@ func pgQuery(t *testing.T, url string) func(q string) int64 {
 	}
 }
 
-// TestFleetWorkerKilledIntoOneTable: three workers of a shared crawl write one table (with
-// the upsert key n) of SQLite or PostgreSQL; one is SIGKILLed mid-crawl while it holds
-// leases, the others run its requests again when the leases expire, and the table ends
-// with every item exactly once.
-func TestFleetWorkerKilledIntoOneTable(t *testing.T) {
+// TestFleetWorkersKilledIntoOneTable: three workers of a shared crawl write one table (with
+// the upsert key n) of SQLite or PostgreSQL; eight times a worker chosen at random is
+// SIGKILLed at a random download (while the site holds every download, so that it holds
+// leases) and a new worker takes its place; the others run a killed worker's requests
+// again when its leases expire, and the table ends with every item exactly once.
+func TestFleetWorkersKilledIntoOneTable(t *testing.T) {
 	t.Parallel()
+	seed := uint64(rand.Int64())
+	t.Logf("kill seed %d", seed)
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			t.Parallel()
-			const total = 1000
+			const total, kills = 3000, 8
+			rng := rand.New(rand.NewPCG(seed, uint64(len(backend))))
 			fl := newFleet(t, total, enginetest.RedisOptions{})
 			uri := "sqlite:shared.db?table=tree"
 			query := sqliteQuery(t, filepath.Join(fl.dir, "shared.db"))
@@ -132,17 +139,30 @@ func TestFleetWorkerKilledIntoOneTable(t *testing.T) {
 			}
 			feeds := `{"` + uri + `": {"upsertKey": ["n"]}}`
 			args := []string{"-s", "FRONTIER_LEASE_TIMEOUT=2", "-s", "FEEDS=" + feeds}
-			victim := fl.start(args...)
-			held := fl.holdAt(200)
-			<-held
-			others := []*crawlProc{fl.start(args...), fl.start(args...)}
-			victim.signal(t, syscall.SIGKILL)
-			if code := victim.wait(t); code != -1 {
-				t.Fatalf("the victim: exit code %d, want killed", code)
+			workers := map[int]*crawlProc{}
+			start := func() {
+				i := fl.n // the index start gives it
+				workers[i] = fl.start(args...)
 			}
-			fl.release()
-			for i, p := range others {
-				fl.finishedAlone(i+1, p)
+			for range 3 {
+				start()
+			}
+			for k := range kills {
+				<-fl.holdAfter(20 + rng.IntN(120))
+				alive := slices.Sorted(maps.Keys(workers))
+				i := alive[rng.IntN(len(alive))]
+				if err := workers[i].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+					t.Fatal(err)
+				}
+				if code := workers[i].wait(t); code != -1 {
+					t.Fatalf("kill %d: worker %d: exit code %d, want killed\n%s", k+1, i, code, workers[i].Log())
+				}
+				delete(workers, i)
+				start()
+				fl.release()
+			}
+			for i, p := range workers {
+				fl.finishedAlone(i, p)
 			}
 			tableEachOnce(t, query, "tree", total)
 		})

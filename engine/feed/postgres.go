@@ -16,7 +16,8 @@ import (
 // an upsert key with pipelined INSERT ... ON CONFLICT DO UPDATE; objects and arrays are
 // stored as jsonb.
 type pgTable struct {
-	conn *pgx.Conn
+	conn        *pgx.Conn
+	commitsMade bool // the commits table is known to exist
 }
 
 func openPostgres(ctx context.Context, conn string) (*pgTable, error) {
@@ -61,22 +62,62 @@ func (p *pgTable) columns(ctx context.Context, table string) ([]column, error) {
 }
 
 func (p *pgTable) create(ctx context.Context, table string, cols []column, upsert []string) error {
-	if _, err := p.conn.Exec(ctx, createTableSQL(table, cols)); err != nil {
-		return err
+	stmts := []string{createTableSQL(table, cols)}
+	if upsert != nil {
+		_, name := splitTable(table) // the index lives in the table's schema
+		stmts = append(stmts, createIndexSQL(name+"_upsert_key", table, upsert))
 	}
-	if upsert == nil {
-		return nil
-	}
-	_, name := splitTable(table) // the index lives in the table's schema
-	_, err := p.conn.Exec(ctx, createIndexSQL(name+"_upsert_key", table, upsert))
-	return err
+	return p.ddl(ctx, stmts...)
 }
 
 const pgCommitsDDL = "CREATE TABLE IF NOT EXISTS " + commitsTable +
 	" (feed TEXT NOT NULL, seq BIGINT NOT NULL, xid BIGINT NOT NULL, PRIMARY KEY (feed, seq))"
 
+// pgDDLLock is the key of the advisory lock that jscrawl's feeds hold while they create
+// tables and indexes ("jscraw" in ASCII).
+const pgDDLLock int64 = 0x6a7363726177
+
+// lockDDL takes pgDDLLock for the rest of tx. Two workers of a shared crawl that run
+// CREATE TABLE IF NOT EXISTS at once can both find no table, and the second then fails on
+// the catalog's unique index (type "tree" already exists, SQLSTATE 42710): under the lock
+// the second finds the table the first created.
+func lockDDL(ctx context.Context, tx pgx.Tx) error {
+	_, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", pgDDLLock)
+	return err
+}
+
+// ddl runs stmts in one transaction under pgDDLLock.
+func (p *pgTable) ddl(ctx context.Context, stmts ...string) error {
+	return pgx.BeginFunc(ctx, p.conn, func(tx pgx.Tx) error {
+		if err := lockDDL(ctx, tx); err != nil {
+			return err
+		}
+		for _, stmt := range stmts {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// ensureCommits creates the commits table when this connection has not seen it yet.
+func (p *pgTable) ensureCommits(ctx context.Context) error {
+	if p.commitsMade {
+		return nil
+	}
+	if err := p.ddl(ctx, pgCommitsDDL); err != nil {
+		return err
+	}
+	p.commitsMade = true
+	return nil
+}
+
 func (p *pgTable) drop(ctx context.Context, table string) error {
 	return pgx.BeginFunc(ctx, p.conn, func(tx pgx.Tx) error {
+		if err := lockDDL(ctx, tx); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, "DROP TABLE IF EXISTS "+quoteIdent(table)); err != nil {
 			return err
 		}
@@ -89,6 +130,11 @@ func (p *pgTable) drop(ctx context.Context, table string) error {
 }
 
 func (p *pgTable) write(ctx context.Context, table string, cols []column, upsert []string, rows [][]any, rec record) error {
+	if rec.seq != 0 {
+		if err := p.ensureCommits(ctx); err != nil {
+			return err
+		}
+	}
 	return pgx.BeginFunc(ctx, p.conn, func(tx pgx.Tx) error {
 		if upsert == nil {
 			names := make([]string, len(cols))
@@ -116,9 +162,6 @@ func (p *pgTable) write(ctx context.Context, table string, cols []column, upsert
 		if rec.seq == 0 {
 			return nil
 		}
-		if _, err := tx.Exec(ctx, pgCommitsDDL); err != nil {
-			return err
-		}
 		// The transaction's id is the xmin of the rows it wrote: undo finds them by it.
 		_, err := tx.Exec(ctx, "INSERT INTO "+commitsTable+" (feed, seq, xid) VALUES ($1, $2, pg_current_xact_id()::text::bigint)", rec.key, rec.seq)
 		return err
@@ -126,10 +169,10 @@ func (p *pgTable) write(ctx context.Context, table string, cols []column, upsert
 }
 
 func (p *pgTable) undo(ctx context.Context, table, key string, seq int64, deleteRows bool) (n, last int64, err error) {
+	if err := p.ensureCommits(ctx); err != nil {
+		return 0, 0, err
+	}
 	err = pgx.BeginFunc(ctx, p.conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, pgCommitsDDL); err != nil {
-			return err
-		}
 		if err := tx.QueryRow(ctx, "SELECT COALESCE(MAX(seq), 0) FROM "+commitsTable+" WHERE feed = $1", key).Scan(&last); err != nil {
 			return err
 		}

@@ -3,8 +3,11 @@ package feed_test
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -66,6 +69,10 @@ func TestPostgresFeed(t *testing.T) {
 		t.Parallel()
 		testTableResume(t, b)
 	})
+	t.Run("created at once", func(t *testing.T) {
+		t.Parallel()
+		testCreatedAtOnce(t, b)
+	})
 	t.Run("column error", func(t *testing.T) {
 		t.Parallel()
 		uri := b.uri(t, "books")
@@ -117,5 +124,41 @@ func TestPostgresCredentials(t *testing.T) {
 	}
 	if got := len(pgBackend(pg).query(t, withPass, "SELECT n FROM books")); got != 5 {
 		t.Errorf("%d rows, want 5", got)
+	}
+}
+
+// testCreatedAtOnce: the workers of a shared crawl open their feeds into one new table at
+// the same moment (with an upsert key, writing through): each feed's first item creates the
+// table and its index, and none fails because another created them first
+// (PostgreSQL's CREATE TABLE IF NOT EXISTS alone lets the second of two concurrent ones fail
+// on its catalog). Ten rounds of eight feeds, each round into a table of its own.
+func testCreatedAtOnce(t *testing.T, b tableBackend) {
+	uri := b.uri(t, "t0")
+	base := uri[:strings.Index(uri, "&table=")]
+	env := tableEnv()
+	env.WriteThrough = true
+	for round := range 10 {
+		table := fmt.Sprintf("t%d", round)
+		var wg sync.WaitGroup
+		errs := make([]error, 8)
+		for w := range errs {
+			wg.Go(func() {
+				f, err := feed.Open(base+"&table="+table, feed.Config{UpsertKey: []string{"n"}}, env)
+				if err == nil {
+					err = f.Export(item("n", float64(w)))
+					if cerr := f.Close(); err == nil {
+						err = cerr
+					}
+				}
+				errs[w] = err
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if rows := b.query(t, uri, "SELECT count(*) FROM "+table); fmt.Sprint(rows) != "[[8]]" {
+			t.Errorf("round %d: %v rows, want 8", round, rows)
+		}
 	}
 }
