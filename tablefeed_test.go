@@ -168,3 +168,46 @@ func TestFleetWorkersKilledIntoOneTable(t *testing.T) {
 		})
 	}
 }
+
+// TestTableRefusedValue: a value its column cannot take (a string for an INTEGER column)
+// is logged with the field, its JS type and the column, counted in
+// feedexport/failed_count/sqlite, and follows FEED_ERRORS: stop closes the spider with
+// finish_reason feed_error (exit code 1), ignore leaves the item out of the table and the
+// crawl goes on to the end.
+func TestTableRefusedValue(t *testing.T) {
+	t.Parallel()
+	const total = 300
+	site := newTreeSite(t, total)
+	spider := strings.Replace(treeSpider, `yield { n: Number(r.css("h1::text").get()) };`,
+		`const n = Number(r.css("h1::text").get()); yield { n: n % 100 === 7 ? "seven" : n };`, 1)
+	for _, tc := range []struct {
+		mode   string
+		code   int
+		reason string
+	}{
+		{"stop", 1, "feed_error"},
+		{"ignore", 0, "finished"},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			writeFile(t, dir, "tree.js", spider)
+			code, log := runJobCrawl(t, dir, "tree.js", "-a", "baseUrl="+site.URL, "--stats-json", "stats.json",
+				"-s", `FEEDS={"sqlite:items.db?table=tree": {"fields": ["n"], "columns": {"n": "INTEGER"}}}`, "-s", "FEED_ERRORS="+tc.mode)
+			if code != tc.code || !strings.Contains(log, `field "n": a string value cannot go into column n INTEGER of table tree`) {
+				t.Fatalf("exit code %d, want %d and the refused value logged:\n%s", code, tc.code, log)
+			}
+			st := readStatsJSON(t, filepath.Join(dir, "stats.json"))
+			failed, _ := st["feedexport/failed_count/sqlite"].(float64)
+			scraped, _ := st["item_scraped_count"].(float64)
+			rows := sqliteQuery(t, filepath.Join(dir, "items.db"))("SELECT count(*) FROM tree")
+			if st["finish_reason"] != tc.reason || failed < 1 || int64(scraped) != rows {
+				t.Errorf("finish_reason %v, %v refused, %v scraped, %d rows: want %s, at least one refused, a row per scraped item",
+					st["finish_reason"], failed, scraped, rows, tc.reason)
+			}
+			if tc.mode == "ignore" && (failed != total/100 || rows != total-total/100) {
+				t.Errorf("%v refused and %d rows, want %d and %d", failed, rows, total/100, total-total/100)
+			}
+		})
+	}
+}

@@ -41,6 +41,7 @@ type feedSink struct {
 
 	itemLimit    int64 // CLOSESPIDER_ITEMCOUNT
 	ignoreErrors bool  // FEED_ERRORS=ignore
+	rejected     bool  // a feed refused a value and the spider is closing (FEED_ERRORS=stop)
 	stats        *Stats
 	logger       *slog.Logger
 	closeSpider  func(reason string)
@@ -56,7 +57,9 @@ func newFeedSink(exporters []Exporter, cfg *crawlConfig, stats *Stats, logger *s
 // item is dropped (item_dropped_reasons_count/closespider_itemcount), so the feeds hold
 // exactly that many. A feed that fails for good (a *feed.StorageError: a full disk) is
 // logged once and closes the spider with finish_reason feed_error unless FEED_ERRORS is
-// ignore; its items count in feedexport/failed_count/<format>.
+// ignore; its items count in feedexport/failed_count/<format>. An item a feed refuses (a
+// value its table column cannot take) is counted there too and, unless FEED_ERRORS is
+// ignore, closes the spider with feed_error; the feed goes on.
 func (f *feedSink) exportOne(item types.Item) bool {
 	if f.closed {
 		return false // CloseFeeds ran: the process is exiting
@@ -84,6 +87,11 @@ func (f *feedSink) exportOne(item types.Item) bool {
 		f.stats.Inc("feedexport/failed_count/"+feedFormat(xp), 1)
 		if !isFatal(err) {
 			f.logger.Error(fmt.Sprintf("Error exporting item: %v", err))
+			if isRejected(err) && !f.ignoreErrors && !f.rejected {
+				f.rejected = true
+				f.logger.Error("A feed refused an item's value, closing the spider (FEED_ERRORS=stop; with ignore such items are left out and the crawl goes on)")
+				f.closeSpider("feed_error")
+			}
 			continue
 		}
 		f.failed[i] = true
@@ -132,6 +140,14 @@ func (f *feedSink) close() bool {
 func isFatal(err error) bool {
 	var f interface{ Fatal() bool }
 	return errors.As(err, &f) && f.Fatal()
+}
+
+// isRejected reports whether err is a feed's refusal of one item's value (a
+// *feed.ColumnError: a string for a number column): the feed goes on, FEED_ERRORS decides
+// whether the crawl does.
+func isRejected(err error) bool {
+	var r interface{ Rejected() bool }
+	return errors.As(err, &r) && r.Rejected()
 }
 
 // feedFormat returns the format of an exporter that has a Format method (a feed.Feed), for

@@ -103,7 +103,7 @@ var Defs = []Def{
 	{Key: DownloadVerifyTLS, Kind: KindBool, Default: true, Access: SpiderSets, Doc: "verify TLS certificates (false: accept any)"},
 	{Key: DownloadWarnSize, Kind: KindInt, Default: 32 << 20, Range: AtLeast(0), Access: SpiderSets, Doc: "response size in bytes that logs a warning (0: never)"},
 	{Key: DupeFilterDebug, Kind: KindBool, Default: false, Access: SpiderSets, Doc: "log every filtered duplicate, not just the first"},
-	{Key: FeedErrors, Kind: KindString, Default: "stop", Choices: []string{"stop", "ignore"}, Access: SpiderSets, Doc: "a feed that cannot be written (a full disk): stop closes the spider (finish_reason feed_error, exit code 1), ignore leaves the feed out and goes on"},
+	{Key: FeedErrors, Kind: KindString, Default: "stop", Choices: []string{"stop", "ignore"}, Access: SpiderSets, Doc: "a feed that cannot be written (a full disk) or a value a table column cannot take: stop closes the spider (finish_reason feed_error, exit code 1), ignore leaves the feed (for a refused value: the item) out and goes on"},
 	{Key: FeedExportBatchItemCount, Kind: KindInt, Default: 0, Range: AtLeast(0), Access: SpiderSets, Doc: "batchItemCount of every file or S3 feed that sets none (0: one file)"},
 	// Access: targets are SpiderPath.
 	{Key: Feeds, Kind: KindMap, Default: map[string]any{}, Access: SpiderChecked, Flag: "-o FILE", Doc: "feed URI → {format, overwrite, fields, ...}"},

@@ -62,9 +62,9 @@ import (
 // workers' union is one row per key.
 //
 // A value a column cannot take is a *ColumnError: the item's error, not the feed's (the
-// engine logs it and counts it in feedexport/failed_count/<format>, and the feed goes on,
-// whatever FEED_ERRORS says); a failing transaction is a *StorageError, which FEED_ERRORS
-// governs.
+// engine logs it and counts it in feedexport/failed_count/<format>; with FEED_ERRORS=stop
+// it closes the spider, with ignore the crawl goes on without the item); a failing
+// transaction is a *StorageError, which ends the feed as FEED_ERRORS says.
 
 // sqlBatchRows is how many rows a table feed writes per transaction between two Syncs;
 // an item that comes sqlBatchAge after the last transaction commits too, so that the rows

@@ -108,14 +108,17 @@ func jsType(v any) string {
 }
 
 // ColumnError is the Export error of a table feed for an item with a value its column
-// cannot take, such as a string for a REAL column. It concerns this item only: the engine
-// reports it as an item error (FEED_ERRORS decides whether the crawl goes on).
+// cannot take, such as a string for a REAL column. The feed goes on; the engine follows
+// FEED_ERRORS (stop closes the spider, ignore leaves the item out of the table).
 type ColumnError struct {
 	Field  string // the item's key
 	JSType string // the value's JS type: string, number, boolean, object or array
 	Column string // the column, with its SQL type
 	Table  string
 }
+
+// Rejected reports that the storage refused the item's value (see the engine's FEED_ERRORS).
+func (e *ColumnError) Rejected() bool { return true }
 
 // Error names the field, the value's JS type and the column.
 func (e *ColumnError) Error() string {
