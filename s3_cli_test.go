@@ -93,8 +93,8 @@ func TestS3FeedCLI(t *testing.T) {
 
 // TestJobSurvivesKillsIntoS3: a --jobdir crawl of 2,000 pages into S3 batch objects of 150
 // items (a real versitygw), SIGKILLed at random downloads at least 8 times and resumed each
-// time with the same command, ends with every item in exactly one object, and the job
-// folder never holds the secret.
+// time with the same command, ends with every item in exactly one object; the job folder
+// never holds the secret, nor the local files of the uploaded batches at the end.
 func TestJobSurvivesKillsIntoS3(t *testing.T) {
 	t.Parallel()
 	const total = 2000
@@ -112,6 +112,10 @@ func TestJobSurvivesKillsIntoS3(t *testing.T) {
 		objects[i], _ = srv.Object("feeds", k)
 	}
 	batchesEachOnce(t, keys, objects, 150, total)
+	// The local files of uploaded batches go once a commit names a later batch.
+	if parts, _ := filepath.Glob(filepath.Join(dir, "job", "s3", "*.part")); len(parts) > 1 {
+		t.Errorf("the job folder keeps %d batch files, want at most the last: %v", len(parts), parts)
+	}
 	_ = filepath.WalkDir(filepath.Join(dir, "job"), func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(enginetest.S3SecretKey)) {

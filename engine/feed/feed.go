@@ -76,6 +76,7 @@ type Feed struct {
 	uri       string     // cur's URI, or the last one's
 	batchID   int
 	dropLater bool // begin removes the files of the batches after batchID (a resumed job's)
+	pruned    int  // an s3:// job feed: the local files of batches up to this one are removed
 	items     int
 	markItems int     // items up to cur.mark (see Position)
 	errs      []error // failures of finished batches, reported by Close

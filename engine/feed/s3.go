@@ -289,8 +289,8 @@ func openS3Sink(uri, format string, cfg Config, opts S3Options, local string, s 
 // batch and later ones with items the job had not committed; the resumed job writes them
 // again under the same keys (%(batch_id)d; %(batch_time)s is refused), so every object is
 // replaced and every item ends in exactly one. Multipart uploads a kill left unfinished
-// on the batch's key are aborted when the job resumes. Local files of uploaded batches
-// are removed then too.
+// on the batch's key are aborted when the job resumes. The local file of an uploaded batch
+// is removed once a commit names a later batch (Committed), or when the job resumes.
 
 // openSink opens the storage of uri (expanded) for the feed's current batch.
 func (f *Feed) openSink(uri string) (*sink, error) { return f.openSinkWith(uri, f.cfg) }
@@ -301,6 +301,21 @@ func (f *Feed) openSinkWith(uri string, cfg Config) (*sink, error) {
 		return openS3Sink(uri, f.format, cfg, f.env.S3, f.localPath(f.batchID), &sink{logger: f.logger})
 	}
 	return openSink(uri, f.format, cfg, f.env, f.logger)
+}
+
+// Committed tells the feed that the job committed pos, a Position of its Sync: an s3://
+// feed of a job removes the local files of the batches before pos.Batch, which are in the
+// bucket and which no resume can need again. Other feeds do nothing.
+func (f *Feed) Committed(pos Position) {
+	if !isS3(f.template) || f.env.JobDir == "" || f.cfg.BatchItemCount == 0 {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for b := f.pruned + 1; b < pos.Batch; b++ {
+		os.Remove(f.localPath(b))
+	}
+	f.pruned = max(f.pruned, pos.Batch-1)
 }
 
 // localPath is the local file of an S3 feed's batch in the job's folder.
@@ -318,11 +333,7 @@ func (f *Feed) resumeS3(uri string, pos Position) (*sink, error) {
 	if err := obj.abortUnfinished(context.Background()); err != nil {
 		return nil, err
 	}
-	for b := range max(f.batchID, 1) { // the uploaded batches' files
-		if b > 0 {
-			os.Remove(f.localPath(b))
-		}
-	}
+	f.Committed(Position{Batch: f.batchID}) // the uploaded batches' files
 	s := &sink{uri: obj.shown, obj: obj, keep: true, path: f.localPath(f.batchID), logger: f.logger}
 	return resumeFile(s, f.format, f.cfg, f.logger, pos)
 }

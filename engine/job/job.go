@@ -440,6 +440,11 @@ func (j *Job) Commit(ctx context.Context, p engine.Progress) (err error) {
 	if err := j.front.Commit(meta); err != nil {
 		return fmt.Errorf("commit the job in %s: %w", j.dir, err)
 	}
+	for _, f := range j.feeds {
+		if pos, ok := positions[types.MaskURL(f.Template())]; ok {
+			f.Committed(pos) // an s3:// feed removes the local files of uploaded batches
+		}
+	}
 	if j.callbacks != nil {
 		// Compacted: the requests done by now are forgotten.
 		if err := j.callbacks.rewrite(j.dir); err != nil {
