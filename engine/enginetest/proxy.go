@@ -402,8 +402,9 @@ func (s *SOCKS5) conn(c net.Conn) {
 		method = 2
 	}
 	if !strings.ContainsRune(string(methods), rune(method)) {
-		_, _ = c.Write([]byte{5, 0xff})
+		// Recorded before the reply: a client that sees the refusal finds it in Requests.
 		s.record(ProxyRequest{Method: "SOCKS5", Refused: true, Client: c.RemoteAddr().String()})
+		_, _ = c.Write([]byte{5, 0xff})
 		return
 	}
 	_, _ = c.Write([]byte{5, method})
@@ -419,8 +420,8 @@ func (s *SOCKS5) conn(c net.Conn) {
 		_, _ = io.ReadFull(r, pw)
 		auth = string(u) + ":" + string(pw)
 		if string(u) != s.opts.User || string(pw) != s.opts.Pass {
-			_, _ = c.Write([]byte{1, 1})
 			s.record(ProxyRequest{Method: "SOCKS5", Auth: auth, Refused: true, Client: c.RemoteAddr().String()})
+			_, _ = c.Write([]byte{1, 1})
 			return
 		}
 		_, _ = c.Write([]byte{1, 0})
