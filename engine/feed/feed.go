@@ -146,6 +146,9 @@ func open(uri string, cfg Config, env Env, pos *Position) (*Feed, error) {
 	if isS3(first) && (pos != nil || env.Job) && env.JobDir == "" {
 		return nil, ErrS3Job
 	}
+	if pos != nil && pos.BatchSize > 0 && pos.BatchSize != cfg.BatchItemCount {
+		return nil, fmt.Errorf("the job wrote batches of %d items, not %d: keep batchItemCount, or start the job again with --fresh", pos.BatchSize, cfg.BatchItemCount)
+	}
 	if pos != nil && cfg.BatchItemCount > 0 && pos.Batch > 0 {
 		f.batchID = pos.Batch // the batch the job's last commit was in
 		if first, err = expandURI(uri, f.params()); err != nil {

@@ -44,6 +44,9 @@ type Position struct {
 	// Batch is an S3 batch feed's current batch (%(batch_id)d): the batches before it are
 	// uploaded, and Offset is in its local file (see s3.go).
 	Batch int `json:"batch,omitempty"`
+	// BatchSize is a batch feed's batchItemCount: Resume refuses another, since the
+	// batches before Batch were cut at it.
+	BatchSize int `json:"batchSize,omitempty"`
 }
 
 // ErrBatchJob is the error of opening, in a job (--jobdir), a batch feed whose URI names
@@ -93,7 +96,7 @@ func (f *Feed) position() Position {
 	}
 	p.Offset = f.cur.mark
 	if f.cfg.BatchItemCount > 0 {
-		p.Batch = f.batchID
+		p.Batch, p.BatchSize = f.batchID, f.cfg.BatchItemCount
 	}
 	return p
 }

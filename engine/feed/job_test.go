@@ -455,6 +455,7 @@ func TestResumeRefused(t *testing.T) {
 		{name: "xml not a record end", uri: "x.txt", cfg: feed.Config{Format: "xml"}, file: "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<items>\n<item><n>0</n></item>\n</items>\n", pos: feed.Position{Offset: 52}, wantErr: "does not end a record at byte 52"},
 		{name: "csv not a record end", uri: "x.csv", file: "n\n0\n", pos: feed.Position{Offset: 3}, wantErr: "does not end a record"},
 		{name: "batches", uri: "x-%(batch_time)s.jsonl", cfg: feed.Config{BatchItemCount: 2}, wantErr: "need %(batch_id)d, not %(batch_time)s"},
+		{name: "other batch size", uri: "x-%(batch_id)d.jsonl", cfg: feed.Config{BatchItemCount: 3}, pos: feed.Position{Batch: 2, BatchSize: 2, Items: 3}, wantErr: "batches of 2 items, not 3"},
 		{name: "other format", file: content, pos: feed.Position{Format: "csv", Offset: 8}, wantErr: "as csv, not jsonl"},
 		{name: "stdout position", file: content, pos: feed.Position{URI: "-", Stdout: true}, wantErr: "the job's position is for -"},
 	} {
@@ -516,7 +517,7 @@ func TestBatchFeedsInJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := filepath.Join(dir, "x-3.jsonl"); pos.Batch != 3 || pos.Items != 5 || pos.URI != want || pos.Offset != fileSize(t, want) {
+	if want := filepath.Join(dir, "x-3.jsonl"); pos.Batch != 3 || pos.BatchSize != 2 || pos.Items != 5 || pos.URI != want || pos.Offset != fileSize(t, want) {
 		t.Errorf("position %+v, want batch 3 in %s at its end, 5 items", pos, want)
 	}
 	if err := f.Close(); err != nil {
