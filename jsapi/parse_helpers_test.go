@@ -6,9 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/jscrawl/jscrawl/engine/enginetest"
 	"github.com/jscrawl/jscrawl/jsapi"
 	"github.com/jscrawl/jscrawl/types"
 )
@@ -16,19 +16,11 @@ import (
 // parseResponse runs sp's parse callback on resp and returns what it yielded, in order.
 func parseResponse(t *testing.T, sp *jsapi.Spider, resp *types.Response) []types.Output {
 	t.Helper()
-	var mu sync.Mutex
-	var outs []types.Output
-	emit := func(o types.Output) {
-		mu.Lock()
-		defer mu.Unlock()
-		outs = append(outs, o)
-	}
-	if err := sp.Parse(context.Background(), resp, emit); err != nil {
+	var outs enginetest.Recorder[types.Output]
+	if err := sp.Parse(context.Background(), resp, outs.Add); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	return outs
+	return outs.All()
 }
 
 // onlyItemField returns field key of the one output in outs, which must be an item.

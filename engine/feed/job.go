@@ -41,8 +41,9 @@ type Position struct {
 	// Seq is a table feed's last database transaction (the feed's own numbering, recorded
 	// in the database's _jscrawl_commits): Resume deletes the rows of the later ones.
 	Seq int64 `json:"seq,omitempty"`
-	// Batch is an S3 batch feed's current batch (%(batch_id)d): the batches before it are
-	// uploaded, and Offset is in its local file (see s3.go).
+	// Batch is a batch feed's current batch (%(batch_id)d): the batches before it are
+	// complete (for s3:// uploaded), and Offset is in its file (for s3:// its local file,
+	// see s3.go).
 	Batch int `json:"batch,omitempty"`
 	// BatchSize is a batch feed's batchItemCount: Resume refuses another, since the
 	// batches before Batch were cut at it.
@@ -395,9 +396,6 @@ func (s *sink) noteCut() {
 // run of the job started (their items were not committed: the job scrapes them again and
 // writes the batches anew), from the next batch on until a batch has no file.
 func (f *Feed) removeLaterBatches() error {
-	if f.cfg.BatchItemCount == 0 || f.cur == nil || f.cur.path == "" {
-		return nil
-	}
 	for b := f.batchID + 1; ; b++ {
 		p := f.params()
 		p.batchID = b
