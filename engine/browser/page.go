@@ -99,7 +99,8 @@ func (p *browserPage) WaitForSelector(ctx context.Context, css string, timeout t
 }
 
 // Scroll implements types.Page: up to times times it scrolls to the bottom of the
-// document (scrollToBottom), waits delay and stops when the document did not grow.
+// document (scrollToBottom), waits for the page to grow (waitGrowth, at most delay) and
+// stops when it did not.
 func (p *browserPage) Scroll(ctx context.Context, times int, delay time.Duration) error {
 	octx, done, err := p.op(ctx)
 	if err != nil {
@@ -111,18 +112,11 @@ func (p *browserPage) Scroll(ctx context.Context, times int, delay time.Duration
 		if err != nil {
 			return p.opErr(ctx, "scroll", err)
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-t.C:
-		case <-octx.Done():
-			t.Stop()
-			return p.opErr(ctx, "scroll", octx.Err())
-		}
-		after, err := chromedp.Run(octx, chromedp.Evaluate[float64](`document.documentElement.scrollHeight`))
+		grew, err := waitGrowth(octx, before, delay)
 		if err != nil {
 			return p.opErr(ctx, "scroll", err)
 		}
-		if after <= before {
+		if !grew {
 			break // the page stopped growing
 		}
 	}

@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -63,4 +64,31 @@ func scrollToBottom(ctx context.Context) (float64, error) {
 	}
 	_, err = chromedp.Run(ctx, chromedp.Evaluate[bool](`(window.scrollTo(0, document.documentElement.scrollHeight), true)`))
 	return vp.Total, err
+}
+
+// growthScript waits, in the page, for the document to grow past before (a height): first
+// for two animation frames (at most ms), so that the rendering step that runs a page's
+// IntersectionObservers has run after the scroll, then up to ms more for the page's own
+// loading; once it grew, for two frames again, so that an observer sees its sentinel pushed
+// out of view before the next scroll brings it back (an observer reports changes only: a
+// sentinel that never left the viewport between two scrolls loads nothing more). A loaded
+// machine can delay a frame past any fixed wait measured from Go; a page that draws no
+// frames (a hidden one) gets ms for the frames instead.
+const growthScript = `(async (before, ms) => {
+  const h = () => document.documentElement.scrollHeight;
+  const sleep = (t) => new Promise((r) => setTimeout(r, t));
+  const frames = () => Promise.race([new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))), sleep(ms)]);
+  await frames();
+  const end = performance.now() + ms;
+  while (h() <= before && performance.now() < end) await sleep(Math.min(50, ms));
+  if (h() <= before) return false;
+  await frames();
+  return true;
+})`
+
+// waitGrowth reports whether the document grew past before within delay of the page's
+// next frames (growthScript).
+func waitGrowth(ctx context.Context, before float64, delay time.Duration) (bool, error) {
+	expr := fmt.Sprintf("%s(%v, %d)", growthScript, before, delay.Milliseconds())
+	return chromedp.Run(ctx, chromedp.Evaluate[bool](expr, chromedp.EvalAwaitPromise))
 }
