@@ -37,7 +37,7 @@ func bundle(t *testing.T, entry string) (code string, inputs []string) {
 		Format:      api.FormatCommonJS,
 		Platform:    api.PlatformNeutral,
 		MainFields:  []string{"module", "main"},
-		External:    []string{"jscrawl"},
+		External:    []string{"jscrawl", "cheerio"},
 		Target:      api.ESNext,
 		Supported:   map[string]bool{"async-generator": false, "for-await": false},
 		Charset:     api.CharsetUTF8,

@@ -24,6 +24,7 @@ import (
 //	func(*jsHeaders, goja.FunctionCall) (goja.Value, error)  // the same, on this (a Headers method)
 //	func(*jsResponse, goja.FunctionCall) (goja.Value, error) // the same, on this (a Response method)
 //	func(*jsPage, goja.FunctionCall) (goja.Value, error)     // the same, on this (a Page method)
+//	func(*jsCheerio, goja.FunctionCall) (goja.Value, error)  // the same, on this (a Cheerio method)
 //	func(goja.FunctionCall) goja.Value                       // raw: throws itself (throwJS)
 //
 // Other arguments are read with c.Argument(i) and small decoders that return an error
@@ -179,6 +180,8 @@ func native[T any](rt *goja.Runtime, v T, m any) func(goja.FunctionCall) goja.Va
 		return typed(rt, onThis(v, f, "Response"))
 	case func(T, *jsPage, goja.FunctionCall) (goja.Value, error):
 		return typed(rt, onThis(v, f, "Page"))
+	case func(T, *jsCheerio, goja.FunctionCall) (goja.Value, error):
+		return typed(rt, onThis(v, f, "Cheerio"))
 	case func(T, goja.FunctionCall) goja.Value:
 		return func(c goja.FunctionCall) goja.Value { return f(v, c) }
 	}

@@ -18,6 +18,7 @@ type jsResponse struct {
 	headers     goja.Value
 	sel         goja.Value
 	page        goja.Value // goja.Null() when the response has no page
+	cheerio     goja.Value // response.$, made on first use
 }
 
 func (r *jsResponse) Get(k string) goja.Value {
@@ -119,6 +120,11 @@ func (st *vmState) installResponse() {
 		getters[k] = true
 	}
 	bindMethods(st.rt, st.responseProto, responseMethods{st}, &bindOptions{getters: getters})
+	// response.$: a Go name cannot be $, so the getter is bound here.
+	get := typed(st.rt, onThis(responseMethods{st}, func(m responseMethods, r *jsResponse, _ goja.FunctionCall) (goja.Value, error) {
+		return st.cheerioOf(r)
+	}, "Response"))
+	_ = st.responseProto.DefineAccessorProperty("$", namedFunc(st.rt, "get $", get), nil, goja.FLAG_TRUE, goja.FLAG_FALSE)
 }
 
 // responseMethods are the methods and getters of a JS Response (Response.prototype), on
@@ -135,6 +141,10 @@ func (st *vmState) installResponse() {
 //jscrawl:ts readonly url: string;
 //jscrawl:doc The HTTP status (an own property).
 //jscrawl:ts readonly status: number;
+//jscrawl:doc cheerio's `$` over the parsed page (the same tree as `css()`, not parsed again):
+//jscrawl:doc `response.$("div.product").each((i, el) => ...)`. `prop("href")` resolves against
+//jscrawl:doc the response URL. See the "cheerio" module.
+//jscrawl:ts readonly $: import("cheerio").CheerioAPI;
 //jscrawl:doc The body decoded to text, as a promise.
 //jscrawl:ts text(): Promise<string>;
 //jscrawl:doc The body parsed as JSON, as a promise.

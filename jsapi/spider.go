@@ -131,6 +131,10 @@ type vmState struct {
 	pageProto     *goja.Object  // Page methods
 	pageScoped    goja.Callable // the prelude's pageScoped
 	urls          *urlsClass
+	cheerioProto  *goja.Object // Cheerio methods (cheerio_api.go)
+	cheerioStatic *goja.Object // the prototype of every $ function: $.html(), $.root()...
+	cheerioKey    *goja.Symbol // the property of a $ function holding its document
+	cheerioModule *goja.Object // the "cheerio" module's exports
 	next          *reloaded // the new code between Reload's two phases
 }
 

@@ -41,7 +41,8 @@ func (s *Spider) newVM() (*runtime.VM, error) {
 	}
 	vm, err := runtime.NewVM(runtime.Options{
 		Modules: map[string]runtime.ModuleLoader{
-			ModuleName: func(rt *goja.Runtime, module *goja.Object) { _ = module.Set("exports", st.exports) },
+			ModuleName:        func(rt *goja.Runtime, module *goja.Object) { _ = module.Set("exports", st.exports) },
+			CheerioModuleName: func(rt *goja.Runtime, module *goja.Object) { _ = module.Set("exports", st.cheerioModule) },
 		},
 		Logger:          slog.New(spiderLogHandler{s}),
 		CallbackTimeout: timeout,
@@ -146,6 +147,7 @@ func (st *vmState) install() error {
 	st.installHeaders()
 	st.installResponse()
 	st.installPage()
+	st.installCheerio()
 	f, err := rt.RunProgram(preludeProg)
 	if err != nil {
 		return err
