@@ -8,11 +8,13 @@ package jsapi
 // goquery tree the selector layer parsed.
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/andybalholm/cascadia"
 	"github.com/dop251/goja"
+	"github.com/jscrawl/jscrawl/jsapi/selector"
 	"github.com/jscrawl/jscrawl/jsapi/selector/memo"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -30,16 +32,16 @@ var NativeModules = []string{ModuleName, CheerioModuleName}
 // prop("href") resolves against, and the JS objects of its nodes, made on first use and
 // kept so the same node is always the same object. It lives as long as its $ function.
 type cheerioDoc struct {
-	st      *vmState
-	root    *html.Node
-	base    string      // cheerio's baseURI option ("" : prop("href") is the attribute)
-	h       *respHandle // the response, for its URL encoding; nil for load()
+	st   *vmState
+	root *html.Node
+	base string      // cheerio's baseURI option ("" : prop("href") is the attribute)
+	h    *respHandle // the response, for its URL encoding; nil for load()
 	// scripting: parsed with scripting enabled (load(), as parse5 by default), so
 	// <noscript> holds raw text; responses are parsed with it disabled.
 	scripting bool
-	handles map[*html.Node]goja.Value
-	api     *goja.Object // the $ function
-	rootSel goja.Value   // $.root(), made on first use
+	handles   map[*html.Node]goja.Value
+	api       *goja.Object // the $ function
+	rootSel   goja.Value   // $.root(), made on first use
 }
 
 // jsCheerio is a Cheerio object: a Go-backed, read-only array of nodes, or of any values
@@ -213,15 +215,65 @@ func matcher(sel string) (cascadia.SelectorGroup, error) {
 }
 
 // selectIn returns the elements inside ctx (not ctx themselves) that match sel, in
-// document order without duplicates (css-select's selectAll).
+// document order without duplicates: cheerio's find(), whose selector is scoped as
+// css-select scopes it (":scope sel"): the leftmost compound may match a context element
+// or an element inside it, never one above (`$("#b").find("div p")` counts #b as the div,
+// `$("#b").find("#a p")` finds nothing when #a is above #b). That is parsel's scoping, so
+// the selector layer's compiled queries (response.css's) run it. A selector that starts
+// with a combinator (`> p`, `+ p`, `~ p`) is relative to the context elements, as
+// cheerio's; its rest must then be one compound selector.
 func (d *cheerioDoc) selectIn(sel string, ctx []*html.Node) ([]*html.Node, error) {
-	m, err := matcher(sel)
+	if t := strings.TrimSpace(sel); t != "" && strings.ContainsRune(">+~", rune(t[0])) {
+		return relativeSelect(t, ctx)
+	}
+	q, err := selector.Compile(sel)
+	if err != nil {
+		return nil, &jsError{"SyntaxError", err}
+	}
+	var out []*html.Node
+	for _, c := range ctx {
+		for _, r := range q.Select(selector.Result{Node: c, Kind: selector.KindElement}) {
+			if r.Kind == selector.KindElement && r.Node != c && (c.Type == html.DocumentNode || contains(c, r.Node)) {
+				out = append(out, r.Node)
+			}
+		}
+	}
+	if len(ctx) > 1 {
+		out = uniqueSort(out)
+	}
+	return out, nil
+}
+
+// relativeSelect is selectIn for a selector that starts with a combinator.
+func relativeSelect(sel string, ctx []*html.Node) ([]*html.Node, error) {
+	comb, rest := sel[0], strings.TrimSpace(sel[1:])
+	if rest == "" || strings.ContainsAny(rest, " >+~,") {
+		return nil, &jsError{"SyntaxError", fmt.Errorf("find(%q): after a leading combinator jscrawl's $ takes one compound selector", sel)}
+	}
+	m, err := matcher(rest)
 	if err != nil {
 		return nil, err
 	}
 	var out []*html.Node
-	for _, n := range ctx {
-		out = findAll(m, n, out)
+	for _, c := range ctx {
+		switch comb {
+		case '>':
+			for k := c.FirstChild; k != nil; k = k.NextSibling {
+				if isElem(k) && m.Match(k) {
+					out = append(out, k)
+				}
+			}
+		case '+':
+			if s := nextElem(c); s != nil && m.Match(s) {
+				out = append(out, s)
+			}
+		case '~':
+			for s := nextElem(c); s != nil; s = nextElem(s) {
+				if m.Match(s) {
+					out = append(out, s)
+				}
+			}
+		}
 	}
 	if len(ctx) > 1 {
 		out = uniqueSort(out)

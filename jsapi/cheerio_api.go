@@ -4,10 +4,13 @@ package jsapi
 // "cheerio" module and response.$.
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/dop251/goja"
+	"github.com/jscrawl/jscrawl/jsapi/selector"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -164,9 +167,18 @@ func parseCheerio(text string, isDoc, scripting bool) (*html.Node, error) {
 	opt := html.ParseOptionEnableScripting(scripting)
 	if isDoc {
 		n, err := html.ParseWithOptions(strings.NewReader(text), opt)
+		if err != nil && tooDeepHTML(err) {
+			// Nested past x/net/html's 512 open elements: parsed as responses are, with the
+			// elements past the limit flattened (selector.ParseText).
+			doc, derr := selector.ParseText(text)
+			if derr == nil {
+				return doc.Node(), nil
+			}
+		}
 		if err != nil {
 			return nil, typeError("cheerio.load(): %v", err)
 		}
+		restoreAttrOrder(n, text)
 		return n, nil
 	}
 	ctx := &html.Node{Type: html.ElementNode, Data: "template", DataAtom: atom.Template}
@@ -178,6 +190,7 @@ func parseCheerio(text string, isDoc, scripting bool) (*html.Node, error) {
 	for _, n := range nodes {
 		root.AppendChild(n)
 	}
+	restoreAttrOrder(root, text)
 	return root, nil
 }
 
@@ -192,4 +205,75 @@ func (st *vmState) cheerioOf(r *jsResponse) (goja.Value, error) {
 		r.cheerio = st.newDoc(doc.Node(), r.h.resp.URL, r.h, false).api
 	}
 	return r.cheerio, nil
+}
+
+// tooDeepHTML reports whether err is x/net/html's refusal of a page nested too deeply.
+func tooDeepHTML(err error) bool {
+	return strings.Contains(err.Error(), "open stack of elements exceeds")
+}
+
+// formattingTags are the elements x/net/html's parser sorts the attributes of (its
+// Noah's Ark search over active formatting elements sorts them in place).
+var formattingTags = map[string]bool{
+	"a": true, "b": true, "big": true, "code": true, "em": true, "font": true, "i": true,
+	"nobr": true, "s": true, "small": true, "strike": true, "strong": true, "tt": true, "u": true,
+}
+
+// restoreAttrOrder gives the formatting elements of a tree parsed from text their
+// attributes in source order, as parse5 keeps them (attr(), data() and html() list them in
+// that order): the source is tokenized again, only when such an element has two attributes
+// or more, and each element takes the order of the first start tag with the same name and
+// attributes.
+func restoreAttrOrder(root *html.Node, text string) {
+	var els []*html.Node
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode {
+				if c.Namespace == "" && len(c.Attr) > 1 && formattingTags[c.Data] {
+					els = append(els, c)
+				}
+				walk(c)
+			}
+		}
+	}
+	walk(root)
+	if len(els) == 0 {
+		return
+	}
+	key := func(tag string, attrs []html.Attribute) string {
+		var b strings.Builder
+		b.WriteString(tag)
+		for _, a := range attrs {
+			b.WriteString("\x00" + a.Key + "\x01" + a.Val)
+		}
+		return b.String()
+	}
+	orders := map[string][]html.Attribute{}
+	z := html.NewTokenizer(strings.NewReader(text))
+	for {
+		tt := z.Next()
+		if tt == html.ErrorToken {
+			break
+		}
+		if tt != html.StartTagToken && tt != html.SelfClosingTagToken {
+			continue
+		}
+		tok := z.Token()
+		if len(tok.Attr) < 2 || !formattingTags[tok.Data] {
+			continue
+		}
+		sorted := slices.Clone(tok.Attr)
+		slices.SortFunc(sorted, func(a, b html.Attribute) int {
+			return cmp.Or(cmp.Compare(a.Key, b.Key), cmp.Compare(a.Val, b.Val))
+		})
+		if k := key(tok.Data, sorted); orders[k] == nil {
+			orders[k] = tok.Attr
+		}
+	}
+	for _, el := range els {
+		if o := orders[key(el.Data, el.Attr)]; o != nil {
+			el.Attr = slices.Clone(o)
+		}
+	}
 }

@@ -252,7 +252,7 @@ func (m cheerioMethods) Data(c *jsCheerio, call goja.FunctionCall) (goja.Value, 
 	case isNil(name):
 		data := cache(n)
 		for _, a := range n.Attr {
-			k := attrName(a)
+			k := a.Key
 			if !strings.HasPrefix(k, "data-") {
 				continue
 			}

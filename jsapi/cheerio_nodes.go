@@ -81,8 +81,8 @@ func hasChildren(n *html.Node) bool {
 	return n.Type == html.ElementNode || n.Type == html.DocumentNode
 }
 
-// attrName is the attribute's name as domhandler keys it ("xlink:href" for a namespaced
-// one).
+// attrName is the attribute's name as parse5 serializes it ("xlink:href" for a namespaced
+// one); domhandler's attribs key it by its local name (a.Key).
 func attrName(a html.Attribute) string {
 	if a.Namespace == "" || (a.Namespace == "xmlns" && a.Key == "xmlns") {
 		return a.Key
@@ -93,7 +93,7 @@ func attrName(a html.Attribute) string {
 // getAttr returns n's attribute name.
 func getAttr(n *html.Node, name string) (string, bool) {
 	for _, a := range n.Attr {
-		if attrName(a) == name {
+		if a.Key == name {
 			return a.Val, true
 		}
 	}
@@ -125,9 +125,10 @@ func (h *jsNode) Get(k string) goja.Value {
 			return rt.ToValue(n.Data)
 		case "attribs":
 			if h.attribs == nil {
-				o := rt.NewObject()
+				o := rt.NewObject() // with no prototype, as domhandler's
+				_ = o.SetPrototype(nil)
 				for _, a := range n.Attr {
-					_ = o.Set(attrName(a), a.Val)
+					_ = o.Set(a.Key, a.Val)
 				}
 				h.attribs = o
 			}

@@ -135,7 +135,7 @@ type vmState struct {
 	cheerioStatic *goja.Object // the prototype of every $ function: $.html(), $.root()...
 	cheerioKey    *goja.Symbol // the property of a $ function holding its document
 	cheerioModule *goja.Object // the "cheerio" module's exports
-	next          *reloaded // the new code between Reload's two phases
+	next          *reloaded    // the new code between Reload's two phases
 }
 
 func (st *vmState) helper(name string) goja.Value { return st.helpers.Get(name) }
