@@ -7,7 +7,6 @@ package jsapi
 import (
 	"encoding/json"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,8 +79,20 @@ func (m cheerioMethods) ToString(c *jsCheerio, _ goja.FunctionCall) (goja.Value,
 	return m.st.rt.ToValue(b.String()), nil
 }
 
-// booleanAttr matches the attributes cheerio reads as booleans (its rboolean).
-var booleanAttr = regexp.MustCompile(`(?i)^(?:autofocus|autoplay|async|checked|controls|defer|disabled|hidden|loop|multiple|open|readonly|required|scoped|selected)$`)
+// booleanAttrs are the attributes cheerio reads as booleans (its rboolean), lower case.
+var booleanAttrs = map[string]bool{
+	"autofocus": true, "autoplay": true, "async": true, "checked": true, "controls": true,
+	"defer": true, "disabled": true, "hidden": true, "loop": true, "multiple": true, "open": true,
+	"readonly": true, "required": true, "scoped": true, "selected": true,
+}
+
+// isBooleanAttr reports whether cheerio reads the attribute name as a boolean (any case).
+func isBooleanAttr(name string) bool {
+	if len(name) < 4 || len(name) > 9 {
+		return false
+	}
+	return booleanAttrs[strings.ToLower(name)]
+}
 
 // attrValue is cheerio's getAttr of one attribute: a boolean attribute's name, an
 // <option>'s text for "value", "on" for a checkbox's or radio's value.
@@ -90,7 +101,7 @@ func attrValue(n *html.Node, name string) (string, bool) {
 		return "", false
 	}
 	if v, ok := getAttr(n, name); ok {
-		if booleanAttr.MatchString(name) {
+		if isBooleanAttr(name) {
 			return name, true
 		}
 		return v, true
@@ -200,7 +211,7 @@ func (m cheerioMethods) Prop(c *jsCheerio, call goja.FunctionCall) (goja.Value, 
 	if h.Export().(*jsNode).Has(name) {
 		return h.Get(name), nil
 	}
-	if booleanAttr.MatchString(name) {
+	if isBooleanAttr(name) {
 		_, ok := attrValue(n, name)
 		return rt.ToValue(ok), nil
 	}
