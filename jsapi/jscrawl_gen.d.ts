@@ -80,6 +80,12 @@ declare module "jscrawl" {
     readonly url: string;
     /** The HTTP status (an own property). */
     readonly status: number;
+    /**
+     * cheerio's `$` over the parsed page (the same tree as `css()`, not parsed again):
+     * `response.$("div.product").each((i, el) => ...)`. `prop("href")` resolves against
+     * the response URL. See the "cheerio" module.
+     */
+    readonly $: import("cheerio").CheerioAPI;
     /** The body decoded to text, as a promise. */
     text(): Promise<string>;
     /** The body parsed as JSON, as a promise. */

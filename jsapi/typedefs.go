@@ -14,6 +14,11 @@ import (
 //go:embed jscrawl.d.ts
 var typeDefinitions string
 
+// cheerioDefinitions declares the built-in "cheerio" module (hand-kept, as jscrawl.d.ts).
+//
+//go:embed cheerio.d.ts
+var cheerioDefinitions string
+
 // generatedDefinitions declares the Go-backed classes, from their Go methods and doc
 // comments (package internal/dtsgen; TestGeneratedDefinitionsAreCurrent fails when stale).
 //
@@ -21,9 +26,10 @@ var typeDefinitions string
 //go:embed jscrawl_gen.d.ts
 var generatedDefinitions string
 
-// TypeDefinitions is jscrawl.d.ts: TypeScript declarations of the "jscrawl" module and the
-// globals spiders see, with every known setting and its type (written by `jscrawl types`).
-var TypeDefinitions = typeDefinitions + "\n" + generatedDefinitions + settingsDeclarations()
+// TypeDefinitions is jscrawl.d.ts: TypeScript declarations of the "jscrawl" and "cheerio"
+// modules and the globals spiders see, with every known setting and its type (written by
+// `jscrawl types`).
+var TypeDefinitions = typeDefinitions + "\n" + generatedDefinitions + settingsDeclarations() + "\n" + cheerioDefinitions
 
 // tsTypes is the TypeScript type of a setting of each kind (unknown for a kind not listed).
 var tsTypes = map[types.Kind]string{
