@@ -66,7 +66,7 @@ func allowReadFlag() cli.Flag {
 // bundleOptions are the runtime.BundleOptions of the spider file of command c: jscrawl
 // external, and the --allow-read folders.
 func bundleOptions(c *cli.Context) runtime.BundleOptions {
-	return runtime.BundleOptions{External: []string{jsapi.ModuleName}, AllowRead: c.StringSlice("allow-read")}
+	return runtime.BundleOptions{External: jsapi.NativeModules, AllowRead: c.StringSlice("allow-read")}
 }
 
 // argFlag is -a.
@@ -300,7 +300,7 @@ func (ls *loadedSpider) limitRegexps() {
 // loadSource is load for a built-in spider (the shell's, bench's) given as source.
 func (ls *loadedSpider) loadSource(name, source string) error {
 	ls.limitRegexps()
-	prog, err := runtime.BundleSource(name+".js", source, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	prog, err := runtime.BundleSource(name+".js", source, runtime.BundleOptions{External: jsapi.NativeModules})
 	if err != nil {
 		return cli.Exit(fmt.Sprintf("%s: %v", name, err), 1)
 	}

@@ -162,7 +162,7 @@ func boundSpider(tb testing.TB, code string) *jsapi.Spider {
 	if err := os.WriteFile(src, []byte(code), 0o644); err != nil {
 		tb.Fatal(err)
 	}
-	prog, err := runtime.Bundle(src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	prog, err := runtime.Bundle(src, runtime.BundleOptions{External: jsapi.NativeModules})
 	if err != nil {
 		tb.Fatal(err)
 	}

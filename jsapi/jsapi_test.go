@@ -205,7 +205,7 @@ func writeSpider(t *testing.T, sp spec, base string) string {
 func load(t *testing.T, sp spec, base string, logger *slog.Logger) (*jsapi.Spider, string, error) {
 	t.Helper()
 	path := writeSpider(t, sp, base)
-	prog, err := runtime.Bundle(path, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+	prog, err := runtime.Bundle(path, runtime.BundleOptions{External: jsapi.NativeModules})
 	if err != nil {
 		t.Fatalf("bundle: %v", err)
 	}

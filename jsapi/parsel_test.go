@@ -19,7 +19,7 @@ globalThis.Selector = Selector;
 globalThis.SelectorList = SelectorList;
 globalThis.S = (text, type) => new Selector({ text, type });
 export default class S { name = "s"; }`,
-		runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+		runtime.BundleOptions{External: jsapi.NativeModules})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,7 +135,7 @@ func TestReload(t *testing.T) {
 						time.Sleep(time.Millisecond)
 					}
 					src := strings.ReplaceAll(tc.edit(src), "BASE", srv.URL)
-					prog, err := runtime.BundleSource("spider.ts", src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+					prog, err := runtime.BundleSource("spider.ts", src, runtime.BundleOptions{External: jsapi.NativeModules})
 					if err != nil {
 						reloaded <- err
 						return
@@ -226,7 +226,7 @@ func TestReloadEveryVM(t *testing.T) {
 				<-arrived
 				<-arrived
 				src := strings.ReplaceAll(strings.ReplaceAll(reloadTwoVMs, "v: 1", "v: 2"), "BASE", srv.URL)
-				prog, err := runtime.BundleSource("spider.ts", src, runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+				prog, err := runtime.BundleSource("spider.ts", src, runtime.BundleOptions{External: jsapi.NativeModules})
 				if err != nil {
 					reloaded <- err
 					return

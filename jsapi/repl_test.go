@@ -17,7 +17,7 @@ import (
 func newREPL(t *testing.T) (*jsapi.REPL, func() []string) {
 	t.Helper()
 	prog, err := runtime.BundleSource("s.js", `export default class S { name = "s"; twice(x) { return 2 * x; } }`,
-		runtime.BundleOptions{External: []string{jsapi.ModuleName}})
+		runtime.BundleOptions{External: jsapi.NativeModules})
 	if err != nil {
 		t.Fatal(err)
 	}
