@@ -97,6 +97,7 @@
   function toJ(c) {
     const meta = { userData: c.userData, crawlee: { uniqueKey: c.uniqueKey, retryCount: c.retryCount } };
     if (c.noRetry) meta.crawlee.noRetry = true;
+    if (c.errorMessages.length) meta.crawlee.errorMessages = c.errorMessages;
     const o = { meta, callback: "parse", errback: "failed" };
     if (c.method !== "GET") o.method = c.method;
     if (Object.keys(c.headers).length) o.headers = c.headers;
@@ -119,7 +120,8 @@
     const redirects = meta.redirectUrls;
     const url = Array.isArray(redirects) && redirects.length ? redirects[0] : j.url;
     const c = new Request({ url, uniqueKey: cr.uniqueKey, method: j.method, headers: j.headers ? j.headers.toJSON() : {},
-      payload: isNil(j.body) ? undefined : j.body, userData: meta.userData || {}, retryCount: cr.retryCount || 0, noRetry: cr.noRetry });
+      payload: isNil(j.body) ? undefined : j.body, userData: meta.userData || {}, retryCount: cr.retryCount || 0, noRetry: cr.noRetry,
+      errorMessages: cr.errorMessages });
     c.id = c.uniqueKey;
     if (response) c.loadedUrl = response.url;
     return c;
@@ -496,7 +498,7 @@
       return sink;
     };
     const fail = (err) => {
-      crawler.log.error(`Request failed and reached maximum retries. ${err.stack || err.message}`,
+      crawler.log.error(`Request failed and reached maximum retries. ${failure ? err.name + ": " + err.message : err.stack || err.message}`,
         { id: creq.id, url: creq.url, method: creq.method, uniqueKey: creq.uniqueKey });
       if (!crawler.failedRequestHandler) return done("requests_failed");
       let r;

@@ -4,8 +4,15 @@ package jsapi_test
 // crawler and a script that runs a crawler, with Crawlee 3.18's context and options.
 
 import (
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jscrawl/jscrawl/jsapi"
+	"github.com/jscrawl/jscrawl/runtime"
 )
 
 // TestCrawleeRouter: export default createCheerioRouter() with labels routing to handlers,
@@ -47,5 +54,196 @@ export default router;
 				t.Errorf("no log line from the handler's log:\n%s", res.log)
 			}
 		})
+	}
+}
+
+// TestCrawleeScript: a script in the style of Crawlee's examples (top-level await, no
+// default export) runs the crawler it ran, with the requests it added; run() resolves
+// with the final statistics on one VM only, so the code after it runs once.
+func TestCrawleeScript(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	res := crawl(t, srv, spec{src: `
+import { CheerioCrawler, Dataset, KeyValueStore, log, LogLevel } from "crawlee";
+log.setLevel(LogLevel.DEBUG);
+const crawler = new CheerioCrawler({
+  minConcurrency: 2,
+  maxConcurrency: 4,
+  async requestHandler({ request, body, pushData, log }) {
+    log.debug("handling " + request.url);
+    await pushData({ url: request.url, label: request.label ?? null, size: body.length > 0 });
+  },
+});
+await crawler.addRequests(["BASE/p/1", { url: "BASE/p/2", label: "two" }]);
+const stats = await crawler.run(["BASE/p/3"]);
+const all = await Dataset.getData();
+await KeyValueStore.setValue("after-run", { finished: stats.requestsFinished, failed: stats.requestsFailed, seen: all.items.length });
+console.log("after run: " + JSON.stringify(await KeyValueStore.getValue("after-run")));
+`, settings: map[string]string{"JS_VMS": "3"}})
+	if got := res.sorted(t); len(got) != 3 || !strings.Contains(got[1], `"label":"two"`) {
+		t.Fatalf("items: %q\n%s", got, res.log)
+	}
+	if n := strings.Count(res.log, "after run: "); n != 1 {
+		t.Fatalf("the code after run() ran %d times, want 1\n%s", n, res.log)
+	}
+	if !strings.Contains(res.log, `after run: {"finished":3,"failed":0,"seen":`) {
+		t.Errorf("no final statistics after run():\n%s", res.log)
+	}
+	if !strings.Contains(res.log, "handling "+srv.URL) {
+		t.Errorf("log.setLevel(LogLevel.DEBUG) did not let log.debug through:\n%s", res.log)
+	}
+	if res.stat("crawlee/requests_finished") != 3 {
+		t.Errorf("crawlee/requests_finished = %d, want 3", res.stat("crawlee/requests_finished"))
+	}
+}
+
+// TestCrawleeCrawler: export default new CheerioCrawler({...}): a handler that throws is
+// retried maxRequestRetries times and then failedRequestHandler runs (Crawlee's
+// basic-crawler semantics), a download that fails for good (a 500 after RETRY_TIMES) goes
+// to failedRequestHandler too, a 404 page reaches the handler (as in Crawlee), and the
+// name option names the spider.
+func TestCrawleeCrawler(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	var name string
+	res := crawl(t, srv, spec{src: `
+import { CheerioCrawler } from "crawlee";
+export default new CheerioCrawler({
+  name: "mycrawler",
+  maxRequestRetries: 2,
+  maxConcurrency: 2,
+  startUrls: ["BASE/p/1", "BASE/p/2", "BASE/status/500", "BASE/status/404"],
+  async requestHandler({ request, response, pushData }) {
+    if (request.url.endsWith("/p/1")) throw new Error("boom " + request.retryCount);
+    await pushData({ ok: request.url, status: response.statusCode });
+  },
+  async failedRequestHandler({ request, pushData }, error) {
+    await pushData({ failed: request.url, retries: request.retryCount, error: error.message, messages: request.errorMessages.length });
+  },
+});
+`, loaded: func(s *jsapi.Spider) { name = s.Name() }})
+	if name != "mycrawler" {
+		t.Errorf("spider name %q, want mycrawler", name)
+	}
+	got := strings.Join(res.sorted(t), "\n")
+	for _, want := range []string{
+		`{"failed":"` + srv.URL + `/p/1","retries":2,"error":"boom 2","messages":3}`,
+		`{"ok":"` + srv.URL + `/p/2","status":200}`,
+		`{"ok":"` + srv.URL + `/status/404","status":404}`,
+		`{"failed":"` + srv.URL + `/status/500","retries":0,`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no item %s in:\n%s\n%s", want, got, res.log)
+		}
+	}
+	if len(res.items) != 4 {
+		t.Errorf("%d items, want 4:\n%s", len(res.items), got)
+	}
+	if !strings.Contains(res.log, "Reclaiming failed request back to the list or queue. boom 0") {
+		t.Errorf("no retry warning:\n%s", res.log)
+	}
+	if res.stat("crawlee/requests_failed") != 2 || res.stat("crawlee/requests_retries") != 2 {
+		t.Errorf("failed %d retries %d, want 2 and 2", res.stat("crawlee/requests_failed"), res.stat("crawlee/requests_retries"))
+	}
+}
+
+// TestCrawleeMaxRequestsPerCrawl: maxRequestsPerCrawl bounds the requests handled over
+// every VM, and the crawl stops once they are done.
+func TestCrawleeMaxRequestsPerCrawl(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	res := crawl(t, srv, spec{src: `
+import { CheerioCrawler } from "crawlee";
+export default new CheerioCrawler({
+  maxRequestsPerCrawl: 3,
+  startUrls: ["BASE/"],
+  async requestHandler({ request, enqueueLinks, pushData }) {
+    await pushData({ url: request.url });
+    await enqueueLinks({ urls: ["BASE/p/1", "BASE/p/2", "BASE/p/3", "BASE/p/4", "BASE/p/5", "BASE/json", "BASE/text"] });
+  },
+});
+`, settings: map[string]string{"JS_VMS": "2"}})
+	if len(res.items) != 3 {
+		t.Fatalf("%d items, want 3:\n%s\n%s", len(res.items), strings.Join(res.lines(t), "\n"), res.log)
+	}
+	if !strings.Contains(res.log, "reached the maxRequestsPerCrawl limit of 3 requests") && res.stat("response_received_count") > 3 {
+		t.Errorf("more than 3 responses and no limit warning:\n%s", res.log)
+	}
+}
+
+// TestCrawleeEnqueueLinks: enqueueLinks' strategies, globs, exclude and
+// transformRequestFunction, as Crawlee 3.18's (enqueue_links.ts).
+func TestCrawleeEnqueueLinks(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	other := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	res := crawl(t, srv, spec{src: `
+import { createCheerioRouter, EnqueueStrategy } from "crawlee";
+const router = createCheerioRouter();
+export const startUrls = ["BASE/"];
+const urls = ["BASE/p/1", "BASE/p/2", "` + other + `/p/9", "https://example.invalid/x"];
+router.addDefaultHandler(async ({ enqueueLinks, pushData }) => {
+  const count = async (o) => (await enqueueLinks(Object.assign({ label: "NONE" }, o))).processedRequests.map((r) => r.uniqueKey);
+  await pushData({
+    all: await count({ urls, strategy: EnqueueStrategy.All }),
+    sameHostname: await count({ urls }),
+    sameOrigin: await count({ urls, strategy: "same-origin" }),
+    globs: await count({ globs: ["**/p/[12]"] }),
+    exclude: await count({ exclude: ["**/p/1"] }),
+    include: await count({ include: ["**/p/3"] }),
+    transform: await count({ transformRequestFunction: (r) => (r.url.endsWith("/p/2") ? false : Object.assign(r, { userData: { t: 1 } })) }),
+  });
+});
+router.addHandler("NONE", async () => {});
+export default router;
+`})
+	item := res.onlyItem(t)
+	b := srv.URL
+	want := map[string][]string{
+		"all":          {b + "/p/1", b + "/p/2", other + "/p/9", "https://example.invalid/x"},
+		"sameHostname": {b + "/p/1", b + "/p/2"},
+		"sameOrigin":   {b + "/p/1", b + "/p/2"},
+		"globs":        {b + "/p/1", b + "/p/2"},
+		"exclude":      {b + "/p/2", b + "/p/3"},
+		"include":      {b + "/p/3"},
+		"transform":    {b + "/p/1", b + "/p/3"},
+	}
+	for k, w := range want {
+		got := fmt.Sprint(item[k])
+		if got != fmt.Sprint(w) {
+			t.Errorf("%s: %s, want %v", k, got, w)
+		}
+	}
+}
+
+// TestCrawleeTopLevelAwaitWithExports: a file with top-level await and exports is refused
+// at the await, file:line:col.
+func TestCrawleeTopLevelAwaitWithExports(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "script.ts")
+	src := "import { CheerioCrawler } from \"crawlee\";\nconst c = new CheerioCrawler({ requestHandler() {} });\nexport const x = 1;\nawait c.run([\"http://x/\"]);\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := runtime.Bundle(path, runtime.BundleOptions{External: jsapi.NativeModules})
+	if err == nil || !strings.HasPrefix(err.Error(), path+":4:1: top-level await in a file with exports (x)") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestCrawleeScriptError: an error the script throws before crawler.run() fails the load
+// with its position in the script.
+func TestCrawleeScriptError(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	src := `import { CheerioCrawler } from "crawlee";
+const crawler = new CheerioCrawler({ requestHandler() {} });
+await crawler.addRequests(["BASE/"]);
+throw new Error("no luck"); // here
+await crawler.run();
+`
+	_, _, err := load(t, spec{src: src}, srv.URL, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), "no luck") || !strings.Contains(err.Error(), "spider.ts:4:") {
+		t.Fatalf("err = %v", err)
 	}
 }
