@@ -247,3 +247,55 @@ await crawler.run();
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestCrawleeStores: a key-value store is shared by every VM of the crawl (values set in
+// handlers on three VMs are read after run() on the first), values keep their types and
+// content types, and a dataset's getData, map, reduce and exportToJSON/CSV work on what
+// this VM pushed.
+func TestCrawleeStores(t *testing.T) {
+	t.Parallel()
+	srv := newServer(t)
+	res := crawl(t, srv, spec{src: `
+import { CheerioCrawler, Dataset, KeyValueStore } from "crawlee";
+const crawler = new CheerioCrawler({
+  async requestHandler({ request, getKeyValueStore }) {
+    const store = await getKeyValueStore();
+    await store.setValue("seen-" + request.url.split("/").pop(), { url: request.url });
+  },
+});
+await crawler.run(["BASE/p/1", "BASE/p/2", "BASE/p/3", "BASE/p/4", "BASE/p/5", "BASE/p/6"]);
+const store = await KeyValueStore.open();
+const keys = [];
+await store.forEachKey((k) => { keys.push(k); });
+await KeyValueStore.setValue("text", "plain");
+await KeyValueStore.setValue("html", "<b>x</b>", { contentType: "text/html" });
+await KeyValueStore.setValue("gone", 1);
+await KeyValueStore.setValue("gone", null);
+const named = await KeyValueStore.open("other");
+await named.setValue("k", [1, 2]);
+const ds = await Dataset.open();
+await ds.pushData([{ a: 1, b: "x,y" }, { a: 2 }]);
+await ds.exportToJSON("OUT");
+await ds.exportToCSV("OUT-CSV");
+const data = await ds.getData({ offset: 1 });
+console.log("RESULT " + JSON.stringify({
+  keys,
+  text: await KeyValueStore.getValue("text"),
+  html: await store.getValue("html"),
+  gone: await store.recordExists("gone"),
+  missing: await store.getValue("missing", "def"),
+  other: await named.getValue("k"),
+  defaultHasK: await store.recordExists("k"),
+  out: await store.getValue("OUT"),
+  csv: await store.getValue("OUT-CSV"),
+  data: [data.items, data.total, data.count],
+  sum: await ds.reduce((acc, it) => acc + it.a, 0),
+  doubled: await ds.map((it) => it.a * 2),
+}));
+`, settings: map[string]string{"JS_VMS": "3"}})
+	want := `RESULT {"keys":["seen-1","seen-2","seen-3","seen-4","seen-5","seen-6"],"text":"plain","html":"<b>x</b>","gone":false,"missing":"def",` +
+		`"other":[1,2],"defaultHasK":false,"out":[{"a":1,"b":"x,y"},{"a":2}],"csv":"a,b\r\n1,\"x,y\"\r\n2,\r\n","data":[[{"a":2}],2,1],"sum":3,"doubled":[2,4]}`
+	if !strings.Contains(res.log, want) {
+		t.Fatalf("want %s in:\n%s", want, res.log)
+	}
+}
