@@ -299,3 +299,42 @@ console.log("RESULT " + JSON.stringify({
 		t.Fatalf("want %s in:\n%s", want, res.log)
 	}
 }
+
+// TestCrawleeDeclared: every export jscrawl.d.ts declares for "crawlee" exists at run time,
+// in both module names.
+func TestCrawleeDeclared(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("jscrawl.d.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, body, ok := strings.Cut(string(b), "declare module \"crawlee\" {\n")
+	if !ok {
+		t.Fatal("no declare module \"crawlee\" in jscrawl.d.ts")
+	}
+	var names []string
+	for _, line := range strings.Split(body, "\n") {
+		if line == "}" {
+			break
+		}
+		f := strings.Fields(strings.TrimPrefix(line, "  export "))
+		if !strings.HasPrefix(line, "  export ") || len(f) < 2 || f[0] == "type" || f[0] == "interface" {
+			continue
+		}
+		names = append(names, strings.FieldsFunc(f[1], func(r rune) bool { return r == '(' || r == ':' || r == '<' })[0])
+	}
+	if len(names) < 10 {
+		t.Fatalf("only %v declared", names)
+	}
+	srv := newServer(t)
+	res := crawl(t, srv, spec{src: `
+import * as a from "crawlee";
+import * as b from "@crawlee/cheerio";
+const names = ` + fmt.Sprintf("%q", strings.Join(names, " ")) + `.split(" ");
+export default class S { name = "d"; startUrls = ["BASE/p/1"];
+  parse() { return { missing: names.filter((n) => a[n] === undefined || b[n] !== a[n]) }; } }
+`})
+	if got := res.onlyItem(t)["missing"]; fmt.Sprint(got) != "[]" {
+		t.Fatalf("declared in jscrawl.d.ts but not exported: %v", got)
+	}
+}
