@@ -26,7 +26,7 @@ const CheerioModuleName = "cheerio"
 
 // NativeModules lists the modules served by the VM, not bundled: what every bundle of a
 // spider must leave external (runtime.BundleOptions.External).
-var NativeModules = []string{ModuleName, CheerioModuleName}
+var NativeModules = []string{ModuleName, CheerioModuleName, CrawleeModule, CrawleeCheerioModule}
 
 // cheerioDoc is one document as cheerio's $ sees it: its root (a DocumentNode), the URL
 // prop("href") resolves against, and the JS objects of its nodes, made on first use and

@@ -691,3 +691,143 @@ declare module "jscrawl" {
     testKey?: string;
   }
 }
+
+// Crawlee's names on jscrawl (jsapi/crawlee.js): "crawlee" and "@crawlee/cheerio" are the
+// same built-in module. See docs/from-crawlee.md.
+declare module "crawlee" {
+  export type Dictionary = Record<string, any>;
+  export enum LogLevel { OFF = 0, ERROR = 1, SOFT_FAIL = 2, WARNING = 3, INFO = 4, DEBUG = 5, PERF = 6 }
+  /** Crawlee's log, written to the crawl log under the spider's name. */
+  export class Log {
+    constructor(options?: { prefix?: string });
+    setLevel(level: LogLevel): void;
+    getLevel(): LogLevel;
+    child(options: { prefix?: string }): Log;
+    debug(message: string, data?: Dictionary): void;
+    info(message: string, data?: Dictionary): void;
+    warning(message: string, data?: Dictionary): void;
+    warningOnce(message: string): void;
+    error(message: string, data?: Dictionary): void;
+    exception(error: Error, message?: string, data?: Dictionary): void;
+    softFail(message: string, data?: Dictionary): void;
+    perf(message: string, data?: Dictionary): void;
+    deprecated(message: string): void;
+  }
+  export const log: Log;
+  export const EnqueueStrategy: { readonly All: "all"; readonly SameHostname: "same-hostname"; readonly SameDomain: "same-domain"; readonly SameOrigin: "same-origin" };
+  export type EnqueueStrategy = "all" | "same-hostname" | "same-domain" | "same-origin";
+  export interface RequestOptions<UserData extends Dictionary = Dictionary> {
+    url: string; uniqueKey?: string; method?: string; payload?: string; headers?: Record<string, string>;
+    userData?: UserData; label?: string; noRetry?: boolean; keepUrlFragment?: boolean;
+  }
+  export class Request<UserData extends Dictionary = Dictionary> {
+    constructor(options: RequestOptions<UserData> | string);
+    id?: string; url: string; loadedUrl?: string; uniqueKey: string; method: string; payload?: string;
+    headers: Record<string, string>; userData: UserData; label?: string; retryCount: number; noRetry: boolean;
+    errorMessages: string[];
+    pushErrorMessage(error: unknown): void;
+  }
+  export interface EnqueueLinksOptions {
+    urls?: string[]; selector?: string; globs?: (string | { glob: string })[]; include?: (string | RegExp)[]; exclude?: (string | RegExp)[];
+    regexps?: RegExp[]; strategy?: EnqueueStrategy; label?: string; userData?: Dictionary; baseUrl?: string; limit?: number;
+    transformRequestFunction?: (request: RequestOptions) => RequestOptions | false | null | undefined;
+  }
+  export interface ProcessedRequest { requestId: string; uniqueKey: string; wasAlreadyPresent: boolean; wasAlreadyHandled: boolean }
+  export interface BatchAddRequestsResult { processedRequests: ProcessedRequest[]; unprocessedRequests: RequestOptions[] }
+  export interface CheerioCrawlingContext<UserData extends Dictionary = Dictionary> {
+    id: string;
+    request: Request<UserData>;
+    /** The page's cheerio-compatible document (response.$). */
+    $: any;
+    body: string;
+    json: any;
+    contentType: { type: string; encoding: string };
+    response: { statusCode: number; statusMessage: string; headers: Record<string, string>; url: string };
+    crawler: CheerioCrawler;
+    log: Log;
+    enqueueLinks(options?: EnqueueLinksOptions): Promise<BatchAddRequestsResult>;
+    pushData(data: Dictionary | Dictionary[], datasetIdOrName?: string): Promise<void>;
+    addRequests(requests: (string | RequestOptions | Request)[]): Promise<BatchAddRequestsResult>;
+    sendRequest(overrides?: { url?: string; method?: string; headers?: Record<string, string>; body?: string; json?: unknown; form?: Record<string, string> }):
+      Promise<{ body: string; statusCode: number; headers: Record<string, string>; url: string }>;
+    getKeyValueStore(name?: string): Promise<KeyValueStore>;
+    parseWithCheerio(): Promise<any>;
+  }
+  export type RequestHandler = (context: CheerioCrawlingContext) => unknown;
+  export interface RouterHandler extends RequestHandler {
+    addHandler(label: string, handler: RequestHandler): void;
+    addDefaultHandler(handler: RequestHandler): void;
+    use(middleware: RequestHandler): void;
+    getHandler(label?: string): RequestHandler;
+  }
+  export class Router {
+    static create(routes?: Record<string, RequestHandler>): RouterHandler;
+  }
+  export function createCheerioRouter(routes?: Record<string, RequestHandler>): RouterHandler;
+  export interface CheerioCrawlerOptions {
+    name?: string;
+    startUrls?: (string | RequestOptions | Request)[];
+    requestHandler?: RequestHandler;
+    failedRequestHandler?: (context: CheerioCrawlingContext, error: Error) => unknown;
+    errorHandler?: (context: CheerioCrawlingContext, error: Error) => unknown;
+    maxRequestsPerCrawl?: number; maxRequestRetries?: number; maxConcurrency?: number; minConcurrency?: number;
+    maxRequestsPerMinute?: number; requestHandlerTimeoutSecs?: number; navigationTimeoutSecs?: number;
+    respectRobotsTxtFile?: boolean; ignoreSslErrors?: boolean; additionalMimeTypes?: string[];
+    ignoreHttpErrorStatusCodes?: number[]; additionalHttpErrorStatusCodes?: number[];
+    [option: string]: unknown;
+  }
+  export interface FinalStatistics { requestsFinished: number; requestsFailed: number; requestsRetries: number; requestsTotal: number; crawlerRuntimeMillis: number; retryHistogram: number[] }
+  export class CheerioCrawler {
+    constructor(options?: CheerioCrawlerOptions, config?: Configuration);
+    readonly router: RouterHandler;
+    readonly log: Log;
+    addRequests(requests: (string | RequestOptions | Request)[]): Promise<{ addedRequests: ProcessedRequest[]; waitForAllRequestsToBeAdded: Promise<unknown> }>;
+    run(requests?: (string | RequestOptions | Request)[]): Promise<FinalStatistics>;
+    getData(options?: { offset?: number; limit?: number; desc?: boolean }): Promise<DatasetContent>;
+    pushData(data: Dictionary | Dictionary[], datasetIdOrName?: string): Promise<void>;
+    stop(reason?: string): void;
+  }
+  export interface DatasetContent { items: Dictionary[]; total: number; offset: number; count: number; limit: number; desc: boolean }
+  export class Dataset {
+    readonly id: string; readonly name?: string;
+    static open(name?: string): Promise<Dataset>;
+    static pushData(data: Dictionary | Dictionary[]): Promise<void>;
+    static getData(options?: { offset?: number; limit?: number; desc?: boolean }): Promise<DatasetContent>;
+    static exportToJSON(key: string, options?: { toKVS?: string }): Promise<void>;
+    static exportToCSV(key: string, options?: { toKVS?: string }): Promise<void>;
+    pushData(data: Dictionary | Dictionary[]): Promise<void>;
+    getData(options?: { offset?: number; limit?: number; desc?: boolean }): Promise<DatasetContent>;
+    getInfo(): Promise<{ id: string; name?: string; itemCount: number }>;
+    forEach(fn: (item: Dictionary, index: number) => unknown): Promise<void>;
+    map<T>(fn: (item: Dictionary, index: number) => T | Promise<T>): Promise<T[]>;
+    reduce<T>(fn: (memo: T, item: Dictionary, index: number) => T | Promise<T>, memo?: T): Promise<T>;
+    exportToJSON(key: string, options?: { toKVS?: string }): Promise<void>;
+    exportToCSV(key: string, options?: { toKVS?: string }): Promise<void>;
+    drop(): Promise<void>;
+  }
+  export class KeyValueStore {
+    readonly id: string; readonly name?: string;
+    static open(name?: string): Promise<KeyValueStore>;
+    static getValue<T = unknown>(key: string, defaultValue?: T): Promise<T | null>;
+    static setValue(key: string, value: unknown, options?: { contentType?: string }): Promise<void>;
+    static recordExists(key: string): Promise<boolean>;
+    static getInput<T = unknown>(): Promise<T | null>;
+    getValue<T = unknown>(key: string, defaultValue?: T): Promise<T | null>;
+    setValue(key: string, value: unknown, options?: { contentType?: string }): Promise<void>;
+    recordExists(key: string): Promise<boolean>;
+    forEachKey(fn: (key: string, index: number, info: { size?: number }) => unknown, options?: { exclusiveStartKey?: string }): Promise<void>;
+    drop(): Promise<void>;
+  }
+  export class Configuration {
+    constructor(options?: Dictionary);
+    get(key: string, defaultValue?: unknown): unknown;
+    set(key: string, value: unknown): void;
+    static getGlobalConfig(): Configuration;
+  }
+  export function purgeDefaultStorages(): Promise<void>;
+  export function sleep(ms?: number): Promise<void>;
+}
+
+declare module "@crawlee/cheerio" {
+  export * from "crawlee";
+}

@@ -105,6 +105,7 @@ type Spider struct {
 	job     jobState           // this.state and this.resumed of a job (jobstate.go)
 	reloads int                // how many times DevTools.Reload swapped the code
 	tests   []SpiderTest       // the module's tests export (DevTools.Tests)
+	crawlee crawleeState       // what the Crawlee layer shares over the VMs (crawlee.go)
 }
 
 // vmState is one VM's spider instance and the prelude's helpers; used on that VM's loop.
@@ -136,6 +137,8 @@ type vmState struct {
 	cheerioKey    *goja.Symbol // the property of a $ function holding its document
 	cheerioModule *goja.Object // the "cheerio" module's exports
 	next          *reloaded    // the new code between Reload's two phases
+	// crawlee is crawlee.js's helpers, crawleeExports the "crawlee" module's exports.
+	crawlee, crawleeExports *goja.Object
 }
 
 func (st *vmState) helper(name string) goja.Value { return st.helpers.Get(name) }

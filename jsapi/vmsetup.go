@@ -41,8 +41,10 @@ func (s *Spider) newVM() (*runtime.VM, error) {
 	}
 	vm, err := runtime.NewVM(runtime.Options{
 		Modules: map[string]runtime.ModuleLoader{
-			ModuleName:        func(rt *goja.Runtime, module *goja.Object) { _ = module.Set("exports", st.exports) },
-			CheerioModuleName: func(rt *goja.Runtime, module *goja.Object) { _ = module.Set("exports", st.cheerioModule) },
+			ModuleName:           func(rt *goja.Runtime, module *goja.Object) { _ = module.Set("exports", st.exports) },
+			CheerioModuleName:    func(rt *goja.Runtime, module *goja.Object) { _ = module.Set("exports", st.cheerioModule) },
+			CrawleeModule:        func(rt *goja.Runtime, module *goja.Object) { _ = module.Set("exports", st.crawleeExports) },
+			CrawleeCheerioModule: func(rt *goja.Runtime, module *goja.Object) { _ = module.Set("exports", st.crawleeExports) },
 		},
 		Logger:          slog.New(spiderLogHandler{s}),
 		CallbackTimeout: timeout,
@@ -181,7 +183,7 @@ func (st *vmState) install() error {
 	st.wrapStart, _ = goja.AssertFunction(o.Get("wrapStart"))
 	st.makeRequest, _ = goja.AssertFunction(o.Get("makeRequest"))
 	st.requestProto = o.Get("requestProto").ToObject(rt)
-	return nil
+	return st.installCrawlee(natives)
 }
 
 // construct makes the spider instance from the module's exports.
@@ -189,6 +191,11 @@ func (st *vmState) construct(exports *goja.Object) error {
 	rt := st.rt
 	st.module = exports
 	def := exports.Get("default")
+	if cs, err := st.crawleeSpider(exports); err != nil {
+		return err
+	} else if cs != nil {
+		def = cs
+	}
 	if def == nil || goja.IsUndefined(def) || goja.IsNull(def) {
 		return errors.New("the spider module has no default export: export default class MySpider { name = \"...\"; ... }")
 	}

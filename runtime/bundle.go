@@ -120,10 +120,19 @@ func Bundle(entry string, opts BundleOptions) (*Program, error) {
 		return nil, err
 	}
 	if len(res.Errors) > 0 {
+		if strings.HasPrefix(res.Errors[0].Text, "Top-level await is ") {
+			return bundleScript(entry, opts, messageError(res.Errors[0], entry, abs, cwd))
+		}
 		return nil, messageError(res.Errors[0], entry, abs, cwd)
 	}
+	return finishBundle(entry, abs, cwd, res, res.Metafile)
+}
+
+// finishBundle compiles esbuild's CommonJS output res into a Program; metafile lists its
+// inputs.
+func finishBundle(entry, abs, cwd string, res api.BuildResult, metafile string) (*Program, error) {
 	code, srcMap := outputs(res)
-	srcMap, err = renameSources(srcMap, entry, abs, cwd)
+	srcMap, err := renameSources(srcMap, entry, abs, cwd)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +140,7 @@ func Bundle(entry string, opts BundleOptions) (*Program, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Inputs, err = localInputs(res.Metafile, abs, cwd); err != nil {
+	if p.Inputs, err = localInputs(metafile, abs, cwd); err != nil {
 		return nil, err
 	}
 	return p, nil

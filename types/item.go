@@ -16,6 +16,22 @@ type Field struct {
 // Item (a nested object) or a json.Marshaler.
 type Item []Field
 
+// DatasetField is the first field of an item pushed to a named Crawlee dataset: its value
+// names the dataset. A feed writes the items of the dataset its option dataset names,
+// without the field, and, without the option, only the items that have no such field.
+const DatasetField = "__dataset"
+
+// Dataset returns the name of the named dataset the item belongs to ("" for none) and the
+// item without the DatasetField.
+func (it Item) Dataset() (string, Item) {
+	if len(it) > 0 && it[0].Key == DatasetField {
+		if name, ok := it[0].Value.(string); ok {
+			return name, it[1:]
+		}
+	}
+	return "", it
+}
+
 // Get returns the value of key and whether it is present.
 func (it Item) Get(key string) (any, bool) {
 	for _, f := range it {

@@ -79,6 +79,10 @@ type Config struct {
 	// ItemFilter, when set, decides which items the feed writes (the FEEDS option
 	// itemFilter, a JS function); an error is the feed's export error.
 	ItemFilter func(types.Item) (bool, error)
+	// Dataset, the FEEDS option dataset, names the Crawlee dataset whose items the feed
+	// writes (Dataset.open(name).pushData); "" writes the items of no named dataset
+	// (types.DatasetField).
+	Dataset string
 	// UpsertKey, for a table feed (sqlite:, postgres://), names the columns that identify a
 	// row: an item whose key is in the table updates its row instead of adding one (a
 	// unique index on them, INSERT ... ON CONFLICT DO UPDATE).

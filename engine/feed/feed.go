@@ -244,6 +244,10 @@ func (f *Feed) Export(item types.Item) error {
 	if f.done {
 		return fmt.Errorf("export to %s: %w", f.uri, ErrClosed)
 	}
+	ds, item := item.Dataset()
+	if ds != f.cfg.Dataset {
+		return nil
+	}
 	if f.cfg.ItemFilter != nil {
 		keep, err := f.cfg.ItemFilter(item)
 		if err != nil {

@@ -52,12 +52,12 @@ func ParseFlag(arg string, overwrite bool) (uri string, cfg Config, err error) {
 }
 
 // knownOptions are the FEEDS options that FromSettings understands.
-var knownOptions = []string{"batchItemCount", "columns", "encoding", "fields", "format", "indent", "overwrite", "upsertKey"}
+var knownOptions = []string{"batchItemCount", "columns", "dataset", "encoding", "fields", "format", "indent", "overwrite", "upsertKey"}
 
 // FromSettings parses the FEEDS setting: a JSON object from feed URI to options (Scrapy:
 // FEEDS). The options are format (optional when the URI's extension names one),
-// overwrite, fields (a list of names), indent, encoding and batchItemCount (Scrapy's
-// batch_item_count is accepted too); itemFilter is a JS function, so the spider's loader
+// overwrite, fields (a list of names), indent, encoding, batchItemCount (Scrapy's
+// batch_item_count is accepted too) and dataset (Config.Dataset); itemFilter is a JS function, so the spider's loader
 // takes it out of customSettings and sets Config.ItemFilter. An unknown
 // option, or one of the wrong type, is an error naming the URI, so a typo fails loudly.
 func FromSettings(feeds map[string]any) (map[string]Config, error) {
@@ -101,6 +101,12 @@ func parseOptions(uri string, v any) (Config, error) {
 			cfg.BatchItemCount, err = toInt(val)
 		case "itemFilter", "item_filter":
 			return cfg, fmt.Errorf("itemFilter must be a JS function (item) => boolean in the spider's customSettings.FEEDS")
+		case "dataset":
+			s, ok := val.(string)
+			if !ok {
+				return cfg, fmt.Errorf("dataset: want the name of a dataset, got %T", val)
+			}
+			cfg.Dataset = s
 		case "encoding":
 			if val != nil {
 				s, ok := val.(string)

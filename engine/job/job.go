@@ -215,7 +215,8 @@ func Open(dir string, opts Options) (*Job, error) {
 		}
 	}()
 	if opts.Fresh {
-		for _, name := range []string{"frontier", statusFile, callbacksFile, retiredFile} {
+		// key_value_stores: Crawlee's key-value stores (jsapi.KVStoresDir).
+		for _, name := range []string{"frontier", statusFile, callbacksFile, retiredFile, "key_value_stores"} {
 			if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 				return nil, fmt.Errorf("--fresh: %w", err)
 			}
