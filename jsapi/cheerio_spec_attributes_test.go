@@ -108,7 +108,7 @@ return [calls, attrs.id];`,
 		name: `attributes: $(...) > .attr > (key, function) : should ignore text nodes`,
 		src:  `src/api/attributes.spec.ts: $(...) > .attr > (key, function) : should ignore text nodes`,
 		html: cheerioFixtureFruits,
-		js: `const mixedText = "<a>1</a>TEXT<b>2</b>";
+		js: `const mixedText = '<a>1</a>TEXT<b>2</b>';
 const $text = $(mixedText);
 $text.attr('class', () => 'ninja');
 return $text.attr('class');`,
@@ -302,10 +302,19 @@ return checkbox.prop('checked', false) === checkbox;`,
 		want: `[true,true]`,
 	},
 	{
-		name: "attributes: $(...) > .prop > (\"href\") : should resolve links with `baseURI`",
-		src:  "src/api/attributes.spec.ts: $(...) > .prop > (\"href\") : should resolve links with `baseURI`",
+		name: `attributes: $(...) > .prop > ("href") : should resolve links with ` + "`" + `baseURI` + "`",
+		src:  `src/api/attributes.spec.ts: $(...) > .prop > ("href") : should resolve links with ` + "`" + `baseURI` + "`",
 		html: cheerioFixtureInputs,
-		js:   "const q = cheerio.load(\n  `\n          <a id=\"1\" href=\"http://example.org\">example1</a>\n          <a id=\"2\" href=\"//example.org\">example2</a>\n          <a id=\"3\" href=\"/example.org\">example3</a>\n          <a id=\"4\" href=\"example.org\">example4</a>\n        `,\n  { baseURI: 'http://example.com/page/1' },\n);\nreturn [q('#1').prop('href'), q('#2').prop('href'), q('#3').prop('href'), q('#4').prop('href'), q(undefined).prop('href') === undefined];",
+		js: `const q = cheerio.load(
+  ` + "`" + `
+          <a id="1" href="http://example.org">example1</a>
+          <a id="2" href="//example.org">example2</a>
+          <a id="3" href="/example.org">example3</a>
+          <a id="4" href="example.org">example4</a>
+        ` + "`" + `,
+  { baseURI: 'http://example.com/page/1' },
+);
+return [q('#1').prop('href'), q('#2').prop('href'), q('#3').prop('href'), q('#4').prop('href'), q(undefined).prop('href') === undefined];`,
 		want: `["http://example.org/","http://example.org/","http://example.com/example.org","http://example.com/page/example.org",true]`,
 	},
 	{
@@ -316,10 +325,19 @@ return checkbox.prop('checked', false) === checkbox;`,
 		want: `true`,
 	},
 	{
-		name: "attributes: $(...) > .prop > (\"src\") : should resolve links with `baseURI`",
-		src:  "src/api/attributes.spec.ts: $(...) > .prop > (\"src\") : should resolve links with `baseURI`",
+		name: `attributes: $(...) > .prop > ("src") : should resolve links with ` + "`" + `baseURI` + "`",
+		src:  `src/api/attributes.spec.ts: $(...) > .prop > ("src") : should resolve links with ` + "`" + `baseURI` + "`",
 		html: cheerioFixtureInputs,
-		js:   "const q = cheerio.load(\n  `\n          <img id=\"1\" src=\"http://example.org/image.png\">\n          <iframe id=\"2\" src=\"//example.org/page.html\"></iframe>\n          <audio id=\"3\" src=\"/example.org/song.mp3\"></audio>\n          <source id=\"4\" src=\"example.org/image.png\">\n        `,\n  { baseURI: 'http://example.com/page/1' },\n);\nreturn [q('#1').prop('src'), q('#2').prop('src'), q('#3').prop('src'), q('#4').prop('src'), q(undefined).prop('src') === undefined];",
+		js: `const q = cheerio.load(
+  ` + "`" + `
+          <img id="1" src="http://example.org/image.png">
+          <iframe id="2" src="//example.org/page.html"></iframe>
+          <audio id="3" src="/example.org/song.mp3"></audio>
+          <source id="4" src="example.org/image.png">
+        ` + "`" + `,
+  { baseURI: 'http://example.com/page/1' },
+);
+return [q('#1').prop('src'), q('#2').prop('src'), q('#3').prop('src'), q('#4').prop('src'), q(undefined).prop('src') === undefined];`,
 		want: `["http://example.org/image.png","http://example.org/page.html","http://example.com/example.org/song.mp3","http://example.com/page/example.org/image.png",true]`,
 	},
 	{
@@ -350,7 +368,7 @@ return [$a.prop('innerHTML'), $(undefined).prop('innerHTML') === undefined];`,
 		name: `attributes: $(...) > .prop > ("textContent") : should render properly`,
 		src:  `src/api/attributes.spec.ts: $(...) > .prop > ("textContent") : should render properly`,
 		html: cheerioFixtureInputs,
-		js: `const script = "<div><a>A</a><script>  var foo = \"bar\";</script><b>B</b></div>";
+		js: `const script = '<div><a>A</a><script>  var foo = "bar";</script><b>B</b></div>';
 return [$('select').children().prop('textContent'), $(script).prop('textContent'), $(undefined).prop('textContent') === undefined];`,
 		want: `["Option not selected","A  var foo = \"bar\";B",true]`,
 	},
@@ -365,7 +383,7 @@ return [$('select').children().prop('textContent'), $(script).prop('textContent'
 		name: `attributes: $(...) > .prop > ("innerText") : should render properly`,
 		src:  `src/api/attributes.spec.ts: $(...) > .prop > ("innerText") : should render properly`,
 		html: cheerioFixtureInputs,
-		js: `const script = "<div><a>A</a><script>  var foo = \"bar\";</script><b>B</b></div>";
+		js: `const script = '<div><a>A</a><script>  var foo = "bar";</script><b>B</b></div>';
 return [$('select').children().prop('innerText'), $(script).prop('innerText'), $(undefined).prop('innerText') === undefined];`,
 		want: `["Option not selected","AB",true]`,
 	},
@@ -387,7 +405,7 @@ return [$('select').children().prop('innerText'), $(script).prop('innerText'), $
 		name: `attributes: $(...) > .prop > (key) : should skip text nodes`,
 		src:  `src/api/attributes.spec.ts: $(...) > .prop > (key) : should skip text nodes`,
 		html: cheerioFixtureInputs,
-		js: `const mixedText = "<a>1</a>TEXT<b>2</b>";
+		js: `const mixedText = '<a>1</a>TEXT<b>2</b>';
 const $text = cheerio.load(mixedText);
 const $body = $text($text('body')[0].children);
 const r = [$text($body[1]).prop('tagName') === undefined];
@@ -416,8 +434,8 @@ return sorted($('.linth').data());`,
 		want: `{"highlight":"Lindor","origin":"swiss"}`,
 	},
 	{
-		name: "attributes: $(...) > .data > () : should get all data set via `data`",
-		src:  "src/api/attributes.spec.ts: $(...) > .data > () : should get all data set via `data`",
+		name: `attributes: $(...) > .data > () : should get all data set via ` + "`" + `data` + "`",
+		src:  `src/api/attributes.spec.ts: $(...) > .data > () : should get all data set via ` + "`" + `data` + "`",
 		html: cheerioFixtureChocolates,
 		js: `const sorted = (o) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
 const $el = $('<div>');
@@ -427,8 +445,8 @@ return sorted($el.data());`,
 		want: `{"a":1,"b":2}`,
 	},
 	{
-		name: "attributes: $(...) > .data > () : should get all data attributes initially declared in the markup merged with all data additionally set via `data`",
-		src:  "src/api/attributes.spec.ts: $(...) > .data > () : should get all data attributes initially declared in the markup merged with all data additionally set via `data`",
+		name: `attributes: $(...) > .data > () : should get all data attributes initially declared in the markup merged with all data additionally set via ` + "`" + `data` + "`",
+		src:  `src/api/attributes.spec.ts: $(...) > .data > () : should get all data attributes initially declared in the markup merged with all data additionally set via ` + "`" + `data` + "`",
 		html: cheerioFixtureChocolates,
 		js: `const sorted = (o) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
 const $el = $('<div data-a="a" data-b="b">');
@@ -446,8 +464,8 @@ return [Object.keys(data).length, $('.free').data() === undefined];`,
 		want: `[0,true]`,
 	},
 	{
-		name: "attributes: $(...) > .data > (invalid key) : invalid data attribute should return `undefined`",
-		src:  "src/api/attributes.spec.ts: $(...) > .data > (invalid key) : invalid data attribute should return `undefined`",
+		name: `attributes: $(...) > .data > (invalid key) : invalid data attribute should return ` + "`" + `undefined` + "`",
+		src:  `src/api/attributes.spec.ts: $(...) > .data > (invalid key) : invalid data attribute should return ` + "`" + `undefined` + "`",
 		html: cheerioFixtureChocolates,
 		js:   `return $('.frey').data('lol') === undefined;`,
 		want: `true`,
@@ -486,8 +504,8 @@ return $el.data('json');`,
 		want: `[1,2,3]`,
 	},
 	{
-		name: "attributes: $(...) > .data > (key) : should not parse JSON data set via the `data` API",
-		src:  "src/api/attributes.spec.ts: $(...) > .data > (key) : should not parse JSON data set via the `data` API",
+		name: `attributes: $(...) > .data > (key) : should not parse JSON data set via the ` + "`" + `data` + "`" + ` API`,
+		src:  `src/api/attributes.spec.ts: $(...) > .data > (key) : should not parse JSON data set via the ` + "`" + `data` + "`" + ` API`,
 		html: cheerioFixtureChocolates,
 		js: `const $el = $('<div>');
 $el.data('json', '[1, 2, 3]');
@@ -567,7 +585,7 @@ return [data.id, data.flop, data.top, data.url];`,
 		name: `attributes: $(...) > .data > (key, value) : should skip text nodes`,
 		src:  `src/api/attributes.spec.ts: $(...) > .data > (key, value) : should skip text nodes`,
 		html: cheerioFixtureChocolates,
-		js: `const mixedText = "<a>1</a>TEXT<b>2</b>";
+		js: `const mixedText = '<a>1</a>TEXT<b>2</b>';
 const $text = cheerio.load(mixedText);
 const $body = $text($text('body')[0].children);
 $body.data('snack', 'chocoletti');
@@ -750,8 +768,8 @@ return val !== undefined;`,
 		want: `true`,
 	},
 	{
-		name: "attributes: $(...) > .val > (value): on empty set should get `this`",
-		src:  "src/api/attributes.spec.ts: $(...) > .val > (value): on empty set should get `this`",
+		name: `attributes: $(...) > .val > (value): on empty set should get ` + "`" + `this` + "`",
+		src:  `src/api/attributes.spec.ts: $(...) > .val > (value): on empty set should get ` + "`" + `this` + "`",
 		html: cheerioFixtureInputs,
 		js: `const $empty = $([]);
 return $empty.val('test') === $empty;`,
@@ -809,21 +827,27 @@ return element.val().length;`,
 		name: `attributes: $(...) > .hasClass > (valid class) : should return true`,
 		src:  `src/api/attributes.spec.ts: $(...) > .hasClass > (valid class) : should return true`,
 		html: cheerioFixtureFruits,
-		js:   "const withClass = (attr) => $(`<div class=\"${attr}\"></div>`);\nconst cls = $('.apple').hasClass('apple');\nreturn [cls, withClass('foo').hasClass('foo'), withClass('foo bar').hasClass('foo'), withClass('bar foo').hasClass('foo'), withClass('bar foo bar').hasClass('foo')];",
+		js: `const withClass = (attr) => $(` + "`" + `<div class="${attr}"></div>` + "`" + `);
+const cls = $('.apple').hasClass('apple');
+return [cls, withClass('foo').hasClass('foo'), withClass('foo bar').hasClass('foo'), withClass('bar foo').hasClass('foo'), withClass('bar foo bar').hasClass('foo')];`,
 		want: `[true,true,true,true,true]`,
 	},
 	{
 		name: `attributes: $(...) > .hasClass > (invalid class) : should return false`,
 		src:  `src/api/attributes.spec.ts: $(...) > .hasClass > (invalid class) : should return false`,
 		html: cheerioFixtureFruits,
-		js:   "const withClass = (attr) => $(`<div class=\"${attr}\"></div>`);\nconst cls = $('#fruits').hasClass('fruits');\nreturn [cls, withClass('foo-bar').hasClass('foo'), withClass('foo-bar').hasClass('foo'), withClass('foo-bar').hasClass('foo-ba')];",
+		js: `const withClass = (attr) => $(` + "`" + `<div class="${attr}"></div>` + "`" + `);
+const cls = $('#fruits').hasClass('fruits');
+return [cls, withClass('foo-bar').hasClass('foo'), withClass('foo-bar').hasClass('foo'), withClass('foo-bar').hasClass('foo-ba')];`,
 		want: `[false,false,false,false]`,
 	},
 	{
 		name: `attributes: $(...) > .hasClass > (empty string argument) : should return false`,
 		src:  `src/api/attributes.spec.ts: $(...) > .hasClass > (empty string argument) : should return false`,
 		html: cheerioFixtureFruits,
-		js:   "const withClass = (attr) => $(`<div class=\"${attr}\"></div>`);\n// The spec's third assertion, after removeClass('foo') (not in issue 31), is left out.\nreturn [withClass('foo').hasClass(''), withClass('foo bar').hasClass('')];",
+		js: `const withClass = (attr) => $(` + "`" + `<div class="${attr}"></div>` + "`" + `);
+// The spec's third assertion, after removeClass('foo') (not in issue 31), is left out.
+return [withClass('foo').hasClass(''), withClass('foo bar').hasClass('')];`,
 		want: `[false,false]`,
 	},
 }

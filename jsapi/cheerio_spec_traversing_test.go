@@ -39,7 +39,9 @@ var cheerioSpecTraversingCases = []cheerioSpecCase{
 		name: `traversing: $(...) > .find > (single) : should filter out text nodes`,
 		src:  `src/api/traversing.spec.ts: $(...) > .find > (single) : should filter out text nodes`,
 		html: cheerioFixtureFruits,
-		js:   "const fruits = \"<ul id=\\\"fruits\\\"><li class=\\\"apple\\\">Apple</li><li class=\\\"orange\\\">Orange</li><li class=\\\"pear\\\">Pear</li></ul>\";\nconst $root = $(`<html>\\n${fruits.replace(/></g, '>\\n<')}\\n</html>`);\nreturn $root.find('.apple')[0].attribs.class;",
+		js: `const fruits = '<ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul>';
+const $root = $(` + "`" + `<html>\n${fruits.replace(/></g, '>\n<')}\n</html>` + "`" + `);
+return $root.find('.apple')[0].attribs.class;`,
 		want: `"apple"`,
 	},
 	{
@@ -53,7 +55,7 @@ var cheerioSpecTraversingCases = []cheerioSpecCase{
 		name: `traversing: $(...) > .find > (many) : should merge all selected elems with matching descendants`,
 		src:  `src/api/traversing.spec.ts: $(...) > .find > (many) : should merge all selected elems with matching descendants`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 return $('#fruits, #food', food).find('.apple').length;`,
 		want: `1`,
 	},
@@ -125,10 +127,17 @@ return [q('caseSenSitive').length, q('[allTheWay]').length, q('casesensitive').l
 		wantErr: `Unknown pseudo-class :bah`,
 	},
 	{
-		name: "traversing: $(...) > .find > should respect the `lowerCaseTags` option (#3495)",
-		src:  "src/api/traversing.spec.ts: $(...) > .find > should respect the `lowerCaseTags` option (#3495)",
+		name: `traversing: $(...) > .find > should respect the ` + "`" + `lowerCaseTags` + "`" + ` option (#3495)`,
+		src:  `src/api/traversing.spec.ts: $(...) > .find > should respect the ` + "`" + `lowerCaseTags` + "`" + ` option (#3495)`,
 		html: cheerioFixtureFruits,
-		js:   "const q = cheerio.load(\n  `<parentTag class=\"myClass\">\n          <firstTag> <child> blah </child> </firstTag>\n          <secondTag> <child> blah </child> </secondTag>\n        </parentTag> `,\n  { xml: { xmlMode: true, decodeEntities: false, lowerCaseTags: true, lowerCaseAttributeNames: false, recognizeSelfClosing: true } },\n);\nreturn q('.myClass').find('firstTag > child').length;",
+		js: `const q = cheerio.load(
+  ` + "`" + `<parentTag class="myClass">
+          <firstTag> <child> blah </child> </firstTag>
+          <secondTag> <child> blah </child> </secondTag>
+        </parentTag> ` + "`" + `,
+  { xml: { xmlMode: true, decodeEntities: false, lowerCaseTags: true, lowerCaseAttributeNames: false, recognizeSelfClosing: true } },
+);
+return q('.myClass').find('firstTag > child').length;`,
 		want: `1`,
 	},
 	{
@@ -186,7 +195,7 @@ return q('#fruits').find(q('.carrot')[0]).length;`,
 		name: `traversing: $(...) > .children > () : should skip text nodes`,
 		src:  `src/api/traversing.spec.ts: $(...) > .children > () : should skip text nodes`,
 		html: cheerioFixtureFruits,
-		js: `const mixedText = "<a>1</a>TEXT<b>2</b>";
+		js: `const mixedText = '<a>1</a>TEXT<b>2</b>';
 return $(mixedText).children().length;`,
 		want: `0`,
 	},
@@ -194,7 +203,7 @@ return $(mixedText).children().length;`,
 		name: `traversing: $(...) > .children > () : should return children of all matched elements`,
 		src:  `src/api/traversing.spec.ts: $(...) > .children > () : should return children of all matched elements`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 return $('ul ul', food).children().length;`,
 		want: `5`,
 	},
@@ -217,7 +226,7 @@ return attribs.class;`,
 		name: `traversing: $(...) > .children > should only match immediate children, not ancestors`,
 		src:  `src/api/traversing.spec.ts: $(...) > .children > should only match immediate children, not ancestors`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 return $(food).children('li').length;`,
 		want: `0`,
 	},
@@ -232,7 +241,7 @@ return $(food).children('li').length;`,
 		name: `traversing: $(...) > .contents > () : should skip text nodes`,
 		src:  `src/api/traversing.spec.ts: $(...) > .contents > () : should skip text nodes`,
 		html: cheerioFixtureText,
-		js: `const mixedText = "<a>1</a>TEXT<b>2</b>";
+		js: `const mixedText = '<a>1</a>TEXT<b>2</b>';
 return $(mixedText).contents().length;`,
 		want: `2`,
 	},
@@ -262,7 +271,7 @@ return attribs.class;`,
 		name: `traversing: $(...) > .next > () : should skip text nodes`,
 		src:  `src/api/traversing.spec.ts: $(...) > .next > () : should skip text nodes`,
 		html: cheerioFixtureFruits,
-		js: `const mixedText = "<a>1</a>TEXT<b>2</b>";
+		js: `const mixedText = '<a>1</a>TEXT<b>2</b>';
 return $(mixedText).next()[0].name;`,
 		want: `"b"`,
 	},
@@ -284,7 +293,7 @@ return $(mixedText).next()[0].name;`,
 		name: `traversing: $(...) > .next > () : should operate over all elements in the selection`,
 		src:  `src/api/traversing.spec.ts: $(...) > .next > () : should operate over all elements in the selection`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 return $('.apple, .orange', food).next().length;`,
 		want: `2`,
 	},
@@ -292,7 +301,31 @@ return $('.apple, .orange', food).next().length;`,
 		name: `traversing: $(...) > .next > () : should return elements in order`,
 		src:  `src/api/traversing.spec.ts: $(...) > .next > () : should return elements in order`,
 		html: cheerioFixtureFruits,
-		js: `const eleven = "\n<html>\n  <body>\n    <ul>\n      <li>One</li>\n      <li>Two</li>\n      <li class=\"blue sel\">Three</li>\n      <li class=\"red\">Four</li>\n    </ul>\n\n    <ul>\n      <li class=\"red\">Five</li>\n      <li>Six</li>\n      <li class=\"blue\">Seven</li>\n    </ul>\n\n    <ul>\n      <li>Eight</li>\n      <li class=\"red sel\">Nine</li>\n      <li>Ten</li>\n      <li class=\"sel\">Eleven</li>\n    </ul>\n  </body>\n</html>\n";
+		js: `const eleven = ` + "`" + `
+<html>
+  <body>
+    <ul>
+      <li>One</li>
+      <li>Two</li>
+      <li class="blue sel">Three</li>
+      <li class="red">Four</li>
+    </ul>
+
+    <ul>
+      <li class="red">Five</li>
+      <li>Six</li>
+      <li class="blue">Seven</li>
+    </ul>
+
+    <ul>
+      <li>Eight</li>
+      <li class="red sel">Nine</li>
+      <li>Ten</li>
+      <li class="sel">Eleven</li>
+    </ul>
+  </body>
+</html>
+` + "`" + `;
 const result = cheerio.load(eleven)('.red').next();
 return [result.length, result.eq(0).text(), result.eq(1).text()];`,
 		want: `[2,"Six","Ten"]`,
@@ -351,7 +384,7 @@ return [elems.length, elems[0].attribs.class, elems[1].attribs.class];`,
 		name: `traversing: $(...) > .nextAll > () : should operate over all elements in the selection`,
 		src:  `src/api/traversing.spec.ts: $(...) > .nextAll > () : should operate over all elements in the selection`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 return $('.apple, .carrot', food).nextAll().length;`,
 		want: `3`,
 	},
@@ -359,7 +392,7 @@ return $('.apple, .carrot', food).nextAll().length;`,
 		name: `traversing: $(...) > .nextAll > () : should not contain duplicate elements`,
 		src:  `src/api/traversing.spec.ts: $(...) > .nextAll > () : should not contain duplicate elements`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 const elems = $('.apple, .orange', food);
 return elems.nextAll().length;`,
 		want: `2`,
@@ -368,7 +401,7 @@ return elems.nextAll().length;`,
 		name: `traversing: $(...) > .nextAll > () : should not contain text elements`,
 		src:  `src/api/traversing.spec.ts: $(...) > .nextAll > () : should not contain text elements`,
 		html: cheerioFixtureFruits,
-		js: `const fruits = "<ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul>";
+		js: `const fruits = '<ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul>';
 const elems = $('.apple', fruits.replace(/></g, '>\n<'));
 return elems.nextAll().length;`,
 		want: `2`,
@@ -384,7 +417,7 @@ return elems.nextAll().length;`,
 		name: `traversing: $(...) > .nextAll > (selector) : > should not consider siblings' contents when filtering`,
 		src:  `src/api/traversing.spec.ts: $(...) > .nextAll > (selector) : > should not consider siblings' contents when filtering`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 return $('#fruits', food).nextAll('li').length;`,
 		want: `0`,
 	},
@@ -400,7 +433,7 @@ return attribs.class;`,
 		name: `traversing: $(...) > .prev > () : should skip text nodes`,
 		src:  `src/api/traversing.spec.ts: $(...) > .prev > () : should skip text nodes`,
 		html: cheerioFixtureFruits,
-		js: `const mixedText = "<a>1</a>TEXT<b>2</b>";
+		js: `const mixedText = '<a>1</a>TEXT<b>2</b>';
 return $($(mixedText)[2]).prev()[0].name;`,
 		want: `"a"`,
 	},
@@ -422,7 +455,7 @@ return $($(mixedText)[2]).prev()[0].name;`,
 		name: `traversing: $(...) > .prev > () : should operate over all elements in the selection`,
 		src:  `src/api/traversing.spec.ts: $(...) > .prev > () : should operate over all elements in the selection`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 return $('.orange, .pear', food).prev().length;`,
 		want: `2`,
 	},
@@ -430,7 +463,31 @@ return $('.orange, .pear', food).prev().length;`,
 		name: `traversing: $(...) > .prev > () : should maintain elements order`,
 		src:  `src/api/traversing.spec.ts: $(...) > .prev > () : should maintain elements order`,
 		html: cheerioFixtureFruits,
-		js: `const eleven = "\n<html>\n  <body>\n    <ul>\n      <li>One</li>\n      <li>Two</li>\n      <li class=\"blue sel\">Three</li>\n      <li class=\"red\">Four</li>\n    </ul>\n\n    <ul>\n      <li class=\"red\">Five</li>\n      <li>Six</li>\n      <li class=\"blue\">Seven</li>\n    </ul>\n\n    <ul>\n      <li>Eight</li>\n      <li class=\"red sel\">Nine</li>\n      <li>Ten</li>\n      <li class=\"sel\">Eleven</li>\n    </ul>\n  </body>\n</html>\n";
+		js: `const eleven = ` + "`" + `
+<html>
+  <body>
+    <ul>
+      <li>One</li>
+      <li>Two</li>
+      <li class="blue sel">Three</li>
+      <li class="red">Four</li>
+    </ul>
+
+    <ul>
+      <li class="red">Five</li>
+      <li>Six</li>
+      <li class="blue">Seven</li>
+    </ul>
+
+    <ul>
+      <li>Eight</li>
+      <li class="red sel">Nine</li>
+      <li>Ten</li>
+      <li class="sel">Eleven</li>
+    </ul>
+  </body>
+</html>
+` + "`" + `;
 const sel = cheerio.load(eleven)('.sel');
 const r = [sel.length, sel.eq(0).text(), sel.eq(1).text(), sel.eq(2).text()];
 // Swap last elements
@@ -481,7 +538,7 @@ return [elems.length, elems[0].attribs.class, elems[1].attribs.class];`,
 		name: `traversing: $(...) > .prevAll > () : should not contain text elements`,
 		src:  `src/api/traversing.spec.ts: $(...) > .prevAll > () : should not contain text elements`,
 		html: cheerioFixtureFruits,
-		js: `const fruits = "<ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul>";
+		js: `const fruits = '<ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul>';
 const elems = $('.pear', fruits.replace(/></g, '>\n<'));
 return elems.prevAll().length;`,
 		want: `2`,
@@ -504,7 +561,7 @@ return elems.prevAll().length;`,
 		name: `traversing: $(...) > .prevAll > () : should operate over all elements in the selection`,
 		src:  `src/api/traversing.spec.ts: $(...) > .prevAll > () : should operate over all elements in the selection`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 return $('.orange, .sweetcorn', food).prevAll().length;`,
 		want: `2`,
 	},
@@ -512,7 +569,7 @@ return $('.orange, .sweetcorn', food).prevAll().length;`,
 		name: `traversing: $(...) > .prevAll > () : should not contain duplicate elements`,
 		src:  `src/api/traversing.spec.ts: $(...) > .prevAll > () : should not contain duplicate elements`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 const elems = $('.orange, .pear', food);
 return elems.prevAll().length;`,
 		want: `2`,
@@ -529,7 +586,7 @@ return elems.length;`,
 		name: `traversing: $(...) > .prevAll > (selector) : > should not consider siblings's descendents`,
 		src:  `src/api/traversing.spec.ts: $(...) > .prevAll > (selector) : > should not consider siblings's descendents`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 const elems = $('#vegetables', food).prevAll('li');
 return elems.length;`,
 		want: `0`,
@@ -538,7 +595,7 @@ return elems.length;`,
 		name: `traversing: $(...) > .siblings > () : should get all the siblings`,
 		src:  `src/api/traversing.spec.ts: $(...) > .siblings > () : should get all the siblings`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 return [$('.orange').siblings().length, $('#fruits').siblings().length, $('.apple, .carrot', food).siblings().length];`,
 		want: `[2,0,3]`,
 	},
@@ -560,7 +617,7 @@ return [$('.orange').siblings().length, $('#fruits').siblings().length, $('.appl
 		name: `traversing: $(...) > .siblings > (selector) : does not consider the contents of siblings when filtering (GH-374)`,
 		src:  `src/api/traversing.spec.ts: $(...) > .siblings > (selector) : does not consider the contents of siblings when filtering (GH-374)`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 return $('#fruits', food).siblings('li').length;`,
 		want: `0`,
 	},
@@ -568,7 +625,31 @@ return $('#fruits', food).siblings('li').length;`,
 		name: `traversing: $(...) > .siblings > () : when two elements are siblings to each other they have to be included`,
 		src:  `src/api/traversing.spec.ts: $(...) > .siblings > () : when two elements are siblings to each other they have to be included`,
 		html: cheerioFixtureFruits,
-		js: `const eleven = "\n<html>\n  <body>\n    <ul>\n      <li>One</li>\n      <li>Two</li>\n      <li class=\"blue sel\">Three</li>\n      <li class=\"red\">Four</li>\n    </ul>\n\n    <ul>\n      <li class=\"red\">Five</li>\n      <li>Six</li>\n      <li class=\"blue\">Seven</li>\n    </ul>\n\n    <ul>\n      <li>Eight</li>\n      <li class=\"red sel\">Nine</li>\n      <li>Ten</li>\n      <li class=\"sel\">Eleven</li>\n    </ul>\n  </body>\n</html>\n";
+		js: `const eleven = ` + "`" + `
+<html>
+  <body>
+    <ul>
+      <li>One</li>
+      <li>Two</li>
+      <li class="blue sel">Three</li>
+      <li class="red">Four</li>
+    </ul>
+
+    <ul>
+      <li class="red">Five</li>
+      <li>Six</li>
+      <li class="blue">Seven</li>
+    </ul>
+
+    <ul>
+      <li>Eight</li>
+      <li class="red sel">Nine</li>
+      <li>Ten</li>
+      <li class="sel">Eleven</li>
+    </ul>
+  </body>
+</html>
+` + "`" + `;
 const result = cheerio.load(eleven)('.sel').siblings();
 return [result.length, ...result.toArray().map((el, i) => result.eq(i).text())];`,
 		want: `[7,"One","Two","Four","Eight","Nine","Ten","Eleven"]`,
@@ -577,7 +658,31 @@ return [result.length, ...result.toArray().map((el, i) => result.eq(i).text())];
 		name: `traversing: $(...) > .siblings > (selector) : when two elements are siblings to each other they have to be included`,
 		src:  `src/api/traversing.spec.ts: $(...) > .siblings > (selector) : when two elements are siblings to each other they have to be included`,
 		html: cheerioFixtureFruits,
-		js: `const eleven = "\n<html>\n  <body>\n    <ul>\n      <li>One</li>\n      <li>Two</li>\n      <li class=\"blue sel\">Three</li>\n      <li class=\"red\">Four</li>\n    </ul>\n\n    <ul>\n      <li class=\"red\">Five</li>\n      <li>Six</li>\n      <li class=\"blue\">Seven</li>\n    </ul>\n\n    <ul>\n      <li>Eight</li>\n      <li class=\"red sel\">Nine</li>\n      <li>Ten</li>\n      <li class=\"sel\">Eleven</li>\n    </ul>\n  </body>\n</html>\n";
+		js: `const eleven = ` + "`" + `
+<html>
+  <body>
+    <ul>
+      <li>One</li>
+      <li>Two</li>
+      <li class="blue sel">Three</li>
+      <li class="red">Four</li>
+    </ul>
+
+    <ul>
+      <li class="red">Five</li>
+      <li>Six</li>
+      <li class="blue">Seven</li>
+    </ul>
+
+    <ul>
+      <li>Eight</li>
+      <li class="red sel">Nine</li>
+      <li>Ten</li>
+      <li class="sel">Eleven</li>
+    </ul>
+  </body>
+</html>
+` + "`" + `;
 const result = cheerio.load(eleven)('.sel').siblings('.red');
 return [result.length, result.eq(0).text(), result.eq(1).text()];`,
 		want: `[2,"Four","Nine"]`,
@@ -586,7 +691,31 @@ return [result.length, result.eq(0).text(), result.eq(1).text()];`,
 		name: `traversing: $(...) > .siblings > (cheerio) : test filtering with cheerio object`,
 		src:  `src/api/traversing.spec.ts: $(...) > .siblings > (cheerio) : test filtering with cheerio object`,
 		html: cheerioFixtureFruits,
-		js: `const eleven = "\n<html>\n  <body>\n    <ul>\n      <li>One</li>\n      <li>Two</li>\n      <li class=\"blue sel\">Three</li>\n      <li class=\"red\">Four</li>\n    </ul>\n\n    <ul>\n      <li class=\"red\">Five</li>\n      <li>Six</li>\n      <li class=\"blue\">Seven</li>\n    </ul>\n\n    <ul>\n      <li>Eight</li>\n      <li class=\"red sel\">Nine</li>\n      <li>Ten</li>\n      <li class=\"sel\">Eleven</li>\n    </ul>\n  </body>\n</html>\n";
+		js: `const eleven = ` + "`" + `
+<html>
+  <body>
+    <ul>
+      <li>One</li>
+      <li>Two</li>
+      <li class="blue sel">Three</li>
+      <li class="red">Four</li>
+    </ul>
+
+    <ul>
+      <li class="red">Five</li>
+      <li>Six</li>
+      <li class="blue">Seven</li>
+    </ul>
+
+    <ul>
+      <li>Eight</li>
+      <li class="red sel">Nine</li>
+      <li>Ten</li>
+      <li class="sel">Eleven</li>
+    </ul>
+  </body>
+</html>
+` + "`" + `;
 const doc = cheerio.load(eleven);
 const result = doc('.sel').siblings(doc(':not([class])'));
 return [result.length, result.eq(0).text(), result.eq(1).text(), result.eq(2).text(), result.eq(3).text()];`,
@@ -637,7 +766,7 @@ return [$parents.length, $parents[0] === $('#vegetables')[0], $parents[1] === $(
 		name: `traversing: $(...) > .parent > () : should return the parent of each matched element`,
 		src:  `src/api/traversing.spec.ts: $(...) > .parent > () : should return the parent of each matched element`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 let result = $('.orange').parent();
 const r = [result.length, result[0].attribs.id];
 result = $('li', food).parent();
@@ -670,7 +799,7 @@ return 'no throw';`,
 		name: `traversing: $(...) > .parent > (selector) : should filter the matched parent elements by the selector`,
 		src:  `src/api/traversing.spec.ts: $(...) > .parent > (selector) : should filter the matched parent elements by the selector`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 const parents = $('.orange').parent();
 const fruits = $('li', food).parent('#fruits');
 return [parents.length, parents[0].attribs.id, fruits.length, fruits[0].attribs.id];`,
@@ -688,7 +817,7 @@ return [result.length, result instanceof $('li').constructor, typeof result.find
 		name: `traversing: $(...) > .closest > (selector) : should find the closest element that matches the selector, searching through its ancestors and itself`,
 		src:  `src/api/traversing.spec.ts: $(...) > .closest > (selector) : should find the closest element that matches the selector, searching through its ancestors and itself`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 return [$('.orange').closest('.apple').length, $('.orange', food).closest('#food')[0].attribs.id, $('.orange', food).closest('ul')[0].attribs.id, $('.orange', food).closest('li')[0].attribs.class];`,
 		want: `[0,"food","fruits","orange"]`,
 	},
@@ -696,7 +825,7 @@ return [$('.orange').closest('.apple').length, $('.orange', food).closest('#food
 		name: `traversing: $(...) > .closest > (selector) : should find the closest element of each item, removing duplicates`,
 		src:  `src/api/traversing.spec.ts: $(...) > .closest > (selector) : should find the closest element of each item, removing duplicates`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 return $('li', food).closest('ul').length;`,
 		want: `2`,
 	},
@@ -704,7 +833,7 @@ return $('li', food).closest('ul').length;`,
 		name: `traversing: $(...) > .closest > () : should not break if the selector does not have any results`,
 		src:  `src/api/traversing.spec.ts: $(...) > .closest > () : should not break if the selector does not have any results`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 return $('.saladbar', food).closest('ul').length;`,
 		want: `0`,
 	},
@@ -712,7 +841,7 @@ return $('.saladbar', food).closest('ul').length;`,
 		name: `traversing: $(...) > .closest > (selector) : should find closest element for text nodes`,
 		src:  `src/api/traversing.spec.ts: $(...) > .closest > (selector) : should find closest element for text nodes`,
 		html: cheerioFixtureFruits,
-		js: `const food = "<ul id=\"food\"><ul id=\"fruits\"><li class=\"apple\">Apple</li><li class=\"orange\">Orange</li><li class=\"pear\">Pear</li></ul><ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul></ul>";
+		js: `const food = '<ul id="food"><ul id="fruits"><li class="apple">Apple</li><li class="orange">Orange</li><li class="pear">Pear</li></ul><ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul></ul>';
 const textNode = $('.apple', food).contents().first();
 const result = textNode.closest('#food');
 return result[0].attribs.id;`,
@@ -722,7 +851,12 @@ return result[0].attribs.id;`,
 		name: `traversing: $(...) > .closest > (fn) : should dedupe in linear time (no O(n^2) membership scan)`,
 		src:  `src/api/traversing.spec.ts: $(...) > .closest > (fn) : should dedupe in linear time (no O(n^2) membership scan)`,
 		html: cheerioFixtureFruits,
-		js:   "// Ported without the spec's count of Array.prototype.includes work (a cheerio internal).\nconst N = 2000;\nconst $big = cheerio.load(`<div>${'<div class=\"t\"><span></span></div>'.repeat(N)}</div>`);\nconst spans = $big('span');\nconst result = spans.closest((_i, el) => el.name === 'div');\nreturn [spans.length, result.length];",
+		js: `// Ported without the spec's count of Array.prototype.includes work (a cheerio internal).
+const N = 2000;
+const $big = cheerio.load(` + "`" + `<div>${'<div class="t"><span></span></div>'.repeat(N)}</div>` + "`" + `);
+const spans = $big('span');
+const result = spans.closest((_i, el) => el.name === 'div');
+return [spans.length, result.length];`,
 		want: `[2000,2000]`,
 	},
 	{
@@ -784,8 +918,8 @@ return [$mapped.length, $mapped[0] === $fruits[2], $mapped[1] === $fruits[1], $m
 		want: `[3,true,true,true]`,
 	},
 	{
-		name: "traversing: $(...) > .map > (fn) : should ignore `null` and `undefined` returned by iterator",
-		src:  "src/api/traversing.spec.ts: $(...) > .map > (fn) : should ignore `null` and `undefined` returned by iterator",
+		name: `traversing: $(...) > .map > (fn) : should ignore ` + "`" + `null` + "`" + ` and ` + "`" + `undefined` + "`" + ` returned by iterator`,
+		src:  `src/api/traversing.spec.ts: $(...) > .map > (fn) : should ignore ` + "`" + `null` + "`" + ` and ` + "`" + `undefined` + "`" + ` returned by iterator`,
 		html: cheerioFixtureFruits,
 		js: `const $fruits = $('li');
 const retVals = [null, undefined, $fruits[1]];
@@ -803,8 +937,8 @@ return $mapped.get();`,
 		want: `[1,[3,4],1,[3,4],1,[3,4]]`,
 	},
 	{
-		name: "traversing: $(...) > .map > (fn) : should tolerate `null` and `undefined` when flattening arrays returned by iterator",
-		src:  "src/api/traversing.spec.ts: $(...) > .map > (fn) : should tolerate `null` and `undefined` when flattening arrays returned by iterator",
+		name: `traversing: $(...) > .map > (fn) : should tolerate ` + "`" + `null` + "`" + ` and ` + "`" + `undefined` + "`" + ` when flattening arrays returned by iterator`,
+		src:  `src/api/traversing.spec.ts: $(...) > .map > (fn) : should tolerate ` + "`" + `null` + "`" + ` and ` + "`" + `undefined` + "`" + ` when flattening arrays returned by iterator`,
 		html: cheerioFixtureFruits,
 		js: `const $fruits = $('li');
 const $mapped = $fruits.map(() => [null, undefined]);
@@ -1086,7 +1220,7 @@ return [sliced.length, sliced.eq(0)[0].childNodes[0].data];`,
 		name: `traversing: $(...) > .is > (true selector) : should return true`,
 		src:  `src/api/traversing.spec.ts: $(...) > .is > (true selector) : should return true`,
 		html: cheerioFixtureFruits,
-		js: `const vegetables = "<ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul>";
+		js: `const vegetables = '<ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul>';
 return $('#vegetables', vegetables).is('ul');`,
 		want: `true`,
 	},
@@ -1094,7 +1228,7 @@ return $('#vegetables', vegetables).is('ul');`,
 		name: `traversing: $(...) > .is > (false selector) : should return false`,
 		src:  `src/api/traversing.spec.ts: $(...) > .is > (false selector) : should return false`,
 		html: cheerioFixtureFruits,
-		js: `const vegetables = "<ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul>";
+		js: `const vegetables = '<ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul>';
 return $('#vegetables', vegetables).is('div');`,
 		want: `false`,
 	},
@@ -1102,7 +1236,7 @@ return $('#vegetables', vegetables).is('div');`,
 		name: `traversing: $(...) > .is > (true selection) : should return true`,
 		src:  `src/api/traversing.spec.ts: $(...) > .is > (true selection) : should return true`,
 		html: cheerioFixtureFruits,
-		js: `const vegetables = "<ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul>";
+		js: `const vegetables = '<ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul>';
 const $vegetables = $('li', vegetables);
 return $vegetables.is($vegetables.eq(1));`,
 		want: `true`,
@@ -1111,7 +1245,7 @@ return $vegetables.is($vegetables.eq(1));`,
 		name: `traversing: $(...) > .is > (false selection) : should return false`,
 		src:  `src/api/traversing.spec.ts: $(...) > .is > (false selection) : should return false`,
 		html: cheerioFixtureFruits,
-		js: `const vegetables = "<ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul>";
+		js: `const vegetables = '<ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul>';
 const $vegetableList = $(vegetables);
 const $vegetables = $vegetableList.find('li');
 return $vegetables.is($vegetableList);`,
@@ -1121,7 +1255,7 @@ return $vegetables.is($vegetableList);`,
 		name: `traversing: $(...) > .is > (true element) : should return true`,
 		src:  `src/api/traversing.spec.ts: $(...) > .is > (true element) : should return true`,
 		html: cheerioFixtureFruits,
-		js: `const vegetables = "<ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul>";
+		js: `const vegetables = '<ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul>';
 const $vegetables = $('li', vegetables);
 return $vegetables.is($vegetables[0]);`,
 		want: `true`,
@@ -1130,7 +1264,7 @@ return $vegetables.is($vegetables[0]);`,
 		name: `traversing: $(...) > .is > (false element) : should return false`,
 		src:  `src/api/traversing.spec.ts: $(...) > .is > (false element) : should return false`,
 		html: cheerioFixtureFruits,
-		js: `const vegetables = "<ul id=\"vegetables\"><li class=\"carrot\">Carrot</li><li class=\"sweetcorn\">Sweetcorn</li></ul>";
+		js: `const vegetables = '<ul id="vegetables"><li class="carrot">Carrot</li><li class="sweetcorn">Sweetcorn</li></ul>';
 const $vegetableList = $(vegetables);
 const $vegetables = $vegetableList.find('li');
 return $vegetables.is($vegetableList[0]);`,

@@ -43,8 +43,16 @@ function run(html, js) {
   }
 }
 
+// goStr is s as a Go literal: raw strings, with a backquote spliced in as "`".
 const goStr = (s) =>
-  !s.includes('`') && !s.includes('\r') ? '`' + s + '`' : JSON.stringify(s);
+  s.includes('\r') ? JSON.stringify(s) : s.split('`').map((p) => '`' + p + '`').join(' + "`" + ').replaceAll('`` + ', '').replaceAll(' + ``', '');
+
+// jsStr is s as a JS literal, quoted the way that needs fewest escapes.
+const jsStr = (s) => {
+  if (!/['\n\\]/.test(s)) return `'${s}'`;
+  if (!/[`\\]|\$\{/.test(s)) return '`' + s + '`';
+  return JSON.stringify(s);
+};
 
 let failures = 0;
 const names = new Set();
@@ -70,7 +78,7 @@ for (const [base, defSrc, varName] of lists) {
       const html = isFixture ? fixtures[htmlKey] : htmlKey;
       // Fixtures the spec uses as values inside a test (context strings, fruits.replace(...)) are
       // declared at the top of the body, so each case's js stands alone.
-      for (const f of [].concat(opts.fx ?? g.fx ?? [])) js = `const ${f} = ${JSON.stringify(fixtures[f])};\n` + js;
+      for (const f of [].concat(opts.fx ?? g.fx ?? [])) js = `const ${f} = ${jsStr(fixtures[f])};\n` + js;
       const r = run(html, js);
       const c = { name, src: `${src}: ${full}`, html: isFixture ? 'cheerioFixture' + htmlKey[0].toUpperCase() + htmlKey.slice(1) : goStr(html), js };
       if (expect && typeof expect === 'object' && 'throws' in expect) {
