@@ -4,7 +4,7 @@
 //   npm install --prefix /tmp/cheerio cheerio@1.2.0
 //   CHEERIO_DIR=/tmp/cheerio node scripts/cheeriospec/gen.mjs
 //
-// A case list (traversing.mjs, attributes.mjs, static.mjs) exports groups
+// A case list (traversing.mjs, attributes.mjs, static.mjs, htmltext.mjs) exports groups
 //   { file, d: 'describe > path', html: fixtureName | inline HTML, cases: [[it, js, expect, opts]] }
 // where js is the body of ($, cheerio) => { ... }, $ = cheerio.load(html), and expect is the
 // value the spec's own assertions state (checked against cheerio's actual result, so a port
@@ -31,6 +31,7 @@ const lists = [
   ['traversing', 'src/api/traversing.spec.ts', 'cheerioSpecTraversingCases'],
   ['attributes', 'src/api/attributes.spec.ts', 'cheerioSpecAttributesCases'],
   ['static', '', 'cheerioSpecStaticCases'],
+  ['htmltext', 'src/api/manipulation.spec.ts (.html and .text only)', 'cheerioSpecHTMLTextCases'],
 ];
 
 function run(html, js) {
