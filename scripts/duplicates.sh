@@ -18,6 +18,11 @@ command -v duplicates >/dev/null || { echo "duplicates: not on PATH (a workplace
 
 ported=(
 	engine/robotstxt/protego_test.go                # protego's tests/test_protego.py
+	jsapi/cheerio_spec_attributes_test.go           # cheerio's src/api/attributes.spec.ts
+	jsapi/cheerio_spec_fixtures_test.go             # cheerio's src/__fixtures__/fixtures.ts
+	jsapi/cheerio_spec_htmltext_test.go             # cheerio's src/api/manipulation.spec.ts (.html, .text)
+	jsapi/cheerio_spec_static_test.go               # cheerio's src/static.spec.ts, src/cheerio.spec.ts
+	jsapi/cheerio_spec_traversing_test.go           # cheerio's src/api/traversing.spec.ts
 	jsapi/links/glob_minimatch_test.go              # minimatch's test/patterns.js
 	jsapi/links/scrapy_test.go                      # Scrapy's tests/test_linkextractors.py
 	jsapi/parsel_test.go                            # parsel's tests/test_selector.py
