@@ -131,6 +131,10 @@ func runAction(c *cli.Context) error {
 		return usageError("%v", err)
 	}
 	thresholds = append(more, thresholds...)
+	connectTo, err := engine.ParseDialRules(settings.StringList(types.DownloadConnectTo))
+	if err != nil {
+		return usageError("%s: %v", types.DownloadConnectTo, err)
+	}
 	if err := feeds.addSettings(settings, spider); err != nil {
 		return err
 	}
@@ -175,7 +179,7 @@ func runAction(c *cli.Context) error {
 	// Ctrl-C or SIGTERM: the first stops scheduling and retrying and lets what is in flight
 	// finish (downloads for at most SHUTDOWN_TIMEOUT), the second stops at once. Feeds are
 	// flushed and closed either way.
-	ctx, cancel := context.WithCancel(c.Context)
+	ctx, cancel := context.WithCancel(engine.WithDialRules(c.Context, connectTo)) // DOWNLOAD_CONNECT_TO
 	var watchers sync.WaitGroup
 	defer func() { cancel(); watchers.Wait() }()
 	stopped := watchSignals(ctx, &watchers, logger, eng.CloseSpider, cancel)

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"strings"
 )
 
 // DialRules maps the "host:port" the http(s) download handler connects to onto the
@@ -40,4 +42,21 @@ func dialTarget(ctx context.Context, address string) string {
 		}
 	}
 	return address
+}
+
+// ParseDialRules reads DOWNLOAD_CONNECT_TO's rules, each "host:port=ip:port" or
+// "host=ip:port" (any port of host); the address may be a host name too.
+func ParseDialRules(rules []string) (DialRules, error) {
+	out := DialRules{}
+	for _, r := range rules {
+		from, to, ok := strings.Cut(strings.TrimSpace(r), "=")
+		if !ok || from == "" {
+			return nil, fmt.Errorf("connect-to rule %q: want host:port=ip:port", r)
+		}
+		if _, _, err := net.SplitHostPort(to); err != nil {
+			return nil, fmt.Errorf("connect-to rule %q: the address after = needs a port: %w", r, err)
+		}
+		out[strings.ToLower(from)] = to
+	}
+	return out, nil
 }

@@ -26,6 +26,7 @@ const (
 	DNSCacheEnabled             = "DNSCACHE_ENABLED"
 	DNSCacheSize                = "DNSCACHE_SIZE"
 	DNSTimeout                  = "DNS_TIMEOUT"
+	DownloadConnectTo           = "DOWNLOAD_CONNECT_TO"
 	DownloadDelay               = "DOWNLOAD_DELAY"
 	DownloadHandlers            = "DOWNLOAD_HANDLERS"
 	DownloadMaxSize             = "DOWNLOAD_MAXSIZE"

@@ -91,6 +91,7 @@ var Defs = []Def{
 	{Key: DNSCacheEnabled, Kind: KindBool, Default: true, Access: SpiderSets, Doc: "keep the addresses of resolved host names in memory, shared by all downloads (false: every new connection looks its host up)"},
 	{Key: DNSCacheSize, Kind: KindInt, Default: 10000, Range: AtLeast(1), Access: SpiderSets, Doc: "host names the DNS cache holds; the least recently used goes first"},
 	{Key: DNSTimeout, Kind: KindDuration, Default: 60.0, Range: Above(0), Access: SpiderSets, Doc: "seconds one DNS lookup may take before the download fails with DNSLookupError"},
+	{Key: DownloadConnectTo, Kind: KindList, Default: []any{}, Access: OperatorOnly, Why: "it sends the crawl's connections to other addresses than its URLs' hosts", Doc: "\"host:port=ip:port\" rules: a download's new connection to host:port (or to host at any port, for a bare host) dials ip:port instead, its URL, TLS server name and Host header unchanged (curl's --connect-to); the http(s) download handler only"},
 	{Key: DownloadDelay, Kind: KindDuration, Default: 0.0, Access: SpiderSets, Doc: "seconds between downloads from the same slot"},
 	// Access: not FileDownloadHandler.
 	{Key: DownloadHandlers, Kind: KindMap, Default: map[string]any{}, Access: SpiderChecked, Doc: "URL scheme → download handler name (HTTPDownloadHandler, FileDownloadHandler, DataURIDownloadHandler), or null to disable the scheme"},
