@@ -64,20 +64,7 @@ func BenchmarkParseCallback(b *testing.B) { benchParse(b, false) }
 func BenchmarkParseCallbackParallel(b *testing.B) { benchParse(b, true) }
 
 func benchParse(b *testing.B, parallel bool) {
-	sp := benchSpider(b, `export default class S {
-  name = "bench";
-  async *parse(response) {
-    for (const p of response.css("div.product")) {
-      yield {
-        name: (p.css(".name::text").get() ?? "").trim(),
-        price: (p.css(".price::text").get() ?? "").trim(),
-        url: response.urljoin(p.css("a::attr(href)").get() ?? ""),
-      };
-    }
-    for (const href of response.css("a::attr(href)").getall()) yield response.follow(href);
-  }
-}
-`)
+	sp := benchSpider(b, w1Css)
 	var outs atomic.Int64
 	parse := benchParser(b, sp, func(types.Output) { outs.Add(1) })
 	b.ResetTimer()
